@@ -1,0 +1,54 @@
+import { errors } from './errors';
+
+export interface PageRequest {
+  page: number;
+  pageLimit: number;
+}
+
+export interface PageInfo {
+  page: number;
+  limit_per_page: number;
+  total_page: number;
+  total_results: number;
+}
+
+export interface PageBounds {
+  defaultLimit: number;
+  maxLimit: number;
+}
+
+/** Page-number lists: 10 per page by default, at most 50 (the limit the v1.3 reference gives). */
+export const LIST_PAGE_BOUNDS: PageBounds = { defaultLimit: 10, maxLimit: 50 };
+
+/**
+ * Resolves requested paging against bounds. Zero or absent means "default"; anything else out of
+ * range is an error naming the parameter, never silently clamped.
+ */
+export function resolvePage(
+  requested: { page?: number | undefined; pageLimit?: number | undefined },
+  bounds: PageBounds = LIST_PAGE_BOUNDS,
+): PageRequest {
+  const page = requested.page || 1;
+  const pageLimit = requested.pageLimit || bounds.defaultLimit;
+  if (!Number.isInteger(page) || page < 1) {
+    throw errors.invalid('page', 'It must be an integer greater than or equal to 1.');
+  }
+  if (!Number.isInteger(pageLimit) || pageLimit < 1 || pageLimit > bounds.maxLimit) {
+    throw errors.invalid('page_limit', `It must be an integer between 1 and ${bounds.maxLimit}.`);
+  }
+  return { page, pageLimit };
+}
+
+export function pageOffset({ page, pageLimit }: PageRequest): number {
+  return (page - 1) * pageLimit;
+}
+
+/** Past the last page is not an error: Fern SDKs walk pages until `data` comes back empty. */
+export function pageInfo({ page, pageLimit }: PageRequest, totalResults: number): PageInfo {
+  return {
+    page,
+    limit_per_page: pageLimit,
+    total_page: Math.ceil(totalResults / pageLimit),
+    total_results: totalResults,
+  };
+}

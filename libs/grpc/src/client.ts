@@ -1,0 +1,94 @@
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { ApiError } from '@vus/core';
+import { protoPath as healthProtoPath } from 'grpc-health-check';
+import { toMetadata, type OutgoingContext } from './context';
+import { fromServiceError } from './errors';
+
+export interface CallPolicy {
+  /** Used when the caller has no deadline of its own. */
+  defaultTimeoutMs: number;
+  /** Retries for codes that are safe to retry (UNAVAILABLE only: the call never reached a handler). */
+  retries: number;
+  backoffMs: number;
+}
+
+export const DEFAULT_CALL_POLICY: CallPolicy = { defaultTimeoutMs: 10_000, retries: 2, backoffMs: 100 };
+
+export type UnaryInvoker<Res> = (
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  callback: (error: grpc.ServiceError | null, response?: Res) => void,
+) => unknown;
+
+/**
+ * Calls one unary RPC with the caller's identity and deadline, retrying only UNAVAILABLE with
+ * exponential backoff and jitter, and turning failures into ApiErrors.
+ */
+export async function callUnary<Res>(
+  invoke: UnaryInvoker<Res>,
+  ctx: OutgoingContext,
+  policy: CallPolicy = DEFAULT_CALL_POLICY,
+): Promise<Res> {
+  const deadline = ctx.deadline ?? new Date(Date.now() + policy.defaultTimeoutMs);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await new Promise<Res>((resolve, reject) => {
+        invoke(toMetadata(ctx), { deadline }, (error, response) =>
+          error ? reject(error) : resolve(response as Res),
+        );
+      });
+    } catch (error) {
+      const serviceError = error as grpc.ServiceError;
+      const delay = policy.backoffMs * 2 ** attempt * (0.5 + Math.random());
+      const retryable = serviceError.code === grpc.status.UNAVAILABLE && attempt < policy.retries;
+      if (!retryable || Date.now() + delay >= deadline.getTime()) throw fromServiceError(serviceError);
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+type ClientConstructor<C> = new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions) => C;
+
+export function createClient<C>(Client: ClientConstructor<C>, address: string): C {
+  return new Client(address, grpc.credentials.createInsecure(), {
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+    'grpc.keepalive_time_ms': 30_000,
+  });
+}
+
+interface HealthClient extends grpc.Client {
+  Check(
+    request: { service: string },
+    options: grpc.CallOptions,
+    callback: (error: grpc.ServiceError | null, response?: { status: string }) => void,
+  ): void;
+}
+
+let HealthClientCtor: ClientConstructor<HealthClient> | undefined;
+
+/** Asks a peer's standard health service whether `service` is SERVING. */
+export async function checkHealth(address: string, service: string, timeoutMs = 2000): Promise<boolean> {
+  if (!HealthClientCtor) {
+    const definition = protoLoader.loadSync(healthProtoPath, { enums: String, keepCase: true });
+    const loaded = grpc.loadPackageDefinition(definition) as unknown as {
+      grpc: { health: { v1: { Health: ClientConstructor<HealthClient> } } };
+    };
+    HealthClientCtor = loaded.grpc.health.v1.Health;
+  }
+  const client = createClient(HealthClientCtor, address);
+  try {
+    const response = await new Promise<{ status: string } | undefined>((resolve, reject) =>
+      client.Check({ service }, { deadline: new Date(Date.now() + timeoutMs) }, (error, res) =>
+        error ? reject(error) : resolve(res),
+      ),
+    );
+    return response?.status === 'SERVING';
+  } catch {
+    return false;
+  } finally {
+    client.close();
+  }
+}
+
+export { ApiError };

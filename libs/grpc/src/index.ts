@@ -1,0 +1,6 @@
+export * from './proto';
+export * from './errors';
+export * from './context';
+export * from './server';
+export * from './client';
+export * from './timestamps';

@@ -1,0 +1,100 @@
+import * as grpc from '@grpc/grpc-js';
+import type { ServiceDefinition } from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import type { Logger } from '@vus/core';
+import { HealthImplementation } from 'grpc-health-check';
+import { readCallContext, type CallContext } from './context';
+import { toServiceError } from './errors';
+import { loadProto } from './proto';
+
+export type UnaryHandler<Req, Res> = (request: Req, ctx: CallContext) => Promise<Res>;
+
+/** The async handlers of a service, keyed like the generated `<Service>Handlers` interface. */
+export type AsyncHandlers<H> = {
+  [K in keyof H]?: H[K] extends grpc.handleUnaryCall<infer Req, infer Res> ? UnaryHandler<Req, Res> : never;
+};
+
+/**
+ * Adapts async handlers to grpc-js callbacks: reads the call context, maps thrown errors through
+ * the one error table. Methods without a handler answer UNIMPLEMENTED (grpc-js default).
+ */
+export function implement<H extends grpc.UntypedServiceImplementation>(
+  handlers: AsyncHandlers<H>,
+  logger: Logger,
+): grpc.UntypedServiceImplementation {
+  const implementation: grpc.UntypedServiceImplementation = {};
+  for (const [method, handler] of Object.entries(handlers) as [string, UnaryHandler<unknown, unknown>][]) {
+    implementation[method] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      const ctx = readCallContext(call, logger);
+      handler(call.request, ctx).then(
+        (response) => callback(null, response),
+        (error: unknown) => callback(toServiceError(error, ctx.logger)),
+      );
+    };
+  }
+  return implementation;
+}
+
+export interface ServiceRegistration {
+  /** Fully qualified name, e.g. vus.index.v1.IndexService; also its health-check name. */
+  name: string;
+  definition: ServiceDefinition;
+  implementation: grpc.UntypedServiceImplementation;
+}
+
+export interface RunningGrpcServer {
+  readonly address: string;
+  readonly port: number;
+  readonly health: HealthImplementation;
+  /** Marks every registered service (and the server as a whole) serving or not. */
+  setServing(serving: boolean): void;
+  stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Starts a gRPC server with the given services plus the standard health service and reflection.
+ * Health starts NOT_SERVING; the service's main marks it serving once its dependencies are ready.
+ */
+export async function startGrpcServer(options: {
+  bind: string;
+  services: ServiceRegistration[];
+  logger: Logger;
+}): Promise<RunningGrpcServer> {
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
+  const names = options.services.map((s) => s.name);
+  const health = new HealthImplementation(Object.fromEntries(['', ...names].map((n) => [n, 'NOT_SERVING'])));
+  health.addToServer(server);
+  new ReflectionService(loadProto().packageDefinition).addToServer(server);
+  for (const service of options.services) server.addService(service.definition, service.implementation);
+
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(options.bind, grpc.ServerCredentials.createInsecure(), (error, boundPort) =>
+      error ? reject(error) : resolve(boundPort),
+    );
+  });
+  const host = options.bind.slice(0, options.bind.lastIndexOf(':'));
+  const address = `${host}:${port}`;
+  options.logger.info({ address, services: names }, 'gRPC server listening');
+
+  return {
+    address,
+    port,
+    health,
+    setServing(serving) {
+      for (const name of ['', ...names]) health.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');
+    },
+    stop(graceMs = 5000) {
+      return new Promise<void>((resolve) => {
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        force.unref();
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      });
+    },
+  };
+}
