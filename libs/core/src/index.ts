@@ -4,3 +4,5 @@ export * from './clock';
 export * from './logger';
 export * from './config';
 export * from './paging';
+export * from './validation';
+export * from './process';

@@ -1,5 +1,4 @@
 import * as grpc from '@grpc/grpc-js';
-import type { ServiceDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import type { Logger } from '@vus/core';
 import { HealthImplementation } from 'grpc-health-check';
@@ -11,7 +10,10 @@ export type UnaryHandler<Req, Res> = (request: Req, ctx: CallContext) => Promise
 
 /** The async handlers of a service, keyed like the generated `<Service>Handlers` interface. */
 export type AsyncHandlers<H> = {
-  [K in keyof H]?: H[K] extends grpc.handleUnaryCall<infer Req, infer Res> ? UnaryHandler<Req, Res> : never;
+  // `string extends K` drops the index signature that the generated interfaces inherit.
+  [K in keyof H as string extends K ? never : K]?: H[K] extends grpc.handleUnaryCall<infer Req, infer Res>
+    ? UnaryHandler<Req, Res>
+    : never;
 };
 
 /**
@@ -38,7 +40,7 @@ export function implement<H extends grpc.UntypedServiceImplementation>(
 export interface ServiceRegistration {
   /** Fully qualified name, e.g. vus.index.v1.IndexService; also its health-check name. */
   name: string;
-  definition: ServiceDefinition;
+  definition: grpc.ServiceDefinition;
   implementation: grpc.UntypedServiceImplementation;
 }
 
@@ -97,4 +99,21 @@ export async function startGrpcServer(options: {
       });
     },
   };
+}
+
+/**
+ * Keeps a server's health in step with its dependencies (a database ping, say): liveness stays
+ * with the process, readiness follows `check`. Returns a function that stops watching.
+ */
+export function watchReadiness(server: RunningGrpcServer, check: () => Promise<boolean>, intervalMs = 5000): () => void {
+  let last: boolean | undefined;
+  const probe = async () => {
+    const ready = await check().catch(() => false);
+    if (ready !== last) server.setServing(ready);
+    last = ready;
+  };
+  void probe();
+  const timer = setInterval(() => void probe(), intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

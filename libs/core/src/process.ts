@@ -1,0 +1,35 @@
+import { ConfigError } from './config';
+
+export interface Stoppable {
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs a service's main: starts it, stops it cleanly on SIGINT/SIGTERM, and exits non-zero with a
+ * readable message when configuration is invalid or start-up fails.
+ */
+export function runMain(start: () => Promise<Stoppable>): void {
+  start().then(
+    (running) => {
+      let stopping = false;
+      const shutdown = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        process.stderr.write(`${signal} received, shutting down\n`);
+        running.stop().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            process.stderr.write(`shutdown failed: ${String(error)}\n`);
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGINT', () => shutdown('SIGINT'));
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+    },
+    (error: unknown) => {
+      process.stderr.write(error instanceof ConfigError ? `${error.message}\n` : `start-up failed: ${(error as Error)?.stack ?? String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,4 @@
+export * from './bus';
+export * from './topics';
+export * from './in-process';
+export * from './outbox';

@@ -1,0 +1,147 @@
+import type { Logger } from '@vus/core';
+import type { Database, MigrationSet, Queryable } from '@vus/db';
+import { join } from 'node:path';
+import type { EventBus, EventEnvelope } from './bus';
+import { topicOf, type EventType } from './topics';
+
+/** Every service that produces or consumes events applies these beside its own migrations. */
+export const EVENTS_MIGRATIONS: MigrationSet = {
+  dir: join(__dirname, '..', 'migrations'),
+  table: 'pgmigrations_events',
+};
+
+/** Writes events in the caller's transaction: they exist exactly when the state change does. */
+export async function enqueueEvents(tx: Queryable, events: readonly EventEnvelope[]): Promise<void> {
+  for (const event of events) {
+    await tx.query(
+      `INSERT INTO outbox (id, topic, key, type, org_id, payload, occurred_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [event.id, topicOf(event.type), event.key, event.type, event.org_id, JSON.stringify(event.payload), event.occurred_at],
+    );
+  }
+}
+
+/** Records that `consumer` handled `eventId`; false when it already had (a redelivery). */
+export async function markHandled(tx: Queryable, consumer: string, eventId: string): Promise<boolean> {
+  const result = await tx.query(
+    'INSERT INTO handled_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+    [consumer, eventId],
+  );
+  return result.rowCount === 1;
+}
+
+interface OutboxRow {
+  seq: string;
+  id: string;
+  key: string;
+  type: EventType;
+  org_id: string | null;
+  payload: Record<string, unknown>;
+  occurred_at: Date;
+  [column: string]: unknown;
+}
+
+export interface OutboxRelayOptions {
+  db: Database;
+  bus: EventBus;
+  logger: Logger;
+  batchSize?: number;
+  pollMs?: number;
+  maxBackoffMs?: number;
+}
+
+/**
+ * Publishes the outbox in `seq` order. Rows are claimed with FOR UPDATE SKIP LOCKED inside a
+ * transaction that also marks them sent, so a second relay never publishes the same rows while
+ * the first holds them. A failed publish leaves the rows unsent and backs off.
+ */
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private failures = 0;
+
+  constructor(private readonly options: OutboxRelayOptions) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Called after a commit that enqueued events, so they go out without waiting for the poll. */
+  wake(): void {
+    if (!this.stopped && this.failures === 0) this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Publishes one batch; returns how many events went out. */
+  async relayOnce(): Promise<number> {
+    const { db, bus, batchSize = 100 } = this.options;
+    try {
+      return await db.withTx(async (tx) => {
+        const { rows } = await tx.query<OutboxRow>(
+          `SELECT seq, id, key, type, org_id, payload, occurred_at FROM outbox
+           WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+          [batchSize],
+        );
+        if (rows.length === 0) return 0;
+        await bus.publish(rows.map(toEnvelope));
+        await tx.query('UPDATE outbox SET published_at = now(), attempts = attempts + 1 WHERE seq = ANY($1::bigint[])', [
+          rows.map((r) => r.seq),
+        ]);
+        return rows.length;
+      });
+    } catch (error) {
+      await db
+        .query(
+          `UPDATE outbox SET attempts = attempts + 1, last_error = $1
+           WHERE seq IN (SELECT seq FROM outbox WHERE published_at IS NULL ORDER BY seq LIMIT $2)`,
+          [error instanceof Error ? error.message : String(error), batchSize],
+        )
+        .catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), delayMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped || this.running) return;
+    const { pollMs = 500, maxBackoffMs = 30_000, logger } = this.options;
+    let published = 0;
+    this.running = (async () => {
+      try {
+        published = await this.relayOnce();
+        this.failures = 0;
+      } catch (error) {
+        this.failures++;
+        logger.warn({ err: error, failures: this.failures }, 'outbox relay could not publish; backing off');
+      }
+    })();
+    await this.running;
+    this.running = undefined;
+    if (this.stopped) return;
+    const backoff = Math.min(maxBackoffMs, pollMs * 2 ** this.failures);
+    this.schedule(this.failures > 0 ? backoff : published > 0 ? 0 : pollMs);
+  }
+}
+
+function toEnvelope(row: OutboxRow): EventEnvelope {
+  return {
+    id: row.id,
+    type: row.type,
+    key: row.key,
+    org_id: row.org_id,
+    occurred_at: new Date(row.occurred_at).toISOString(),
+    payload: row.payload,
+  };
+}

@@ -1,0 +1,88 @@
+import { ApiError, type Logger } from '@vus/core';
+import express, { type Express, type RequestHandler } from 'express';
+import type { Clients } from './clients';
+import { parseBody, type BodyLimits } from './http/body';
+import { locals, requestContext } from './http/context';
+import { errorHandler, writeError } from './http/errors';
+import type { KeyService } from './keys';
+import { adminRoutes } from './routes/admin';
+import { engineRoutes } from './routes/engines';
+import { indexRoutes } from './routes/indexes';
+import { notBuiltRoutes } from './routes/not-built';
+import { SERVED_VERSIONS, UNSERVED_VERSIONS, type ApiVersion } from './versions';
+
+export interface AppDeps {
+  keys: KeyService;
+  clients: Clients;
+  logger: Logger;
+  /** Admin API is mounted only when set. */
+  adminToken?: string | undefined;
+  bodyLimits: BodyLimits;
+  /** Time a request may spend in downstream calls. */
+  requestTimeoutMs: number;
+  /** Named readiness checks (database, each gRPC dependency). */
+  readiness: () => Promise<Record<string, boolean>>;
+}
+
+function authenticate(keys: KeyService): RequestHandler {
+  return (req, res, next) => {
+    const key = req.headers['x-api-key'];
+    keys.authenticate(typeof key === 'string' ? key : undefined).then((orgId) => {
+      const l = locals(res);
+      l.orgId = orgId;
+      l.logger = l.logger.child({ orgId });
+      next();
+    }, next);
+  };
+}
+
+function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
+  const router = express.Router();
+  router.use((_req, res, next) => {
+    locals(res).version = version;
+    next();
+  });
+  router.use(authenticate(deps.keys));
+  router.use(parseBody(deps.bodyLimits));
+  router.use(indexRoutes(deps.clients.index, deps.requestTimeoutMs));
+  router.use(engineRoutes(deps.clients.index, deps.requestTimeoutMs));
+  router.use(notBuiltRoutes());
+  return router;
+}
+
+/** The gateway: version routers behind auth, the admin API, health, and one error format. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestContext(deps.logger));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const checks = await deps.readiness();
+    const ready = Object.values(checks).every(Boolean);
+    res.status(ready ? 200 : 503).json(
+      ready ? { status: 'ready', checks } : { code: 'service_unavailable', message: 'Not ready.', checks },
+    );
+  });
+
+  if (deps.adminToken) app.use('/admin', parseBody(deps.bodyLimits), adminRoutes(deps.keys, deps.adminToken));
+
+  for (const version of SERVED_VERSIONS) {
+    // `/p/<version>` is the playground alias of the same API (API-CONTRACT §1).
+    app.use([`/${version}`, `/p/${version}`], versionRouter(version, deps));
+  }
+  for (const version of UNSERVED_VERSIONS) {
+    app.use([`/${version}`, `/p/${version}`], () => {
+      throw new ApiError('not_implemented', `API version ${version} is not served yet. Use ${SERVED_VERSIONS.join(' or ')}.`);
+    });
+  }
+
+  app.use((req, res) => {
+    writeError(res, new ApiError('endpoint_not_found', `No endpoint ${req.method} ${req.path}.`));
+  });
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,84 @@
+import { ApiError } from '@vus/core';
+import busboy from 'busboy';
+import express, { type RequestHandler } from 'express';
+
+export interface BodyLimits {
+  /** Bytes of a JSON or urlencoded body. */
+  json: number;
+  /** Bytes of one multipart text field, or of a file part read as text. */
+  field: number;
+}
+
+export type BodyFields = Record<string, string | string[]>;
+
+/**
+ * Parses any body the SDKs send (API-CONTRACT §2.2) into `req.body`: JSON, urlencoded or multipart.
+ * A GET or DELETE labelled JSON with no body is fine (js 0.1/0.2 always send the header).
+ * In multipart, repeated keys become arrays, file parts of scalar fields are read as UTF-8 text
+ * (py 0.4 sends `video_url` twice, once as a file), and empty dummy parts (`dummy`, `_`) are ignored.
+ */
+export function parseBody(limits: BodyLimits): RequestHandler {
+  const json = express.json({ limit: limits.json, type: ['application/json', 'application/*+json'] });
+  const urlencoded = express.urlencoded({ extended: false, limit: limits.json, parameterLimit: 1000 });
+  return (req, res, next) => {
+    const length = Number(req.headers['content-length'] ?? 0);
+    const hasBody = req.headers['transfer-encoding'] !== undefined || length > 0;
+    if (!hasBody) {
+      req.body = {};
+      return next();
+    }
+    if (req.is(['application/json', 'application/*+json'])) return json(req, res, next);
+    if (req.is('application/x-www-form-urlencoded')) return urlencoded(req, res, next);
+    if (req.is('multipart/form-data')) return parseMultipart(req, limits.field).then((fields) => {
+      req.body = fields;
+      next();
+    }, next);
+    next(new ApiError('unsupported_media_type', 'Send the body as application/json, multipart/form-data or application/x-www-form-urlencoded.'));
+  };
+}
+
+function parseMultipart(req: express.Request, fieldLimit: number): Promise<BodyFields> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, limits: { fieldSize: fieldLimit, fileSize: fieldLimit, fields: 1000, parts: 1000 } });
+    } catch {
+      return reject(new ApiError('body_malformed', 'The multipart body has no valid boundary.'));
+    }
+    const fields: BodyFields = {};
+    const add = (name: string, value: string) => {
+      const existing = fields[name];
+      if (existing === undefined) fields[name] = value;
+      else if (Array.isArray(existing)) existing.push(value);
+      else fields[name] = [existing, value];
+    };
+    let failed = false;
+    const fail = (error: ApiError) => {
+      if (failed) return;
+      failed = true;
+      req.unpipe(parser);
+      req.resume();
+      reject(error);
+    };
+    const tooLarge = (name: string) => fail(new ApiError('payload_too_large', `The multipart field ${name} is larger than ${fieldLimit} bytes.`));
+
+    parser.on('field', (name, value, info) => (info.valueTruncated ? tooLarge(name) : add(name, value)));
+    parser.on('file', (name, stream) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('limit', () => tooLarge(name));
+      stream.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (text !== '') add(name, text);
+      });
+    });
+    parser.on('partsLimit', () => fail(new ApiError('payload_too_large', 'The multipart body has too many parts.')));
+    parser.on('fieldsLimit', () => fail(new ApiError('payload_too_large', 'The multipart body has too many fields.')));
+    parser.on('error', () => fail(new ApiError('body_malformed', 'The multipart body is malformed.')));
+    parser.on('close', () => {
+      if (!failed) resolve(fields);
+    });
+    req.on('aborted', () => fail(new ApiError('request_canceled_or_timed_out', 'The request was aborted by the client.')));
+    req.pipe(parser);
+  });
+}

@@ -1,0 +1,42 @@
+import type { Logger } from '@vus/core';
+import type { OutgoingContext } from '@vus/grpc';
+import type { RequestHandler, Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { ApiVersion } from '../versions';
+
+/** What the middleware chain learns about a request, kept on `res.locals`. */
+export interface RequestLocals {
+  requestId: string;
+  logger: Logger;
+  version?: ApiVersion;
+  orgId?: string;
+}
+
+export function locals(res: Response): RequestLocals {
+  return res.locals as RequestLocals;
+}
+
+const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Gives every request an id (the client's, if sane), echoes it, and logs the request once. */
+export function requestContext(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const given = req.headers['x-request-id'];
+    const requestId = typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+    res.setHeader('x-request-id', requestId);
+    const requestLogger = logger.child({ requestId });
+    Object.assign(res.locals, { requestId, logger: requestLogger } satisfies RequestLocals);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      requestLogger.info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms) }, 'request');
+    });
+    next();
+  };
+}
+
+/** The context passed to downstream calls: identity, request id and an absolute deadline. */
+export function outgoing(res: Response, timeoutMs: number): OutgoingContext {
+  const { requestId, orgId } = locals(res);
+  return { requestId, orgId, deadline: new Date(Date.now() + timeoutMs) };
+}

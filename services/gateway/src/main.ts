@@ -1,0 +1,104 @@
+import { createLogger, loadConfig, logLevel, envPort, envAddress, runMain, systemClock, type Logger } from '@vus/core';
+import { Database, migrate, type DatabaseTarget } from '@vus/db';
+import { checkHealth } from '@vus/grpc';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { createApp } from './app';
+import { createIndexClient } from './clients';
+import { createKeyService, type KeyService } from './keys';
+import { createKeyStore } from './store';
+
+export const MIGRATIONS = { dir: join(__dirname, '..', 'migrations'), table: 'pgmigrations' };
+
+export interface GatewayOptions {
+  host: string;
+  port: number;
+  database: DatabaseTarget;
+  indexServiceAddress: string;
+  logger: Logger;
+  adminToken?: string | undefined;
+  bodyLimitBytes?: number;
+  requestTimeoutMs?: number;
+  migrateOnStart?: boolean;
+}
+
+export interface RunningGateway {
+  /** e.g. http://127.0.0.1:8080 */
+  url: string;
+  port: number;
+  keys: KeyService;
+  stop(): Promise<void>;
+}
+
+export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
+  const { logger } = options;
+  const db = await Database.open(options.database);
+  if (options.migrateOnStart ?? true) await migrate(db, MIGRATIONS);
+  const keys = createKeyService(createKeyStore(db), systemClock);
+  const index = createIndexClient(options.indexServiceAddress);
+
+  const app = createApp({
+    keys,
+    clients: { index },
+    logger,
+    adminToken: options.adminToken,
+    bodyLimits: { json: options.bodyLimitBytes ?? 1024 * 1024, field: options.bodyLimitBytes ?? 1024 * 1024 },
+    requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
+    readiness: async () => ({
+      database: await db.ping(),
+      'index-service': await checkHealth(options.indexServiceAddress, 'vus.index.v1.IndexService'),
+    }),
+  });
+
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(options.port, options.host, () => resolve(s));
+    s.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+  logger.info({ url }, 'gateway listening');
+
+  return {
+    url,
+    port,
+    keys,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      index.close();
+      await db.close();
+    },
+  };
+}
+
+const configSchema = z.object({
+  HOST: z.string().default('0.0.0.0'),
+  PORT: envPort.default(8080),
+  DATABASE_URL: z.string().url(),
+  INDEX_SERVICE_ADDR: envAddress,
+  VUS_ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  LOG_LEVEL: logLevel,
+});
+
+/** Cluster mode: configured from the environment (the Helm chart's form). */
+if (require.main === module) {
+  runMain(async () => {
+    const config = loadConfig(configSchema);
+    return startGateway({
+      host: config.HOST,
+      port: config.PORT,
+      database: { kind: 'postgres', url: config.DATABASE_URL },
+      indexServiceAddress: config.INDEX_SERVICE_ADDR,
+      logger: createLogger({ service: 'gateway', level: config.LOG_LEVEL }),
+      adminToken: config.VUS_ADMIN_TOKEN,
+      bodyLimitBytes: config.BODY_LIMIT_BYTES,
+      requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    });
+  });
+}

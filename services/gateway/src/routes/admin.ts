@@ -1,0 +1,65 @@
+import { ApiError, parseInput } from '@vus/core';
+import { Router, type RequestHandler } from 'express';
+import { z } from 'zod';
+import { readQuery, scalar } from '../http/query';
+import { secretsEqual, type ApiKeyRecord, type KeyService, type Organization } from '../keys';
+
+const createOrgSchema = z.object({ name: z.string().min(1).max(200) });
+const createKeySchema = z.object({ name: z.string().max(200).optional() });
+
+const presentOrg = (org: Organization) => ({ _id: org.id, name: org.name, created_at: org.createdAt.toISOString() });
+const presentKey = (key: ApiKeyRecord) => ({
+  _id: key.id,
+  org_id: key.orgId,
+  prefix: key.prefix,
+  name: key.name,
+  created_at: key.createdAt.toISOString(),
+  revoked_at: key.revokedAt?.toISOString() ?? null,
+});
+
+/** Operator token in `Authorization: Bearer …` or `x-admin-token`, compared in constant time. */
+function requireAdminToken(token: string): RequestHandler {
+  return (req, _res, next) => {
+    const header = req.headers.authorization;
+    const given = header?.startsWith('Bearer ') ? header.slice(7) : req.headers['x-admin-token'];
+    if (typeof given !== 'string' || !secretsEqual(given, token)) {
+      return next(new ApiError('unauthorized', 'A valid admin token is required.'));
+    }
+    next();
+  };
+}
+
+/** Organizations and API keys, for operators and the `keys` CLI. Mounted only with VUS_ADMIN_TOKEN. */
+export function adminRoutes(keys: KeyService, token: string): Router {
+  const router = Router();
+  router.use(requireAdminToken(token));
+
+  router.post('/organizations', async (req, res) => {
+    const org = await keys.createOrganization(parseInput(createOrgSchema, req.body).name);
+    res.status(201).json(presentOrg(org));
+  });
+
+  router.get('/organizations', async (req, res) => {
+    const name = scalar(readQuery(req.originalUrl), 'name');
+    const orgs = name === undefined ? await keys.listOrganizations() : [await keys.findOrganizationByName(name)].filter((o) => o !== undefined);
+    res.json({ data: orgs.map(presentOrg) });
+  });
+
+  router.post('/organizations/:orgId/keys', async (req, res) => {
+    const input = parseInput(createKeySchema, req.body);
+    const { record, secret } = await keys.createKey(String(req.params.orgId), input.name ?? null);
+    // The only time the secret is ever shown.
+    res.status(201).json({ ...presentKey(record), key: secret });
+  });
+
+  router.get('/organizations/:orgId/keys', async (req, res) => {
+    res.json({ data: (await keys.listKeys(String(req.params.orgId))).map(presentKey) });
+  });
+
+  router.delete('/keys/:keyId', async (req, res) => {
+    await keys.revokeKey(String(req.params.keyId));
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,49 @@
+import { errors, isId } from '@vus/core';
+import { Router } from 'express';
+import type { IndexClient } from '../clients';
+import { locals, outgoing } from '../http/context';
+import { readQuery } from '../http/query';
+import { presentIndex } from '../presenters/indexes';
+import { parseCreateIndex, parseListIndexes, parseRenameIndex } from './indexes.schema';
+
+/** A malformed id cannot name an index: the same answer as an unknown one. */
+function indexIdParam(raw: string | string[] | undefined): string {
+  const id = String(raw);
+  if (!isId(id)) throw errors.notFound('Index', id);
+  return id;
+}
+
+export function indexRoutes(index: IndexClient, timeoutMs: number): Router {
+  const router = Router();
+
+  router.post('/indexes', async (req, res) => {
+    const version = locals(res).version!;
+    const created = await index.createIndex(outgoing(res, timeoutMs), parseCreateIndex(version, req.body));
+    res.status(201).json({ _id: created.id });
+  });
+
+  router.get('/indexes', async (req, res) => {
+    const version = locals(res).version!;
+    const result = await index.listIndexes(outgoing(res, timeoutMs), parseListIndexes(version, readQuery(req.originalUrl)));
+    res.json({ data: result.data.map((i) => presentIndex(version, i)), page_info: result.page_info });
+  });
+
+  router.get('/indexes/:indexId', async (req, res) => {
+    const found = await index.getIndex(outgoing(res, timeoutMs), indexIdParam(req.params.indexId));
+    res.json(presentIndex(locals(res).version!, found));
+  });
+
+  router.put('/indexes/:indexId', async (req, res) => {
+    const indexId = indexIdParam(req.params.indexId);
+    await index.renameIndex(outgoing(res, timeoutMs), indexId, parseRenameIndex(req.body));
+    // No Content-Type on 204: js 0.1/0.2 would try to parse an empty JSON body (API-CONTRACT §2.4).
+    res.status(204).end();
+  });
+
+  router.delete('/indexes/:indexId', async (req, res) => {
+    await index.deleteIndex(outgoing(res, timeoutMs), indexIdParam(req.params.indexId));
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,28 @@
+import { ApiError } from '@vus/core';
+import { Router } from 'express';
+
+/**
+ * Endpoints of the contract whose capability is not built yet: a clear 501 naming it, never
+ * fake data and never a bare 404 that would look like a wrong URL.
+ */
+const NOT_BUILT: readonly [capability: string, paths: string[]][] = [
+  ['Indexing tasks', ['/tasks', '/tasks/*rest']],
+  ['Videos', ['/indexes/:indexId/videos', '/indexes/:indexId/videos/*rest']],
+  ['Indexed assets', ['/indexes/:indexId/indexed-assets', '/indexes/:indexId/indexed-assets/*rest']],
+  ['Assets', ['/assets', '/assets/*rest']],
+  ['Search', ['/search', '/search/*rest', '/search-v2', '/search-v2/*rest', '/combined-search', '/combined-search/*rest']],
+  ['Classification', ['/classify', '/classify/*rest']],
+  ['Text generation', ['/gist', '/summarize', '/generate', '/analyze']],
+  ['Embeddings', ['/embed', '/embed/*rest', '/embed-v2', '/embed-v2/*rest']],
+  ['Webhooks', ['/webhooks', '/webhooks/*rest']],
+];
+
+export function notBuiltRoutes(): Router {
+  const router = Router();
+  for (const [capability, paths] of NOT_BUILT) {
+    router.all(paths, () => {
+      throw new ApiError('not_implemented', `${capability}: this endpoint is not available on this server yet.`);
+    });
+  }
+  return router;
+}

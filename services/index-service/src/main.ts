@@ -1,0 +1,81 @@
+import { createLogger, envBoolean, loadConfig, logLevel, runMain, systemClock, type Clock, type Logger } from '@vus/core';
+import { Database, migrate, type DatabaseTarget } from '@vus/db';
+import { EVENTS_MIGRATIONS, OutboxRelay, type EventBus } from '@vus/events';
+import { loadProto, startGrpcServer, watchReadiness } from '@vus/grpc';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { createIndexService } from './indexes';
+import { indexServiceImplementation } from './server';
+import { createIndexStore } from './store';
+
+export const SERVICE_NAME = 'vus.index.v1.IndexService';
+export const MIGRATIONS = { dir: join(__dirname, '..', 'migrations'), table: 'pgmigrations' };
+
+export interface IndexServiceOptions {
+  /** host:port to listen on; port 0 picks a free one. */
+  bind: string;
+  database: DatabaseTarget;
+  /** Where committed events go; without one they wait in the outbox until a relay runs. */
+  bus?: EventBus | undefined;
+  logger: Logger;
+  clock?: Clock;
+  migrateOnStart?: boolean;
+}
+
+export interface RunningIndexService {
+  address: string;
+  stop(): Promise<void>;
+}
+
+export async function startIndexService(options: IndexServiceOptions): Promise<RunningIndexService> {
+  const { logger, clock = systemClock } = options;
+  const db = await Database.open(options.database);
+  if (options.migrateOnStart ?? true) {
+    await migrate(db, EVENTS_MIGRATIONS);
+    await migrate(db, MIGRATIONS);
+  }
+  const relay = options.bus ? new OutboxRelay({ db, bus: options.bus, logger }) : undefined;
+  relay?.start();
+  if (!relay) logger.warn('no event bus configured: events stay in the outbox until one is');
+
+  const indexes = createIndexService({ store: createIndexStore(db), clock, eventsWritten: () => relay?.wake() });
+  const server = await startGrpcServer({
+    bind: options.bind,
+    logger,
+    services: [
+      { name: SERVICE_NAME, definition: loadProto().proto.vus.index.v1.IndexService.service, implementation: indexServiceImplementation(indexes, logger) },
+    ],
+  });
+  const stopWatching = watchReadiness(server, () => db.ping());
+
+  return {
+    address: server.address,
+    async stop() {
+      stopWatching();
+      await server.stop();
+      await relay?.stop();
+      await db.close();
+    },
+  };
+}
+
+const configSchema = z.object({
+  GRPC_BIND: z.string().default('0.0.0.0:50051'),
+  DATABASE_URL: z.string().url(),
+  MIGRATE_ON_START: envBoolean.default(true),
+  LOG_LEVEL: logLevel,
+});
+
+/** Cluster mode: one process, configured from the environment (the Helm chart's form). */
+if (require.main === module) {
+  runMain(async () => {
+    const config = loadConfig(configSchema);
+    const logger = createLogger({ service: 'index-service', level: config.LOG_LEVEL });
+    return startIndexService({
+      bind: config.GRPC_BIND,
+      database: { kind: 'postgres', url: config.DATABASE_URL },
+      logger,
+      migrateOnStart: config.MIGRATE_ON_START,
+    });
+  });
+}
