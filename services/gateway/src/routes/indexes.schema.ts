@@ -1,9 +1,10 @@
-import { ApiError, errors, parseInput, resolvePage } from '@vus/core';
+import { ApiError, errors, parseInput } from '@vus/core';
 import type { CreateIndexRequest__Input } from '@vus/grpc/types/index/v1/CreateIndexRequest';
 import type { ListIndexesRequest__Input } from '@vus/grpc/types/index/v1/ListIndexesRequest';
 import { toTimestamp } from '@vus/grpc';
 import { z } from 'zod';
-import { looseInt, looseList } from '../http/coerce';
+import { looseList } from '../http/coerce';
+import { parsePageQuery } from '../http/paging';
 import { list, range, scalar, timeBounds, type RawQuery } from '../http/query';
 import {
   V12_OPTIONS,
@@ -68,13 +69,7 @@ export function parseRenameIndex(body: unknown): string {
   return parseInput(renameSchema, body).index_name;
 }
 
-const listQuery = z.object({
-  page: looseInt.optional(),
-  page_limit: looseInt.optional(),
-  sort_by: z.enum(['created_at', 'updated_at']).optional(),
-  sort_option: z.enum(['asc', 'desc']).optional(),
-  family: z.enum(['marengo', 'pegasus']).optional(),
-});
+const familyQuery = z.object({ family: z.enum(['marengo', 'pegasus']).optional() });
 
 function parseTimeRange(name: string, query: RawQuery, ...aliases: string[]) {
   const raw = range(query, name, ...aliases);
@@ -89,14 +84,8 @@ function parseTimeRange(name: string, query: RawQuery, ...aliases: string[]) {
 /** GET /indexes query, with the aliases and encodings of API-CONTRACT §2.3. */
 export function parseListIndexes(version: ApiVersion, query: RawQuery): ListIndexesRequest__Input {
   const familyKey = version === 'v1.3' ? 'model_family' : 'engine_family';
-  const input = parseInput(listQuery, {
-    page: scalar(query, 'page'),
-    page_limit: scalar(query, 'page_limit'),
-    sort_by: scalar(query, 'sort_by'),
-    sort_option: scalar(query, 'sort_option'),
-    family: scalar(query, familyKey, 'engine_family', 'model_family'),
-  });
-  const page = resolvePage({ page: input.page, pageLimit: input.page_limit });
+  const page = parsePageQuery(query);
+  const { family } = parseInput(familyQuery, { family: scalar(query, familyKey, 'engine_family', 'model_family') });
   const options =
     version === 'v1.3'
       ? v13FilterToCanonical(
@@ -108,11 +97,11 @@ export function parseListIndexes(version: ApiVersion, query: RawQuery): ListInde
           engine_options: list(query, 'engine_options', 'index_options') ?? [],
         }).engine_options;
   return {
-    page: { page: page.page, page_limit: page.pageLimit, sort_by: input.sort_by ?? '', sort_option: input.sort_option ?? '' },
+    page: { page: page.page, page_limit: page.pageLimit, sort_by: page.sortBy ?? '', sort_option: page.sortOption ?? '' },
     ids: list(query, '_id', 'id') ?? [],
     name: scalar(query, 'index_name') ?? '',
     options,
-    family: input.family ?? '',
+    family: family ?? '',
     model_name: scalar(query, 'model_name', 'engine_name') ?? '',
     created_at: parseTimeRange('created_at', query, 'createdAt'),
     updated_at: parseTimeRange('updated_at', query, 'updatedAt'),

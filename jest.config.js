@@ -1,0 +1,18 @@
+/**
+ * One jest run over every workspace. Tests import workspace packages from their TypeScript
+ * sources (swc strips types; `npm test` type-checks first through its `pretest` build).
+ */
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/charts', '<rootDir>/scripts'],
+  testMatch: ['**/test/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+  moduleNameMapper: {
+    '^@vus/grpc/types/(.*)$': '<rootDir>/libs/grpc/src/generated/vus/$1',
+    '^@vus/(core|grpc|db|events)$': '<rootDir>/libs/$1/src',
+    '^@vus/(gateway|index-service|embedded)$': '<rootDir>/services/$1/src/main.ts',
+  },
+  testTimeout: 30000,
+};
