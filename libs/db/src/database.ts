@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { mkdirSync } from 'node:fs';
 import pg from 'pg';
 
@@ -23,7 +23,7 @@ export class Database implements Queryable {
   private constructor(
     private readonly pool: pg.Pool,
     readonly target: DatabaseTarget,
-    private readonly pglite?: PGlite,
+    private readonly embedded?: { pglite: PGlite; server: PGLiteSocketServer },
   ) {}
 
   static async open(target: DatabaseTarget): Promise<Database> {
@@ -35,8 +35,15 @@ export class Database implements Queryable {
     }
     if (!target.dataDir.startsWith('memory://')) mkdirSync(target.dataDir, { recursive: true });
     const pglite = await PGlite.create(target.dataDir);
-    // PGlite serves one connection; the pool of one serialises callers in this process.
-    return new Database(new pg.Pool(createPgConfig(pglite)), target, pglite);
+    // Served over the real wire protocol on loopback, so `pg` drives it exactly as it drives
+    // PostgreSQL. (pglite's in-process node-postgres adapter loses sync after a failed statement.)
+    // PGlite runs one transaction at a time; the socket server queues the other connections.
+    const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 8 });
+    await server.start();
+    const [host, port] = server.getServerConn().split(':');
+    const pool = new pg.Pool({ host, port: Number(port), user: 'postgres', database: 'postgres', max: 4 });
+    pool.on('error', () => undefined);
+    return new Database(pool, target, { pglite, server });
   }
 
   query<R extends Row = Row>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>> {
@@ -75,7 +82,8 @@ export class Database implements Queryable {
 
   async close(): Promise<void> {
     await this.pool.end();
-    await this.pglite?.close();
+    await this.embedded?.server.stop();
+    await this.embedded?.pglite.close();
   }
 }
 
