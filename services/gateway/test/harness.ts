@@ -1,0 +1,57 @@
+import { createLogger } from '@vus/core';
+import { createMemoryDatabase, createThrowawayDatabase, type DatabaseTarget, type ThrowawayDatabase } from '@vus/db';
+import { InProcessEventBus } from '@vus/events';
+import { startIndexService, type RunningIndexService } from '@vus/index-service';
+import { startGateway, type RunningGateway } from '../src/main';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface Stack {
+  url: string;
+  gateway: RunningGateway;
+  indexService: RunningIndexService;
+  /** Creates an organization and returns a fresh key for it. */
+  newOrgKey(name?: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Gateway + index-service on loopback, each on its own throwaway database: real PostgreSQL by
+ * default, PGlite (the embedded adapter) when asked.
+ */
+export async function startStack(kind: 'postgres' | 'pglite' = 'postgres', bodyLimitBytes = 64 * 1024): Promise<Stack> {
+  const logger = createLogger({ service: 'test', level: 'silent' });
+  const create = kind === 'postgres' ? createThrowawayDatabase : createMemoryDatabase;
+  const databases: ThrowawayDatabase[] = [];
+  const target = async (): Promise<DatabaseTarget> => {
+    if (kind === 'pglite') return { kind: 'pglite', dataDir: 'memory://' };
+    const database = await create();
+    databases.push(database);
+    return { kind: 'postgres', url: database.url };
+  };
+  const indexService = await startIndexService({ bind: '127.0.0.1:0', database: await target(), bus: new InProcessEventBus(), logger });
+  const gateway = await startGateway({
+    host: '127.0.0.1',
+    port: 0,
+    database: await target(),
+    indexServiceAddress: indexService.address,
+    logger,
+    adminToken: ADMIN_TOKEN,
+    bodyLimitBytes,
+  });
+  let orgs = 0;
+  return {
+    url: gateway.url,
+    gateway,
+    indexService,
+    async newOrgKey(name = `org-${++orgs}-${Math.random().toString(36).slice(2)}`) {
+      const org = await gateway.keys.createOrganization(name);
+      return (await gateway.keys.createKey(org.id, 'test')).secret;
+    },
+    async stop() {
+      await gateway.stop();
+      await indexService.stop();
+      for (const database of databases) await database.drop();
+    },
+  };
+}
