@@ -1,0 +1,144 @@
+/**
+ * The official SDKs, unchanged, pointed at the gateway: twelvelabs-js 0.2.8 (speaks v1.2, reads
+ * TWELVELABS_BASE_URL without a version) and twelvelabs-js 1.x (speaks v1.3, the base URL must
+ * include /v1.3).
+ */
+import { TwelveLabs as TwelveLabsV1 } from 'twelvelabs-js';
+import { TwelveLabs as TwelveLabsV0 } from 'twelvelabs-js-v0';
+import { startStack, type Stack } from './harness';
+
+let stack: Stack;
+let key: string;
+const savedBaseUrl = process.env.TWELVELABS_BASE_URL;
+
+beforeAll(async () => {
+  stack = await startStack('postgres');
+  key = await stack.newOrgKey();
+});
+afterAll(async () => {
+  process.env.TWELVELABS_BASE_URL = savedBaseUrl;
+  await stack.stop();
+});
+
+function v0Client(apiKey = key): TwelveLabsV0 {
+  process.env.TWELVELABS_BASE_URL = stack.url;
+  return new TwelveLabsV0({ apiKey, version: 'v1.2' });
+}
+
+function v1Client(apiKey = key): TwelveLabsV1 {
+  process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+  return new TwelveLabsV1({ apiKey });
+}
+
+describe('twelvelabs-js 0.2.8 (v1.2)', () => {
+  it('creates, retrieves, lists, updates and deletes indexes', async () => {
+    const client = v0Client(await stack.newOrgKey());
+    const created = await client.index.create({
+      name: 'sdk0-a',
+      engines: [{ name: 'marengo2.6', options: ['visual', 'conversation'] }, { name: 'pegasus1.1', options: ['visual', 'conversation'] }],
+      addons: ['thumbnail'],
+    });
+    expect(created.id).toMatch(/^[0-9a-f]{24}$/);
+    expect(created.name).toBe('sdk0-a');
+    expect(created.engines.map((e) => e.name)).toEqual(['marengo2.6', 'pegasus1.1']);
+    expect(created.engines[0]!.options).toEqual(['visual', 'conversation']);
+
+    const retrieved = await client.index.retrieve(created.id);
+    expect(retrieved.videoCount).toBe(0);
+    expect(new Date(retrieved.createdAt).getTime()).not.toBeNaN();
+
+    await client.index.create({ name: 'sdk0-b', engines: [{ name: 'marengo2.6', options: ['visual'] }] });
+    await client.index.create({ name: 'sdk0-c', engines: [{ name: 'marengo2.6', options: ['text_in_video'] }] });
+
+    const all = await client.index.list();
+    expect(all.map((i) => i.name).sort()).toEqual(['sdk0-a', 'sdk0-b', 'sdk0-c']);
+    expect((await client.index.list({ name: 'sdk0-b' })).map((i) => i.name)).toEqual(['sdk0-b']);
+    expect((await client.index.list({ engineFamily: 'pegasus' })).map((i) => i.name)).toEqual(['sdk0-a']);
+    expect((await client.index.list({ engineOptions: ['conversation'] })).map((i) => i.name)).toEqual(['sdk0-a']);
+    // js 0.1/0.2 send date filters camelCased (API-CONTRACT §2.3); they must still filter.
+    expect(await client.index.list({ createdAt: { gte: '2000-01-01T00:00:00Z' } })).toHaveLength(3);
+    expect(await client.index.list({ createdAt: { lte: '2000-01-01T00:00:00Z' } })).toHaveLength(0);
+
+    const firstPage = await client.index.listPagination({ pageLimit: 2, sortOption: 'asc' });
+    expect(firstPage.data.map((i) => i.name)).toEqual(['sdk0-a', 'sdk0-b']);
+    expect(firstPage.pageInfo).toMatchObject({ page: 1, limitPerPage: 2, totalPage: 2, totalResults: 3 });
+    const second = await firstPage.next();
+    expect(second?.map((i) => i.name)).toEqual(['sdk0-c']);
+    expect(await firstPage.next()).toBeNull();
+
+    await client.index.update(created.id, 'sdk0-renamed');
+    expect((await client.index.retrieve(created.id)).name).toBe('sdk0-renamed');
+    await client.index.delete(created.id);
+    await expect(client.index.retrieve(created.id)).rejects.toMatchObject({ name: 'NotFoundError' });
+  });
+
+  it('lists and retrieves engines', async () => {
+    const engines = await v0Client().engine.list();
+    expect(engines.map((e) => e.id)).toEqual(expect.arrayContaining(['marengo2.6', 'pegasus1.1']));
+    const engine = await v0Client().engine.retrieve('marengo2.6');
+    expect(engine.allowedEngineOptions).toEqual(['visual', 'conversation', 'text_in_video', 'logo']);
+  });
+
+  it('surfaces our errors through its error classes', async () => {
+    const client = v0Client();
+    await client.index.create({ name: 'sdk0-dup', engines: [{ name: 'marengo2.6', options: ['visual'] }] });
+    await expect(client.index.create({ name: 'sdk0-dup', engines: [{ name: 'marengo2.6', options: ['visual'] }] })).rejects.toMatchObject({
+      name: 'BadRequestError',
+      message: expect.stringContaining('already exists'),
+    });
+    await expect(v0Client('tlk_not-a-key').index.list()).rejects.toMatchObject({ name: 'UnauthorizedError' });
+  });
+});
+
+describe('twelvelabs-js 1.x (v1.3)', () => {
+  it('creates, retrieves, lists through every page, updates and deletes indexes', async () => {
+    const client = v1Client(await stack.newOrgKey());
+    const created = await client.indexes.create({
+      indexName: 'sdk1-a',
+      // 1.3.4 accepts only marengo3.0 client-side.
+      models: [{ modelName: 'marengo3.0', modelOptions: ['visual', 'audio'] }],
+      addons: ['thumbnail'],
+    });
+    expect(created.id).toMatch(/^[0-9a-f]{24}$/);
+    const retrieved = await client.indexes.retrieve(created.id!);
+    expect(retrieved).toMatchObject({
+      id: created.id,
+      indexName: 'sdk1-a',
+      videoCount: 0,
+      models: [{ modelName: 'marengo3.0', modelOptions: ['visual', 'audio'] }],
+      addons: ['thumbnail'],
+    });
+
+    expect(retrieved.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+    for (const name of ['sdk1-b', 'sdk1-c']) {
+      await client.indexes.create({ indexName: name, models: [{ modelName: 'marengo3.0', modelOptions: ['visual'] }] });
+    }
+    // The Fern pager asks for page+1 until a page comes back empty.
+    const seen: string[] = [];
+    for await (const index of await client.indexes.list({ pageLimit: 2, sortOption: 'asc' })) seen.push(index.indexName!);
+    expect(seen).toEqual(['sdk1-a', 'sdk1-b', 'sdk1-c']);
+
+    const filtered: string[] = [];
+    for await (const index of await client.indexes.list({ modelOptions: 'audio' })) filtered.push(index.indexName!);
+    expect(filtered).toEqual(['sdk1-a']);
+    const named: string[] = [];
+    for await (const index of await client.indexes.list({ indexName: 'sdk1-c' })) named.push(index.indexName!);
+    expect(named).toEqual(['sdk1-c']);
+
+    await client.indexes.update(created.id!, { indexName: 'sdk1-renamed' });
+    expect((await client.indexes.retrieve(created.id!)).indexName).toBe('sdk1-renamed');
+    await client.indexes.delete(created.id!);
+    await expect(client.indexes.retrieve(created.id!)).rejects.toMatchObject({ statusCode: 404 });
+  });
+
+  it('surfaces bad input as BadRequestError with our code', async () => {
+    const client = v1Client();
+    const request = { indexName: 'sdk1-dup', models: [{ modelName: 'marengo3.0' as const, modelOptions: ['visual'] }] };
+    await client.indexes.create(request);
+    await expect(client.indexes.create(request)).rejects.toMatchObject({
+      statusCode: 400,
+      body: expect.objectContaining({ code: 'index_name_already_exists' }),
+    });
+    await expect(v1Client('tlk_not-a-key').indexes.retrieve('6528dde58f9cd95a98cbd075')).rejects.toMatchObject({ statusCode: 401 });
+  });
+});
