@@ -10,13 +10,15 @@ export class ConfigError extends Error {
 
 /**
  * Parses the environment once against a schema and returns a frozen, typed config.
+ * An empty variable counts as unset (`FOO= cmd` is how shells clear one).
  * On failure the error lists every bad or missing variable, not just the first.
  */
 export function loadConfig<S extends z.ZodType>(
   schema: S,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Readonly<z.infer<S>> {
-  const result = schema.safeParse(env);
+  const set = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const result = schema.safeParse(set);
   if (!result.success) {
     throw new ConfigError(
       result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),

@@ -25,6 +25,10 @@ describe('loadConfig', () => {
     }
   });
 
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig(schema, { DATABASE_URL: 'postgres://x/y', PORT: '' }).PORT).toBe(8080);
+  });
+
   it('freezes the result', () => {
     expect(Object.isFrozen(loadConfig(schema, { DATABASE_URL: 'postgres://x/y' }))).toBe(true);
   });

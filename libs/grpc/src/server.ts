@@ -48,14 +48,14 @@ export interface RunningGrpcServer {
   readonly address: string;
   readonly port: number;
   readonly health: HealthImplementation;
-  /** Marks every registered service (and the server as a whole) serving or not. */
+  /** Marks every registered service ready or not (liveness, the "" entry, is left alone). */
   setServing(serving: boolean): void;
   stop(graceMs?: number): Promise<void>;
 }
 
 /**
  * Starts a gRPC server with the given services plus the standard health service and reflection.
- * Health starts NOT_SERVING; the service's main marks it serving once its dependencies are ready.
+ * Named services start NOT_SERVING; the service's main marks them ready once its dependencies are.
  */
 export async function startGrpcServer(options: {
   bind: string;
@@ -64,7 +64,9 @@ export async function startGrpcServer(options: {
 }): Promise<RunningGrpcServer> {
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
   const names = options.services.map((s) => s.name);
-  const health = new HealthImplementation(Object.fromEntries(['', ...names].map((n) => [n, 'NOT_SERVING'])));
+  // "" (the whole server) answers liveness: serving while the process runs. The named services
+  // answer readiness and start NOT_SERVING until their dependencies are ready.
+  const health = new HealthImplementation({ '': 'SERVING', ...Object.fromEntries(names.map((n) => [n, 'NOT_SERVING'])) });
   health.addToServer(server);
   new ReflectionService(loadProto().packageDefinition).addToServer(server);
   for (const service of options.services) server.addService(service.definition, service.implementation);
@@ -83,7 +85,7 @@ export async function startGrpcServer(options: {
     port,
     health,
     setServing(serving) {
-      for (const name of ['', ...names]) health.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');
+      for (const name of names) health.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');
     },
     stop(graceMs = 5000) {
       return new Promise<void>((resolve) => {

@@ -65,11 +65,15 @@ describe('startGrpcServer + callUnary', () => {
     ).rejects.toMatchObject({ code: 'not_implemented' });
   });
 
-  it('reports health through the standard service', async () => {
+  it('reports readiness per service and liveness for the server through the standard service', async () => {
     expect(await checkHealth(server.address, NAME)).toBe(false);
+    expect(await checkHealth(server.address, '')).toBe(true);
     server.setServing(true);
     expect(await checkHealth(server.address, NAME)).toBe(true);
+    server.setServing(false);
+    expect(await checkHealth(server.address, NAME)).toBe(false);
     expect(await checkHealth(server.address, '')).toBe(true);
+    server.setServing(true);
     expect(await checkHealth('127.0.0.1:1', NAME, 500)).toBe(false);
   });
 

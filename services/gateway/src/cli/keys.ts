@@ -23,16 +23,18 @@ interface Target {
 }
 
 function findTarget(env: NodeJS.ProcessEnv): Target {
+  // Empty means unset, as everywhere else in our configuration.
+  const adminToken = env.VUS_ADMIN_TOKEN || undefined;
   if (env.VUS_URL) {
-    if (!env.VUS_ADMIN_TOKEN) throw new Error('VUS_URL is set but VUS_ADMIN_TOKEN is not.');
-    return { baseUrl: env.VUS_URL.replace(/\/+$/, ''), token: env.VUS_ADMIN_TOKEN };
+    if (!adminToken) throw new Error('VUS_URL is set but VUS_ADMIN_TOKEN is not.');
+    return { baseUrl: env.VUS_URL.replace(/\/+$/, ''), token: adminToken };
   }
-  const stateFile = join(resolve(env.DATA_DIR ?? './.data'), 'embedded.json');
+  const stateFile = join(resolve(env.DATA_DIR || './.data'), 'embedded.json');
   if (!existsSync(stateFile)) {
     throw new Error(`No running embedded server found (${stateFile} is missing). Start one with \`npm start\`, or set VUS_URL and VUS_ADMIN_TOKEN.`);
   }
   const state = JSON.parse(readFileSync(stateFile, 'utf8')) as { base_url: string; admin_token: string };
-  return { baseUrl: state.base_url, token: env.VUS_ADMIN_TOKEN ?? state.admin_token };
+  return { baseUrl: state.base_url, token: adminToken ?? state.admin_token };
 }
 
 async function call<T>(target: Target, method: string, path: string, body?: unknown): Promise<T> {

@@ -1,0 +1,112 @@
+/**
+ * `npm start` as a person runs it: the built embedded server in its own process, on a fresh data
+ * folder. Requires the build (npm test builds first).
+ */
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const ROOT = resolve(__dirname, '../../..');
+const MAIN = join(ROOT, 'services/embedded/dist/main.js');
+const KEYS_CLI = join(ROOT, 'services/gateway/dist/cli/keys.js');
+
+interface Running {
+  child: ChildProcess;
+  baseUrl: string;
+  apiKey: string | undefined;
+  output: () => string;
+}
+
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+function start(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', VUS_BOOTSTRAP_API_KEY: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return new Promise((resolvePromise, reject) => {
+    const fail = (error: Error) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      reject(error);
+    };
+    const timer = setTimeout(() => fail(new Error(`no start-up within 60 s:\n${out}`)), 60_000);
+    child.on('exit', (code) => fail(new Error(`exited ${code}:\n${out}`)));
+    const poll = setInterval(() => {
+      const base = /^Base URL: (\S+)$/m.exec(out);
+      if (!base || !/^Data: /m.test(out)) return;
+      clearInterval(poll);
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolvePromise({ child, baseUrl: base[1]!, apiKey: /^API key: (\S+)$/m.exec(out)?.[1], output: () => out });
+    }, 50);
+  });
+}
+
+function stop(running: Running): Promise<number | null> {
+  return new Promise((resolvePromise) => {
+    running.child.on('exit', (code) => resolvePromise(code));
+    running.child.kill('SIGINT');
+  });
+}
+
+const keysCli = (dataDir: string, ...args: string[]) =>
+  promisify(execFile)(process.execPath, [KEYS_CLI, ...args], { env: { ...process.env, DATA_DIR: dataDir, VUS_URL: '', VUS_ADMIN_TOKEN: '' } });
+
+describe('embedded mode', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'vus-embedded-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('prints a base URL and a first key once, serves the API, keeps data across restarts, and stops on Ctrl-C', async () => {
+    const first = await start(dataDir);
+    expect(first.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(first.apiKey).toMatch(/^tlk_/);
+    const created = await fetch(`${first.baseUrl}/v1.2/indexes`, {
+      method: 'POST',
+      headers: { 'x-api-key': first.apiKey!, 'content-type': 'application/json' },
+      body: JSON.stringify({ index_name: 'kept', engines: [{ engine_name: 'marengo2.6', engine_options: ['visual'] }] }),
+    });
+    expect(created.status).toBe(201);
+
+    // The keys CLI works against the running server.
+    const { stdout } = await keysCli(dataDir, 'create', '--org', 'acme');
+    const cliKey = stdout.trim();
+    expect(cliKey).toMatch(/^tlk_/);
+    expect((await fetch(`${first.baseUrl}/v1.2/indexes`, { headers: { 'x-api-key': cliKey } })).status).toBe(200);
+    expect((await keysCli(dataDir, 'orgs')).stdout).toMatch(/default\n.*acme/);
+
+    // A second server on the same data folder is refused.
+    await expect(start(dataDir)).rejects.toThrow(/Another server/);
+    expect(await stop(first)).toBe(0);
+
+    const second = await start(dataDir);
+    expect(second.apiKey).toBeUndefined();
+    const listed = await fetch(`${second.baseUrl}/v1.2/indexes`, { headers: { 'x-api-key': first.apiKey! } });
+    expect(((await listed.json()) as { data: { index_name: string }[] }).data.map((i) => i.index_name)).toEqual(['kept']);
+    expect(await stop(second)).toBe(0);
+  });
+
+  it('uses VUS_BOOTSTRAP_API_KEY when set', async () => {
+    const supplied = 'tlk_bootstrap-key-for-scripts-0001';
+    const running = await start(dataDir, { VUS_BOOTSTRAP_API_KEY: supplied });
+    expect(running.apiKey).toBe(supplied);
+    expect((await fetch(`${running.baseUrl}/v1.3/indexes`, { headers: { 'x-api-key': supplied } })).status).toBe(200);
+    expect(await stop(running)).toBe(0);
+  });
+
+  it('refuses to start with invalid configuration, naming it', async () => {
+    await expect(start(dataDir, { PORT: 'eighty' })).rejects.toThrow(/PORT/);
+  });
+});
