@@ -15,4 +15,5 @@ module.exports = {
     '^@vus/(gateway|index-service|embedded)$': '<rootDir>/services/$1/src/main.ts',
   },
   testTimeout: 30000,
+  reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.js'],
 };

@@ -26,7 +26,7 @@ const SERVICES = [
 ] as const;
 const INDEX_HEALTH_SERVICE = 'vus.index.v1.IndexService';
 
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Obj = Record<string, any>;
 
 interface HelmResult {
   status: number | null;

@@ -31,8 +31,8 @@ function start(dataDir: string, env: Record<string, string> = {}): Promise<Runni
   });
   children.push(child);
   let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
   return new Promise((resolvePromise, reject) => {
     const fail = (error: Error) => {
       clearInterval(poll);

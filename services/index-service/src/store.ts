@@ -1,12 +1,11 @@
 import { isUniqueViolation, type Database, type Queryable } from '@vus/db';
-import { enqueueEvents, type EventEnvelope } from '@vus/events';
+import { enqueueEvents } from '@vus/events';
 import type { EngineOption } from './engines';
 import { findEngine } from './engines';
 import {
   duplicateIndexName,
   type IndexFilter,
   type IndexRecord,
-  type IndexSort,
   type IndexStore,
   type ModelConfig,
   type TimeBounds,

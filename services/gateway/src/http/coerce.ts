@@ -18,10 +18,9 @@ export const looseBoolean = z.preprocess((v) => {
 /** A list from an array, a single value, or a comma-joined string. */
 export function looseList<T extends z.ZodType>(item: T) {
   return z.preprocess((v) => {
-    const values = Array.isArray(v) ? v : v === undefined || v === null ? v : [v];
-    return Array.isArray(values)
-      ? values.flatMap((x) => (typeof x === 'string' ? x.split(',').map((s) => s.trim()).filter(Boolean) : [x]))
-      : values;
+    if (v === undefined || v === null) return v;
+    const values: unknown[] = Array.isArray(v) ? v : [v];
+    return values.flatMap((x) => (typeof x === 'string' ? x.split(',').map((s) => s.trim()).filter(Boolean) : [x]));
   }, z.array(item));
 }
 
