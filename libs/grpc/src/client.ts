@@ -1,6 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { ApiError } from '@vus/core';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
 import { toMetadata, type OutgoingContext } from './context';
 import { fromServiceError } from './errors';
@@ -90,5 +89,3 @@ export async function checkHealth(address: string, service: string, timeoutMs = 
     client.close();
   }
 }
-
-export { ApiError };

@@ -1,4 +1,4 @@
-import { errors, isId, parseInput, type Logger } from '@vus/core';
+import { errors, isId, pageInfo, pageOffset, parseInput, resolvePage, type Logger } from '@vus/core';
 import { fromTimestamp, implement, optionalTimestamp, requireOrg, toTimestamp } from '@vus/grpc';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Engine__Input } from '@vus/grpc/types/index/v1/Engine';
@@ -8,7 +8,6 @@ import type { TimeRange } from '@vus/grpc/types/common/v1/TimeRange';
 import { z } from 'zod';
 import { CANONICAL_OPTIONS, ENGINES, findEngine, type EngineSpec } from './engines';
 import type { IndexRecord, IndexService, TimeBounds } from './indexes';
-import { pageInfo, pageOffset, resolvePage } from '@vus/core';
 
 // proto3 has no required fields and the gateway is not the only caller: validate here too.
 const modelSchema = z.object({ name: z.string().min(1), options: z.array(z.enum(CANONICAL_OPTIONS)) });
