@@ -37,11 +37,13 @@ export class Database implements Queryable {
     const pglite = await PGlite.create(target.dataDir);
     // Served over the real wire protocol on loopback, so `pg` drives it exactly as it drives
     // PostgreSQL. (pglite's in-process node-postgres adapter loses sync after a failed statement.)
-    // PGlite runs one transaction at a time; the socket server queues the other connections.
-    const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 8 });
+    // PGlite is single-session: with several connections, statements of concurrent queries were
+    // seen to interleave and fail now and then, so one connection serialises this process's
+    // callers. (Never wait on `db.query` inside `withTx`: it would wait for itself.)
+    const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 2 });
     await server.start();
     const [host, port] = server.getServerConn().split(':');
-    const pool = new pg.Pool({ host, port: Number(port), user: 'postgres', database: 'postgres', max: 4 });
+    const pool = new pg.Pool({ host, port: Number(port), user: 'postgres', database: 'postgres', max: 1 });
     pool.on('error', () => undefined);
     return new Database(pool, target, { pglite, server });
   }
