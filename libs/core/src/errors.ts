@@ -127,7 +127,4 @@ export const errors = {
     new ApiError('parameter_invalid', `The ${param} parameter is invalid.${why ? ` ${why}` : ''}`, { param }),
   notFound: (what: string, id: string) =>
     new ApiError('resource_not_exist', `${what} with id ${id} does not exist.`, { id }),
-  notImplemented: (capability: string) =>
-    new ApiError('not_implemented', `${capability} is not available on this server yet.`),
-  internal: () => new ApiError('internal_error', 'An internal error occurred. Please try again later.'),
 };

@@ -21,15 +21,19 @@ export interface PageBounds {
 export const LIST_PAGE_BOUNDS: PageBounds = { defaultLimit: 10, maxLimit: 50 };
 
 /**
- * Resolves requested paging against bounds. Zero or absent means "default"; anything else out of
- * range is an error naming the parameter, never silently clamped.
+ * Resolves requested paging against bounds. Absent means "default", and so does zero unless
+ * `zeroIsDefault` is false (zero is proto3's "unset"; over HTTP an explicit 0 is out of range).
+ * Anything out of range is an error naming the parameter, never silently clamped.
  */
 export function resolvePage(
   requested: { page?: number | undefined; pageLimit?: number | undefined },
   bounds: PageBounds = LIST_PAGE_BOUNDS,
+  { zeroIsDefault = true }: { zeroIsDefault?: boolean } = {},
 ): PageRequest {
-  const page = requested.page || 1;
-  const pageLimit = requested.pageLimit || bounds.defaultLimit;
+  const orDefault = (value: number | undefined, fallback: number) =>
+    value === undefined || (zeroIsDefault && value === 0) ? fallback : value;
+  const page = orDefault(requested.page, 1);
+  const pageLimit = orDefault(requested.pageLimit, bounds.defaultLimit);
   if (!Number.isInteger(page) || page < 1) {
     throw errors.invalid('page', 'It must be an integer greater than or equal to 1.');
   }

@@ -24,6 +24,9 @@ export const LOADER_OPTIONS: protoLoader.Options = {
   includeDirs: [PROTO_ROOT],
 };
 
+/** Fully qualified service names: what clients ask the health service about. */
+export const INDEX_SERVICE_NAME = 'vus.index.v1.IndexService';
+
 /** The whole contract: one loaded package tree typed by every generated root. */
 export type VusProto = IndexProto & TaskProto & SearchProto & ClassifyProto & AnalyzeProto & EmbedProto & BillingProto;
 

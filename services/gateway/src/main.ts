@@ -1,6 +1,6 @@
 import { createLogger, loadConfig, logLevel, envPort, envAddress, runMain, systemClock, type Logger } from '@vus/core';
 import { Database, migrate, type DatabaseTarget } from '@vus/db';
-import { checkHealth } from '@vus/grpc';
+import { checkHealth, INDEX_SERVICE_NAME } from '@vus/grpc';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -47,7 +47,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
     readiness: async () => ({
       database: await db.ping(),
-      'index-service': await checkHealth(options.indexServiceAddress, 'vus.index.v1.IndexService'),
+      'index-service': await checkHealth(options.indexServiceAddress, INDEX_SERVICE_NAME),
     }),
   });
 

@@ -1,5 +1,5 @@
 import { createLogger } from '@vus/core';
-import { createMemoryDatabase, createThrowawayDatabase, type DatabaseTarget, type ThrowawayDatabase } from '@vus/db';
+import { createThrowawayDatabase, type DatabaseTarget, type ThrowawayDatabase } from '@vus/db';
 import { InProcessEventBus } from '@vus/events';
 import { startIndexService, type RunningIndexService } from '@vus/index-service';
 import { startGateway, type RunningGateway } from '../src/main';
@@ -21,11 +21,10 @@ export interface Stack {
  */
 export async function startStack(kind: 'postgres' | 'pglite' = 'postgres', bodyLimitBytes = 64 * 1024): Promise<Stack> {
   const logger = createLogger({ service: 'test', level: 'silent' });
-  const create = kind === 'postgres' ? createThrowawayDatabase : createMemoryDatabase;
   const databases: ThrowawayDatabase[] = [];
   const target = async (): Promise<DatabaseTarget> => {
     if (kind === 'pglite') return { kind: 'pglite', dataDir: 'memory://' };
-    const database = await create();
+    const database = await createThrowawayDatabase();
     databases.push(database);
     return { kind: 'postgres', url: database.url };
   };

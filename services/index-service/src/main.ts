@@ -1,14 +1,13 @@
 import { createLogger, envBoolean, loadConfig, logLevel, runMain, systemClock, type Clock, type Logger } from '@vus/core';
 import { Database, migrate, type DatabaseTarget } from '@vus/db';
 import { EVENTS_MIGRATIONS, OutboxRelay, type EventBus } from '@vus/events';
-import { loadProto, startGrpcServer, watchReadiness } from '@vus/grpc';
+import { INDEX_SERVICE_NAME, loadProto, startGrpcServer, watchReadiness } from '@vus/grpc';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { createIndexService } from './indexes';
 import { indexServiceImplementation } from './server';
 import { createIndexStore } from './store';
 
-export const SERVICE_NAME = 'vus.index.v1.IndexService';
 export const MIGRATIONS = { dir: join(__dirname, '..', 'migrations'), table: 'pgmigrations' };
 
 export interface IndexServiceOptions {
@@ -43,7 +42,7 @@ export async function startIndexService(options: IndexServiceOptions): Promise<R
     bind: options.bind,
     logger,
     services: [
-      { name: SERVICE_NAME, definition: loadProto().proto.vus.index.v1.IndexService.service, implementation: indexServiceImplementation(indexes, logger) },
+      { name: INDEX_SERVICE_NAME, definition: loadProto().proto.vus.index.v1.IndexService.service, implementation: indexServiceImplementation(indexes, logger) },
     ],
   });
   const stopWatching = watchReadiness(server, () => db.ping());

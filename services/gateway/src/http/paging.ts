@@ -1,4 +1,4 @@
-import { errors, parseInput, resolvePage, type PageRequest } from '@vus/core';
+import { LIST_PAGE_BOUNDS, parseInput, resolvePage, type PageRequest } from '@vus/core';
 import { z } from 'zod';
 import { looseInt } from './coerce';
 import { scalar, type RawQuery } from './query';
@@ -24,7 +24,6 @@ export function parsePageQuery(query: RawQuery): PageQuery {
     sort_option: scalar(query, 'sort_option'),
   });
   // Over HTTP an explicit 0 is out of range; only an absent value means "the default".
-  if (input.page === 0) throw errors.invalid('page', 'It must be an integer greater than or equal to 1.');
-  if (input.page_limit === 0) throw errors.invalid('page_limit', 'It must be an integer between 1 and 50.');
-  return { ...resolvePage({ page: input.page, pageLimit: input.page_limit }), sortBy: input.sort_by, sortOption: input.sort_option };
+  const page = resolvePage({ page: input.page, pageLimit: input.page_limit }, LIST_PAGE_BOUNDS, { zeroIsDefault: false });
+  return { ...page, sortBy: input.sort_by, sortOption: input.sort_option };
 }
