@@ -1,0 +1,2 @@
+// Filled in by the indexing-pipeline work (issue 4).
+export {};

@@ -1,0 +1,2 @@
+// Wiring comes with the service's first feature.
+export {};
