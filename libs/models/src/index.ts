@@ -1,2 +1,16 @@
-// Filled in by the indexing-pipeline work (issue 4).
-export {};
+/**
+ * @vus/models — the models behind indexing and search, one small interface per capability.
+ *
+ * ```ts
+ * const registry = createModelRegistry(loadModelsConfig(process.env));
+ * const reader = await registry.get('text_reader');          // throws model_unavailable if absent
+ * const lines = await reader.readText(jpegBuffer);
+ * const clip = await registry.find('visual_embedder');        // undefined when absent: skip the extractor
+ * console.log(await registry.probe());                        // for /health and the engines listing
+ * ```
+ */
+export * from './types';
+export * from './config';
+export * from './registry';
+export * from './transcripts';
+export * from './ocr/paddle-ocr';

