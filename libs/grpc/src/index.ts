@@ -4,3 +4,4 @@ export * from './context';
 export * from './server';
 export * from './client';
 export * from './timestamps';
+export * from './metadata-values';

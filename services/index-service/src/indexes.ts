@@ -1,6 +1,7 @@
 import { ApiError, errors, newId, pageInfo, pageOffset, resolvePage, type Clock, type PageInfo } from '@vus/core';
 import { buildEvent, type EventEnvelope } from '@vus/events';
 import { ADDONS, findEngine, type EngineFamily, type EngineOption } from './engines';
+import { videoDeletedEvent, type DeletedVideo } from './video-events';
 
 /** An index as the domain sees it; the store maps rows to this and server.ts maps it to proto. */
 export interface IndexRecord {
@@ -51,8 +52,11 @@ export interface IndexStore {
   list(orgId: string, filter: IndexFilter, sort: IndexSort, limit: number, offset: number): Promise<{ rows: IndexRecord[]; total: number }>;
   /** Returns the renamed index, or undefined when it does not exist; throws on a duplicate name. */
   rename(orgId: string, id: string, name: string, at: Date): Promise<IndexRecord | undefined>;
-  /** Deletes the index and writes its events in one transaction; false when it did not exist. */
-  delete(orgId: string, id: string, events: EventEnvelope[]): Promise<boolean>;
+  /**
+   * Deletes the index with its videos, and writes the events built from the deleted videos,
+   * in one transaction; false when it did not exist.
+   */
+  delete(orgId: string, id: string, events: (videos: DeletedVideo[]) => EventEnvelope[]): Promise<boolean>;
 }
 
 export interface IndexDeps {
@@ -156,8 +160,13 @@ export function createIndexService({ store, clock, eventsWritten }: IndexDeps) {
     },
 
     async delete(orgId: string, id: string): Promise<void> {
-      const event = buildEvent('index.deleted', id, orgId, { index_id: id }, clock);
-      if (!(await store.delete(orgId, id, [event]))) throw errors.notFound('Index', id);
+      // One video.deleted per video, so that their segments and blobs go the same way as a
+      // single deleted video's.
+      const events = (videos: DeletedVideo[]) => [
+        ...videos.map((video) => videoDeletedEvent(orgId, video, 'index_deleted', clock)),
+        buildEvent('index.deleted', id, orgId, { index_id: id }, clock),
+      ];
+      if (!(await store.delete(orgId, id, events))) throw errors.notFound('Index', id);
       eventsWritten();
     },
   };

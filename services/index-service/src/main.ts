@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { createIndexService } from './indexes';
 import { indexServiceImplementation } from './server';
-import { createIndexStore } from './store';
+import { createIndexStore, createVideoStore } from './store';
+import { createVideoService, type BlobReader } from './videos';
+
+export type { BlobReader } from './videos';
 
 export const MIGRATIONS = { dir: join(__dirname, '..', 'migrations'), table: 'pgmigrations' };
 
@@ -19,6 +22,8 @@ export interface IndexServiceOptions {
   logger: Logger;
   clock?: Clock;
   migrateOnStart?: boolean;
+  /** Where thumbnails written by the indexing worker are read from (GetVideoThumbnail). */
+  blobs?: BlobReader | undefined;
 }
 
 export interface RunningIndexService {
@@ -37,12 +42,15 @@ export async function startIndexService(options: IndexServiceOptions): Promise<R
   relay?.start();
   if (!relay) logger.warn('no event bus configured: events stay in the outbox until one is');
 
-  const indexes = createIndexService({ store: createIndexStore(db), clock, eventsWritten: () => relay?.wake() });
+  const indexStore = createIndexStore(db);
+  const eventsWritten = () => relay?.wake();
+  const indexes = createIndexService({ store: indexStore, clock, eventsWritten });
+  const videos = createVideoService({ store: createVideoStore(db), indexes: indexStore, blobs: options.blobs, clock, eventsWritten });
   const server = await startGrpcServer({
     bind: options.bind,
     logger,
     services: [
-      { name: INDEX_SERVICE_NAME, definition: loadProto().proto.vus.index.v1.IndexService.service, implementation: indexServiceImplementation(indexes, logger) },
+      { name: INDEX_SERVICE_NAME, definition: loadProto().proto.vus.index.v1.IndexService.service, implementation: indexServiceImplementation(indexes, videos, logger) },
     ],
   });
   const stopWatching = watchReadiness(server, () => db.ping());

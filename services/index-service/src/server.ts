@@ -1,24 +1,54 @@
 import { errors, isId, pageInfo, pageOffset, parseInput, resolvePage, type Logger } from '@vus/core';
-import { fromTimestamp, implement, optionalTimestamp, requireOrg, toTimestamp } from '@vus/grpc';
+import {
+  fromMetadataValues,
+  fromTimestamp,
+  implement,
+  optionalTimestamp,
+  requireOrg,
+  toMetadataValues,
+  toTimestamp,
+  type PlainMetadataValue,
+} from '@vus/grpc';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { MetadataValue } from '@vus/grpc/types/common/v1/MetadataValue';
+import type { NumberRange } from '@vus/grpc/types/common/v1/NumberRange';
 import type { Engine__Input } from '@vus/grpc/types/index/v1/Engine';
 import type { Index__Input } from '@vus/grpc/types/index/v1/Index';
 import type { IndexServiceHandlers } from '@vus/grpc/types/index/v1/IndexService';
+import type { TimedValue } from '@vus/grpc/types/index/v1/TimedValue';
+import type { Video__Input } from '@vus/grpc/types/index/v1/Video';
+import type { VideoArtifacts as ProtoArtifacts, VideoArtifacts__Input } from '@vus/grpc/types/index/v1/VideoArtifacts';
+import type { VideoFilter as ProtoVideoFilter } from '@vus/grpc/types/index/v1/VideoFilter';
 import type { TimeRange } from '@vus/grpc/types/common/v1/TimeRange';
 import { z } from 'zod';
 import { CANONICAL_OPTIONS, ENGINES, findEngine, type EngineSpec } from './engines';
 import type { IndexRecord, IndexService, TimeBounds } from './indexes';
+import {
+  ARTIFACT_KINDS,
+  NUMERIC_FILTER_FIELDS,
+  metadataMatches,
+  type MetadataValue as PlainValue,
+  type NumberBounds,
+  type VideoArtifacts,
+  type VideoFilter,
+  type VideoRecord,
+  type VideoService,
+} from './videos';
 
 // proto3 has no required fields and the gateway is not the only caller: validate here too.
 const modelSchema = z.object({ name: z.string().min(1), options: z.array(z.enum(CANONICAL_OPTIONS)) });
 const createSchema = z.object({ name: z.string(), models: z.array(modelSchema), addons: z.array(z.string()) });
-const listSchema = z.object({
-  page: z.object({
+const pageSchema = z
+  .object({
     page: z.number().int().min(0),
     page_limit: z.number().int().min(0),
     sort_by: z.enum(['', 'created_at', 'updated_at']),
     sort_option: z.enum(['', 'asc', 'desc']),
-  }).nullable(),
+  })
+  .nullable();
+
+const listSchema = z.object({
+  page: pageSchema,
   ids: z.array(z.string()),
   name: z.string(),
   options: z.array(z.enum(CANONICAL_OPTIONS)),
@@ -30,6 +60,105 @@ function indexId(raw: string): string {
   // A malformed id cannot name anything: same answer as an unknown one.
   if (!isId(raw)) throw errors.notFound('Index', raw);
   return raw;
+}
+
+/** Same rule for videos: a malformed id is an unknown one. */
+function videoId(raw: string): string {
+  if (!isId(raw)) throw errors.notFound('Video', raw);
+  return raw;
+}
+
+const systemMetadataSchema = z.object({
+  filename: z.string(),
+  duration: z.number(),
+  fps: z.number(),
+  width: z.number().int(),
+  height: z.number().int(),
+  size: z.number().int(),
+});
+const createVideoSchema = z.object({
+  index_id: z.string(),
+  video_id: z.string(),
+  system_metadata: systemMetadataSchema,
+  extractors_run: z.array(z.string().min(1)),
+  media_blob_key: z.string(),
+});
+const kindsSchema = z.object({ kinds: z.array(z.enum(ARTIFACT_KINDS)) });
+
+/** A proto map of MetadataValue, refusing values with no kind (and null where not allowed). */
+function plainMetadata(param: string, values: Record<string, MetadataValue>): Record<string, PlainMetadataValue> {
+  const plain = fromMetadataValues(values);
+  for (const [key, value] of Object.entries(plain)) {
+    if (value === undefined) throw errors.invalid(`${param}.${key}`, 'The value has no kind.');
+  }
+  return plain as Record<string, PlainMetadataValue>;
+}
+
+function nonNullMetadata(param: string, values: Record<string, MetadataValue>): Record<string, PlainValue> {
+  const plain = plainMetadata(param, values);
+  for (const [key, value] of Object.entries(plain)) {
+    if (value === null) throw errors.invalid(`${param}.${key}`, 'null is not allowed here.');
+  }
+  return plain as Record<string, PlainValue>;
+}
+
+function numberBounds(range: NumberRange | null): NumberBounds | undefined {
+  if (!range) return undefined;
+  return { gte: range.gte, lte: range.lte, gt: range.gt, lt: range.lt };
+}
+
+export function toVideoFilter(filter: ProtoVideoFilter | null): VideoFilter {
+  if (!filter) return {};
+  const userMetadata = nonNullMetadata('user_metadata', filter.user_metadata);
+  return {
+    ids: filter.ids.length ? filter.ids : undefined,
+    filename: filter.filename || undefined,
+    ...Object.fromEntries(NUMERIC_FILTER_FIELDS.map((field) => [field, numberBounds(filter[field])])),
+    createdAt: timeBounds(filter.created_at),
+    updatedAt: timeBounds(filter.updated_at),
+    indexedAt: timeBounds(filter.indexed_at),
+    userMetadata: Object.fromEntries(Object.entries(userMetadata).map(([key, value]) => [key, metadataMatches(value)])),
+  };
+}
+
+export function toProtoVideo(video: VideoRecord): Video__Input {
+  return {
+    id: video.id,
+    index_id: video.indexId,
+    system_metadata: video.system,
+    user_metadata: toMetadataValues(video.userMetadata),
+    title: video.title ?? '',
+    hls: video.hls && {
+      video_url: video.hls.videoUrl,
+      thumbnail_urls: video.hls.thumbnailUrls,
+      status: video.hls.status,
+      updated_at: optionalTimestamp(video.hls.updatedAt),
+    },
+    extractors_run: video.extractorsRun,
+    created_at: toTimestamp(video.createdAt),
+    updated_at: toTimestamp(video.updatedAt),
+    indexed_at: toTimestamp(video.indexedAt),
+  };
+}
+
+const plainTimed = (values: TimedValue[]) => values.map(({ start, end, value, confidence }) => ({ start, end, value, confidence }));
+
+function toArtifacts(artifacts: ProtoArtifacts | null): VideoArtifacts {
+  return {
+    transcription: plainTimed(artifacts?.transcription ?? []),
+    text_in_video: plainTimed(artifacts?.text_in_video ?? []),
+    logo: plainTimed(artifacts?.logo ?? []),
+    thumbnails: (artifacts?.thumbnails ?? []).map((t) => ({ time: t.time, blobKey: t.blob_key, contentType: t.content_type || 'image/jpeg' })),
+  };
+}
+
+function toProtoArtifacts(artifacts: VideoArtifacts): VideoArtifacts__Input {
+  return {
+    transcription: artifacts.transcription,
+    text_in_video: artifacts.text_in_video,
+    logo: artifacts.logo,
+    thumbnails: artifacts.thumbnails.map((t) => ({ time: t.time, blob_key: t.blobKey, content_type: t.contentType })),
+  };
 }
 
 function timeBounds(range: TimeRange | null): TimeBounds | undefined {
@@ -65,7 +194,7 @@ export function toProtoEngine(engine: EngineSpec): Engine__Input {
   };
 }
 
-export function indexServiceImplementation(indexes: IndexService, logger: Logger): UntypedServiceImplementation {
+export function indexServiceImplementation(indexes: IndexService, videos: VideoService, logger: Logger): UntypedServiceImplementation {
   return implement<IndexServiceHandlers>(
     {
       async CreateIndex(request, ctx) {
@@ -112,6 +241,67 @@ export function indexServiceImplementation(indexes: IndexService, logger: Logger
         const engine = findEngine(request.engine_id);
         if (!engine) throw errors.notFound('Engine', request.engine_id);
         return toProtoEngine(engine);
+      },
+      async CreateVideo(request, ctx) {
+        const input = parseInput(createVideoSchema, request);
+        const video = await videos.create(requireOrg(ctx), {
+          indexId: indexId(input.index_id),
+          videoId: input.video_id,
+          system: input.system_metadata,
+          userMetadata: plainMetadata('user_metadata', request.user_metadata),
+          hls: request.hls && {
+            videoUrl: request.hls.video_url,
+            thumbnailUrls: request.hls.thumbnail_urls,
+            status: request.hls.status,
+            updatedAt: fromTimestamp(request.hls.updated_at) ?? null,
+          },
+          extractorsRun: input.extractors_run,
+          mediaBlobKey: input.media_blob_key || null,
+          createdAt: fromTimestamp(request.created_at),
+        });
+        return toProtoVideo(video);
+      },
+      async GetVideo(request, ctx) {
+        const index = request.index_id === '' ? undefined : indexId(request.index_id);
+        return toProtoVideo(await videos.get(requireOrg(ctx), index, videoId(request.video_id)));
+      },
+      async ListVideos(request, ctx) {
+        const page = parseInput(z.object({ page: pageSchema }), request).page;
+        const result = await videos.list(
+          requireOrg(ctx),
+          indexId(request.index_id),
+          toVideoFilter(request.filter),
+          { by: page?.sort_by || 'created_at', order: page?.sort_option || 'desc' },
+          { page: page?.page, pageLimit: page?.page_limit },
+        );
+        return { data: result.data.map(toProtoVideo), page_info: result.pageInfo };
+      },
+      async UpdateVideo(request, ctx) {
+        const video = await videos.update(requireOrg(ctx), indexId(request.index_id), videoId(request.video_id), {
+          title: request.title,
+          userMetadata: plainMetadata('user_metadata', request.user_metadata),
+          replace: request.replace_user_metadata,
+        });
+        return toProtoVideo(video);
+      },
+      async DeleteVideo(request, ctx) {
+        await videos.delete(requireOrg(ctx), indexId(request.index_id), videoId(request.video_id));
+        return {};
+      },
+      async PutVideoArtifacts(request, ctx) {
+        await videos.putArtifacts(requireOrg(ctx), indexId(request.index_id), videoId(request.video_id), toArtifacts(request.artifacts));
+        return {};
+      },
+      async GetVideoArtifacts(request, ctx) {
+        const { kinds } = parseInput(kindsSchema, request);
+        const window = { start: request.start, end: request.end };
+        const artifacts = await videos.getArtifacts(requireOrg(ctx), indexId(request.index_id), videoId(request.video_id), kinds, window);
+        return toProtoArtifacts(artifacts);
+      },
+      async GetVideoThumbnail(request, ctx) {
+        const { index_id, video_id, time, include_data } = request;
+        const thumbnail = await videos.thumbnail(requireOrg(ctx), indexId(index_id), videoId(video_id), time, include_data);
+        return { time: thumbnail.time, content_type: thumbnail.contentType, data: thumbnail.data ?? Buffer.alloc(0) };
       },
     },
     logger,

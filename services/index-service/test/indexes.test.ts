@@ -43,7 +43,7 @@ function memoryStore(): IndexStore & { events: EventEnvelope[] } {
     async delete(orgId, id, evs) {
       if (rows.get(id)?.orgId !== orgId) return false;
       rows.delete(id);
-      events.push(...evs);
+      events.push(...evs([]));
       return true;
     },
   };

@@ -37,7 +37,7 @@ describe.each(DATABASE_KINDS)('index store on %s', (_kind, create) => {
     store = createIndexStore(database.db);
   });
   afterAll(() => database.drop());
-  beforeEach(() => database.db.query('TRUNCATE indexes, outbox'));
+  beforeEach(() => database.db.query('TRUNCATE indexes, outbox CASCADE'));
 
   it('round-trips an index', async () => {
     const index = buildIndex({ addons: ['thumbnail'], expiresAt: new Date('2025-01-01T00:00:00Z') });
@@ -73,8 +73,8 @@ describe.each(DATABASE_KINDS)('index store on %s', (_kind, create) => {
   it('deletes only within the organization', async () => {
     const index = buildIndex();
     await store.insert(index, []);
-    expect(await store.delete(OTHER_ORG, index.id, [])).toBe(false);
-    expect(await store.delete(ORG, index.id, [buildEvent('index.deleted', index.id, ORG, {})])).toBe(true);
+    expect(await store.delete(OTHER_ORG, index.id, () => [])).toBe(false);
+    expect(await store.delete(ORG, index.id, () => [buildEvent('index.deleted', index.id, ORG, {})])).toBe(true);
     expect(await store.get(ORG, index.id)).toBeUndefined();
     expect((await database.db.query('SELECT type FROM outbox')).rows).toEqual([{ type: 'index.deleted' }]);
   });
