@@ -1,0 +1,4 @@
+export * from './policy';
+export * from './counters';
+export * from './headers';
+export * from './redis';

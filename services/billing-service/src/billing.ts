@@ -1,0 +1,228 @@
+import { errors, newId, type Clock } from '@vus/core';
+import type { Database, Queryable } from '@vus/db';
+import { FREE_PLAN_LIMITS, type LimitTable, type RateLimit } from '@vus/limits';
+import { billingStore as store, type PlanRecord } from './store';
+import {
+  downgradedToFree,
+  enterpriseSet,
+  monthEnded,
+  monthOf,
+  monthsToClose,
+  nextMonth,
+  nextTierThreshold,
+  paymentMethodAdded,
+  previousMonth,
+  spendReached,
+  type Notification,
+  type PlanState,
+  type Transition,
+} from './tiers';
+
+/** Price of one unit of each metered kind, in micro-dollars. */
+export type PriceList = Readonly<Record<string, number>>;
+
+/** Defaults in the range of public per-minute video and per-token generation prices; configurable. */
+export const DEFAULT_PRICES: PriceList = {
+  video_second: 700, // $0.042 per minute of video indexed
+  output_token: 8, // $8 per million output tokens
+};
+
+export interface PlanView extends PlanState {
+  orgId: string;
+  month: string;
+  monthSpend: number;
+  nextTierThreshold: number;
+  hasPaymentMethod: boolean;
+  limits: LimitTable;
+  updatedAt: Date;
+}
+
+export interface SpendInput {
+  idempotencyKey: string;
+  unitKind: string;
+  quantity: number;
+  /** 0: priced from the price list. */
+  amountMicros: number;
+  occurredAt?: Date | undefined;
+}
+
+export interface PlanTransitionView {
+  orgId: string;
+  from: PlanState;
+  to: PlanState;
+  reason: 'grace_started' | 'downgraded';
+  monthSpend: number;
+}
+
+export interface BillingDeps {
+  db: Database;
+  clock: Clock;
+  prices?: PriceList;
+  /** Developer tier limits; a tier that is absent uses the Free table (SPEC §8: "the same values"). */
+  tierLimits?: Readonly<Record<number, LimitTable>>;
+  /** Called after a transaction that queued e-mails, so the mailer sends them promptly. */
+  mailQueued?: () => void;
+}
+
+const SUBJECTS: Record<Notification['kind'], (n: Notification) => string> = {
+  tier_upgraded: (n) => `Your plan moved up to Developer Tier ${n.toTier}`,
+  grace_started: (n) => `Your Developer Tier ${n.fromTier} is in its grace month`,
+  tier_downgraded: (n) => `Your plan moved down to Developer Tier ${n.toTier}`,
+};
+
+function mailBody(n: Notification, month: string): string {
+  switch (n.kind) {
+    case 'tier_upgraded':
+      return `Your monthly spend reached the Developer Tier ${n.toTier} threshold in ${month}. The new tier and its limits apply now.`;
+    case 'grace_started':
+      return `Your spend in ${previousMonth(month)} ended below the Developer Tier ${n.fromTier} threshold. ${month} is a grace month: ` +
+        `if this month also ends below it, your plan moves to Developer Tier 1 at the start of next month.`;
+    case 'tier_downgraded':
+      return `Your spend ended below the Developer Tier ${n.fromTier} threshold for a second month in a row, so your plan is Developer Tier 1 from ${month}.`;
+  }
+}
+
+const planState = (p: PlanState): PlanState => ({ plan: p.plan, tier: p.tier, graceMonth: p.graceMonth });
+
+function samePlan(a: PlanState, b: PlanState): boolean {
+  return a.plan === b.plan && a.tier === b.tier && a.graceMonth === b.graceMonth;
+}
+
+export function createBillingService(deps: BillingDeps) {
+  const { db, clock } = deps;
+  const prices = deps.prices ?? DEFAULT_PRICES;
+
+  const limitsOf = (plan: PlanRecord): LimitTable => {
+    if (plan.plan === 'enterprise') return plan.customLimits ?? [];
+    if (plan.plan === 'developer') return deps.tierLimits?.[plan.tier] ?? FREE_PLAN_LIMITS;
+    return FREE_PLAN_LIMITS;
+  };
+
+  async function view(q: Queryable, plan: PlanRecord): Promise<PlanView> {
+    const month = monthOf(clock.now());
+    return {
+      orgId: plan.orgId,
+      plan: plan.plan,
+      tier: plan.tier,
+      graceMonth: plan.graceMonth,
+      month,
+      monthSpend: await store.monthSpend(q, plan.orgId, month),
+      nextTierThreshold: nextTierThreshold(plan),
+      hasPaymentMethod: plan.paymentMethodRef !== null,
+      limits: limitsOf(plan),
+      updatedAt: plan.updatedAt,
+    };
+  }
+
+  /** Applies a transition to a locked plan: saves it and queues its e-mails in the same transaction. */
+  async function apply(q: Queryable, plan: PlanRecord, transition: Transition, month: string): Promise<PlanRecord> {
+    const now = clock.now();
+    const next: PlanRecord = samePlan(plan, transition.state) ? plan : { ...plan, ...transition.state, updatedAt: now };
+    if (next !== plan) await store.savePlan(q, next);
+    for (const n of transition.notifications) {
+      // Developer plans always have an address (it comes with the payment method).
+      if (!plan.billingEmail) continue;
+      await store.enqueueMail(q, { id: newId(), orgId: plan.orgId, kind: n.kind, recipient: plan.billingEmail, subject: SUBJECTS[n.kind](n), body: mailBody(n, month), createdAt: now });
+    }
+    return next;
+  }
+
+  /** Runs `fn` on the organization's locked plan row in one transaction. */
+  async function withPlan<T>(orgId: string, fn: (q: Queryable, plan: PlanRecord) => Promise<T>): Promise<T> {
+    const now = clock.now();
+    let queued = false;
+    const result = await db.withTx(async (q) => {
+      const plan = await store.lockPlan(q, orgId, previousMonth(monthOf(now)), now);
+      const out = await fn(q, plan);
+      queued = true;
+      return out;
+    });
+    if (queued) deps.mailQueued?.();
+    return result;
+  }
+
+  return {
+    async getPlan(orgId: string): Promise<PlanView> {
+      const plan = await store.findPlan(db, orgId);
+      if (plan) return view(db, plan);
+      const now = clock.now();
+      return view(db, { orgId, plan: 'free', tier: 0, graceMonth: null, paymentMethodRef: null, billingEmail: null, customLimits: null, closedThrough: previousMonth(monthOf(now)), updatedAt: now });
+    },
+
+    /** Adds a ledger entry once per key; reaching a threshold in the current month upgrades at once. */
+    async recordSpend(orgId: string, input: SpendInput): Promise<{ plan: PlanView; duplicate: boolean; upgraded: boolean }> {
+      const price = prices[input.unitKind];
+      if (input.amountMicros === 0 && price === undefined) {
+        throw errors.invalid('unit_kind', `It has no price; use one of ${Object.keys(prices).join(', ')} or give an amount.`);
+      }
+      const amountMicros = input.amountMicros !== 0 ? input.amountMicros : Math.round(input.quantity * price!);
+      const occurredAt = input.occurredAt ?? clock.now();
+      const month = monthOf(occurredAt);
+      return withPlan(orgId, async (q, plan) => {
+        const inserted = await store.insertSpend(q, { orgId, idempotencyKey: input.idempotencyKey, unitKind: input.unitKind, quantity: input.quantity, amountMicros, occurredAt, month, recordedAt: clock.now() });
+        let current = plan;
+        let upgraded = false;
+        // Spend that arrives late for a past month counts in that month's total, but tiers move only on the current month.
+        if (inserted && month === monthOf(clock.now())) {
+          const transition = spendReached(plan, await store.monthSpend(q, orgId, month));
+          upgraded = transition.state.tier > plan.tier;
+          current = await apply(q, plan, transition, month);
+        }
+        return { plan: await view(q, current), duplicate: !inserted, upgraded };
+      });
+    },
+
+    async addPaymentMethod(orgId: string, paymentMethodRef: string, billingEmail: string): Promise<PlanView> {
+      return withPlan(orgId, async (q, plan) => {
+        const withMethod = { ...plan, paymentMethodRef, billingEmail, updatedAt: clock.now() };
+        await store.savePlan(q, withMethod);
+        return view(q, await apply(q, withMethod, paymentMethodAdded(withMethod), monthOf(clock.now())));
+      });
+    },
+
+    async downgradeToFree(orgId: string): Promise<PlanView> {
+      return withPlan(orgId, async (q, plan) => view(q, await apply(q, plan, downgradedToFree(plan), monthOf(clock.now()))));
+    },
+
+    async setEnterpriseLimits(orgId: string, limits: RateLimit[]): Promise<PlanView> {
+      return withPlan(orgId, async (q, plan) => {
+        const withLimits = { ...plan, customLimits: limits, updatedAt: clock.now() };
+        await store.savePlan(q, withLimits);
+        return view(q, await apply(q, withLimits, enterpriseSet(withLimits), monthOf(clock.now())));
+      });
+    },
+
+    /**
+     * Closes every month before the one containing `asOf` that is not closed yet, oldest first,
+     * for one organization or all. Re-running it for the same instant changes nothing.
+     */
+    async runMonthEnd(asOf: Date, orgId?: string): Promise<{ closedMonth: string; transitions: PlanTransitionView[] }> {
+      const lastClosable = previousMonth(monthOf(asOf));
+      const orgIds = orgId ? [orgId] : await store.orgsToClose(db, lastClosable);
+      const transitions: PlanTransitionView[] = [];
+      for (const id of orgIds) {
+        await withPlan(id, async (q, plan) => {
+          let current = plan;
+          for (const month of monthsToClose(plan.closedThrough, lastClosable)) {
+            const spend = await store.monthSpend(q, id, month);
+            const transition = monthEnded(current, month, spend);
+            const reason = transition.state.tier < current.tier ? 'downgraded' : transition.notifications.some((n) => n.kind === 'grace_started') ? 'grace_started' : null;
+            // The month's e-mails go out at the start of the next month, which is now.
+            const next = await apply(q, { ...current, closedThrough: month }, transition, nextMonth(month));
+            await store.savePlan(q, { ...next, closedThrough: month });
+            await store.insertClosing(q, { orgId: id, month, spendMicros: spend, from: current, to: next, reason, closedAt: clock.now() });
+            if (reason) transitions.push({ orgId: id, from: planState(current), to: planState(next), reason, monthSpend: spend });
+            current = { ...next, closedThrough: month };
+          }
+        });
+      }
+      return { closedMonth: lastClosable, transitions };
+    },
+
+    async listMail(orgId: string) {
+      return store.listMail(db, orgId);
+    },
+  };
+}
+
+export type BillingService = ReturnType<typeof createBillingService>;
