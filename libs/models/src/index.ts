@@ -14,3 +14,6 @@ export * from './config';
 export * from './registry';
 export * from './transcripts';
 export * from './ocr/paddle-ocr';
+export * from './vision/coco-detector';
+export * from './vision/blazeface';
+export { COCO_LABELS } from './vision/coco-labels';
