@@ -9,6 +9,8 @@ import { adminRoutes } from './routes/admin';
 import { engineRoutes } from './routes/engines';
 import { indexRoutes } from './routes/indexes';
 import { notBuiltRoutes } from './routes/not-built';
+import { thumbnailFileRoutes } from './routes/thumbnails';
+import { videoRoutes, type ThumbnailUrlOptions } from './routes/videos';
 import { SERVED_VERSIONS, UNSERVED_VERSIONS, type ApiVersion } from './versions';
 
 export interface AppDeps {
@@ -22,6 +24,8 @@ export interface AppDeps {
   requestTimeoutMs: number;
   /** Named readiness checks (database, each gRPC dependency). */
   readiness: () => Promise<Record<string, boolean>>;
+  /** Signed, expiring thumbnail URLs (GET …/thumbnail and the route that serves them). */
+  thumbnails: ThumbnailUrlOptions;
 }
 
 function authenticate(keys: KeyService): RequestHandler {
@@ -46,6 +50,7 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
   router.use(parseBody(deps.bodyLimits));
   router.use(indexRoutes(deps.clients.index, deps.requestTimeoutMs));
   router.use(engineRoutes(deps.clients.index, deps.requestTimeoutMs));
+  router.use(videoRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails));
   router.use(notBuiltRoutes());
   return router;
 }
@@ -68,6 +73,7 @@ export function createApp(deps: AppDeps): Express {
     );
   });
 
+  app.use(thumbnailFileRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails.signer, deps.thumbnails.clock));
   if (deps.adminToken) app.use('/admin', parseBody(deps.bodyLimits), adminRoutes(deps.keys, deps.adminToken));
 
   for (const version of SERVED_VERSIONS) {

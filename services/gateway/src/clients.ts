@@ -6,6 +6,14 @@ import type { IndexServiceClient } from '@vus/grpc/types/index/v1/IndexService';
 import type { ListEnginesResponse } from '@vus/grpc/types/index/v1/ListEnginesResponse';
 import type { ListIndexesRequest__Input } from '@vus/grpc/types/index/v1/ListIndexesRequest';
 import type { ListIndexesResponse } from '@vus/grpc/types/index/v1/ListIndexesResponse';
+import type { GetVideoArtifactsRequest__Input } from '@vus/grpc/types/index/v1/GetVideoArtifactsRequest';
+import type { GetVideoThumbnailRequest__Input } from '@vus/grpc/types/index/v1/GetVideoThumbnailRequest';
+import type { ListVideosRequest__Input } from '@vus/grpc/types/index/v1/ListVideosRequest';
+import type { ListVideosResponse } from '@vus/grpc/types/index/v1/ListVideosResponse';
+import type { UpdateVideoRequest__Input } from '@vus/grpc/types/index/v1/UpdateVideoRequest';
+import type { Video } from '@vus/grpc/types/index/v1/Video';
+import type { VideoArtifacts } from '@vus/grpc/types/index/v1/VideoArtifacts';
+import type { VideoThumbnail } from '@vus/grpc/types/index/v1/VideoThumbnail';
 
 /** One function per downstream RPC; each carries the caller's identity and deadline. */
 export function createIndexClient(address: string) {
@@ -25,6 +33,18 @@ export function createIndexClient(address: string) {
       callUnary<ListEnginesResponse>((md, opts, cb) => client.ListEngines({ page: { page, page_limit: pageLimit } }, md, opts, cb), ctx),
     getEngine: (ctx: OutgoingContext, engineId: string) =>
       callUnary<Engine>((md, opts, cb) => client.GetEngine({ engine_id: engineId }, md, opts, cb), ctx),
+    listVideos: (ctx: OutgoingContext, request: ListVideosRequest__Input) =>
+      callUnary<ListVideosResponse>((md, opts, cb) => client.ListVideos(request, md, opts, cb), ctx),
+    getVideo: (ctx: OutgoingContext, indexId: string, videoId: string) =>
+      callUnary<Video>((md, opts, cb) => client.GetVideo({ index_id: indexId, video_id: videoId }, md, opts, cb), ctx),
+    updateVideo: (ctx: OutgoingContext, request: UpdateVideoRequest__Input) =>
+      callUnary<Video>((md, opts, cb) => client.UpdateVideo(request, md, opts, cb), ctx),
+    deleteVideo: (ctx: OutgoingContext, indexId: string, videoId: string) =>
+      callUnary<unknown>((md, opts, cb) => client.DeleteVideo({ index_id: indexId, video_id: videoId }, md, opts, cb), ctx),
+    getVideoArtifacts: (ctx: OutgoingContext, request: GetVideoArtifactsRequest__Input) =>
+      callUnary<VideoArtifacts>((md, opts, cb) => client.GetVideoArtifacts(request, md, opts, cb), ctx),
+    getVideoThumbnail: (ctx: OutgoingContext, request: GetVideoThumbnailRequest__Input) =>
+      callUnary<VideoThumbnail>((md, opts, cb) => client.GetVideoThumbnail(request, md, opts, cb), ctx),
     close: () => client.close(),
   };
 }

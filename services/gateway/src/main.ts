@@ -1,11 +1,13 @@
-import { createLogger, loadConfig, logLevel, envPort, envAddress, runMain, systemClock, type Logger } from '@vus/core';
+import { createLogger, loadConfig, logLevel, envPort, envAddress, runMain, systemClock, type Clock, type Logger } from '@vus/core';
 import { Database, migrate, type DatabaseTarget } from '@vus/db';
 import { checkHealth, INDEX_SERVICE_NAME } from '@vus/grpc';
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { createApp } from './app';
 import { createIndexClient } from './clients';
+import { createThumbnailSigner } from './http/signed-urls';
 import { createKeyService, type KeyService } from './keys';
 import { createKeyStore } from './store';
 
@@ -21,6 +23,16 @@ export interface GatewayOptions {
   bodyLimitBytes?: number;
   requestTimeoutMs?: number;
   migrateOnStart?: boolean;
+  /**
+   * Key of the HMAC that signs thumbnail URLs; every replica needs the same one. Unset: a random
+   * key per process (URLs then die with the process and work only on the replica that made them).
+   */
+  urlSigningSecret?: string | undefined;
+  /** How long a thumbnail URL stays valid. */
+  thumbnailUrlTtlSeconds?: number;
+  /** Origin of the URLs the gateway hands out (behind a proxy); default: the request's own. */
+  publicUrl?: string | undefined;
+  clock?: Clock;
 }
 
 export interface RunningGateway {
@@ -35,7 +47,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const { logger } = options;
   const db = await Database.open(options.database);
   if (options.migrateOnStart ?? true) await migrate(db, MIGRATIONS);
-  const keys = createKeyService(createKeyStore(db), systemClock);
+  const clock = options.clock ?? systemClock;
+  const keys = createKeyService(createKeyStore(db), clock);
+  if (!options.urlSigningSecret) logger.warn('URL_SIGNING_SECRET is not set: thumbnail URLs are signed with a random per-process key');
+  const signer = createThumbnailSigner(options.urlSigningSecret ?? randomBytes(32).toString('hex'));
   const index = createIndexClient(options.indexServiceAddress);
 
   const app = createApp({
@@ -45,6 +60,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     adminToken: options.adminToken,
     bodyLimits: { json: options.bodyLimitBytes ?? 1024 * 1024, field: options.bodyLimitBytes ?? 1024 * 1024 },
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
+    thumbnails: { signer, clock, ttlMs: (options.thumbnailUrlTtlSeconds ?? 3600) * 1000, publicUrl: options.publicUrl },
     readiness: async () => ({
       database: await db.ping(),
       'index-service': await checkHealth(options.indexServiceAddress, INDEX_SERVICE_NAME),
@@ -83,6 +99,9 @@ const configSchema = z.object({
   VUS_ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  URL_SIGNING_SECRET: z.string().min(32, 'use at least 32 characters').optional(),
+  THUMBNAIL_URL_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
+  PUBLIC_URL: z.string().url().optional(),
   LOG_LEVEL: logLevel,
 });
 
@@ -99,6 +118,9 @@ if (require.main === module) {
       adminToken: config.VUS_ADMIN_TOKEN,
       bodyLimitBytes: config.BODY_LIMIT_BYTES,
       requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+      urlSigningSecret: config.URL_SIGNING_SECRET,
+      thumbnailUrlTtlSeconds: config.THUMBNAIL_URL_TTL_SECONDS,
+      publicUrl: config.PUBLIC_URL,
     });
   });
 }

@@ -1,11 +1,11 @@
 import { ApiError, errors, parseInput } from '@vus/core';
 import type { CreateIndexRequest__Input } from '@vus/grpc/types/index/v1/CreateIndexRequest';
 import type { ListIndexesRequest__Input } from '@vus/grpc/types/index/v1/ListIndexesRequest';
-import { toTimestamp } from '@vus/grpc';
 import { z } from 'zod';
 import { looseList } from '../http/coerce';
 import { parsePageQuery } from '../http/paging';
-import { list, range, scalar, timeBounds, type RawQuery } from '../http/query';
+import { list, scalar, type RawQuery } from '../http/query';
+import { parseTimeRange } from '../http/ranges';
 import {
   V12_OPTIONS,
   V13_OPTIONS,
@@ -70,16 +70,6 @@ export function parseRenameIndex(body: unknown): string {
 }
 
 const familyQuery = z.object({ family: z.enum(['marengo', 'pegasus']).optional() });
-
-function parseTimeRange(name: string, query: RawQuery, ...aliases: string[]) {
-  const raw = range(query, name, ...aliases);
-  if (!raw) return null;
-  const parsed = timeBounds(raw);
-  if ('invalid' in parsed) throw errors.invalid(name, `"${parsed.invalid}" is not a date.`);
-  const { gte, lte, gt, lt } = parsed.bounds;
-  const ts = (d: Date | undefined) => (d ? toTimestamp(d) : null);
-  return { gte: ts(gte), lte: ts(lte), gt: ts(gt), lt: ts(lt) };
-}
 
 /** GET /indexes query, with the aliases and encodings of API-CONTRACT §2.3. */
 export function parseListIndexes(version: ApiVersion, query: RawQuery): ListIndexesRequest__Input {

@@ -7,7 +7,6 @@ import { Router } from 'express';
  */
 const NOT_BUILT: readonly [capability: string, paths: string[]][] = [
   ['Indexing tasks', ['/tasks', '/tasks/*rest']],
-  ['Videos', ['/indexes/:indexId/videos', '/indexes/:indexId/videos/*rest']],
   ['Indexed assets', ['/indexes/:indexId/indexed-assets', '/indexes/:indexId/indexed-assets/*rest']],
   ['Assets', ['/assets', '/assets/*rest']],
   ['Search', ['/search', '/search/*rest', '/search-v2', '/search-v2/*rest', '/combined-search', '/combined-search/*rest']],

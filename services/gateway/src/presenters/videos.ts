@@ -1,0 +1,68 @@
+import { fromMetadataValues, fromTimestamp } from '@vus/grpc';
+import type { TimedValue } from '@vus/grpc/types/index/v1/TimedValue';
+import type { Video } from '@vus/grpc/types/index/v1/Video';
+import type { ApiVersion } from '../versions';
+
+const iso = (ts: Video['created_at']): string | undefined => fromTimestamp(ts)?.toISOString();
+
+/** The six fields every SDK requires (py VideoMetadata), integers where the SDKs want them. */
+function systemMetadata(video: Video) {
+  const system = video.system_metadata;
+  return {
+    filename: system?.filename ?? '',
+    duration: system?.duration ?? 0,
+    fps: system?.fps ?? 0,
+    width: Math.round(system?.width ?? 0),
+    height: Math.round(system?.height ?? 0),
+    size: Math.round(system?.size ?? 0),
+  };
+}
+
+function userMetadata(video: Video): Record<string, string | number | boolean> {
+  const plain = fromMetadataValues(video.user_metadata);
+  return Object.fromEntries(Object.entries(plain).filter((entry): entry is [string, string | number | boolean] => entry[1] != null));
+}
+
+function hls(video: Video): Record<string, unknown> | undefined {
+  if (!video.hls) return undefined;
+  return {
+    video_url: video.hls.video_url,
+    thumbnail_urls: video.hls.thumbnail_urls,
+    status: video.hls.status,
+    updated_at: iso(video.hls.updated_at),
+  };
+}
+
+export const presentTimedValues = (values: readonly TimedValue[]) => values.map(({ start, end, value }) => ({ start, end, value }));
+
+/**
+ * A video as each version shows it (API-CONTRACT §5.2). v1.2: one `metadata` object with the
+ * system fields, the title as `video_title` and the user's keys merged in (system fields win).
+ * v1.3: `system_metadata` and `user_metadata` apart. Never an `index_id` (py SDK constructor).
+ */
+export function presentVideo(version: ApiVersion, video: Video, extra: { transcription?: readonly TimedValue[] } = {}): Record<string, unknown> {
+  const common = {
+    _id: video.id,
+    created_at: iso(video.created_at),
+    updated_at: iso(video.updated_at),
+    indexed_at: iso(video.indexed_at),
+    ...(video.hls ? { hls: hls(video) } : {}),
+  };
+  if (version === 'v1.2') {
+    return {
+      ...common,
+      metadata: { ...userMetadata(video), ...(video.title ? { video_title: video.title } : {}), ...systemMetadata(video) },
+    };
+  }
+  return {
+    ...common,
+    system_metadata: systemMetadata(video),
+    user_metadata: userMetadata(video),
+    ...(extra.transcription ? { transcription: presentTimedValues(extra.transcription) } : {}),
+  };
+}
+
+/** …/transcription, …/text-in-video, …/logo (v1.2): `data` is always an array. */
+export function presentArtifact(indexId: string, videoId: string, values: readonly TimedValue[]): Record<string, unknown> {
+  return { _id: videoId, index_id: indexId, data: presentTimedValues(values) };
+}

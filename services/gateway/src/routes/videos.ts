@@ -1,0 +1,115 @@
+import { ApiError, errors, isId, type Clock } from '@vus/core';
+import { Router, type Request, type Response } from 'express';
+import type { IndexClient } from '../clients';
+import { locals, outgoing } from '../http/context';
+import { readQuery } from '../http/query';
+import type { ThumbnailSigner } from '../http/signed-urls';
+import { presentArtifact, presentVideo } from '../presenters/videos';
+import {
+  parseArtifactWindow,
+  parseListVideos,
+  parseRetrieveVideo,
+  parseThumbnailTime,
+  parseUpdateVideo,
+  type UpdateMethod,
+} from './videos.schema';
+
+/** How thumbnail URLs are made: signed by the gateway, valid for `ttlMs`. */
+export interface ThumbnailUrlOptions {
+  signer: ThumbnailSigner;
+  clock: Clock;
+  ttlMs: number;
+  /** Origin put in front of the path, e.g. https://video.example.com; default: the request's own. */
+  publicUrl?: string | undefined;
+}
+
+/** A malformed id cannot name anything: the same answer as an unknown one. */
+function idParam(what: 'Index' | 'Video', raw: string | string[] | undefined): string {
+  const id = String(raw);
+  if (!isId(id)) throw errors.notFound(what, id);
+  return id;
+}
+
+function ids(req: Request): { indexId: string; videoId: string } {
+  return { indexId: idParam('Index', req.params.indexId), videoId: idParam('Video', req.params.videoId) };
+}
+
+const ARTIFACT_PATHS = [
+  ['transcription', 'transcription'],
+  ['text-in-video', 'text_in_video'],
+  ['logo', 'logo'],
+] as const;
+
+/** v1.3 dropped the per-artifact endpoints (API-CONTRACT §3); say where the data went. */
+function removedInV13(res: Response, path: string): void {
+  if (locals(res).version !== 'v1.3') return;
+  const hint = path === 'transcription' ? ' Use GET /indexes/{index_id}/videos/{video_id}?transcription=true.' : '';
+  throw new ApiError('endpoint_not_found', `GET …/videos/{video_id}/${path} was removed in v1.3.${hint}`);
+}
+
+export function videoRoutes(index: IndexClient, timeoutMs: number, thumbnails: ThumbnailUrlOptions): Router {
+  const router = Router();
+  const base = '/indexes/:indexId/videos';
+
+  router.get(base, async (req, res) => {
+    const request = parseListVideos(idParam('Index', req.params.indexId), readQuery(req.originalUrl));
+    const result = await index.listVideos(outgoing(res, timeoutMs), request);
+    const version = locals(res).version!;
+    res.json({ data: result.data.map((v) => presentVideo(version, v)), page_info: result.page_info });
+  });
+
+  router.get(`${base}/:videoId`, async (req, res) => {
+    const { indexId, videoId } = ids(req);
+    const version = locals(res).version!;
+    const options = parseRetrieveVideo(version, readQuery(req.originalUrl));
+    const ctx = outgoing(res, timeoutMs);
+    const video = await index.getVideo(ctx, indexId, videoId);
+    const transcription = options.transcription
+      ? (await index.getVideoArtifacts(ctx, { index_id: indexId, video_id: videoId, kinds: ['transcription'] })).transcription
+      : undefined;
+    res.json(presentVideo(version, video, { transcription }));
+  });
+
+  const update = (method: UpdateMethod) => async (req: Request, res: Response) => {
+    const request = parseUpdateVideo(locals(res).version!, method, ids(req), req.body);
+    await index.updateVideo(outgoing(res, timeoutMs), request);
+    // No Content-Type on 204: js 0.1/0.2 would try to parse an empty JSON body (API-CONTRACT §2.4).
+    res.status(204).end();
+  };
+  router.put(`${base}/:videoId`, update('PUT'));
+  router.patch(`${base}/:videoId`, update('PATCH'));
+
+  router.delete(`${base}/:videoId`, async (req, res) => {
+    const { indexId, videoId } = ids(req);
+    await index.deleteVideo(outgoing(res, timeoutMs), indexId, videoId);
+    res.status(204).end();
+  });
+
+  for (const [path, kind] of ARTIFACT_PATHS) {
+    router.get(`${base}/:videoId/${path}`, async (req, res) => {
+      removedInV13(res, path);
+      const { indexId, videoId } = ids(req);
+      const window = parseArtifactWindow(readQuery(req.originalUrl));
+      const artifacts = await index.getVideoArtifacts(outgoing(res, timeoutMs), { index_id: indexId, video_id: videoId, kinds: [kind], ...window });
+      res.json(presentArtifact(indexId, videoId, artifacts[kind]));
+    });
+  }
+
+  router.get(`${base}/:videoId/thumbnail`, async (req, res) => {
+    removedInV13(res, 'thumbnail');
+    const { indexId, videoId } = ids(req);
+    const time = parseThumbnailTime(readQuery(req.originalUrl));
+    const chosen = await index.getVideoThumbnail(outgoing(res, timeoutMs), {
+      index_id: indexId,
+      video_id: videoId,
+      ...(time !== undefined ? { time } : {}),
+      include_data: false,
+    });
+    const expiresAt = new Date(thumbnails.clock.now().getTime() + thumbnails.ttlMs);
+    const path = thumbnails.signer.sign({ orgId: locals(res).orgId!, indexId, videoId, time: chosen.time }, expiresAt);
+    const origin = thumbnails.publicUrl ?? `${req.protocol}://${req.get('host')}`;
+    res.json({ thumbnail: `${origin.replace(/\/$/, '')}${path}` });
+  });
+
+  return router;
+}
