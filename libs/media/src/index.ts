@@ -1,2 +1,28 @@
-// Filled in by the indexing-pipeline work (issue 4).
-export {};
+/**
+ * @vus/media: everything the service does with video files, over the real ffmpeg/ffprobe
+ * (Debian package `ffmpeg`). Children are spawned with argument lists (never a shell), killed on
+ * timeout or abort, and every failure is a MediaError (an ApiError with a media `failure` kind).
+ *
+ * ```ts
+ * const info = await probe(path);                       // container, codecs, size, duration, fps, audio, subtitles
+ * const problems = validateForIndexing(info, { requireAudio: onlyConversation });
+ * if (problems.length) throw mediaProblemError(problems[0]);
+ * for await (const frame of sampleFrames(path, { fps: 1, width: 640, probe: info })) { … }
+ * ```
+ */
+export { MediaError, isMediaError, type MediaFailure } from './errors';
+export { configureMediaTools, mediaToolsVersion, runFfmpeg, type MediaRunOptions, type MediaToolPaths } from './run';
+export { probe, type MediaProbe, type VideoStreamInfo, type AudioStreamInfo, type SubtitleTrack } from './probe';
+export {
+  validateForIndexing,
+  mediaProblemError,
+  DEFAULT_INDEXING_RULES,
+  type IndexingRules,
+  type MediaProblem,
+} from './validate';
+export { sampleFrames, SIGNATURE_SIZE, type SampleFramesOptions, type SampledFrame } from './frames';
+export { FrameChangeDetector, frameDifference, type FrameChangeOptions, type FrameDifference } from './frame-change';
+export { extractAudio, readWavInfo, readWavSamples, SPEECH_SAMPLE_RATE, type ExtractedAudio, type WavInfo } from './audio';
+export { detectShots, shotsFromBoundaries, type DetectShotsOptions, type Shot, type ShotBoundary, type ShotDetection } from './shots';
+export { extractSubtitles, parseSubtitleText, type Cue, type SubtitleTrackCues } from './subtitles';
+export { thumbnail } from './thumbnail';

@@ -1,2 +1,29 @@
-// Filled in by the indexing-pipeline work (issue 4).
-export {};
+/**
+ * @vus/testing: fixtures for tests, generated with the real ffmpeg (never committed). Each video
+ * generator returns the file's path and its ground truth (words and their times, subtitle
+ * sentences, scenes with their photos and COCO labels), so tests assert against what was made.
+ * Files are cached in the OS temp folder by content hash (see fixtureDir).
+ *
+ * ```ts
+ * const { path, truth } = await textScenesVideo();
+ * expect(ocrWords(path)).toContainEqual(expect.objectContaining({ text: truth.words[0].text }));
+ * ```
+ */
+export { fixtureDir, cachedFixture } from './cache';
+export { PHOTOS, photoPath, fontPath, type PhotoName } from './photos';
+export { renderVideo, truthOf, toSrt, type VideoSpec, type SceneSpec, type TextOverlay, type SubtitleCue, type VideoTruth } from './scenes';
+export {
+  generateVideo,
+  textScenesVideo,
+  subtitledVideo,
+  SUBTITLE_SENTENCES,
+  objectsVideo,
+  silentVideo,
+  shortVideo,
+  lowResolutionVideo,
+  benchmarkVideo,
+  randomBytesVideo,
+  truncatedVideo,
+  type GeneratedVideo,
+} from './videos';
+export { serveFiles, type FileServer, type FileServerRequest } from './file-server';

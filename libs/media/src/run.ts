@@ -1,0 +1,153 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { MediaError } from './errors';
+
+/** Options every media operation accepts. */
+export interface MediaRunOptions {
+  /** Kill ffmpeg/ffprobe (SIGKILL) after this many milliseconds. Each operation has its own default. */
+  timeoutMs?: number;
+  /** Kill the child when this fires (the worker's task was cancelled or its lease lost). */
+  signal?: AbortSignal;
+}
+
+export interface MediaToolPaths {
+  ffmpeg: string;
+  ffprobe: string;
+}
+
+const toolPaths: MediaToolPaths = { ffmpeg: 'ffmpeg', ffprobe: 'ffprobe' };
+
+/** Where the binaries are; by default they are looked up on PATH (Debian package `ffmpeg`). */
+export function configureMediaTools(paths: Partial<MediaToolPaths>): void {
+  Object.assign(toolPaths, paths);
+}
+
+export type MediaTool = keyof MediaToolPaths;
+
+interface SpawnOptions extends MediaRunOptions {
+  timeoutMs: number;
+  /** Called with every complete stderr line (showinfo output, for example). */
+  onStderrLine?: (line: string) => void;
+  /** Extra output pipes after stdout/stderr (fd 3, 4 …). */
+  extraPipes?: number;
+}
+
+export interface RunningTool {
+  child: ChildProcess;
+  /** Resolves when the tool exits with 0; rejects with a MediaError otherwise. */
+  finished: Promise<void>;
+  /** Kills the child if it still runs (an early `break` out of a frame loop). Idempotent. */
+  stop(): void;
+}
+
+const STDERR_TAIL_BYTES = 4096;
+
+/**
+ * Starts ffmpeg/ffprobe with an argument list (never a shell string) and watches it: a timeout or
+ * an abort kills it with SIGKILL, its stderr tail is kept for the error, and exit codes become
+ * MediaErrors. `classify` turns a non-zero exit's stderr into a more specific failure.
+ */
+export function startTool(
+  tool: MediaTool,
+  args: readonly string[],
+  options: SpawnOptions,
+  classify?: (stderr: string) => MediaError | undefined,
+): RunningTool {
+  const stdio: ('ignore' | 'pipe')[] = ['ignore', 'pipe', 'pipe'];
+  for (let i = 0; i < (options.extraPipes ?? 0); i++) stdio.push('pipe');
+  const child = spawn(toolPaths[tool], args, { stdio });
+
+  let stderrTail = '';
+  let partialLine = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (text: string) => {
+    stderrTail = (stderrTail + text).slice(-STDERR_TAIL_BYTES);
+    if (!options.onStderrLine) return;
+    const lines = (partialLine + text).split(/\r?\n/);
+    partialLine = lines.pop() ?? '';
+    for (const line of lines) options.onStderrLine(line);
+  });
+
+  let killedFor: 'timeout' | 'aborted' | undefined;
+  const kill = (reason: 'timeout' | 'aborted') => {
+    if (child.exitCode === null && child.signalCode === null) {
+      killedFor ??= reason;
+      child.kill('SIGKILL');
+    }
+  };
+  const timer = setTimeout(() => kill('timeout'), options.timeoutMs);
+  const onAbort = () => kill('aborted');
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const finished = new Promise<void>((resolve, reject) => {
+    let spawnError: NodeJS.ErrnoException | undefined;
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      spawnError = error;
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      if (partialLine && options.onStderrLine) options.onStderrLine(partialLine);
+      if (spawnError?.code === 'ENOENT') {
+        reject(new MediaError('tool_missing', `${tool} is not installed (looked for "${toolPaths[tool]}"); install the Debian package ffmpeg.`));
+      } else if (killedFor === 'timeout') {
+        reject(new MediaError('timeout', `${tool} took longer than ${options.timeoutMs} ms and was stopped.`, stderrTail));
+      } else if (killedFor === 'aborted') {
+        reject(new MediaError('aborted', `${tool} was cancelled.`, stderrTail));
+      } else if (code === 0) {
+        resolve();
+      } else if (signal === 'SIGKILL' || signal === 'SIGTERM' || spawnError) {
+        // Killed by stop() (the caller stopped early) or an unexpected spawn failure.
+        reject(new MediaError('tool_failed', `${tool} stopped (${signal ?? spawnError?.message ?? 'unknown'}).`, stderrTail));
+      } else {
+        reject(classify?.(stderrTail) ?? new MediaError('tool_failed', `${tool} failed with exit code ${code}.`, stderrTail));
+      }
+    });
+  });
+  // A caller that only awaits its own stream must not see an unhandled rejection from here.
+  finished.catch(() => undefined);
+
+  const stop = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  return { child, finished, stop };
+}
+
+/** Runs a tool to completion and returns everything it wrote to stdout (for small outputs only). */
+export async function runTool(
+  tool: MediaTool,
+  args: readonly string[],
+  options: SpawnOptions & { maxOutputBytes?: number },
+  classify?: (stderr: string) => MediaError | undefined,
+): Promise<Buffer> {
+  const running = startTool(tool, args, options, classify);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const limit = options.maxOutputBytes ?? 64 * 1024 * 1024;
+  running.child.stdout?.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      running.stop();
+      return;
+    }
+    chunks.push(chunk);
+  });
+  await running.finished;
+  if (size > limit) throw new MediaError('tool_failed', `${tool} wrote more than ${limit} bytes.`);
+  return Buffer.concat(chunks);
+}
+
+/** Runs ffmpeg with quiet logging and the given arguments; rejects with a MediaError on failure. */
+export async function runFfmpeg(args: readonly string[], options: MediaRunOptions = {}): Promise<void> {
+  await runTool('ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], {
+    timeoutMs: options.timeoutMs ?? 10 * 60_000,
+    signal: options.signal,
+  });
+}
+
+/** Which ffmpeg is installed (`ffmpeg version 5.1.6-0+deb12u1`), or a `tool_missing` MediaError. */
+export async function mediaToolsVersion(options: MediaRunOptions = {}): Promise<string> {
+  const out = await runTool('ffmpeg', ['-hide_banner', '-version'], { timeoutMs: options.timeoutMs ?? 10_000, signal: options.signal });
+  await runTool('ffprobe', ['-hide_banner', '-version'], { timeoutMs: options.timeoutMs ?? 10_000, signal: options.signal });
+  return out.toString('utf8').split('\n')[0]?.trim() ?? 'ffmpeg';
+}
