@@ -34,7 +34,7 @@ export interface LimiterSource {
 
 const KEY_PREFIX = 'vus:rl';
 
-/** Embedded mode and tests: counters in this process. */
+/** Embedded mode and tests: counters in this process (a changed limit starts new windows). */
 export function memoryLimiters(): LimiterSource {
   return cached((dimension, points) =>
     new RateLimiterMemory({ keyPrefix: `${KEY_PREFIX}:${dimension}`, points, duration: DIMENSION_RULES[dimension].windowSeconds }),
@@ -149,6 +149,13 @@ export class UsageCounters {
     await Promise.all(outcomes.filter((o) => o.consumed).map((o) => o.limiter.reward(key, 1)));
     const refunded = states.map((s, i) => (outcomes[i]?.consumed && outcomes[i]?.ok ? { ...s, remainingUnits: s.remainingUnits + 1 } : s));
     return { admitted: false, states: refunded, exceeded: latestReset(rejected.map((o) => o.state)) };
+  }
+
+  /** Gives back the request an admitted request took (its sibling category refused it). */
+  async refundRequest(orgId: string, category: Category, limits: readonly RateLimit[]): Promise<void> {
+    const key = counterKey(orgId, category);
+    const requestLimits = limits.filter((l) => l.category === category && DIMENSION_RULES[l.dimension].kind === 'request');
+    await Promise.all(requestLimits.map((l) => this.source.limiter(l.dimension, unitsOf(l)).reward(key, 1)));
   }
 
   /**
