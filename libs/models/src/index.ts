@@ -17,3 +17,5 @@ export * from './ocr/paddle-ocr';
 export * from './vision/coco-detector';
 export * from './vision/blazeface';
 export { COCO_LABELS } from './vision/coco-labels';
+export * from './hf/clip';
+export { l2Normalise } from './hf/transformers';

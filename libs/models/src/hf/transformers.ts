@@ -1,0 +1,50 @@
+import { access } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { ModelsConfig } from '../config';
+
+/**
+ * `@huggingface/transformers`, loaded on first use (it is large) and pointed at MODELS_DIR.
+ *
+ * Its settings are process-wide: the models folder is `localModelPath`, remote fetching is allowed
+ * only when MODELS_ALLOW_DOWNLOAD is true, and downloads are cached into the same folder, so a
+ * model fetched once is found locally afterwards.
+ */
+export type Transformers = typeof import('@huggingface/transformers', { with: { 'resolution-mode': 'require' } });
+
+export async function transformers(config: ModelsConfig): Promise<Transformers> {
+  const lib = await import('@huggingface/transformers');
+  const dir = resolve(config.modelsDir);
+  lib.env.allowLocalModels = true;
+  lib.env.localModelPath = `${dir}/`;
+  lib.env.allowRemoteModels = config.allowDownload;
+  lib.env.cacheDir = dir;
+  return lib;
+}
+
+/**
+ * Why a downloadable model cannot load: undefined when its files are in MODELS_DIR or downloads
+ * are allowed; otherwise a sentence naming the folder and the missing files.
+ */
+export async function missingModelReason(config: ModelsConfig, what: string, modelId: string, files: readonly string[]): Promise<string | undefined> {
+  if (config.allowDownload) return undefined;
+  const folder = join(resolve(config.modelsDir), modelId);
+  const missing: string[] = [];
+  for (const file of files) {
+    await access(join(folder, file)).catch(() => missing.push(file));
+  }
+  if (missing.length === 0) return undefined;
+  return (
+    `${what} model ${modelId} is not in MODELS_DIR (${folder} lacks ${missing.join(', ')}); ` +
+    'put its transformers.js files there or set MODELS_ALLOW_DOWNLOAD=true'
+  );
+}
+
+/** Divides a vector by its Euclidean length (a zero vector stays zero). */
+export function l2Normalise(vector: ArrayLike<number>): Float32Array {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += (vector[i] ?? 0) ** 2;
+  const norm = Math.sqrt(sum);
+  const out = new Float32Array(vector.length);
+  for (let i = 0; i < vector.length; i++) out[i] = norm > 0 ? (vector[i] ?? 0) / norm : 0;
+  return out;
+}
