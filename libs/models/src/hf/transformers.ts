@@ -1,5 +1,6 @@
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type * as TransformersModule from '@huggingface/transformers' with { 'resolution-mode': 'require' };
 import type { ModelsConfig } from '../config';
 
 /**
@@ -9,7 +10,7 @@ import type { ModelsConfig } from '../config';
  * only when MODELS_ALLOW_DOWNLOAD is true, and downloads are cached into the same folder, so a
  * model fetched once is found locally afterwards.
  */
-export type Transformers = typeof import('@huggingface/transformers', { with: { 'resolution-mode': 'require' } });
+export type Transformers = typeof TransformersModule;
 
 export async function transformers(config: ModelsConfig): Promise<Transformers> {
   const lib = await import('@huggingface/transformers');
