@@ -1,7 +1,9 @@
-import { createLogger } from '@vus/core';
+import { createLogger, type Clock } from '@vus/core';
 import { createThrowawayDatabase, type DatabaseTarget, type ThrowawayDatabase } from '@vus/db';
 import { InProcessEventBus } from '@vus/events';
-import { startIndexService, type RunningIndexService } from '@vus/index-service';
+import { startIndexService, type BlobReader, type RunningIndexService } from '@vus/index-service';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { startGateway, type RunningGateway } from '../src/main';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -12,6 +14,8 @@ export interface Stack {
   indexService: RunningIndexService;
   /** Creates an organization and returns a fresh key for it. */
   newOrgKey(name?: string): Promise<string>;
+  /** The same, with the organization's id (for calls that act as a service, e.g. the worker's). */
+  newOrg(name?: string): Promise<{ orgId: string; key: string }>;
   stop(): Promise<void>;
 }
 
@@ -19,7 +23,26 @@ export interface Stack {
  * Gateway + index-service on loopback, each on its own throwaway database: real PostgreSQL by
  * default, PGlite (the embedded adapter) when asked.
  */
-export async function startStack(kind: 'postgres' | 'pglite' = 'postgres', bodyLimitBytes = 64 * 1024): Promise<Stack> {
+export interface StackOptions {
+  /** The gateway's clock (signed URL expiry). */
+  clock?: Clock;
+  /** Folder that index-service reads thumbnail blobs from (key = relative path). */
+  blobDir?: string;
+}
+
+/** Blobs as files under a folder: enough for tests until libs/blob has its own adapter. */
+function folderBlobs(dir: string): BlobReader {
+  return {
+    read: (key) =>
+      readFile(join(dir, key)).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error))),
+  };
+}
+
+export async function startStack(
+  kind: 'postgres' | 'pglite' = 'postgres',
+  bodyLimitBytes = 64 * 1024,
+  options: StackOptions = {},
+): Promise<Stack> {
   const logger = createLogger({ service: 'test', level: 'silent' });
   const databases: ThrowawayDatabase[] = [];
   const target = async (): Promise<DatabaseTarget> => {
@@ -28,7 +51,13 @@ export async function startStack(kind: 'postgres' | 'pglite' = 'postgres', bodyL
     databases.push(database);
     return { kind: 'postgres', url: database.url };
   };
-  const indexService = await startIndexService({ bind: '127.0.0.1:0', database: await target(), bus: new InProcessEventBus(), logger });
+  const indexService = await startIndexService({
+    bind: '127.0.0.1:0',
+    database: await target(),
+    bus: new InProcessEventBus(),
+    logger,
+    blobs: options.blobDir ? folderBlobs(options.blobDir) : undefined,
+  });
   const gateway = await startGateway({
     host: '127.0.0.1',
     port: 0,
@@ -37,15 +66,19 @@ export async function startStack(kind: 'postgres' | 'pglite' = 'postgres', bodyL
     logger,
     adminToken: ADMIN_TOKEN,
     bodyLimitBytes,
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   let orgs = 0;
   return {
     url: gateway.url,
     gateway,
     indexService,
-    async newOrgKey(name = `org-${++orgs}-${Math.random().toString(36).slice(2)}`) {
+    async newOrgKey(name?: string) {
+      return (await this.newOrg(name)).key;
+    },
+    async newOrg(name = `org-${++orgs}-${Math.random().toString(36).slice(2)}`) {
       const org = await gateway.keys.createOrganization(name);
-      return (await gateway.keys.createKey(org.id, 'test')).secret;
+      return { orgId: org.id, key: (await gateway.keys.createKey(org.id, 'test')).secret };
     },
     async stop() {
       await gateway.stop();
