@@ -5,19 +5,30 @@
  */
 import { TwelveLabs as TwelveLabsV1 } from 'twelvelabs-js';
 import { TwelveLabs as TwelveLabsV0 } from 'twelvelabs-js-v0';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startStack, type Stack } from './harness';
+import { workerClient, writeThumbnail } from './videos-worker';
 
 let stack: Stack;
 let key: string;
 const savedBaseUrl = process.env.TWELVELABS_BASE_URL;
 
+let worker: ReturnType<typeof workerClient>;
+// Where the stack's index-service reads thumbnails; the fake worker below writes them there.
+const blobDir = mkdtempSync(join(tmpdir(), 'vus-sdk-blobs-'));
+
 beforeAll(async () => {
-  stack = await startStack('postgres');
+  stack = await startStack('postgres', 64 * 1024, { blobDir });
   key = await stack.newOrgKey();
+  worker = workerClient(stack.indexService.address);
 });
 afterAll(async () => {
   process.env.TWELVELABS_BASE_URL = savedBaseUrl;
+  worker.close();
   await stack.stop();
+  rmSync(blobDir, { recursive: true, force: true });
 });
 
 function v0Client(apiKey = key): TwelveLabsV0 {
@@ -140,5 +151,74 @@ describe('twelvelabs-js 1.x (v1.3)', () => {
       body: expect.objectContaining({ code: 'index_name_already_exists' }),
     });
     await expect(v1Client('tlk_not-a-key').indexes.retrieve('6528dde58f9cd95a98cbd075')).rejects.toMatchObject({ statusCode: 401 });
+  });
+});
+
+// Videos are created the way the indexing worker creates them (CreateVideo, PutVideoArtifacts);
+// the SDKs then read and change them over HTTP.
+describe('videos through the SDKs', () => {
+  it('twelvelabs-js 0.2.8 lists, retrieves, updates, reads artifacts and the thumbnail, and deletes', async () => {
+    const { orgId, key: orgKey } = await stack.newOrg();
+    const client = v0Client(orgKey);
+    const index = await client.index.create({ name: 'sdk0-videos', engines: [{ name: 'marengo2.6', options: ['visual', 'conversation'] }], addons: ['thumbnail'] });
+    const a = await worker.createVideo(orgId, index.id, { filename: 'a.mp4', duration: 12, width: 640, height: 360, userMetadata: { topic: 'cars' } });
+    const b = await worker.createVideo(orgId, index.id, { filename: 'b.mp4', duration: 30 });
+    writeThumbnail(blobDir, `${a.id}/0.jpg`, 'green');
+    await worker.putArtifacts(orgId, index.id, a.id, {
+      transcription: [{ start: 0, end: 2, value: 'Hello from the SDK' }],
+      thumbnails: [{ time: 0, blob_key: `${a.id}/0.jpg` }],
+    });
+
+    const listed = await client.index.video.list(index.id);
+    expect(listed.map((v) => v.id).sort()).toEqual([a.id, b.id].sort());
+    const page = await client.index.video.listPagination(index.id, { pageLimit: 1, filename: 'a.mp4' });
+    expect(page.pageInfo).toMatchObject({ totalResults: 1 });
+    expect((await client.index.video.list(index.id, { duration: { gte: 20 } })).map((v) => v.id)).toEqual([b.id]);
+
+    const video = await client.index.video.retrieve(index.id, a.id);
+    expect(video.metadata).toMatchObject({ filename: 'a.mp4', duration: 12, width: 640, height: 360, topic: 'cars' });
+    await video.update({ title: 'Renamed', metadata: { topic: null, reviewed: true } });
+    const updated = await client.index.video.retrieve(index.id, a.id);
+    expect(updated.metadata).toMatchObject({ video_title: 'Renamed', reviewed: true });
+    expect(updated.metadata).not.toHaveProperty('topic');
+
+    expect(await video.transcription()).toEqual([{ start: 0, end: 2, value: 'Hello from the SDK' }]);
+    expect(await video.textInVideo()).toEqual([]);
+    const thumbnail = await video.thumbnail();
+    const image = await fetch(thumbnail);
+    expect({ status: image.status, type: image.headers.get('content-type') }).toEqual({ status: 200, type: 'image/jpeg' });
+
+    await video.delete();
+    await expect(client.index.video.retrieve(index.id, a.id)).rejects.toMatchObject({ name: 'NotFoundError' });
+  });
+
+  it('twelvelabs-js 1.x lists with filters, retrieves with the transcription, patches metadata and deletes', async () => {
+    const { orgId, key: orgKey } = await stack.newOrg();
+    const client = v1Client(orgKey);
+    const index = await client.indexes.create({ indexName: 'sdk1-videos', models: [{ modelName: 'marengo3.0', modelOptions: ['visual', 'audio'] }] });
+    const a = await worker.createVideo(orgId, index.id!, { filename: 'a.mp4', userMetadata: { topic: 'cars', rank: 5 } });
+    const b = await worker.createVideo(orgId, index.id!, { filename: 'b.mp4', userMetadata: { topic: 'boats' } });
+    await worker.putArtifacts(orgId, index.id!, a.id, { transcription: [{ start: 1, end: 3, value: 'Fern speaks v1.3' }] });
+
+    const all: string[] = [];
+    for await (const video of await client.indexes.videos.list(index.id!, { pageLimit: 1 })) all.push(video.id!);
+    expect(all.sort()).toEqual([a.id, b.id].sort());
+    const cars: string[] = [];
+    for await (const video of await client.indexes.videos.list(index.id!, { userMetadata: { topic: 'cars', rank: 5 } })) cars.push(video.id!);
+    expect(cars).toEqual([a.id]);
+
+    const retrieved = await client.indexes.videos.retrieve(index.id!, a.id, { transcription: true });
+    expect(retrieved).toMatchObject({
+      id: a.id,
+      systemMetadata: { filename: 'a.mp4', duration: 10, fps: 25, width: 1280, height: 720, size: 1_000_000 },
+      userMetadata: { topic: 'cars', rank: 5 },
+      transcription: [{ start: 1, end: 3, value: 'Fern speaks v1.3' }],
+    });
+
+    await client.indexes.videos.update(index.id!, a.id, { userMetadata: { reviewed: true } });
+    expect((await client.indexes.videos.retrieve(index.id!, a.id)).userMetadata).toEqual({ topic: 'cars', rank: 5, reviewed: true });
+
+    await client.indexes.videos.delete(index.id!, b.id);
+    await expect(client.indexes.videos.retrieve(index.id!, b.id)).rejects.toMatchObject({ statusCode: 404 });
   });
 });
