@@ -292,13 +292,148 @@ function writeClip(root) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Whisper (English-only layout: no language or task tokens)
+
+const WHISPER = {
+  id: 'tiny/whisper',
+  hidden: 8,
+  /** The transcript generation produces, and the time its one segment ends. */
+  phrase: ' blacksmith',
+  end: '<|1.00|>',
+  /** Timestamp tokens <|0.00|> … <|1.00|>: enough for the planted path, and the table stays small. */
+  timestamps: 51,
+};
+
+function writeWhisper(root) {
+  const dir = path.join(root, WHISPER.id);
+  const rand = random(7);
+  const byteChars = bytesToUnicode();
+  const vocab = {};
+  for (const c of byteChars) vocab[c] = Object.keys(vocab).length;
+  const specials = ['<|endoftext|>', '<|startoftranscript|>', '<|translate|>', '<|transcribe|>', '<|startoflm|>', '<|startofprev|>', '<|nocaptions|>', '<|notimestamps|>'];
+  const added = [];
+  for (const content of specials) {
+    vocab[content] = Object.keys(vocab).length;
+    added.push({ id: vocab[content], content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+  }
+  for (let i = 0; i < WHISPER.timestamps; i++) {
+    const content = `<|${(i * 0.02).toFixed(2)}|>`;
+    vocab[content] = Object.keys(vocab).length;
+    added.push({ id: vocab[content], content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: false });
+  }
+  const vocabSize = Object.keys(vocab).length;
+  const id = (token) => {
+    if (!(token in vocab)) throw new Error(`no token ${token}`);
+    return vocab[token];
+  };
+  const eot = id('<|endoftext|>');
+  const sot = id('<|startoftranscript|>');
+
+  writeJson(path.join(dir, 'tokenizer.json'), {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: added,
+    normalizer: null,
+    pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
+    post_processor: null,
+    decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
+    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '', fuse_unk: false, byte_fallback: false, vocab, merges: [] },
+  });
+  writeJson(path.join(dir, 'tokenizer_config.json'), {
+    tokenizer_class: 'WhisperTokenizer',
+    bos_token: '<|endoftext|>',
+    eos_token: '<|endoftext|>',
+    unk_token: '<|endoftext|>',
+    pad_token: '<|endoftext|>',
+    model_max_length: 448,
+  });
+  writeJson(path.join(dir, 'preprocessor_config.json'), {
+    feature_extractor_type: 'WhisperFeatureExtractor',
+    processor_class: 'WhisperProcessor',
+    feature_size: 80,
+    sampling_rate: 16000,
+    hop_length: 160,
+    chunk_length: 30,
+    n_fft: 400,
+    n_samples: 480000,
+    nb_max_frames: 3000,
+    padding_side: 'right',
+    padding_value: 0.0,
+    return_attention_mask: false,
+  });
+  const ids = { decoder_start_token_id: sot, eos_token_id: eot, pad_token_id: eot, bos_token_id: eot };
+  writeJson(path.join(dir, 'config.json'), {
+    model_type: 'whisper',
+    architectures: ['WhisperForConditionalGeneration'],
+    is_encoder_decoder: true,
+    d_model: WHISPER.hidden,
+    encoder_layers: 1,
+    decoder_layers: 1,
+    encoder_attention_heads: 1,
+    decoder_attention_heads: 1,
+    num_mel_bins: 80,
+    max_source_positions: 1500,
+    max_target_positions: 448,
+    vocab_size: vocabSize,
+    use_cache: false,
+    ...ids,
+    'transformers.js_config': { dtype: 'fp32' },
+  });
+  writeJson(path.join(dir, 'generation_config.json'), {
+    ...ids,
+    no_timestamps_token_id: id('<|notimestamps|>'),
+    is_multilingual: false,
+    max_initial_timestamp_index: 50,
+    max_length: 448,
+    begin_suppress_tokens: [],
+    suppress_tokens: [],
+  });
+
+  // Encoder: mel frames → hidden states, pairs of frames averaged (3000 → 1500 positions).
+  const d = WHISPER.hidden;
+  writeModel(path.join(dir, 'onnx', 'encoder_model.onnx'), {
+    inputs: [valueInfo('input_features', FLOAT, ['batch', 80, 3000])],
+    outputs: [valueInfo('last_hidden_state', FLOAT, ['batch', 1500, d])],
+    initializers: [floatTensor('frame_weights', [80, d], randomFloats(80 * d, rand)), int64Tensor('pairs_shape', [4], [0, 1500, 2, d]), int64Tensor('pair_axis', [1], [2])],
+    nodes: [
+      node('Transpose', ['input_features'], ['frames'], { perm: [0, 2, 1] }),
+      node('MatMul', ['frames', 'frame_weights'], ['projected']),
+      node('Reshape', ['projected', 'pairs_shape'], ['pairs']),
+      node('ReduceMean', ['pairs'], ['last_hidden_state'], { axes: [2], keepdims: 0 }),
+    ],
+  });
+
+  // Decoder: next-token logits from the last token alone (a bigram table), random everywhere
+  // except the planted path sot → <|0.00|> → phrase → end timestamp → eot. The encoder's states
+  // enter through a zero weight so the graph has the inputs transformers.js feeds.
+  const table = randomFloats(vocabSize * vocabSize, rand, 1);
+  const phraseTokens = [...Buffer.from(WHISPER.phrase, 'utf8')].map((b) => id(byteChars[b]));
+  const path_ = [sot, id('<|0.00|>'), ...phraseTokens, id(WHISPER.end), eot];
+  for (let i = 0; i + 1 < path_.length; i++) table[path_[i] * vocabSize + path_[i + 1]] = 20;
+  if (new Set(path_.slice(0, -1)).size !== path_.length - 1) throw new Error('the planted path must not repeat a token');
+  writeModel(path.join(dir, 'onnx', 'decoder_model_merged.onnx'), {
+    inputs: [valueInfo('input_ids', INT64, ['batch', 'sequence']), valueInfo('encoder_hidden_states', FLOAT, ['batch', 'encoder_sequence', d])],
+    outputs: [valueInfo('logits', FLOAT, ['batch', 'sequence', vocabSize])],
+    initializers: [floatTensor('bigram', [vocabSize, vocabSize], table), floatTensor('zero', [1], [0])],
+    nodes: [
+      node('Gather', ['bigram', 'input_ids'], ['next'], { axis: 0 }),
+      node('ReduceMean', ['encoder_hidden_states'], ['context'], { axes: [1, 2], keepdims: 1 }),
+      node('Mul', ['context', 'zero'], ['silent']),
+      node('Add', ['next', 'silent'], ['logits']),
+    ],
+  });
+  return WHISPER.id;
+}
+
+// ---------------------------------------------------------------------------------------------
 
 /** Writes every tiny model under `dir`; returns their ids (folder names relative to `dir`). */
 function makeTinyModels(dir) {
-  return { clip: writeClip(dir) };
+  return { clip: writeClip(dir), whisper: writeWhisper(dir) };
 }
 
-module.exports = { makeTinyModels, CLIP };
+module.exports = { makeTinyModels, CLIP, WHISPER };
 
 if (require.main === module) {
   const dir = process.argv[2];

@@ -12,6 +12,7 @@
 export * from './types';
 export * from './config';
 export * from './registry';
+export * from './providers';
 export * from './transcripts';
 export * from './ocr/paddle-ocr';
 export * from './vision/coco-detector';
@@ -19,3 +20,5 @@ export * from './vision/blazeface';
 export { COCO_LABELS } from './vision/coco-labels';
 export * from './hf/clip';
 export { l2Normalise } from './hf/transformers';
+export * from './hf/whisper';
+export { decodeWav, readWav, SPEECH_SAMPLE_RATE } from './audio';
