@@ -8,14 +8,21 @@ export interface MigrationSet {
   table: string;
 }
 
+// node-pg-migrate's own lock fails at once when another replica holds it ("Another migration is
+// already running"); replicas starting together should wait their turn instead.
+const MIGRATION_LOCK_SQL = "SELECT pg_advisory_lock(hashtext('vus.migrations'))";
+const MIGRATION_UNLOCK_SQL = "SELECT pg_advisory_unlock(hashtext('vus.migrations'))";
+
 /**
- * Applies pending migrations with node-pg-migrate under its advisory lock, so two replicas
- * starting at once never migrate twice. Returns the names applied.
+ * Applies pending migrations with node-pg-migrate under a waiting advisory lock, so replicas
+ * starting at once migrate one after the other, never twice. Returns the names applied.
  */
 export async function migrate(db: Database, set: MigrationSet): Promise<string[]> {
   const client = await db.connect();
   try {
+    await client.query(MIGRATION_LOCK_SQL);
     const applied = await runner({
+      noLock: true,
       dbClient: client,
       dir: set.dir,
       migrationsTable: set.table,
@@ -27,6 +34,7 @@ export async function migrate(db: Database, set: MigrationSet): Promise<string[]
     });
     return applied.map((m) => m.name);
   } finally {
+    await client.query(MIGRATION_UNLOCK_SQL).catch(() => undefined);
     client.release();
   }
 }
