@@ -1,9 +1,8 @@
 import { createLogger, type Clock } from '@vus/core';
 import { createThrowawayDatabase, type DatabaseTarget, type ThrowawayDatabase } from '@vus/db';
 import { InProcessEventBus } from '@vus/events';
-import { startIndexService, type BlobReader, type RunningIndexService } from '@vus/index-service';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { FileBlobStore, type BlobStore } from '@vus/blob';
+import { startIndexService, type RunningIndexService } from '@vus/index-service';
 import { startGateway, type RunningGateway } from '../src/main';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -14,6 +13,8 @@ export interface Stack {
   indexService: RunningIndexService;
   /** Creates an organization and returns a fresh key for it. */
   newOrgKey(name?: string): Promise<string>;
+  /** The blob store under `blobDir`, when one was given. */
+  blobs: BlobStore | undefined;
   /** The same, with the organization's id (for calls that act as a service, e.g. the worker's). */
   newOrg(name?: string): Promise<{ orgId: string; key: string }>;
   stop(): Promise<void>;
@@ -26,16 +27,8 @@ export interface Stack {
 export interface StackOptions {
   /** The gateway's clock (signed URL expiry). */
   clock?: Clock;
-  /** Folder that index-service reads thumbnail blobs from (key = relative path). */
+  /** Folder of the blob store that index-service reads thumbnails from (`stack.blobs`). */
   blobDir?: string;
-}
-
-/** Blobs as files under a folder: enough for tests until libs/blob has its own adapter. */
-function folderBlobs(dir: string): BlobReader {
-  return {
-    read: (key) =>
-      readFile(join(dir, key)).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error))),
-  };
 }
 
 export async function startStack(
@@ -51,12 +44,13 @@ export async function startStack(
     databases.push(database);
     return { kind: 'postgres', url: database.url };
   };
+  const blobs = options.blobDir ? await FileBlobStore.open(options.blobDir) : undefined;
   const indexService = await startIndexService({
     bind: '127.0.0.1:0',
     database: await target(),
     bus: new InProcessEventBus(),
     logger,
-    blobs: options.blobDir ? folderBlobs(options.blobDir) : undefined,
+    blobs,
   });
   const gateway = await startGateway({
     host: '127.0.0.1',
@@ -73,6 +67,7 @@ export async function startStack(
     url: gateway.url,
     gateway,
     indexService,
+    blobs,
     async newOrgKey(name?: string) {
       return (await this.newOrg(name)).key;
     },

@@ -163,10 +163,10 @@ describe('videos through the SDKs', () => {
     const index = await client.index.create({ name: 'sdk0-videos', engines: [{ name: 'marengo2.6', options: ['visual', 'conversation'] }], addons: ['thumbnail'] });
     const a = await worker.createVideo(orgId, index.id, { filename: 'a.mp4', duration: 12, width: 640, height: 360, userMetadata: { topic: 'cars' } });
     const b = await worker.createVideo(orgId, index.id, { filename: 'b.mp4', duration: 30 });
-    writeThumbnail(blobDir, `${a.id}/0.jpg`, 'green');
+    await writeThumbnail(stack.blobs!, `thumbnails/${a.id}/0.jpg`, 'green');
     await worker.putArtifacts(orgId, index.id, a.id, {
       transcription: [{ start: 0, end: 2, value: 'Hello from the SDK' }],
-      thumbnails: [{ time: 0, blob_key: `${a.id}/0.jpg` }],
+      thumbnails: [{ time: 0, blob_key: `thumbnails/${a.id}/0.jpg` }],
     });
 
     const listed = await client.index.video.list(index.id);

@@ -7,9 +7,11 @@ import { callUnary, createClient, loadProto, toMetadataValues, toTimestamp, type
 import type { IndexServiceClient } from '@vus/grpc/types/index/v1/IndexService';
 import type { Video } from '@vus/grpc/types/index/v1/Video';
 import type { VideoArtifacts__Input } from '@vus/grpc/types/index/v1/VideoArtifacts';
+import type { BlobStore } from '@vus/blob';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface FakeUpload {
   filename?: string;
@@ -51,9 +53,15 @@ export function workerClient(indexServiceAddress: string) {
   };
 }
 
-/** A real JPEG made by ffmpeg, stored where the stack's blob reader finds `key`. */
-export function writeThumbnail(blobDir: string, key: string, color: string): void {
-  const path = join(blobDir, key);
-  mkdirSync(dirname(path), { recursive: true });
-  execFileSync('ffmpeg', ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', `color=c=${color}:size=160x90`, '-frames:v', '1', path]);
+/** A real JPEG made by ffmpeg, put into the blob store as the worker would; returns its bytes. */
+export async function writeThumbnail(blobs: BlobStore, key: string, color: string): Promise<Buffer> {
+  const dir = mkdtempSync(join(tmpdir(), 'vus-thumb-'));
+  try {
+    const path = join(dir, 'thumbnail.jpg');
+    execFileSync('ffmpeg', ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', `color=c=${color}:size=160x90`, '-frames:v', '1', path]);
+    await blobs.put(key, createReadStream(path));
+    return readFileSync(path);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

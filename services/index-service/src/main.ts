@@ -1,4 +1,5 @@
-import { createLogger, envBoolean, loadConfig, logLevel, runMain, systemClock, type Clock, type Logger } from '@vus/core';
+import { blobEnvShape, openBlobStore, type BlobStore } from '@vus/blob';
+import { createLogger, envBoolean, isApiError, loadConfig, logLevel, runMain, systemClock, type Clock, type Logger } from '@vus/core';
 import { Database, migrate, type DatabaseTarget } from '@vus/db';
 import { EVENTS_MIGRATIONS, OutboxRelay, type EventBus } from '@vus/events';
 import { INDEX_SERVICE_NAME, loadProto, startGrpcServer, watchReadiness } from '@vus/grpc';
@@ -8,8 +9,6 @@ import { createIndexService } from './indexes';
 import { indexServiceImplementation } from './server';
 import { createIndexStore, createVideoStore } from './store';
 import { createVideoService, type BlobReader } from './videos';
-
-export type { BlobReader } from './videos';
 
 export const MIGRATIONS = { dir: join(__dirname, '..', 'migrations'), table: 'pgmigrations' };
 
@@ -22,8 +21,11 @@ export interface IndexServiceOptions {
   logger: Logger;
   clock?: Clock;
   migrateOnStart?: boolean;
-  /** Where thumbnails written by the indexing worker are read from (GetVideoThumbnail). */
-  blobs?: BlobReader | undefined;
+  /**
+   * The blob store the indexing worker writes thumbnails to (GetVideoThumbnail reads them);
+   * without one, thumbnail bytes answer service_unavailable.
+   */
+  blobs?: BlobStore | undefined;
 }
 
 export interface RunningIndexService {
@@ -41,11 +43,12 @@ export async function startIndexService(options: IndexServiceOptions): Promise<R
   const relay = options.bus ? new OutboxRelay({ db, bus: options.bus, logger }) : undefined;
   relay?.start();
   if (!relay) logger.warn('no event bus configured: events stay in the outbox until one is');
+  if (!options.blobs) logger.warn('no blob store configured: thumbnail bytes cannot be served');
 
   const indexStore = createIndexStore(db);
   const eventsWritten = () => relay?.wake();
   const indexes = createIndexService({ store: indexStore, clock, eventsWritten });
-  const videos = createVideoService({ store: createVideoStore(db), indexes: indexStore, blobs: options.blobs, clock, eventsWritten });
+  const videos = createVideoService({ store: createVideoStore(db), indexes: indexStore, blobs: options.blobs && blobReader(options.blobs), clock, eventsWritten });
   const server = await startGrpcServer({
     bind: options.bind,
     logger,
@@ -66,7 +69,24 @@ export async function startIndexService(options: IndexServiceOptions): Promise<R
   };
 }
 
+/** Thumbnails are small (tens of kB): read whole, so they fit one gRPC answer. */
+function blobReader(store: BlobStore): BlobReader {
+  return {
+    async read(key) {
+      try {
+        const chunks: Buffer[] = [];
+        for await (const chunk of await store.get(key)) chunks.push(chunk as Buffer);
+        return Buffer.concat(chunks);
+      } catch (error) {
+        if (isApiError(error) && error.code === 'resource_not_exist') return undefined;
+        throw error;
+      }
+    },
+  };
+}
+
 const configSchema = z.object({
+  ...blobEnvShape,
   GRPC_BIND: z.string().default('0.0.0.0:50051'),
   DATABASE_URL: z.string().url(),
   MIGRATE_ON_START: envBoolean.default(true),
@@ -83,6 +103,8 @@ if (require.main === module) {
       database: { kind: 'postgres', url: config.DATABASE_URL },
       logger,
       migrateOnStart: config.MIGRATE_ON_START,
+      // The same store (shared volume) the indexing worker writes thumbnails to.
+      blobs: config.BLOB_DIR ? await openBlobStore({ kind: 'fs', root: config.BLOB_DIR }) : undefined,
     });
   });
 }
