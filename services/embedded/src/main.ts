@@ -1,5 +1,6 @@
 import { createLogger, loadConfig, logLevel, envPort, runMain, type Logger } from '@vus/core';
 import { InProcessEventBus } from '@vus/events';
+import { startBillingService } from '@vus/billing-service';
 import { startGateway } from '@vus/gateway';
 import { startIndexService } from '@vus/index-service';
 import { randomBytes } from 'node:crypto';
@@ -78,12 +79,22 @@ export async function startEmbedded(env: Record<string, string | undefined> = pr
       logger: log.child({ service: 'index-service' }),
     });
     stops.push(() => index.stop());
+    // No SMTP in embedded mode: plan e-mails are written as .eml files under DATA_DIR/mail.
+    const billing = await startBillingService({
+      bind: '127.0.0.1:0',
+      database: { kind: 'pglite', dataDir: join(dataDir, 'billing-service') },
+      logger: log.child({ service: 'billing-service' }),
+      mail: { kind: 'folder', dir: join(dataDir, 'mail'), from: 'VUS billing <billing@localhost>' },
+    });
+    stops.push(() => billing.stop());
     const token = adminToken(dataDir, config.VUS_ADMIN_TOKEN);
     const gateway = await startGateway({
       host: config.HOST,
       port: config.PORT,
       database: { kind: 'pglite', dataDir: join(dataDir, 'gateway') },
       indexServiceAddress: index.address,
+      // Rate-limit counters stay in this process (no Redis in embedded mode).
+      billingServiceAddress: billing.address,
       logger: log.child({ service: 'gateway' }),
       adminToken: token,
     });

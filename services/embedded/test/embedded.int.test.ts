@@ -12,6 +12,9 @@ const ROOT = resolve(__dirname, '../../..');
 const MAIN = join(ROOT, 'services/embedded/dist/main.js');
 const KEYS_CLI = join(ROOT, 'services/gateway/dist/cli/keys.js');
 
+// Each start opens one PGlite (WASM PostgreSQL) per service: slow on a busy 2-core machine.
+jest.setTimeout(120_000);
+
 interface Running {
   child: ChildProcess;
   baseUrl: string;

@@ -1,11 +1,14 @@
 import { ApiError, type Logger } from '@vus/core';
+import type { BillingClient, LimitsSource, UsageCounters } from '@vus/limits';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Clients } from './clients';
 import { parseBody, type BodyLimits } from './http/body';
 import { locals, requestContext } from './http/context';
+import { rateLimits } from './limits/middleware';
 import { errorHandler, writeError } from './http/errors';
 import type { KeyService } from './keys';
-import { adminRoutes } from './routes/admin';
+import { adminRoutes, requireAdminToken } from './routes/admin';
+import { adminBillingRoutes } from './routes/admin-billing';
 import { engineRoutes } from './routes/engines';
 import { indexRoutes } from './routes/indexes';
 import { notBuiltRoutes } from './routes/not-built';
@@ -17,6 +20,10 @@ export interface AppDeps {
   keys: KeyService;
   clients: Clients;
   logger: Logger;
+  /** SPEC §8 rate limits: shared counters and each organization's effective limits. */
+  limits: { counters: UsageCounters; source: LimitsSource };
+  /** billing-service, for the admin API's plan operations; absent: those answer 501. */
+  billing?: BillingClient | undefined;
   /** Admin API is mounted only when set. */
   adminToken?: string | undefined;
   bodyLimits: BodyLimits;
@@ -48,6 +55,7 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
   });
   router.use(authenticate(deps.keys));
   router.use(parseBody(deps.bodyLimits));
+  router.use(rateLimits(deps.limits.counters, deps.limits.source));
   router.use(indexRoutes(deps.clients.index, deps.requestTimeoutMs));
   router.use(engineRoutes(deps.clients.index, deps.requestTimeoutMs));
   router.use(videoRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails));
@@ -74,7 +82,10 @@ export function createApp(deps: AppDeps): Express {
   });
 
   app.use(thumbnailFileRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails.signer, deps.thumbnails.clock));
-  if (deps.adminToken) app.use('/admin', parseBody(deps.bodyLimits), adminRoutes(deps.keys, deps.adminToken));
+  if (deps.adminToken) {
+    const billingRoutes = adminBillingRoutes(deps.keys, deps.billing, deps.requestTimeoutMs);
+    app.use('/admin', requireAdminToken(deps.adminToken), parseBody(deps.bodyLimits), adminRoutes(deps.keys), billingRoutes);
+  }
 
   for (const version of SERVED_VERSIONS) {
     // `/p/<version>` is the playground alias of the same API (API-CONTRACT §1).

@@ -57,6 +57,12 @@ export function validateSuppliedKey(key: string): string {
 }
 
 export function createKeyService(store: KeyStore, clock: Clock) {
+  /** The organization, or the API's not-found error. */
+  const requireOrganization = async (id: string): Promise<Organization> => {
+    const org = isId(id) ? await store.getOrganization(id) : undefined;
+    if (!org) throw errors.notFound('Organization', id);
+    return org;
+  };
   const issue = async (orgId: string, name: string | null, secret = generateApiKey()) => {
     const record: ApiKeyRecord = {
       id: newId(clock.now()),
@@ -90,10 +96,11 @@ export function createKeyService(store: KeyStore, clock: Clock) {
     },
 
     findOrganizationByName: (name: string) => store.findOrganizationByName(name),
+    requireOrganization,
     listOrganizations: () => store.listOrganizations(),
 
     async createKey(orgId: string, name: string | null, secret?: string) {
-      if (!isId(orgId) || !(await store.getOrganization(orgId))) throw errors.notFound('Organization', orgId);
+      await requireOrganization(orgId);
       return issue(orgId, name, secret);
     },
 

@@ -1,6 +1,16 @@
 import { createLogger, loadConfig, logLevel, envPort, envAddress, runMain, systemClock, type Clock, type Logger } from '@vus/core';
 import { Database, migrate, type DatabaseTarget } from '@vus/db';
-import { checkHealth, INDEX_SERVICE_NAME } from '@vus/grpc';
+import { BILLING_SERVICE_NAME, checkHealth, INDEX_SERVICE_NAME } from '@vus/grpc';
+import {
+  cachedLimits,
+  connectRedis,
+  createBillingClient,
+  limitTableOf,
+  memoryLimiters,
+  redisLimiters,
+  staticLimits,
+  UsageCounters,
+} from '@vus/limits';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
@@ -18,6 +28,12 @@ export interface GatewayOptions {
   port: number;
   database: DatabaseTarget;
   indexServiceAddress: string;
+  /** Effective limits per organization; without it every organization has the Free plan's. */
+  billingServiceAddress?: string | undefined;
+  /** Shared rate-limit counters; without it they live in this process (embedded mode). */
+  redisUrl?: string | undefined;
+  /** How long an organization's limits are cached: a tier change takes effect within this. */
+  limitsCacheMs?: number;
   logger: Logger;
   adminToken?: string | undefined;
   bodyLimitBytes?: number;
@@ -52,10 +68,18 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   if (!options.urlSigningSecret) logger.warn('URL_SIGNING_SECRET is not set: thumbnail URLs are signed with a random per-process key');
   const signer = createThumbnailSigner(options.urlSigningSecret ?? randomBytes(32).toString('hex'));
   const index = createIndexClient(options.indexServiceAddress);
+  const billing = options.billingServiceAddress ? createBillingClient(options.billingServiceAddress) : undefined;
+  const redis = options.redisUrl ? connectRedis(options.redisUrl, logger) : undefined;
+  const counters = new UsageCounters(redis ? redisLimiters(redis) : memoryLimiters());
+  const limitsSource = billing
+    ? cachedLimits(async (orgId) => limitTableOf(await billing.getPlan(orgId)), { logger, ttlMs: options.limitsCacheMs })
+    : staticLimits();
 
   const app = createApp({
     keys,
     clients: { index },
+    limits: { counters, source: limitsSource },
+    billing,
     logger,
     adminToken: options.adminToken,
     bodyLimits: { json: options.bodyLimitBytes ?? 1024 * 1024, field: options.bodyLimitBytes ?? 1024 * 1024 },
@@ -64,6 +88,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     readiness: async () => ({
       database: await db.ping(),
       'index-service': await checkHealth(options.indexServiceAddress, INDEX_SERVICE_NAME),
+      // Redis is not a readiness condition: without it limits are per process (see README).
+      ...(options.billingServiceAddress ? { 'billing-service': await checkHealth(options.billingServiceAddress, BILLING_SERVICE_NAME) } : {}),
     }),
   });
 
@@ -86,6 +112,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         server.closeIdleConnections();
       });
       index.close();
+      billing?.close();
+      if (redis?.isReady) await redis.close();
+      else redis?.destroy();
       await db.close();
     },
   };
@@ -96,6 +125,9 @@ const configSchema = z.object({
   PORT: envPort.default(8080),
   DATABASE_URL: z.string().url(),
   INDEX_SERVICE_ADDR: envAddress,
+  BILLING_SERVICE_ADDR: envAddress.optional(),
+  REDIS_URL: z.string().url().optional(),
+  LIMITS_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   VUS_ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
@@ -114,6 +146,9 @@ if (require.main === module) {
       port: config.PORT,
       database: { kind: 'postgres', url: config.DATABASE_URL },
       indexServiceAddress: config.INDEX_SERVICE_ADDR,
+      billingServiceAddress: config.BILLING_SERVICE_ADDR,
+      redisUrl: config.REDIS_URL,
+      limitsCacheMs: config.LIMITS_CACHE_MS,
       logger: createLogger({ service: 'gateway', level: config.LOG_LEVEL }),
       adminToken: config.VUS_ADMIN_TOKEN,
       bodyLimitBytes: config.BODY_LIMIT_BYTES,

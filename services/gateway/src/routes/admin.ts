@@ -18,7 +18,7 @@ const presentKey = (key: ApiKeyRecord) => ({
 });
 
 /** Operator token in `Authorization: Bearer …` or `x-admin-token`, compared in constant time. */
-function requireAdminToken(token: string): RequestHandler {
+export function requireAdminToken(token: string): RequestHandler {
   return (req, _res, next) => {
     const header = req.headers.authorization;
     const given = header?.startsWith('Bearer ') ? header.slice(7) : req.headers['x-admin-token'];
@@ -29,10 +29,9 @@ function requireAdminToken(token: string): RequestHandler {
   };
 }
 
-/** Organizations and API keys, for operators and the `keys` CLI. Mounted only with VUS_ADMIN_TOKEN. */
-export function adminRoutes(keys: KeyService, token: string): Router {
+/** Organizations and API keys, for operators and the `keys` CLI. Mounted behind requireAdminToken. */
+export function adminRoutes(keys: KeyService): Router {
   const router = Router();
-  router.use(requireAdminToken(token));
 
   router.post('/organizations', async (req, res) => {
     const org = await keys.createOrganization(parseInput(createOrgSchema, req.body).name);

@@ -1,0 +1,41 @@
+import { categoriesOf } from '../src/limits/categories';
+
+describe('rate-limit categories of SPEC §8', () => {
+  it.each([
+    ['POST', '/tasks', {}, ['index']],
+    ['POST', '/tasks/external-provider', {}, ['index']],
+    ['POST', '/indexes/6528dde58f9cd95a98cbd075/indexed-assets', {}, ['index']],
+    ['POST', '/assets', {}, ['upload']],
+    ['POST', '/search', {}, ['search']],
+    ['POST', '/search-v2', {}, ['search']],
+    ['POST', '/combined-search', {}, ['search']],
+    ['POST', '/analyze', {}, ['analyze']],
+    ['POST', '/generate', {}, ['analyze']],
+    ['POST', '/gist', {}, ['analyze']],
+    ['POST', '/summarize', {}, ['analyze']],
+    ['POST', '/embed/tasks', {}, ['embed_video']],
+    ['POST', '/embed', { text: 'a dog' }, ['embed_text']],
+    ['POST', '/embed', { image_url: 'https://example.com/a.png' }, ['embed_image']],
+    ['POST', '/embed', { audio_file: '…' }, ['embed_audio']],
+    ['POST', '/embed', { text: 'a dog', image_url: 'https://example.com/a.png' }, ['embed_text', 'embed_image']],
+    ['POST', '/embed', {}, []],
+    ['POST', '/embed-v2', { input_type: 'text' }, ['embed_text']],
+    ['POST', '/embed-v2', { input_type: 'image' }, ['embed_image']],
+    ['POST', '/embed-v2', { input_type: 'text_image' }, ['embed_text_image']],
+    ['POST', '/embed-v2', { input_type: 'audio' }, ['embed_audio']],
+    ['POST', '/embed-v2', { input_type: 'video' }, ['embed_video']],
+    ['POST', '/embed-v2', { input_type: 'multi_input', multi_input: { input_text: 'x' } }, ['embed_text_image']],
+    ['POST', '/embed-v2', { input_type: 'multi_input', multi_input: {} }, ['embed_image']],
+    ['POST', '/embed-v2/tasks', { input_type: 'audio' }, ['embed_audio']],
+    ['POST', '/embed-v2/tasks', { input_type: 'video' }, ['embed_video']],
+    ['POST', '/embed-v2', { input_type: 'hologram' }, []],
+    // Outside the table: not limited.
+    ['GET', '/search/abc', {}, []],
+    ['GET', '/tasks', {}, []],
+    ['POST', '/indexes', {}, []],
+    ['POST', '/classify', {}, []],
+    ['DELETE', '/tasks/6528dde58f9cd95a98cbd075', {}, []],
+  ])('%s %s %j', (method, path, body, expected) => {
+    expect(categoriesOf(method, path, body)).toEqual(expected);
+  });
+});
