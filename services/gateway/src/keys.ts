@@ -56,7 +56,19 @@ export function validateSuppliedKey(key: string): string {
   return key;
 }
 
-export function createKeyService(store: KeyStore, clock: Clock) {
+export interface KeyServiceOptions {
+  /**
+   * How long a valid key is remembered without asking the database (every request
+   * authenticates). A revocation reaches other gateway replicas within this time; 0 turns it off.
+   */
+  authCacheMs?: number;
+}
+
+const AUTH_CACHE_MAX_ENTRIES = 10_000;
+
+export function createKeyService(store: KeyStore, clock: Clock, options: KeyServiceOptions = {}) {
+  const authCacheMs = options.authCacheMs ?? 5_000;
+  const authCache = new Map<string, { orgId: string; until: number }>();
   /** The organization, or the API's not-found error. */
   const requireOrganization = async (id: string): Promise<Organization> => {
     const org = isId(id) ? await store.getOrganization(id) : undefined;
@@ -79,8 +91,16 @@ export function createKeyService(store: KeyStore, clock: Clock) {
   return {
     async authenticate(key: string | undefined): Promise<string> {
       if (!key) throw new ApiError('api_key_invalid', 'No API key was provided. Send your key in the x-api-key header.');
-      const orgId = await store.findActiveKeyOrg(hashApiKey(key));
+      const hash = hashApiKey(key);
+      const now = clock.now().getTime();
+      const cached = authCache.get(hash);
+      if (cached && cached.until > now) return cached.orgId;
+      const orgId = await store.findActiveKeyOrg(hash);
       if (!orgId) throw new ApiError('api_key_invalid', 'The API key is invalid or has been revoked.');
+      if (authCacheMs > 0) {
+        if (authCache.size >= AUTH_CACHE_MAX_ENTRIES) authCache.clear();
+        authCache.set(hash, { orgId, until: now + authCacheMs });
+      }
       return orgId;
     },
 
@@ -111,6 +131,8 @@ export function createKeyService(store: KeyStore, clock: Clock) {
 
     async revokeKey(id: string): Promise<void> {
       if (!isId(id) || !(await store.revokeKey(id, clock.now()))) throw errors.notFound('API key', id);
+      // This replica forgets at once; the others within authCacheMs.
+      authCache.clear();
     },
 
     /**

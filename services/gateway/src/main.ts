@@ -34,6 +34,8 @@ export interface GatewayOptions {
   redisUrl?: string | undefined;
   /** How long an organization's limits are cached: a tier change takes effect within this. */
   limitsCacheMs?: number;
+  /** How long a valid API key is remembered: a revocation reaches other replicas within this. */
+  authCacheMs?: number;
   logger: Logger;
   adminToken?: string | undefined;
   bodyLimitBytes?: number;
@@ -64,7 +66,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const db = await Database.open(options.database);
   if (options.migrateOnStart ?? true) await migrate(db, MIGRATIONS);
   const clock = options.clock ?? systemClock;
-  const keys = createKeyService(createKeyStore(db), clock);
+  const keys = createKeyService(createKeyStore(db), clock, { authCacheMs: options.authCacheMs });
   if (!options.urlSigningSecret) logger.warn('URL_SIGNING_SECRET is not set: thumbnail URLs are signed with a random per-process key');
   const signer = createThumbnailSigner(options.urlSigningSecret ?? randomBytes(32).toString('hex'));
   const index = createIndexClient(options.indexServiceAddress);
@@ -128,6 +130,7 @@ const configSchema = z.object({
   BILLING_SERVICE_ADDR: envAddress.optional(),
   REDIS_URL: z.string().url().optional(),
   LIMITS_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
+  AUTH_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   VUS_ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
@@ -149,6 +152,7 @@ if (require.main === module) {
       billingServiceAddress: config.BILLING_SERVICE_ADDR,
       redisUrl: config.REDIS_URL,
       limitsCacheMs: config.LIMITS_CACHE_MS,
+      authCacheMs: config.AUTH_CACHE_MS,
       logger: createLogger({ service: 'gateway', level: config.LOG_LEVEL }),
       adminToken: config.VUS_ADMIN_TOKEN,
       bodyLimitBytes: config.BODY_LIMIT_BYTES,
