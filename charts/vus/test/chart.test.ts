@@ -23,6 +23,7 @@ const PROFILES = readdirSync(path.join(CHART, 'ci'))
 const SERVICES = [
   { name: 'gateway', key: 'gateway' },
   { name: 'index-service', key: 'indexService' },
+  { name: 'billing-service', key: 'billingService' },
 ] as const;
 const INDEX_HEALTH_SERVICE = 'vus.index.v1.IndexService';
 
@@ -179,14 +180,24 @@ describe('charts/vus', () => {
       expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
     });
 
-    it("points the gateway's INDEX_SERVICE_ADDR at the index-service Service", () => {
-      const index = deploymentOf(objects, 'index-service');
-      const service = serviceSelecting(objects, index);
-      const grpc = (containerOf(index).ports as Obj[]).find((p) => p.name === 'grpc');
+    it.each([
+      ['INDEX_SERVICE_ADDR', 'index-service'],
+      ['BILLING_SERVICE_ADDR', 'billing-service'],
+    ])("points the gateway's %s at the %s Service", (variable, name) => {
+      const peer = deploymentOf(objects, name);
+      const service = serviceSelecting(objects, peer);
+      const grpc = (containerOf(peer).ports as Obj[]).find((p) => p.name === 'grpc');
       const port = (service.spec.ports as Obj[]).find((p) => p.targetPort === grpc?.name || p.targetPort === grpc?.containerPort);
       expect(port).toBeDefined();
-      const addr = envOf(containerOf(deploymentOf(objects, 'gateway')), 'INDEX_SERVICE_ADDR');
+      const addr = envOf(containerOf(deploymentOf(objects, 'gateway')), variable);
       expect(addr?.value).toBe(`${service.metadata.name}:${port?.port}`);
+    });
+
+    it('takes REDIS_URL and SMTP_URL from Secrets exactly when they are named', () => {
+      const redis = envOf(containerOf(deploymentOf(objects, 'gateway')), 'REDIS_URL');
+      const smtp = envOf(containerOf(deploymentOf(objects, 'billing-service')), 'SMTP_URL');
+      expect(redis?.valueFrom?.secretKeyRef?.name).toBe(expected.gateway.redisUrl?.secretName || undefined);
+      expect(smtp?.valueFrom?.secretKeyRef?.name).toBe(expected.billingService.smtpUrl?.secretName || undefined);
     });
 
     it('renders NetworkPolicies exactly when they are enabled', () => {
