@@ -3,6 +3,7 @@ import { Database, migrate, type DatabaseTarget } from '@vus/db';
 import { BILLING_SERVICE_NAME, loadProto, startGrpcServer, watchReadiness } from '@vus/grpc';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { CATEGORIES, DIMENSIONS, type LimitTable } from '@vus/limits';
 import { createBillingService, type PriceList } from './billing';
 import { createMailTransport, Mailer, type MailTarget } from './mailer';
 import { billingServiceImplementation } from './server';
@@ -18,6 +19,8 @@ export interface BillingServiceOptions {
   mail: MailTarget;
   clock?: Clock;
   prices?: PriceList;
+  /** Developer tier limits; a tier that is absent has the Free plan's (SPEC §8). */
+  tierLimits?: Readonly<Record<number, LimitTable>>;
   migrateOnStart?: boolean;
   /** How often the month-end job looks for a month to close (it catches up on start). */
   monthEndCheckMs?: number;
@@ -35,7 +38,7 @@ export async function startBillingService(options: BillingServiceOptions): Promi
   if (options.migrateOnStart ?? true) await migrate(db, MIGRATIONS);
 
   const mailer = new Mailer({ db, clock, send: createMailTransport(options.mail), logger, pollMs: options.mailPollMs });
-  const billing = createBillingService({ db, clock, prices: options.prices, mailQueued: () => mailer.wake() });
+  const billing = createBillingService({ db, clock, prices: options.prices, tierLimits: options.tierLimits, mailQueued: () => mailer.wake() });
   const server = await startGrpcServer({
     bind: options.bind,
     logger,
@@ -68,7 +71,22 @@ export async function startBillingService(options: BillingServiceOptions): Promi
   };
 }
 
+const limitTable = z.array(z.object({ category: z.enum(CATEGORIES), dimension: z.enum(DIMENSIONS), limit: z.number().int().min(0) }));
+/** `{"2": [{"category":"search","dimension":"RPM","limit":1200}], "3": [...]}`: a tier's whole table. */
+const tierLimitsJson = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.record(z.enum(['1', '2', '3']), limitTable));
+
 const configSchema = z.object({
+  TIER_LIMITS: tierLimitsJson.optional(),
   GRPC_BIND: z.string().default('0.0.0.0:50058'),
   DATABASE_URL: z.string().url(),
   MIGRATE_ON_START: envBoolean.default(true),
@@ -89,6 +107,7 @@ if (require.main === module) {
       logger: createLogger({ service: 'billing-service', level: config.LOG_LEVEL }),
       mail: config.SMTP_URL ? { kind: 'smtp', url: config.SMTP_URL, from: config.MAIL_FROM } : { kind: 'folder', dir: config.MAIL_DIR, from: config.MAIL_FROM },
       migrateOnStart: config.MIGRATE_ON_START,
+      tierLimits: config.TIER_LIMITS ? Object.fromEntries(Object.entries(config.TIER_LIMITS).map(([tier, table]) => [Number(tier), table])) : undefined,
     });
   });
 }

@@ -151,6 +151,15 @@ describe.each(DATABASE_KINDS)('billing on %s', (_kind, create) => {
     expect(late.plan.monthSpend).toBe(0); // the plan view shows February
   });
 
+  it('gives a Developer tier its configured limits, and the Free table when none are configured', async () => {
+    const tier2 = [{ category: 'search' as const, dimension: 'RPM' as const, limit: 1_200 }];
+    const configured = createBillingService({ db: database.db, clock, tierLimits: { 2: tier2 } });
+    await configured.addPaymentMethod(org, 'pm_1', email());
+    expect((await configured.getPlan(org)).limits).toEqual(FREE_PLAN_LIMITS);
+    await configured.recordSpend(org, { idempotencyKey: 'big', unitKind: 'manual', quantity: 0, amountMicros: 200 * USD });
+    expect((await configured.getPlan(org)).limits).toEqual(tier2);
+  });
+
   it('keeps Enterprise custom limits, untouched by spend and month ends', async () => {
     const limits = [{ category: 'search' as const, dimension: 'RPM' as const, limit: 5_000 }];
     expect(await billing.setEnterpriseLimits(org, limits)).toMatchObject({ plan: 'enterprise', limits });
