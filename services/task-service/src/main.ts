@@ -1,2 +1,115 @@
-// Wiring comes with the service's first feature.
-export {};
+import { blobEnvShape, openBlobStore, type BlobStore } from '@vus/blob';
+import { ConfigError, createLogger, envAddress, envBoolean, loadConfig, logLevel, runMain, systemClock, type Clock, type Logger } from '@vus/core';
+import { Database, migrate, type DatabaseTarget } from '@vus/db';
+import { EVENTS_MIGRATIONS, OutboxRelay, type EventBus } from '@vus/events';
+import { loadProto, startGrpcServer, TASK_SERVICE_NAME, watchReadiness } from '@vus/grpc';
+import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/models';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { createIndexClient, indexDirectory } from './index-client';
+import { taskServiceImplementation } from './server';
+import { taskHandlers } from './tasks/rpc';
+import { createTaskStore } from './tasks/store';
+import { createTaskService } from './tasks/tasks';
+import { startIndexingWorker, type IndexingWorkerConfig, type RunningWorker } from './worker/start';
+import { workerEnvShape, workerConfigFromEnv } from './worker/config';
+
+export const MIGRATIONS = { dir: join(__dirname, '..', 'migrations'), table: 'pgmigrations' };
+
+export interface TaskServiceOptions {
+  /** host:port to listen on; port 0 picks a free one. */
+  bind: string;
+  database: DatabaseTarget;
+  /** Where committed events go; without one they wait in the outbox until a relay runs. */
+  bus?: EventBus | undefined;
+  logger: Logger;
+  clock?: Clock;
+  migrateOnStart?: boolean;
+  indexServiceAddress: string;
+  /** Where uploads are (the gateway's store); a deleted failed task's upload is removed from it. */
+  blobs?: BlobStore | undefined;
+  /** Runs the indexing worker in this process (embedded mode; or set WORKER_ENABLED in cluster mode). */
+  worker?: Omit<IndexingWorkerConfig, 'indexServiceAddress'> | undefined;
+}
+
+export interface RunningTaskService {
+  address: string;
+  worker: RunningWorker | undefined;
+  stop(): Promise<void>;
+}
+
+export async function startTaskService(options: TaskServiceOptions): Promise<RunningTaskService> {
+  const { logger, clock = systemClock } = options;
+  const db = await Database.open(options.database);
+  if (options.migrateOnStart ?? true) {
+    await migrate(db, EVENTS_MIGRATIONS);
+    await migrate(db, MIGRATIONS);
+  }
+  const relay = options.bus ? new OutboxRelay({ db, bus: options.bus, logger }) : undefined;
+  relay?.start();
+  if (!relay) logger.warn('no event bus configured: events stay in the outbox until one is');
+  const eventsWritten = () => relay?.wake();
+
+  const index = createIndexClient(options.indexServiceAddress);
+  const tasks = createTaskService({ store: createTaskStore(db), indexes: indexDirectory(index), blobs: options.blobs, clock, eventsWritten });
+  const server = await startGrpcServer({
+    bind: options.bind,
+    logger,
+    services: [
+      {
+        name: TASK_SERVICE_NAME,
+        definition: loadProto().proto.vus.task.v1.TaskService.service,
+        implementation: taskServiceImplementation({ tasks: taskHandlers(tasks, clock) }, logger),
+      },
+    ],
+  });
+  const stopWatching = watchReadiness(server, () => db.ping());
+  const worker = options.worker
+    ? await startIndexingWorker(db, { ...options.worker, indexServiceAddress: options.indexServiceAddress }, { logger, bus: options.bus, clock, eventsWritten })
+    : undefined;
+
+  return {
+    address: server.address,
+    worker,
+    async stop() {
+      await worker?.stop();
+      stopWatching();
+      await server.stop();
+      await relay?.stop();
+      index.close();
+      await db.close();
+    },
+  };
+}
+
+const configSchema = z.object({
+  ...blobEnvShape,
+  ...modelsEnvSchema.shape,
+  ...workerEnvShape,
+  GRPC_BIND: z.string().default('0.0.0.0:50051'),
+  DATABASE_URL: z.string().url(),
+  INDEX_SERVICE_ADDR: envAddress,
+  MIGRATE_ON_START: envBoolean.default(true),
+  LOG_LEVEL: logLevel,
+});
+
+/** Cluster mode: one process, configured from the environment (the Helm chart's form). */
+if (require.main === module) {
+  runMain(async () => {
+    const config = loadConfig(configSchema);
+    const logger = createLogger({ service: 'task-service', level: config.LOG_LEVEL });
+    if (config.WORKER_ENABLED && !config.BLOB_DIR) {
+      throw new ConfigError(['BLOB_DIR: the indexing worker reads uploads from the blob store; set it, or WORKER_ENABLED=false.']);
+    }
+    const blobs = config.BLOB_DIR ? await openBlobStore({ kind: 'fs', root: config.BLOB_DIR }) : undefined;
+    return startTaskService({
+      bind: config.GRPC_BIND,
+      database: { kind: 'postgres', url: config.DATABASE_URL },
+      logger,
+      migrateOnStart: config.MIGRATE_ON_START,
+      indexServiceAddress: config.INDEX_SERVICE_ADDR,
+      blobs,
+      worker: config.WORKER_ENABLED && blobs ? workerConfigFromEnv(config, blobs, createModelRegistry(modelsConfigFromEnv(config)), logger) : undefined,
+    });
+  });
+}

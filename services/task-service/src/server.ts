@@ -1,0 +1,13 @@
+import type { Logger } from '@vus/core';
+import { implement } from '@vus/grpc';
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { TaskServiceHandlers } from '@vus/grpc/types/task/v1/TaskService';
+import type { TaskHandlers } from './tasks/rpc';
+
+/**
+ * TaskService's gRPC implementation: each domain brings its own thin handlers (tasks/rpc.ts for
+ * indexing tasks); RPCs nobody implements yet answer UNIMPLEMENTED.
+ */
+export function taskServiceImplementation(handlers: { tasks: TaskHandlers }, logger: Logger): UntypedServiceImplementation {
+  return implement<TaskServiceHandlers>({ ...handlers.tasks }, logger);
+}

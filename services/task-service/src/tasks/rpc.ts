@@ -1,0 +1,147 @@
+import { errors, isId, parseInput, type Clock } from '@vus/core';
+import { fromMetadataValues, fromTimestamp, requireOrg, toMetadataValues, toTimestamp, type AsyncHandlers } from '@vus/grpc';
+import type { NumberRange } from '@vus/grpc/types/common/v1/NumberRange';
+import type { TimeRange } from '@vus/grpc/types/common/v1/TimeRange';
+import type { Task__Input } from '@vus/grpc/types/task/v1/Task';
+import type { TaskServiceHandlers } from '@vus/grpc/types/task/v1/TaskService';
+import { z } from 'zod';
+import { TASK_STATUSES } from './status';
+import type { MetadataValue, NumberBounds, TaskRecord, TaskService, TimeBounds } from './tasks';
+
+/** The task RPCs of TaskService (CreateTask … GetTaskStatusCounts): thin, validated again here. */
+export type TaskHandlers = Pick<
+  AsyncHandlers<TaskServiceHandlers>,
+  'CreateTask' | 'GetTask' | 'ListTasks' | 'DeleteTask' | 'GetTaskStatusCounts'
+>;
+
+const createSchema = z
+  .object({
+    index_id: z.string(),
+    video: z.enum(['video_blob_key', 'video_url'], { error: 'either video_blob_key or video_url is required' }),
+    video_blob_key: z.string().min(1).optional(),
+    video_url: z.string().min(1).optional(),
+    transcription: z.enum(['transcription_blob_key', 'transcription_url']).optional(),
+    transcription_blob_key: z.string().min(1).optional(),
+    transcription_url: z.string().min(1).optional(),
+    language: z.string().max(16),
+    filename: z.string().max(1024),
+    idempotency_key: z.string().max(256),
+  });
+
+const pageSchema = z
+  .object({
+    page: z.number().int().min(0),
+    page_limit: z.number().int().min(0),
+    sort_by: z.enum(['', 'created_at', 'updated_at']),
+    sort_option: z.enum(['', 'asc', 'desc']),
+  })
+  .nullable();
+const listSchema = z.object({ page: pageSchema, statuses: z.array(z.enum(TASK_STATUSES)) });
+
+function taskId(raw: string): string {
+  // A malformed id cannot name anything: same answer as an unknown one.
+  if (!isId(raw)) throw errors.notFound('Task', raw);
+  return raw;
+}
+
+function numberBounds(range: NumberRange | null): NumberBounds | undefined {
+  return range ? { gte: range.gte, lte: range.lte, gt: range.gt, lt: range.lt } : undefined;
+}
+
+function timeBounds(range: TimeRange | null): TimeBounds | undefined {
+  return range ? { gte: fromTimestamp(range.gte), lte: fromTimestamp(range.lte), gt: fromTimestamp(range.gt), lt: fromTimestamp(range.lt) } : undefined;
+}
+
+function userMetadata(values: Parameters<typeof fromMetadataValues>[0]): Record<string, MetadataValue> {
+  const plain = fromMetadataValues(values);
+  for (const [key, value] of Object.entries(plain)) {
+    if (value === undefined || value === null) throw errors.invalid(`user_metadata.${key}`, 'Values must be strings, numbers or booleans.');
+  }
+  return plain as Record<string, MetadataValue>;
+}
+
+/**
+ * Seconds left, extrapolated from the time spent indexing so far; 0 when unknown (the SDKs read
+ * it only as a hint).
+ */
+export function remainingSeconds(task: TaskRecord, now: Date): number {
+  const started = [...task.history].reverse().find((h) => h.status === 'indexing')?.at;
+  if (task.status !== 'indexing' || !started || task.progress <= 0) return 0;
+  const elapsed = (now.getTime() - started.getTime()) / 1000;
+  return Math.max(0, Math.round((elapsed * (100 - task.progress)) / task.progress));
+}
+
+export function toProtoTask(task: TaskRecord, now: Date): Task__Input {
+  return {
+    id: task.id,
+    index_id: task.indexId,
+    video_id: task.videoId,
+    status: task.status,
+    failure: task.failure && { code: task.failure.code, message: task.failure.message },
+    system_metadata: task.system ?? { filename: task.filename },
+    process: task.status === 'indexing' ? { percentage: task.progress, remain_seconds: remainingSeconds(task, now) } : null,
+    user_metadata: toMetadataValues(task.userMetadata),
+    created_at: toTimestamp(task.createdAt),
+    updated_at: toTimestamp(task.updatedAt),
+    status_history: task.history.map((h) => ({ status: h.status, at: toTimestamp(h.at) })),
+    extractors_run: task.extractors.ran,
+    extractors_skipped: task.extractors.skipped,
+  };
+}
+
+export function taskHandlers(tasks: TaskService, clock: Clock): TaskHandlers {
+  return {
+    async CreateTask(request, ctx) {
+      const input = parseInput(createSchema, request);
+      const task = await tasks.create(requireOrg(ctx), {
+        indexId: input.index_id,
+        source: input.video === 'video_url' ? { kind: 'url', url: input.video_url ?? '' } : { kind: 'upload', blobKey: input.video_blob_key ?? '' },
+        transcription:
+          input.transcription === 'transcription_url'
+            ? { kind: 'url', url: input.transcription_url ?? '' }
+            : input.transcription === 'transcription_blob_key'
+              ? { kind: 'upload', blobKey: input.transcription_blob_key ?? '' }
+              : null,
+        language: input.language || null,
+        enableVideoStream: request.enable_video_stream ?? true,
+        userMetadata: userMetadata(request.user_metadata),
+        filename: input.filename,
+        idempotencyKey: input.idempotency_key || null,
+      });
+      return toProtoTask(task, clock.now());
+    },
+    async GetTask(request, ctx) {
+      return toProtoTask(await tasks.get(requireOrg(ctx), taskId(request.task_id)), clock.now());
+    },
+    async ListTasks(request, ctx) {
+      const input = parseInput(listSchema, request);
+      const result = await tasks.list(
+        requireOrg(ctx),
+        {
+          ids: request.ids.length ? request.ids : undefined,
+          indexId: request.index_id || undefined,
+          filename: request.filename || undefined,
+          duration: numberBounds(request.duration),
+          width: numberBounds(request.width),
+          height: numberBounds(request.height),
+          createdAt: timeBounds(request.created_at),
+          updatedAt: timeBounds(request.updated_at),
+          statuses: input.statuses.length ? input.statuses : undefined,
+        },
+        { by: input.page?.sort_by || 'created_at', order: input.page?.sort_option || 'desc' },
+        { page: input.page?.page, pageLimit: input.page?.page_limit },
+      );
+      const now = clock.now();
+      return { data: result.data.map((t) => toProtoTask(t, now)), page_info: result.pageInfo };
+    },
+    async DeleteTask(request, ctx) {
+      await tasks.delete(requireOrg(ctx), taskId(request.task_id));
+      return {};
+    },
+    async GetTaskStatusCounts(request, ctx) {
+      const counts = await tasks.statusCounts(requireOrg(ctx), request.index_id);
+      const { total, ...byStatus } = counts;
+      return { index_id: request.index_id, ...byStatus, total_result: total };
+    },
+  };
+}

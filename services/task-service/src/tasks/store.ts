@@ -1,0 +1,308 @@
+import { isUniqueViolation, type Database, type Queryable } from '@vus/db';
+import { enqueueEvents } from '@vus/events';
+import type { ClaimedTask, TaskChanges, TaskLeaseStore } from './leases';
+import { TASK_STATUSES, type TaskStatus } from './status';
+import type { NumberBounds, StatusCounts, TaskFilter, TaskRecord, TaskStore, TimeBounds, UserMetadata } from './tasks';
+
+interface TaskRow {
+  id: string;
+  org_id: string;
+  index_id: string;
+  video_id: string;
+  status: TaskStatus;
+  source_kind: 'upload' | 'url';
+  video_url: string | null;
+  media_blob_key: string | null;
+  transcription_kind: 'upload' | 'url' | null;
+  transcription_ref: string | null;
+  language: string | null;
+  enable_video_stream: boolean;
+  user_metadata: UserMetadata;
+  filename: string;
+  duration: number | null;
+  fps: number | null;
+  width: number | null;
+  height: number | null;
+  size: string | null;
+  progress: number;
+  extractors_run: string[];
+  extractors_skipped: { name: string; reason: string }[];
+  failure_code: string | null;
+  failure_message: string | null;
+  idempotency_key: string | null;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  attempts: number;
+  media_reserved: boolean;
+  created_at: Date;
+  updated_at: Date;
+  history: { status: TaskStatus; at: string }[] | null;
+  [column: string]: unknown;
+}
+
+const HISTORY = `(SELECT json_agg(json_build_object('status', h.status, 'at', h.at) ORDER BY h.position)
+                  FROM task_status_history h WHERE h.task_id = t.id) AS history`;
+const COLUMNS = `t.*, ${HISTORY}`;
+
+function toRecord(row: TaskRow): TaskRecord {
+  const source = row.source_kind === 'url' ? { kind: 'url' as const, url: row.video_url ?? '' } : { kind: 'upload' as const, blobKey: row.media_blob_key ?? '' };
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    indexId: row.index_id,
+    videoId: row.video_id,
+    status: row.status,
+    source,
+    mediaBlobKey: row.media_blob_key,
+    transcription: row.transcription_kind && row.transcription_ref !== null
+      ? row.transcription_kind === 'url'
+        ? { kind: 'url', url: row.transcription_ref }
+        : { kind: 'upload', blobKey: row.transcription_ref }
+      : null,
+    language: row.language,
+    enableVideoStream: row.enable_video_stream,
+    userMetadata: row.user_metadata,
+    filename: row.filename,
+    system:
+      row.duration === null
+        ? null
+        : {
+            filename: row.filename,
+            duration: row.duration,
+            fps: row.fps ?? 0,
+            width: row.width ?? 0,
+            height: row.height ?? 0,
+            size: Number(row.size ?? 0),
+          },
+    progress: row.progress,
+    extractors: { ran: row.extractors_run, skipped: row.extractors_skipped },
+    failure: row.failure_code ? { code: row.failure_code, message: row.failure_message ?? '' } : null,
+    idempotencyKey: row.idempotency_key,
+    history: (row.history ?? []).map((h) => ({ status: h.status, at: new Date(h.at) })),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toClaimed(row: TaskRow): ClaimedTask {
+  return {
+    ...toRecord(row),
+    leaseOwner: row.lease_owner ?? '',
+    leaseExpiresAt: row.lease_expires_at ?? new Date(0),
+    attempts: row.attempts,
+    mediaReserved: row.media_reserved,
+  };
+}
+
+type Add = (condition: (placeholder: string) => string, value: unknown) => void;
+
+function addNumberBounds(column: string, bounds: NumberBounds | undefined, add: Add): void {
+  if (!bounds) return;
+  if (bounds.gte !== undefined) add((p) => `${column} >= ${p}`, bounds.gte);
+  if (bounds.lte !== undefined) add((p) => `${column} <= ${p}`, bounds.lte);
+  if (bounds.gt !== undefined) add((p) => `${column} > ${p}`, bounds.gt);
+  if (bounds.lt !== undefined) add((p) => `${column} < ${p}`, bounds.lt);
+}
+
+function addTimeBounds(column: string, bounds: TimeBounds | undefined, add: Add): void {
+  if (!bounds) return;
+  if (bounds.gte) add((p) => `${column} >= ${p}`, bounds.gte);
+  if (bounds.lte) add((p) => `${column} <= ${p}`, bounds.lte);
+  if (bounds.gt) add((p) => `${column} > ${p}`, bounds.gt);
+  if (bounds.lt) add((p) => `${column} < ${p}`, bounds.lt);
+}
+
+/** A parameterised WHERE clause; `params` starts with the org id as $1. */
+function whereClause(orgId: string, filter: TaskFilter): { sql: string; params: unknown[] } {
+  const params: unknown[] = [orgId];
+  const conditions = ['t.org_id = $1'];
+  const add: Add = (condition, value) => {
+    params.push(value);
+    conditions.push(condition(`$${params.length}`));
+  };
+  if (filter.ids?.length) add((p) => `t.id = ANY(${p}::text[])`, filter.ids);
+  if (filter.indexId) add((p) => `t.index_id = ${p}`, filter.indexId);
+  if (filter.filename) add((p) => `t.filename = ${p}`, filter.filename);
+  if (filter.statuses?.length) add((p) => `t.status = ANY(${p}::text[])`, filter.statuses);
+  addNumberBounds('t.duration', filter.duration, add);
+  addNumberBounds('t.width', filter.width, add);
+  addNumberBounds('t.height', filter.height, add);
+  addTimeBounds('t.created_at', filter.createdAt, add);
+  addTimeBounds('t.updated_at', filter.updatedAt, add);
+  return { sql: conditions.join(' AND '), params };
+}
+
+async function appendHistory(tx: Queryable, taskId: string, status: TaskStatus, at: Date): Promise<void> {
+  await tx.query(
+    `INSERT INTO task_status_history (task_id, position, status, at)
+     SELECT $1, coalesce(max(position), 0) + 1, $2, $3 FROM task_status_history WHERE task_id = $1`,
+    [taskId, status, at],
+  );
+}
+
+async function selectTask(tx: Queryable, id: string): Promise<TaskRow | undefined> {
+  const { rows } = await tx.query<TaskRow>(`SELECT ${COLUMNS} FROM tasks t WHERE t.id = $1`, [id]);
+  return rows[0];
+}
+
+export function createTaskStore(db: Database): TaskStore {
+  return {
+    async insert(task, events) {
+      try {
+        return await db.withTx(async (tx) => {
+          await tx.query(
+            `INSERT INTO tasks (id, org_id, index_id, video_id, status, source_kind, video_url, media_blob_key,
+                                transcription_kind, transcription_ref, language, enable_video_stream, user_metadata,
+                                filename, idempotency_key, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+            [
+              task.id, task.orgId, task.indexId, task.videoId, task.status, task.source.kind,
+              task.source.kind === 'url' ? task.source.url : null, task.mediaBlobKey,
+              task.transcription?.kind ?? null,
+              task.transcription ? (task.transcription.kind === 'url' ? task.transcription.url : task.transcription.blobKey) : null,
+              task.language, task.enableVideoStream, JSON.stringify(task.userMetadata), task.filename,
+              task.idempotencyKey, task.createdAt, task.updatedAt,
+            ],
+          );
+          await appendHistory(tx, task.id, task.status, task.createdAt);
+          await enqueueEvents(tx, events);
+          return task;
+        });
+      } catch (error) {
+        if (!isUniqueViolation(error, 'tasks_idempotency') || task.idempotencyKey === null) throw error;
+        const { rows } = await db.query<TaskRow>(`SELECT ${COLUMNS} FROM tasks t WHERE t.org_id = $1 AND t.idempotency_key = $2`, [
+          task.orgId,
+          task.idempotencyKey,
+        ]);
+        if (!rows[0]) throw error;
+        return toRecord(rows[0]);
+      }
+    },
+
+    async get(orgId, id) {
+      const { rows } = await db.query<TaskRow>(`SELECT ${COLUMNS} FROM tasks t WHERE t.org_id = $1 AND t.id = $2`, [orgId, id]);
+      return rows[0] && toRecord(rows[0]);
+    },
+
+    async list(orgId, filter, sort, limit, offset) {
+      const where = whereClause(orgId, filter);
+      const direction = sort.order === 'asc' ? 'ASC' : 'DESC';
+      const order = `t.${sort.by === 'updated_at' ? 'updated_at' : 'created_at'} ${direction}, t.id ${direction}`;
+      const page = await db.query<TaskRow>(
+        `SELECT ${COLUMNS} FROM tasks t WHERE ${where.sql} ORDER BY ${order}
+         LIMIT $${where.params.length + 1} OFFSET $${where.params.length + 2}`,
+        [...where.params, limit, offset],
+      );
+      const count = await db.query<{ total: string }>(`SELECT count(*) AS total FROM tasks t WHERE ${where.sql}`, where.params);
+      return { rows: page.rows.map(toRecord), total: Number(count.rows[0]?.total ?? 0) };
+    },
+
+    async deleteIn(orgId, id, statuses) {
+      return db.withTx(async (tx) => {
+        const row = await selectTask(tx, id);
+        if (!row || row.org_id !== orgId || !statuses.includes(row.status)) return undefined;
+        await tx.query('DELETE FROM tasks WHERE id = $1 AND status = ANY($2::text[])', [id, statuses]);
+        return toRecord(row);
+      });
+    },
+
+    async countByStatus(orgId, indexId) {
+      const { rows } = await db.query<{ status: TaskStatus; count: number }>(
+        'SELECT status, count(*)::int AS count FROM tasks WHERE org_id = $1 AND index_id = $2 GROUP BY status',
+        [orgId, indexId],
+      );
+      const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as StatusCounts;
+      for (const row of rows) counts[row.status] = row.count;
+      return counts;
+    },
+  };
+}
+
+/** Column assignments for the worker's changes, starting at placeholder `$<first>`. */
+function changeAssignments(changes: TaskChanges, first: number): { sql: string[]; params: unknown[] } {
+  const sql: string[] = [];
+  const params: unknown[] = [];
+  const set = (column: string, value: unknown) => {
+    params.push(value);
+    sql.push(`${column} = $${first + params.length - 1}`);
+  };
+  if (changes.mediaBlobKey !== undefined) set('media_blob_key', changes.mediaBlobKey);
+  if (changes.system) {
+    set('duration', changes.system.duration);
+    set('fps', changes.system.fps);
+    set('width', changes.system.width);
+    set('height', changes.system.height);
+    set('size', changes.system.size);
+  }
+  if (changes.progress !== undefined) set('progress', changes.progress);
+  if (changes.failure) {
+    set('failure_code', changes.failure.code);
+    set('failure_message', changes.failure.message);
+  }
+  if (changes.mediaReserved !== undefined) set('media_reserved', changes.mediaReserved);
+  if (changes.extractors) {
+    set('extractors_run', changes.extractors.ran);
+    set('extractors_skipped', JSON.stringify(changes.extractors.skipped));
+  }
+  return { sql, params };
+}
+
+export function createTaskLeaseStore(db: Database): TaskLeaseStore {
+  return {
+    async claim(owner, statuses, now, leaseMs) {
+      return db.withTx(async (tx) => {
+        // SKIP LOCKED: concurrent claimers pass over a row another one is taking.
+        const { rows } = await tx.query<{ id: string }>(
+          `SELECT id FROM tasks
+           WHERE status = ANY($1::text[]) AND (lease_expires_at IS NULL OR lease_expires_at <= $2)
+           ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
+          [statuses, now],
+        );
+        const id = rows[0]?.id;
+        if (!id) return undefined;
+        await tx.query(
+          `UPDATE tasks SET lease_owner = $2, lease_expires_at = $3, attempts = attempts + 1 WHERE id = $1`,
+          [id, owner, new Date(now.getTime() + leaseMs)],
+        );
+        const row = await selectTask(tx, id);
+        return row && toClaimed(row);
+      });
+    },
+
+    async renew(id, owner, now, leaseMs) {
+      const result = await db.query(
+        'UPDATE tasks SET lease_expires_at = $4 WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $3',
+        [id, owner, now, new Date(now.getTime() + leaseMs)],
+      );
+      return result.rowCount === 1;
+    },
+
+    async update(id, owner, now, update, events) {
+      return db.withTx(async (tx) => {
+        const assignments = changeAssignments(update.changes ?? {}, 5);
+        const params: unknown[] = [id, owner, now, update.status?.from ?? null, ...assignments.params];
+        const sets = ['updated_at = $3', ...assignments.sql];
+        if (update.status) {
+          params.push(update.status.to);
+          sets.push(`status = $${params.length}`);
+        }
+        const result = await tx.query(
+          `UPDATE tasks SET ${sets.join(', ')}
+           WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $3 AND ($4::text IS NULL OR status = $4)`,
+          params,
+        );
+        if (result.rowCount !== 1) return undefined;
+        if (update.status) await appendHistory(tx, id, update.status.to, now);
+        const row = await selectTask(tx, id);
+        if (!row) return undefined;
+        const task = toRecord(row);
+        await enqueueEvents(tx, events(task));
+        return task;
+      });
+    },
+
+    async release(id, owner, retryAt) {
+      await db.query('UPDATE tasks SET lease_owner = NULL, lease_expires_at = $3 WHERE id = $1 AND lease_owner = $2', [id, owner, retryAt]);
+    },
+  };
+}

@@ -1,0 +1,282 @@
+import { errors, isApiError, isId, newId, pageInfo, pageOffset, resolvePage, type Clock, type PageInfo } from '@vus/core';
+import { buildEvent, type EventEnvelope } from '@vus/events';
+import { initialStatus, isDeletable, type TaskStatus } from './status';
+
+/** User metadata values (API-CONTRACT §5.2): string, number or boolean. */
+export type MetadataValue = string | number | boolean;
+export type UserMetadata = Record<string, MetadataValue>;
+
+/** What the probe found; empty on the wire until the task is validated. */
+export interface SystemMetadata {
+  filename: string;
+  duration: number;
+  fps: number;
+  width: number;
+  height: number;
+  size: number;
+}
+
+/** Where the video comes from: an upload the gateway stored, or a URL the worker fetches. */
+export type VideoSource = { kind: 'upload'; blobKey: string } | { kind: 'url'; url: string };
+
+/** A transcription the user gave (SRT/VTT/plain text): stored by the gateway, or a URL. */
+export type TranscriptionSource = { kind: 'upload'; blobKey: string } | { kind: 'url'; url: string };
+
+export interface TaskFailure {
+  code: string;
+  message: string;
+}
+
+export interface SkippedExtractor {
+  name: string;
+  reason: string;
+}
+
+/** Which extractors produced the video's data, and which the index asked for but could not run. */
+export interface ExtractorReport {
+  ran: string[];
+  skipped: SkippedExtractor[];
+}
+
+export interface StatusChange {
+  status: TaskStatus;
+  at: Date;
+}
+
+export interface TaskRecord {
+  id: string;
+  orgId: string;
+  indexId: string;
+  /** Chosen at creation: v1.3 answers it at once, and the worker creates the video under it (idempotent). */
+  videoId: string;
+  status: TaskStatus;
+  source: VideoSource;
+  /** The stored media: the upload, or the copy of `video_url` once fetched. */
+  mediaBlobKey: string | null;
+  transcription: TranscriptionSource | null;
+  language: string | null;
+  enableVideoStream: boolean;
+  userMetadata: UserMetadata;
+  /** The uploaded file's name, or the URL's last path segment. */
+  filename: string;
+  system: SystemMetadata | null;
+  /** 0–100 while indexing. */
+  progress: number;
+  extractors: ExtractorReport;
+  failure: TaskFailure | null;
+  idempotencyKey: string | null;
+  history: StatusChange[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NumberBounds {
+  gte?: number | undefined;
+  lte?: number | undefined;
+  gt?: number | undefined;
+  lt?: number | undefined;
+}
+
+export interface TimeBounds {
+  gte?: Date | undefined;
+  lte?: Date | undefined;
+  gt?: Date | undefined;
+  lt?: Date | undefined;
+}
+
+export interface TaskFilter {
+  ids?: string[] | undefined;
+  indexId?: string | undefined;
+  filename?: string | undefined;
+  duration?: NumberBounds | undefined;
+  width?: NumberBounds | undefined;
+  height?: NumberBounds | undefined;
+  createdAt?: TimeBounds | undefined;
+  updatedAt?: TimeBounds | undefined;
+  statuses?: TaskStatus[] | undefined;
+}
+
+export interface TaskSort {
+  by: 'created_at' | 'updated_at';
+  order: 'asc' | 'desc';
+}
+
+export type StatusCounts = Record<TaskStatus, number>;
+
+/** What the API side needs from storage: store.ts implements it on SQL. */
+export interface TaskStore {
+  /**
+   * Inserts the task and its events in one transaction. With an idempotency key already used
+   * in the organization, inserts nothing and returns the earlier task.
+   */
+  insert(task: TaskRecord, events: EventEnvelope[]): Promise<TaskRecord>;
+  get(orgId: string, id: string): Promise<TaskRecord | undefined>;
+  list(orgId: string, filter: TaskFilter, sort: TaskSort, limit: number, offset: number): Promise<{ rows: TaskRecord[]; total: number }>;
+  /** Deletes the task if it is still in one of `statuses`; undefined when it was not deleted. */
+  deleteIn(orgId: string, id: string, statuses: readonly TaskStatus[]): Promise<TaskRecord | undefined>;
+  countByStatus(orgId: string, indexId: string): Promise<StatusCounts>;
+}
+
+/** What task-service asks index-service (over gRPC in production). */
+export interface IndexDirectory {
+  indexExists(orgId: string, indexId: string): Promise<boolean>;
+  videoExists(orgId: string, indexId: string, videoId: string): Promise<boolean>;
+}
+
+/** Removes blobs a deleted task leaves behind (its upload when it never became a video). */
+export interface BlobRemover {
+  delete(key: string): Promise<boolean>;
+}
+
+export interface TaskDeps {
+  store: TaskStore;
+  indexes: IndexDirectory;
+  blobs?: BlobRemover | undefined;
+  clock: Clock;
+  /** Nudges the outbox relay after a commit that wrote events. */
+  eventsWritten: () => void;
+}
+
+export interface CreateTaskInput {
+  indexId: string;
+  source: VideoSource;
+  transcription: TranscriptionSource | null;
+  language: string | null;
+  enableVideoStream: boolean;
+  userMetadata: UserMetadata;
+  filename: string;
+  idempotencyKey: string | null;
+}
+
+/** The payload of `task.created` and `task.status-changed`: enough for webhooks and the worker. */
+export function taskEventPayload(task: TaskRecord): Record<string, unknown> {
+  return {
+    task_id: task.id,
+    index_id: task.indexId,
+    video_id: task.videoId,
+    status: task.status,
+    ...(task.failure ? { failure: task.failure } : {}),
+  };
+}
+
+export function taskCreatedEvent(task: TaskRecord, clock: Clock): EventEnvelope {
+  return buildEvent('task.created', task.id, task.orgId, taskEventPayload(task), clock);
+}
+
+export function statusChangedEvent(task: TaskRecord, from: TaskStatus, clock: Clock): EventEnvelope {
+  return buildEvent('task.status-changed', task.id, task.orgId, { ...taskEventPayload(task), previous_status: from }, clock);
+}
+
+const URL_FILENAME_FALLBACK = 'video';
+
+/** The name a URL's video is shown under: its last path segment, decoded. */
+export function filenameFromUrl(raw: string): string {
+  try {
+    const segment = new URL(raw).pathname.split('/').filter(Boolean).pop();
+    return segment ? decodeURIComponent(segment).slice(0, 255) : URL_FILENAME_FALLBACK;
+  } catch {
+    return URL_FILENAME_FALLBACK;
+  }
+}
+
+/** Only http(s) URLs can be fetched; the worker applies the address rules when it connects. */
+export function validateSourceUrl(param: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw errors.invalid(param, 'It must be an absolute http or https URL.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw errors.invalid(param, 'Only http and https URLs can be fetched.');
+  if (url.username || url.password) throw errors.invalid(param, 'URLs with credentials are not accepted.');
+  return url.toString();
+}
+
+export function createTaskService({ store, indexes, blobs, clock, eventsWritten }: TaskDeps) {
+  const found = async (orgId: string, id: string): Promise<TaskRecord> => {
+    const task = isId(id) ? await store.get(orgId, id) : undefined;
+    // Another organization's task is indistinguishable from a missing one.
+    if (!task) throw errors.notFound('Task', id);
+    return task;
+  };
+
+  return {
+    /** Stores the task (its media is already in the blob store, or is a URL) and `task.created`. */
+    async create(orgId: string, input: CreateTaskInput): Promise<TaskRecord> {
+      if (!isId(input.indexId) || !(await indexes.indexExists(orgId, input.indexId))) throw errors.notFound('Index', input.indexId);
+      const source: VideoSource = input.source.kind === 'url' ? { kind: 'url', url: validateSourceUrl('video_url', input.source.url) } : input.source;
+      const transcription: TranscriptionSource | null =
+        input.transcription?.kind === 'url' ? { kind: 'url', url: validateSourceUrl('transcription_url', input.transcription.url) } : input.transcription;
+      const now = clock.now();
+      const status = initialStatus(source);
+      const task: TaskRecord = {
+        id: newId(now),
+        orgId,
+        indexId: input.indexId,
+        videoId: newId(now),
+        status,
+        source,
+        mediaBlobKey: source.kind === 'upload' ? source.blobKey : null,
+        transcription,
+        language: input.language,
+        enableVideoStream: input.enableVideoStream,
+        userMetadata: input.userMetadata,
+        filename: input.filename.trim() || (source.kind === 'url' ? filenameFromUrl(source.url) : URL_FILENAME_FALLBACK),
+        system: null,
+        progress: 0,
+        extractors: { ran: [], skipped: [] },
+        failure: null,
+        idempotencyKey: input.idempotencyKey,
+        history: [{ status, at: now }],
+        createdAt: now,
+        updatedAt: now,
+      };
+      const stored = await store.insert(task, [taskCreatedEvent(task, clock)]);
+      eventsWritten();
+      return stored;
+    },
+
+    get: found,
+
+    async list(
+      orgId: string,
+      filter: TaskFilter,
+      sort: TaskSort,
+      paging: { page?: number | undefined; pageLimit?: number | undefined },
+    ): Promise<{ data: TaskRecord[]; pageInfo: PageInfo }> {
+      const page = resolvePage(paging);
+      const { rows, total } = await store.list(orgId, filter, sort, page.pageLimit, pageOffset(page));
+      return { data: rows, pageInfo: pageInfo(page, total) };
+    },
+
+    /** Only a finished task can go; a ready task's video must be deleted first (API-CONTRACT §5.3). */
+    async delete(orgId: string, id: string): Promise<void> {
+      const task = await found(orgId, id);
+      if (!isDeletable(task.status)) {
+        throw errors.invalid('task_id', `The task is ${task.status}; only a ready or failed task can be deleted.`);
+      }
+      if (task.status === 'ready' && (await indexes.videoExists(orgId, task.indexId, task.videoId))) {
+        throw errors.invalid('task_id', `The task's video ${task.videoId} still exists; delete the video first.`);
+      }
+      const deleted = await store.deleteIn(orgId, id, ['ready', 'failed']);
+      if (!deleted) throw errors.notFound('Task', id);
+      // A failed task's upload never became a video, so nothing else will remove it.
+      if (deleted.status === 'failed' && deleted.mediaBlobKey) await blobs?.delete(deleted.mediaBlobKey).catch(() => false);
+      if (deleted.transcription?.kind === 'upload') await blobs?.delete(deleted.transcription.blobKey).catch(() => false);
+    },
+
+    async statusCounts(orgId: string, indexId: string): Promise<StatusCounts & { total: number }> {
+      if (!isId(indexId) || !(await indexes.indexExists(orgId, indexId))) throw errors.notFound('Index', indexId);
+      const counts = await store.countByStatus(orgId, indexId);
+      return { ...counts, total: Object.values(counts).reduce((sum, n) => sum + n, 0) };
+    },
+  };
+}
+
+export type TaskService = ReturnType<typeof createTaskService>;
+
+/** The reason a task failed, as the API shows it; unknown errors never leak internals. */
+export function failureOf(error: unknown): TaskFailure {
+  if (isApiError(error)) return { code: error.code, message: error.message };
+  return { code: 'internal_error', message: 'The video could not be indexed because of an internal error.' };
+}

@@ -1,0 +1,58 @@
+import type { BlobStore } from '@vus/blob';
+import { envAddress, envBoolean, type Logger } from '@vus/core';
+import { cachedLimits, connectRedis, createBillingClient, limitTableOf, Meter, redisLimiters, UsageCounters } from '@vus/limits';
+import type { ModelRegistry } from '@vus/models';
+import { z } from 'zod';
+import type { IndexingWorkerConfig } from './start';
+
+/** The worker's environment, to merge into a process's config schema. */
+export const workerEnvShape = {
+  /** Run the indexing worker in the task-service process. */
+  WORKER_ENABLED: envBoolean.default(true),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  WORKER_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
+  WORKER_POLL_MS: z.coerce.number().int().min(100).default(5_000),
+  WORKER_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(3),
+  WORKER_FRAMES_PER_SECOND: z.coerce.number().positive().max(30).default(1),
+  WORK_DIR: z.string().min(1).optional(),
+  /**
+   * Hosts (names or IP literals, comma-separated) that video_url / transcription_url may reach even
+   * on private or loopback addresses. For tests and trusted in-cluster sources only.
+   */
+  FETCH_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((h) => h.trim()).filter(Boolean)),
+  FETCH_MAX_BYTES: z.coerce.number().int().positive().default(2 * 1024 ** 3),
+  SEARCH_SERVICE_ADDR: envAddress.optional(),
+  /** With REDIS_URL: media minutes are charged against the organization's limits (SPEC §8). */
+  BILLING_SERVICE_ADDR: envAddress.optional(),
+  REDIS_URL: z.string().url().optional(),
+};
+
+export const workerEnvSchema = z.object(workerEnvShape);
+export type WorkerEnv = z.infer<typeof workerEnvSchema>;
+
+/** The worker's configuration from a parsed environment. */
+export function workerConfigFromEnv(env: WorkerEnv, blobs: BlobStore, models: ModelRegistry, logger?: Logger): Omit<IndexingWorkerConfig, 'indexServiceAddress'> {
+  return {
+    blobs,
+    models,
+    meter: env.BILLING_SERVICE_ADDR && env.REDIS_URL && logger ? mediaMeter(env.BILLING_SERVICE_ADDR, env.REDIS_URL, logger) : undefined,
+    searchServiceAddress: env.SEARCH_SERVICE_ADDR,
+    fetch: { allowHosts: env.FETCH_ALLOW_HOSTS, maxBytes: env.FETCH_MAX_BYTES },
+    workRoot: env.WORK_DIR,
+    concurrency: env.WORKER_CONCURRENCY,
+    leaseMs: env.WORKER_LEASE_MS,
+    pollMs: env.WORKER_POLL_MS,
+    maxAttempts: env.WORKER_MAX_ATTEMPTS,
+    framesPerSecond: env.WORKER_FRAMES_PER_SECOND,
+  };
+}
+
+/** The Meter as the gateway builds it: shared counters in Redis, limits and spend from billing-service. */
+export function mediaMeter(billingAddress: string, redisUrl: string, logger: Logger): Meter {
+  const billing = createBillingClient(billingAddress);
+  const counters = new UsageCounters(redisLimiters(connectRedis(redisUrl, logger)));
+  return new Meter(counters, cachedLimits(async (orgId) => limitTableOf(await billing.getPlan(orgId)), { logger }), billing);
+}

@@ -1,0 +1,357 @@
+import type { BlobStore } from '@vus/blob';
+import { ApiError, isApiError, type Clock, type Logger } from '@vus/core';
+import { toMetadataValues, toTimestamp, type OutgoingContext } from '@vus/grpc';
+import type { Index } from '@vus/grpc/types/index/v1/Index';
+import { mediaProblemError, probe, validateForIndexing, type MediaProbe } from '@vus/media';
+import type { ModelRegistry } from '@vus/models';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { IndexClient } from '../index-client';
+import type { ClaimedTask, TaskChanges, TaskLeaseStore } from '../tasks/leases';
+import type { TaskStatus } from '../tasks/status';
+import { failureOf, statusChangedEvent, type ExtractorReport, type SystemMetadata, type TaskRecord } from '../tasks/tasks';
+import { extractConversation } from './extract/conversation';
+import { analyseFrames, type FrameModels } from './extract/frames';
+import { BRANDS } from './extract/brands';
+import { logosOf, progressPercent, scenesOf, textInVideo, type TimedValue } from './extract/timeline';
+import { fetchText, openUrl, type FetchPolicy } from './fetch-url';
+import { planExtractors, type ExtractorPlan } from './plan';
+import type { Segment, SegmentSink } from './segments';
+
+/** Charges a task's media minutes (libs/limits Meter); refuses with `too_many_requests`. */
+export interface MediaMeter {
+  reserveMediaSeconds(orgId: string, category: 'index', seconds: number, idempotencyKey: string): Promise<void>;
+}
+
+export interface PipelineDeps {
+  leases: TaskLeaseStore;
+  blobs: BlobStore;
+  index: Pick<IndexClient, 'getIndex' | 'createVideo' | 'putVideoArtifacts'>;
+  models: Pick<ModelRegistry, 'find' | 'status'>;
+  /** search-service's ingest; without it segments are not stored (search is not built yet). */
+  segments?: SegmentSink | undefined;
+  meter?: MediaMeter | undefined;
+  fetchPolicy: FetchPolicy;
+  /** Transcription files are small: fetched whole within this many bytes. */
+  maxTranscriptionBytes: number;
+  /** Folder for the worker's temporary files (one subfolder per task run). */
+  workRoot: string;
+  clock: Clock;
+  logger: Logger;
+  /** Nudges the outbox relay after a commit that wrote events. */
+  eventsWritten: () => void;
+  frames: { fps: number; width: number; maxThumbnails: number };
+  /** Claims of one task before it is failed (each worker death costs one). */
+  maxAttempts: number;
+}
+
+export type PipelineOutcome =
+  | { kind: 'ready' | 'failed'; task: TaskRecord }
+  | { kind: 'retry' | 'lost'; task: TaskRecord };
+
+/**
+ * Passing problems (outages, timeouts, a crash of ours) are retried while attempts are left;
+ * problems of the video or the request are not. A usage limit is final: the user must act.
+ */
+export function isRetryable(error: unknown): boolean {
+  if (isApiError(error)) return error.retryable && error.code !== 'too_many_requests' && error.code !== 'usage_limit_exceeded';
+  return true;
+}
+
+/** The worker no longer holds the task's lease: stop quietly, another worker carries on. */
+export class LeaseLost extends Error {
+  constructor(taskId: string) {
+    super(`lease on task ${taskId} was lost`);
+  }
+}
+
+/** The blob key of an indexed video's thumbnail: under the video, so its deletion removes it. */
+export function thumbnailKey(videoId: string, timeSec: number): string {
+  return `videos/${videoId}/thumbnails/${Math.round(timeSec * 1000)}.jpg`;
+}
+
+/** Where a fetched video_url is stored. */
+export function fetchedMediaKey(taskId: string): string {
+  return `uploads/${taskId}/fetched`;
+}
+
+const RPC_TIMEOUT_MS = 30_000;
+
+/**
+ * Runs one claimed task from whatever status it is in to `ready` or `failed`. Each stage ends in a
+ * status change written under the lease (with its event), so a task taken over from a dead worker
+ * resumes at the stage that did not finish. Everything a stage does is safe to do twice: the video
+ * id is fixed, CreateVideo and PutVideoArtifacts are idempotent, blobs are overwritten.
+ */
+export class TaskPipeline {
+  constructor(
+    private readonly deps: PipelineDeps,
+    private readonly owner: string,
+  ) {}
+
+  /**
+   * Takes the task as far as it goes. `ready`/`failed`: finished; `retry`: a passing problem (an
+   * outage, a timeout), give the task back for later; `lost`: the lease went (or the run was
+   * aborted), another worker carries on.
+   */
+  async run(claimed: ClaimedTask, signal: AbortSignal): Promise<PipelineOutcome> {
+    let task: TaskRecord = claimed;
+    const workDir = await mkdtemp(join(this.deps.workRoot, `task-${claimed.id}-`));
+    try {
+      if (claimed.attempts > this.deps.maxAttempts) {
+        // Each claim counts: a task that keeps killing (or outliving) its workers stops here.
+        throw new ApiError('internal_error', `Indexing was interrupted ${claimed.attempts - 1} times; the video could not be indexed.`);
+      }
+      if (task.status === 'uploading') task = await this.fetchSource(task, signal);
+      if (task.status === 'validating') task = await this.validate(task, workDir, signal);
+      if (task.status === 'pending') {
+        // Once per task: a task taken over after `queued` was already charged.
+        if (!claimed.mediaReserved) await this.reserveMinutes(task);
+        task = await this.advance(task, 'queued', { mediaReserved: true });
+      }
+      if (task.status === 'queued') task = await this.advance(task, 'indexing', { progress: 0 });
+      if (task.status === 'indexing') task = await this.index(task, workDir, signal);
+      return { kind: task.status === 'failed' ? 'failed' : 'ready', task };
+    } catch (error) {
+      if (error instanceof LeaseLost || signal.aborted) return { kind: 'lost', task };
+      if (isRetryable(error) && claimed.attempts < this.deps.maxAttempts) {
+        this.deps.logger.warn({ err: error, taskId: task.id, attempts: claimed.attempts }, 'indexing failed for now; the task will be retried');
+        return { kind: 'retry', task };
+      }
+      const failure = failureOf(error);
+      if (failure.code === 'internal_error') this.deps.logger.error({ err: error, taskId: task.id }, 'indexing failed');
+      const failed = await this.write(task, { status: { from: task.status, to: 'failed' }, changes: { failure } });
+      return failed ? { kind: 'failed', task: failed } : { kind: 'lost', task };
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+  }
+
+  private ctx(orgId: string): OutgoingContext {
+    return { orgId, deadline: new Date(Date.now() + RPC_TIMEOUT_MS) };
+  }
+
+  private async write(task: TaskRecord, update: Parameters<TaskLeaseStore['update']>[3]): Promise<TaskRecord | undefined> {
+    const clock = this.deps.clock;
+    const updated = await this.deps.leases.update(task.id, this.owner, clock.now(), update, (t) =>
+      update.status ? [statusChangedEvent(t, update.status.from, clock)] : [],
+    );
+    if (updated && update.status) this.deps.eventsWritten();
+    return updated;
+  }
+
+  private async advance(task: TaskRecord, to: TaskStatus, changes: TaskChanges = {}): Promise<TaskRecord> {
+    const updated = await this.write(task, { status: { from: task.status, to }, changes });
+    if (!updated) throw new LeaseLost(task.id);
+    this.deps.logger.info({ taskId: task.id, from: task.status, to }, 'task status changed');
+    return updated;
+  }
+
+  private async progress(task: TaskRecord, percent: number): Promise<void> {
+    if (!(await this.write(task, { changes: { progress: percent } }))) throw new LeaseLost(task.id);
+  }
+
+  /** uploading → validating: the URL's bytes go to the blob store under the SSRF rules. */
+  private async fetchSource(task: TaskRecord, signal: AbortSignal): Promise<TaskRecord> {
+    if (task.source.kind !== 'url') throw new Error(`task ${task.id} is uploading without a URL`);
+    const key = fetchedMediaKey(task.id);
+    const body = await openUrl(task.source.url, 'video_url', this.deps.fetchPolicy, signal);
+    await this.deps.blobs.put(key, body, { maxBytes: this.deps.fetchPolicy.maxBytes, signal });
+    return this.advance(task, 'validating', { mediaBlobKey: key });
+  }
+
+  private async localMedia(task: TaskRecord, workDir: string): Promise<string> {
+    if (!task.mediaBlobKey) throw new Error(`task ${task.id} has no stored media`);
+    const path = join(workDir, 'media');
+    await this.deps.blobs.download(task.mediaBlobKey, path);
+    return path;
+  }
+
+  private async indexOf(task: TaskRecord): Promise<Index> {
+    try {
+      return await this.deps.index.getIndex(this.ctx(task.orgId), task.indexId);
+    } catch (error) {
+      if (isApiError(error) && error.code === 'resource_not_exist') {
+        throw new ApiError('resource_not_exist', `The index ${task.indexId} no longer exists; the video was not indexed.`);
+      }
+      throw error;
+    }
+  }
+
+  /** validating → pending: probe and the contract's limits; a problem fails the task. */
+  private async validate(task: TaskRecord, workDir: string, signal: AbortSignal): Promise<TaskRecord> {
+    const index = await this.indexOf(task);
+    const plan = planExtractors(index);
+    const file = await this.localMedia(task, workDir);
+    const probed = await probe(file, { signal });
+    const problems = validateForIndexing(probed, { requireAudio: plan.requiresAudio });
+    if (problems[0]) throw mediaProblemError(problems[0]);
+    return this.advance(task, 'pending', { system: systemMetadata(task, probed) });
+  }
+
+  private async reserveMinutes(task: TaskRecord): Promise<void> {
+    if (!this.deps.meter) return;
+    if (!task.system) throw new Error(`task ${task.id} is pending without system metadata`);
+    await this.deps.meter.reserveMediaSeconds(task.orgId, 'index', task.system.duration, `task:${task.id}`);
+  }
+
+  /** indexing → ready: the extractors, then the video, its artifacts and its segments. */
+  private async index(task: TaskRecord, workDir: string, signal: AbortSignal): Promise<TaskRecord> {
+    const { deps } = this;
+    const index = await this.indexOf(task);
+    const plan = planExtractors(index);
+    const file = await this.localMedia(task, workDir);
+    const probed = await probe(file, { signal });
+    const report: ExtractorReport = { ran: [], skipped: [] };
+
+    const frameModels = await this.frameModels(plan, report);
+    let lastReported = 0;
+    const frames = await analyseFrames(file, probed, frameModels, {
+      ...deps.frames,
+      signal,
+      onProgress: (position) => {
+        const percent = progressPercent(position, probed.durationSec, 0, 85);
+        if (percent - lastReported >= 5) {
+          lastReported = percent;
+          void this.progress(task, percent).catch(() => undefined);
+        }
+      },
+    });
+    const duration = probed.durationSec;
+    const textValues: TimedValue[] = plan.textInVideo ? textInVideo(frames.observations, frames.step, duration) : [];
+    const logoValues: TimedValue[] = plan.logo ? logosOf(frames.observations, BRANDS, frames.step, duration) : [];
+    if (plan.logo && frameModels.textReader) report.ran.push('logo');
+    const scenes = plan.visual ? scenesOf(frames.observations, frames.step, duration) : [];
+    await this.progress(task, 85);
+
+    const conversation = plan.conversation ? await this.conversation(task, file, probed, workDir, signal) : undefined;
+    if (conversation?.ran) report.ran.push(conversation.ran);
+    if (conversation?.skipped) report.skipped.push({ name: conversation.skipped.extractor, reason: conversation.skipped.reason });
+    await this.progress(task, 92);
+
+    const thumbnails = plan.thumbnails ? await this.storeThumbnails(task, frames.thumbnails) : [];
+    const ctx = this.ctx(task.orgId);
+    await deps.index.createVideo(ctx, {
+      index_id: task.indexId,
+      video_id: task.videoId,
+      system_metadata: systemMetadata(task, probed),
+      user_metadata: toMetadataValues(task.userMetadata),
+      extractors_run: report.ran,
+      media_blob_key: task.mediaBlobKey ?? '',
+      created_at: toTimestamp(task.createdAt),
+    });
+    await deps.index.putVideoArtifacts(ctx, {
+      index_id: task.indexId,
+      video_id: task.videoId,
+      artifacts: {
+        transcription: conversation?.transcription ?? [],
+        text_in_video: textValues,
+        logo: logoValues,
+        thumbnails: thumbnails.map((t) => ({ time: t.time, blob_key: t.key, content_type: 'image/jpeg' })),
+      },
+    });
+    await this.ingest(task, [
+      ...scenes.map((s): Segment => ({
+        start: s.start,
+        end: s.end,
+        modality: 'visual',
+        text: '',
+        labels: s.labels,
+        vector: frames.vectors.find((v) => v.timeSec === s.keyframeSec)?.vector,
+        vectorModel: frames.vectors.length > 0 ? 'clip' : undefined,
+      })),
+      ...(conversation?.transcription ?? []).map((t): Segment => ({ start: t.start, end: t.end, modality: 'conversation', text: t.value, labels: [] })),
+      ...textValues.map((t): Segment => ({ start: t.start, end: t.end, modality: 'text_in_video', text: t.value, labels: [] })),
+      ...logoValues.map((t): Segment => ({ start: t.start, end: t.end, modality: 'logo', text: t.value, labels: [] })),
+    ]);
+    deps.logger.info(
+      { taskId: task.id, videoId: task.videoId, analysedFrames: frames.analysedFrames, sampledFrames: frames.observations.length, timings: frames.timings, report },
+      'video indexed',
+    );
+    return this.advance(task, 'ready', { progress: 100, extractors: report });
+  }
+
+  /** The frame models the plan asks for; CLIP is optional (recorded as skipped when absent). */
+  private async frameModels(plan: ExtractorPlan, report: ExtractorReport): Promise<FrameModels> {
+    const { models } = this.deps;
+    const chosen: FrameModels = {};
+    if (plan.textInVideo || plan.logo) {
+      chosen.textReader = await models.find('text_reader');
+      if (chosen.textReader) {
+        if (plan.textInVideo) report.ran.push('text_in_video');
+      } else {
+        report.skipped.push({ name: 'text_in_video', reason: this.missing('text_reader') });
+      }
+    }
+    if (plan.visual) {
+      chosen.objectDetector = await models.find('object_detector');
+      chosen.faceDetector = await models.find('face_detector');
+      if (chosen.objectDetector || chosen.faceDetector) report.ran.push('visual');
+      else report.skipped.push({ name: 'visual', reason: this.missing('object_detector') });
+      chosen.embedder = await models.find('visual_embedder');
+      if (chosen.embedder) report.ran.push('clip');
+      else report.skipped.push({ name: 'clip', reason: this.missing('visual_embedder') });
+    }
+    return chosen;
+  }
+
+  private missing(capability: string): string {
+    const reasons = this.deps.models
+      .status()
+      .filter((s) => s.capability === capability)
+      .map((s) => `${s.provider}: ${s.reason ?? 'not loaded'}`);
+    return reasons.join('; ') || 'no provider is configured';
+  }
+
+  private async conversation(task: TaskRecord, file: string, probed: MediaProbe, workDir: string, signal: AbortSignal) {
+    const { deps } = this;
+    const source = task.transcription;
+    const readTranscription = source
+      ? source.kind === 'url'
+        ? () => fetchText(source.url, 'transcription_url', { ...deps.fetchPolicy, maxBytes: deps.maxTranscriptionBytes }, signal)
+        : async () => {
+            const path = join(workDir, 'transcription');
+            await deps.blobs.download(source.blobKey, path);
+            return readFile(path, 'utf8');
+          }
+      : undefined;
+    const recognizer = await deps.models.find('speech_recognizer');
+    return extractConversation({
+      file,
+      probe: probed,
+      language: task.language,
+      readTranscription,
+      recognizer,
+      recognizerMissing: this.missing('speech_recognizer'),
+      workDir,
+      signal,
+    });
+  }
+
+  private async storeThumbnails(task: TaskRecord, frames: readonly { timeSec: number; jpeg: Buffer }[]): Promise<{ time: number; key: string }[]> {
+    const stored: { time: number; key: string }[] = [];
+    for (const frame of frames) {
+      const key = thumbnailKey(task.videoId, frame.timeSec);
+      await this.deps.blobs.put(key, Readable.from([frame.jpeg]));
+      stored.push({ time: frame.timeSec, key });
+    }
+    return stored;
+  }
+
+  private async ingest(task: TaskRecord, segments: Segment[]): Promise<void> {
+    if (!this.deps.segments) return;
+    await this.deps.segments.ingest(this.ctx(task.orgId), task.indexId, task.videoId, segments);
+  }
+}
+
+function systemMetadata(task: TaskRecord, probed: MediaProbe): SystemMetadata {
+  return {
+    filename: task.filename,
+    duration: Math.round(probed.durationSec * 1000) / 1000,
+    fps: Math.round(probed.video.fps * 1000) / 1000,
+    width: probed.video.width,
+    height: probed.video.height,
+    size: probed.sizeBytes,
+  };
+}

@@ -1,0 +1,105 @@
+import type { BlobStore } from '@vus/blob';
+import { systemClock, type Clock, type Logger } from '@vus/core';
+import type { Database } from '@vus/db';
+import type { EventBus } from '@vus/events';
+import type { ModelRegistry } from '@vus/models';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createIndexClient } from '../index-client';
+import { createTaskLeaseStore } from '../tasks/store';
+import { DEFAULT_FETCH_POLICY, type FetchPolicy } from './fetch-url';
+import { TaskPipeline, type MediaMeter } from './pipeline';
+import { searchSegmentSink } from './segments';
+import { IndexingWorker, workerName } from './worker';
+
+export interface IndexingWorkerConfig {
+  blobs: BlobStore;
+  models: ModelRegistry;
+  /** Charges media minutes (libs/limits Meter); without one nothing is charged. */
+  meter?: MediaMeter | undefined;
+  indexServiceAddress: string;
+  /** search-service, for the segments; unset until search is built (segments are then dropped). */
+  searchServiceAddress?: string | undefined;
+  fetch?: Partial<FetchPolicy> | undefined;
+  /** Temporary files; default: the OS temp folder. */
+  workRoot?: string | undefined;
+  concurrency?: number | undefined;
+  leaseMs?: number | undefined;
+  pollMs?: number | undefined;
+  maxAttempts?: number | undefined;
+  /** Frames sampled per second of video (default 1). */
+  framesPerSecond?: number | undefined;
+  owner?: string | undefined;
+}
+
+export const WORKER_DEFAULTS = {
+  concurrency: 1,
+  leaseMs: 60_000,
+  pollMs: 5_000,
+  maxAttempts: 3,
+  framesPerSecond: 1,
+  frameWidth: 960,
+  maxThumbnails: 10,
+  maxTranscriptionBytes: 5 * 1024 * 1024,
+} as const;
+
+export interface RunningWorker {
+  worker: IndexingWorker;
+  stop(): Promise<void>;
+}
+
+/** Builds the indexing worker on a service's database and starts it. */
+export async function startIndexingWorker(
+  db: Database,
+  config: IndexingWorkerConfig,
+  context: { logger: Logger; bus?: EventBus | undefined; clock?: Clock | undefined; eventsWritten: () => void },
+): Promise<RunningWorker> {
+  const clock = context.clock ?? systemClock;
+  const logger = context.logger.child({ component: 'indexing-worker' });
+  const workRoot = config.workRoot ?? join(tmpdir(), 'vus-indexing');
+  mkdirSync(workRoot, { recursive: true });
+  const index = createIndexClient(config.indexServiceAddress);
+  const segments = config.searchServiceAddress ? searchSegmentSink(config.searchServiceAddress) : undefined;
+  if (!segments) logger.warn('no search-service configured: indexed videos get no searchable segments');
+  const leases = createTaskLeaseStore(db);
+  const owner = config.owner ?? workerName();
+  const pipeline = new TaskPipeline(
+    {
+      leases,
+      blobs: config.blobs,
+      index,
+      models: config.models,
+      segments,
+      meter: config.meter,
+      fetchPolicy: { ...DEFAULT_FETCH_POLICY, ...config.fetch },
+      maxTranscriptionBytes: WORKER_DEFAULTS.maxTranscriptionBytes,
+      workRoot,
+      clock,
+      logger,
+      eventsWritten: context.eventsWritten,
+      frames: { fps: config.framesPerSecond ?? WORKER_DEFAULTS.framesPerSecond, width: WORKER_DEFAULTS.frameWidth, maxThumbnails: WORKER_DEFAULTS.maxThumbnails },
+      maxAttempts: config.maxAttempts ?? WORKER_DEFAULTS.maxAttempts,
+    },
+    owner,
+  );
+  const worker = new IndexingWorker(
+    { leases, pipeline, clock, logger, bus: context.bus },
+    {
+      owner,
+      concurrency: config.concurrency ?? WORKER_DEFAULTS.concurrency,
+      leaseMs: config.leaseMs ?? WORKER_DEFAULTS.leaseMs,
+      pollMs: config.pollMs ?? WORKER_DEFAULTS.pollMs,
+    },
+  );
+  await worker.start();
+  logger.info({ owner, concurrency: config.concurrency ?? WORKER_DEFAULTS.concurrency }, 'indexing worker started');
+  return {
+    worker,
+    async stop() {
+      await worker.stop();
+      index.close();
+      segments?.close();
+    },
+  };
+}
