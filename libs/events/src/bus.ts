@@ -1,7 +1,10 @@
 import { newId, type Clock, systemClock } from '@vus/core';
-import type { EventType } from './topics';
+import { isEventType, type EventType } from './topics';
 
-/** The JSON envelope of every event, on every adapter. */
+/**
+ * The JSON envelope of every event, on every adapter. On Kafka the message value is this object
+ * as JSON and the message key is `key`.
+ */
 export interface EventEnvelope<P = Record<string, unknown>> {
   id: string;
   type: EventType;
@@ -28,15 +31,62 @@ export type HandlerOutcome = 'done' | 'skipped' | 'retry';
 export type EventHandler = (event: EventEnvelope) => Promise<HandlerOutcome>;
 
 export interface Subscription {
-  /** Consumer group: each event reaches one member of each group. */
+  /** Consumer group (one per consuming service): each event reaches one member of each group. */
   group: string;
   types: readonly EventType[];
   handler: EventHandler;
 }
 
+/** An event that exhausted its attempts in one group, as the dead-letter topic carries it. */
+export interface DeadLetter {
+  group: string;
+  /** The last attempt's error message. */
+  error: string;
+  attempts: number;
+  failed_at: string;
+  event: EventEnvelope;
+}
+
+export interface DeadLetterSubscription {
+  group: string;
+  /** Dead letters of these event types (their `<topic>.dlq` topics). */
+  types: readonly EventType[];
+  handler: (deadLetter: DeadLetter) => Promise<void>;
+}
+
+/** One member of a consumer group, as returned by `subscribe`. */
+export interface SubscriptionHandle {
+  /** Leaves the group cleanly: stops taking events, lets the handler in flight finish and commit. */
+  stop(): Promise<void>;
+  /**
+   * Leaves at once, as a crashed process would: the event in flight is neither finished nor
+   * committed, so the group delivers it again (to another member, or to this group's next one).
+   */
+  abandon(): Promise<void>;
+}
+
 /** The port every service talks to; adapters: in-process (embedded, tests) and Kafka (cluster). */
 export interface EventBus {
+  /** Resolves once every event is accepted by the bus (on Kafka: acknowledged by the brokers). */
   publish(events: readonly EventEnvelope[]): Promise<void>;
-  subscribe(subscription: Subscription): Promise<void>;
+  /** Joins `subscription.group` as a new member; resolves once the member takes events. */
+  subscribe(subscription: Subscription): Promise<SubscriptionHandle>;
+  /** Reads dead letters (operators' replay tools, tests). */
+  subscribeDeadLetters(subscription: DeadLetterSubscription): Promise<SubscriptionHandle>;
+  /** Stops every member cleanly (see SubscriptionHandle.stop) and releases connections. */
   close(): Promise<void>;
+}
+
+/** Parses a message value into an envelope; throws with a readable reason when it is not one. */
+export function parseEnvelope(raw: string): EventEnvelope {
+  const value: unknown = JSON.parse(raw);
+  const e = value as (Partial<Omit<EventEnvelope, 'type'>> & { type?: unknown }) | null;
+  if (!e || typeof e !== 'object' || typeof e.id !== 'string' || typeof e.type !== 'string' || typeof e.key !== 'string') {
+    throw new Error('not an event envelope: id, type and key are required');
+  }
+  if (!isEventType(e.type)) throw new Error(`not an event envelope: unknown type ${e.type}`);
+  if (typeof e.occurred_at !== 'string' || typeof e.payload !== 'object' || e.payload === null) {
+    throw new Error('not an event envelope: occurred_at and payload are required');
+  }
+  return { id: e.id, type: e.type, key: e.key, occurred_at: e.occurred_at, org_id: e.org_id ?? null, payload: e.payload };
 }

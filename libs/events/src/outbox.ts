@@ -30,6 +30,9 @@ export async function markHandled(tx: Queryable, consumer: string, eventId: stri
   return result.rowCount === 1;
 }
 
+/** Advisory lock key held by the relay that is publishing (any constant unique in the database). */
+const RELAY_LOCK = 0x7675_6f62; // "vuob"
+
 interface OutboxRow {
   seq: string;
   id: string;
@@ -51,9 +54,13 @@ export interface OutboxRelayOptions {
 }
 
 /**
- * Publishes the outbox in `seq` order. Rows are claimed with FOR UPDATE SKIP LOCKED inside a
- * transaction that also marks them sent, so a second relay never publishes the same rows while
- * the first holds them. A failed publish leaves the rows unsent and backs off.
+ * Publishes the outbox in `seq` order. A batch is claimed inside a transaction that holds the
+ * relay's advisory lock and locks its rows (FOR UPDATE SKIP LOCKED), publishes it, and marks it
+ * sent in the same transaction: a second replica finds the lock taken and waits for its next
+ * poll, so nothing is published twice to completion and a key's events leave in order. A failed
+ * publish rolls back (rows stay unsent, attempts and the error are recorded) and the relay backs
+ * off exponentially with jitter up to `maxBackoffMs`, then resumes where it stopped. If a publish
+ * succeeded but the commit failed, the batch goes again: consumers dedupe by event id.
  */
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
@@ -84,6 +91,10 @@ export class OutboxRelay {
     const { db, bus, batchSize = 100 } = this.options;
     try {
       return await db.withTx(async (tx) => {
+        // One relay at a time per database: with SKIP LOCKED alone a second replica would take the
+        // next rows and could publish a key's later events before the first replica's earlier ones.
+        const lock = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [RELAY_LOCK]);
+        if (!lock.rows[0]?.locked) return 0;
         const { rows } = await tx.query<OutboxRow>(
           `SELECT seq, id, key, type, org_id, payload, occurred_at FROM outbox
            WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
@@ -130,9 +141,15 @@ export class OutboxRelay {
     await this.running;
     this.running = undefined;
     if (this.stopped) return;
-    const backoff = Math.min(maxBackoffMs, pollMs * 2 ** this.failures);
+    const backoff = outageBackoff(pollMs, maxBackoffMs, this.failures);
     this.schedule(this.failures > 0 ? backoff : published > 0 ? 0 : pollMs);
   }
+}
+
+/** Exponential backoff with full jitter, so replicas of a service do not retry in step. */
+export function outageBackoff(baseMs: number, maxMs: number, failures: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** failures);
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
 function toEnvelope(row: OutboxRow): EventEnvelope {

@@ -7,6 +7,7 @@ import {
   InProcessEventBus,
   markHandled,
   OutboxRelay,
+  outageBackoff,
   type EventBus,
   type EventEnvelope,
 } from '../src';
@@ -83,6 +84,34 @@ describe.each(DATABASE_KINDS)('outbox on %s', (_kind, create) => {
     await relay.stop();
     await bus.drain();
     expect(received).toEqual(['idx-9']);
+  });
+
+  it('is safe with two replicas: each event published once, in order', async () => {
+    /** A slow broker, so that the replicas' polls overlap. */
+    class SlowBus extends FlakyBus {
+      override async publish(events: readonly EventEnvelope[]) {
+        await new Promise((r) => setTimeout(r, 5));
+        await super.publish(events);
+      }
+    }
+    const bus = new SlowBus();
+    const events = Array.from({ length: 60 }, (_, n) => buildEvent('task.status-changed', `task-${n % 3}`, null, { n }));
+    const replicas = [1, 2].map(() => new OutboxRelay({ db: database.db, bus, logger, batchSize: 7 }));
+    // Both replicas relay while the events are still being written.
+    const relaying = replicas.map(async (relay) => {
+      for (let idle = 0; idle < 20; ) idle = (await relay.relayOnce()) === 0 ? idle + 1 : 0;
+    });
+    for (let i = 0; i < events.length; i += 10) await database.db.withTx((tx) => enqueueEvents(tx, events.slice(i, i + 10)));
+    await Promise.all(relaying);
+    await Promise.all(replicas.map((relay) => relay.relayOnce()));
+    expect(bus.published.map((e) => e.id)).toEqual(events.map((e) => e.id));
+  });
+
+  it('backs off exponentially with jitter, capped', () => {
+    expect(outageBackoff(100, 1000, 1, () => 0)).toBe(100);
+    expect(outageBackoff(100, 1000, 1, () => 1)).toBe(200);
+    expect(outageBackoff(100, 1000, 3, () => 0.5)).toBe(600);
+    expect(outageBackoff(100, 1000, 10, () => 1)).toBe(1000);
   });
 
   it('remembers handled events', async () => {

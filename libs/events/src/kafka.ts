@@ -1,0 +1,325 @@
+import type { Logger } from '@vus/core';
+import {
+  Kafka,
+  logLevel as KafkaLogLevel,
+  Partitioners,
+  type Consumer,
+  type KafkaMessage,
+  type LogEntry,
+  type Producer,
+} from 'kafkajs';
+import {
+  parseEnvelope,
+  type DeadLetter,
+  type DeadLetterSubscription,
+  type EventBus,
+  type EventEnvelope,
+  type Subscription,
+  type SubscriptionHandle,
+} from './bus';
+import { allTopics, deadLetterTopicOf, eventTypeOfTopic, topicOf } from './topics';
+
+export interface KafkaBusOptions {
+  /** host:port list of bootstrap brokers. */
+  brokers: readonly string[];
+  /** Names this process on the brokers (logs, quotas): the service name. */
+  clientId: string;
+  logger: Logger;
+  /** Handler attempts before an event goes to its dead-letter topic. */
+  maxAttempts?: number;
+  /** Delay before the n-th retry is n times this. */
+  retryDelayMs?: number;
+  /** How long the group waits for a silent member before giving its partitions away. */
+  sessionTimeoutMs?: number;
+  /** Longest fetch wait; bounds the delivery latency of a quiet topic. */
+  maxWaitTimeMs?: number;
+  /** How long one request to a broker may take (also bounds a publish during an outage). */
+  requestTimeoutMs?: number;
+}
+
+/** Message headers on dead letters, for tools that do not parse the value. */
+export const DEAD_LETTER_HEADERS = {
+  error: 'vus-dlq-error',
+  group: 'vus-dlq-group',
+  sourceTopic: 'vus-dlq-source-topic',
+  sourcePartition: 'vus-dlq-source-partition',
+  sourceOffset: 'vus-dlq-source-offset',
+} as const;
+
+/** One message and where it came from, as a member handles it. */
+interface MessageContext {
+  topic: string;
+  partition: number;
+  message: KafkaMessage;
+  heartbeat(): Promise<void>;
+}
+
+class Abandoned extends Error {
+  constructor() {
+    super('consumer abandoned its event in flight');
+  }
+}
+
+/** The retry delay before attempt `attempt + 1`: linear, so a flaky dependency gets a breather. */
+export function retryDelay(baseMs: number, attempt: number): number {
+  return baseMs * attempt;
+}
+
+/**
+ * The EventBus on Kafka (kafkajs). Topics come from the topic table; a message's key is the
+ * event's `key` (the owning entity id) and its value the JSON envelope, so one entity's events
+ * stay in one partition, in order. Each `subscribe` is one member of a consumer group; offsets
+ * are committed by hand, one message at a time, only after the handler finished (done or
+ * skipped) or the event was dead-lettered: a member that dies mid-handler leaves the message
+ * uncommitted and the group delivers it again. Delivery is therefore at least once; handlers make
+ * it effectively once by remembering handled ids (`handleOnce`).
+ *
+ * The producer is not idempotent (the Debian mock broker does not serve it): a publish retried
+ * after a lost acknowledgement can duplicate a message, which the same ids absorb.
+ */
+export class KafkaEventBus implements EventBus {
+  private readonly kafka: Kafka;
+  private readonly producer: Producer;
+  private producerReady: Promise<void> | undefined;
+  private readonly members = new Set<SubscriptionHandle>();
+  private closed = false;
+  private readonly maxAttempts: number;
+  private readonly retryDelayMs: number;
+
+  constructor(private readonly options: KafkaBusOptions) {
+    const { logger } = options;
+    this.maxAttempts = options.maxAttempts ?? 5;
+    this.retryDelayMs = options.retryDelayMs ?? 200;
+    this.kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: [...options.brokers],
+      requestTimeout: options.requestTimeoutMs ?? 10_000,
+      connectionTimeout: 3000,
+      // Few, short retries inside the client: the outbox relay owns backing off during outages.
+      retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 2000 },
+      logLevel: KafkaLogLevel.WARN,
+      logCreator: () => (entry: LogEntry) => {
+        const { message, ...extra } = entry.log;
+        const fields = { ...extra, kafkaNamespace: entry.namespace };
+        if (entry.level <= KafkaLogLevel.ERROR) logger.error(fields, `kafka: ${message}`);
+        else logger.warn(fields, `kafka: ${message}`);
+      },
+    });
+    this.producer = this.kafka.producer({
+      createPartitioner: Partitioners.DefaultPartitioner,
+      allowAutoTopicCreation: false,
+      idempotent: false,
+      // One request in flight per broker keeps a retried batch from overtaking the next one.
+      maxInFlightRequests: 1,
+    });
+  }
+
+  async publish(events: readonly EventEnvelope[]): Promise<void> {
+    if (this.closed) throw new Error('event bus is closed');
+    if (events.length === 0) return;
+    await this.connectProducer();
+    const byTopic = new Map<string, { key: string; value: string }[]>();
+    for (const event of events) {
+      const topic = topicOf(event.type);
+      const messages = byTopic.get(topic) ?? [];
+      messages.push({ key: event.key, value: JSON.stringify(event) });
+      byTopic.set(topic, messages);
+    }
+    await this.producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+  }
+
+  async subscribe(subscription: Subscription): Promise<SubscriptionHandle> {
+    const topics = subscription.types.map(topicOf);
+    return this.join(subscription.group, topics, async (payload, member) => {
+      const { topic, partition, message } = payload;
+      let event: EventEnvelope;
+      try {
+        event = parseEnvelope(message.value?.toString('utf8') ?? '');
+      } catch (error) {
+        // A message nobody can read must not block its partition: park it and move on.
+        await this.sendDeadLetter(payload, subscription.group, undefined, errorText(error), 0);
+        return;
+      }
+      if (!subscription.types.includes(event.type)) return;
+      let lastError = 'handler asked for a retry';
+      for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
+        try {
+          const outcome = await Promise.race([subscription.handler(event), member.abandoned]);
+          if (outcome !== 'retry') return;
+        } catch (error) {
+          if (error instanceof Abandoned) throw error;
+          lastError = errorText(error);
+          this.options.logger.warn({ err: error, eventId: event.id, topic, partition, attempt }, 'event handler failed');
+        }
+        if (attempt < this.maxAttempts) {
+          await Promise.race([sleep(retryDelay(this.retryDelayMs, attempt)), member.abandoned]);
+          await payload.heartbeat();
+        }
+      }
+      await this.sendDeadLetter(payload, subscription.group, event, lastError, this.maxAttempts);
+    });
+  }
+
+  async subscribeDeadLetters(subscription: DeadLetterSubscription): Promise<SubscriptionHandle> {
+    const topics = subscription.types.map(deadLetterTopicOf);
+    return this.join(subscription.group, topics, async ({ message }, member) => {
+      let deadLetter: DeadLetter;
+      try {
+        deadLetter = JSON.parse(message.value?.toString('utf8') ?? '') as DeadLetter;
+        deadLetter.event = parseEnvelope(JSON.stringify(deadLetter.event));
+      } catch (error) {
+        this.options.logger.warn({ err: error }, 'unreadable dead letter skipped');
+        return;
+      }
+      await Promise.race([subscription.handler(deadLetter), member.abandoned]);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.members].map((m) => m.stop()));
+    if (this.producerReady) await this.producer.disconnect();
+  }
+
+  private connectProducer(): Promise<void> {
+    // A failed connect is forgotten so the next publish tries again (broker outage).
+    this.producerReady ??= this.producer.connect().catch((error: unknown) => {
+      this.producerReady = undefined;
+      throw error;
+    });
+    return this.producerReady;
+  }
+
+  /**
+   * One group member: handles each message with `handle`, then commits its offset. `handle`
+   * returning normally means "finished with this message"; throwing leaves it uncommitted.
+   */
+  private async join(
+    groupId: string,
+    topics: string[],
+    handle: (message: MessageContext, member: { abandoned: Promise<never> }) => Promise<void>,
+  ): Promise<SubscriptionHandle> {
+    if (this.closed) throw new Error('event bus is closed');
+    const consumer: Consumer = this.kafka.consumer({
+      groupId,
+      sessionTimeout: this.options.sessionTimeoutMs ?? 30_000,
+      heartbeatInterval: Math.min(3000, Math.floor((this.options.sessionTimeoutMs ?? 30_000) / 3)),
+      maxWaitTimeInMs: this.options.maxWaitTimeMs ?? 1000,
+      allowAutoTopicCreation: false,
+      retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 5000 },
+    });
+    let abandon: (reason: Abandoned) => void = () => undefined;
+    const abandoned = new Promise<never>((_, reject) => (abandon = reject));
+    abandoned.catch(() => undefined);
+    let leaving = false;
+
+    await consumer.connect();
+    await consumer.subscribe({ topics, fromBeginning: true });
+    const joined = new Promise<void>((resolve) => {
+      const off = consumer.on(consumer.events.GROUP_JOIN, () => {
+        off();
+        resolve();
+      });
+    });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      // Partitions of one member are handled side by side; one partition stays sequential.
+      partitionsConsumedConcurrently: 3,
+      // eachBatch rather than eachMessage: its commit is not dropped while the consumer stops,
+      // so the message in flight at a clean shutdown is committed before the member leaves.
+      eachBatch: async (payload) => {
+        const { topic, partition } = payload.batch;
+        const heartbeat = () => payload.heartbeat();
+        for (const message of payload.batch.messages) {
+          if (leaving) throw new Abandoned();
+          if (!payload.isRunning() || payload.isStale()) return;
+          await handle({ topic, partition, message, heartbeat }, { abandoned });
+          payload.resolveOffset(message.offset);
+          const next = (BigInt(message.offset) + 1n).toString();
+          await payload.commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset: next }] }] });
+          await heartbeat();
+        }
+      },
+    });
+    await joined;
+
+    const handle_: SubscriptionHandle = {
+      stop: async () => {
+        this.members.delete(handle_);
+        // kafkajs lets the batch in flight stop after its current message, which is committed.
+        await consumer.disconnect();
+      },
+      abandon: async () => {
+        this.members.delete(handle_);
+        leaving = true;
+        abandon(new Abandoned());
+        await consumer.disconnect();
+      },
+    };
+    this.members.add(handle_);
+    return handle_;
+  }
+
+  private async sendDeadLetter(
+    { topic, partition, message }: MessageContext,
+    group: string,
+    event: EventEnvelope | undefined,
+    error: string,
+    attempts: number,
+  ): Promise<void> {
+    const deadLetter: DeadLetter | undefined = event && { group, error, attempts, failed_at: new Date().toISOString(), event };
+    const type = event?.type ?? eventTypeOfTopic(topic);
+    this.options.logger.error({ group, topic, partition, offset: message.offset, error }, 'event dead-lettered');
+    await this.connectProducer();
+    await this.producer.send({
+      topic: type ? deadLetterTopicOf(type) : `${topic}.dlq`,
+      acks: -1,
+      messages: [
+        {
+          key: message.key,
+          value: deadLetter ? JSON.stringify(deadLetter) : message.value,
+          headers: {
+            [DEAD_LETTER_HEADERS.error]: error,
+            [DEAD_LETTER_HEADERS.group]: group,
+            [DEAD_LETTER_HEADERS.sourceTopic]: topic,
+            [DEAD_LETTER_HEADERS.sourcePartition]: String(partition),
+            [DEAD_LETTER_HEADERS.sourceOffset]: message.offset,
+          },
+        },
+      ],
+    });
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Creates every topic of the table on a real broker (partitions, retention), leaving existing ones
+ * alone. The Debian mock broker does not serve CreateTopics: its launcher pre-creates them.
+ */
+export async function ensureKafkaTopics(brokers: readonly string[]): Promise<void> {
+  const admin = new Kafka({ clientId: 'vus-topics', brokers: [...brokers], logLevel: KafkaLogLevel.ERROR }).admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = allTopics().filter((t) => !existing.has(t.name));
+    if (missing.length === 0) return;
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: missing.map((t) => ({
+        topic: t.name,
+        numPartitions: t.partitions,
+        configEntries: [{ name: 'retention.ms', value: String(t.retentionMs) }],
+      })),
+    });
+  } finally {
+    await admin.disconnect();
+  }
+}

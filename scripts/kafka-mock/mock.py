@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+"""A Kafka-protocol broker for tests: librdkafka's mock cluster (Debian librdkafka1, brought by
+python3-confluent-kafka), started through `test.mock.num.brokers`.
+
+Usage: mock.py TOPIC:PARTITIONS ...
+Pre-creates the topics (the mock serves neither CreateTopics nor idempotent producers), prints
+`BOOTSTRAP host:port` on stdout, then obeys one command per stdin line:
+  down   the broker drops its connections and refuses new ones (an outage; data is kept)
+  up     the broker accepts connections again
+  stop   shut down (so do EOF on stdin, SIGTERM and SIGINT)
+Each command is answered with `OK <command>`.
+"""
+import ctypes
+import signal
+import sys
+
+BROKER_ID = 1
+
+
+def load():
+    lib = ctypes.CDLL("librdkafka.so.1")
+    vp, cp, ci = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int
+    lib.rd_kafka_conf_new.restype = vp
+    lib.rd_kafka_conf_set.argtypes = [vp, cp, cp, cp, ctypes.c_size_t]
+    lib.rd_kafka_conf_set.restype = ci
+    lib.rd_kafka_new.argtypes = [ci, vp, cp, ctypes.c_size_t]
+    lib.rd_kafka_new.restype = vp
+    lib.rd_kafka_handle_mock_cluster.argtypes = [vp]
+    lib.rd_kafka_handle_mock_cluster.restype = vp
+    lib.rd_kafka_mock_cluster_bootstraps.argtypes = [vp]
+    lib.rd_kafka_mock_cluster_bootstraps.restype = cp
+    lib.rd_kafka_mock_topic_create.argtypes = [vp, cp, ci, ci]
+    lib.rd_kafka_mock_topic_create.restype = ci
+    lib.rd_kafka_mock_broker_set_down.argtypes = [vp, ctypes.c_int32]
+    lib.rd_kafka_mock_broker_set_down.restype = ci
+    lib.rd_kafka_mock_broker_set_up.argtypes = [vp, ctypes.c_int32]
+    lib.rd_kafka_mock_broker_set_up.restype = ci
+    lib.rd_kafka_destroy.argtypes = [vp]
+    lib.rd_kafka_err2str.argtypes = [ci]
+    lib.rd_kafka_err2str.restype = cp
+    return lib
+
+
+def main(specs):
+    lib = load()
+    errstr = ctypes.create_string_buffer(512)
+    conf = lib.rd_kafka_conf_new()
+    for key, value in ((b"test.mock.num.brokers", b"1"), (b"log_level", b"0")):
+        if lib.rd_kafka_conf_set(conf, key, value, errstr, len(errstr)) != 0:
+            sys.exit(f"kafka-mock: {key.decode()}: {errstr.value.decode()}")
+    # A producer handle owns the mock cluster; nothing is ever produced through it.
+    rk = lib.rd_kafka_new(0, conf, errstr, len(errstr))
+    if not rk:
+        sys.exit(f"kafka-mock: {errstr.value.decode()}")
+    cluster = lib.rd_kafka_handle_mock_cluster(rk)
+    for spec in specs:
+        name, _, partitions = spec.partition(":")
+        err = lib.rd_kafka_mock_topic_create(cluster, name.encode(), int(partitions or 1), 1)
+        if err != 0:
+            sys.exit(f"kafka-mock: topic {name}: {lib.rd_kafka_err2str(err).decode()}")
+    print(f"BOOTSTRAP {lib.rd_kafka_mock_cluster_bootstraps(cluster).decode()}", flush=True)
+
+    def stop(*_):
+        lib.rd_kafka_destroy(rk)
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for line in sys.stdin:
+        command = line.strip()
+        if command == "down":
+            lib.rd_kafka_mock_broker_set_down(cluster, BROKER_ID)
+        elif command == "up":
+            lib.rd_kafka_mock_broker_set_up(cluster, BROKER_ID)
+        elif command == "stop":
+            print("OK stop", flush=True)
+            break
+        elif command:
+            print(f"ERR unknown command {command}", flush=True)
+            continue
+        print(f"OK {command}", flush=True)
+    stop()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
