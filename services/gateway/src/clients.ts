@@ -14,6 +14,13 @@ import type { UpdateVideoRequest__Input } from '@vus/grpc/types/index/v1/UpdateV
 import type { Video } from '@vus/grpc/types/index/v1/Video';
 import type { VideoArtifacts } from '@vus/grpc/types/index/v1/VideoArtifacts';
 import type { VideoThumbnail } from '@vus/grpc/types/index/v1/VideoThumbnail';
+import type { CreateTaskRequest__Input } from '@vus/grpc/types/task/v1/CreateTaskRequest';
+import type { GetTaskStatusCountsRequest__Input } from '@vus/grpc/types/task/v1/GetTaskStatusCountsRequest';
+import type { ListTasksRequest__Input } from '@vus/grpc/types/task/v1/ListTasksRequest';
+import type { ListTasksResponse } from '@vus/grpc/types/task/v1/ListTasksResponse';
+import type { Task } from '@vus/grpc/types/task/v1/Task';
+import type { TaskServiceClient } from '@vus/grpc/types/task/v1/TaskService';
+import type { TaskStatusCounts } from '@vus/grpc/types/task/v1/TaskStatusCounts';
 
 /** One function per downstream RPC; each carries the caller's identity and deadline. */
 export function createIndexClient(address: string) {
@@ -51,6 +58,28 @@ export function createIndexClient(address: string) {
 
 export type IndexClient = ReturnType<typeof createIndexClient>;
 
+/** task-service: indexing tasks. */
+export function createTaskClient(address: string) {
+  const client: TaskServiceClient = createClient(loadProto().proto.vus.task.v1.TaskService, address);
+  return {
+    createTask: (ctx: OutgoingContext, request: CreateTaskRequest__Input) =>
+      callUnary<Task>((md, opts, cb) => client.CreateTask(request, md, opts, cb), ctx),
+    getTask: (ctx: OutgoingContext, taskId: string) =>
+      callUnary<Task>((md, opts, cb) => client.GetTask({ task_id: taskId }, md, opts, cb), ctx),
+    listTasks: (ctx: OutgoingContext, request: ListTasksRequest__Input) =>
+      callUnary<ListTasksResponse>((md, opts, cb) => client.ListTasks(request, md, opts, cb), ctx),
+    deleteTask: (ctx: OutgoingContext, taskId: string) =>
+      callUnary<unknown>((md, opts, cb) => client.DeleteTask({ task_id: taskId }, md, opts, cb), ctx),
+    getTaskStatusCounts: (ctx: OutgoingContext, request: GetTaskStatusCountsRequest__Input) =>
+      callUnary<TaskStatusCounts>((md, opts, cb) => client.GetTaskStatusCounts(request, md, opts, cb), ctx),
+    close: () => client.close(),
+  };
+}
+
+export type TaskClient = ReturnType<typeof createTaskClient>;
+
 export interface Clients {
   index: IndexClient;
+  /** Absent when no task-service is configured: the task endpoints answer 501. */
+  task?: TaskClient | undefined;
 }

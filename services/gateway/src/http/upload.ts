@@ -1,0 +1,121 @@
+import type { BlobStore } from '@vus/blob';
+import { ApiError, newId } from '@vus/core';
+import busboy from 'busboy';
+import type { Request } from 'express';
+import { basename } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { BodyFields } from './body';
+
+/** A file part streamed into the blob store. */
+export interface StoredFile {
+  field: string;
+  /** The client's file name (path stripped), or '' when it sent none. */
+  filename: string;
+  blobKey: string;
+  size: number;
+}
+
+export interface MultipartUpload {
+  /** Text fields, and file parts of other names read as UTF-8 text (py 0.4 sends `video_url` as a file). */
+  fields: BodyFields;
+  files: StoredFile[];
+  /** Removes every stored file (the request failed after the upload). */
+  discard(): Promise<void>;
+}
+
+export interface UploadLimits {
+  /** Bytes of one streamed file. */
+  fileBytes: number;
+  /** Bytes of a text field, or of a file part read as text. */
+  fieldBytes: number;
+}
+
+/**
+ * Reads a multipart body whose `fileFields` parts may be large (a video): each such part streams
+ * straight into the blob store with backpressure, never held in memory, and is all-or-nothing
+ * there (without a store, such a part is refused). Empty file parts are ignored (dummy parts, js 0.2's dropped Buffers). On any failure every
+ * file stored so far is removed. Parts may come in any order.
+ */
+export function receiveMultipart(req: Request, blobs: BlobStore | undefined, fileFields: ReadonlySet<string>, limits: UploadLimits): Promise<MultipartUpload> {
+  const uploadId = newId();
+  const files: StoredFile[] = [];
+  const discard = async () => {
+    const store = blobs;
+    if (store) await Promise.all(files.map((f) => store.delete(f.blobKey).catch(() => false)));
+  };
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, limits: { fieldSize: limits.fieldBytes, fields: 1000, parts: 1000 } });
+    } catch {
+      return reject(new ApiError('body_malformed', 'The multipart body has no valid boundary.'));
+    }
+    const fields: BodyFields = {};
+    const add = (name: string, value: string) => {
+      const existing = fields[name];
+      if (existing === undefined) fields[name] = value;
+      else if (Array.isArray(existing)) existing.push(value);
+      else fields[name] = [existing, value];
+    };
+    const pending: Promise<unknown>[] = [];
+    const abort = new AbortController();
+    let failure: ApiError | undefined;
+    const fail = (error: ApiError) => {
+      if (failure) return;
+      failure = error;
+      abort.abort();
+      req.unpipe(parser);
+      req.resume();
+      void Promise.allSettled(pending).then(discard).then(() => reject(error));
+    };
+
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) fail(new ApiError('payload_too_large', `The multipart field ${name} is larger than ${limits.fieldBytes} bytes.`));
+      else add(name, value);
+    });
+    parser.on('file', (name, stream, info) => {
+      if (failure) return stream.resume();
+      if (fileFields.has(name)) pending.push(storeFile(name, stream, info.filename));
+      else pending.push(readText(name, stream).catch(() => fail(new ApiError('body_malformed', `The multipart part ${name} could not be read.`))));
+    });
+    const storeFile = async (name: string, stream: Readable, filename: string | undefined) => {
+      if (!blobs) {
+        stream.resume();
+        return fail(new ApiError('service_unavailable', `File uploads (${name}) are not available: this server has no blob store configured.`));
+      }
+      const blobKey = `uploads/${uploadId}/${name}-${files.length}`;
+      try {
+        const info = await blobs.put(blobKey, stream, { maxBytes: limits.fileBytes, signal: abort.signal });
+        if (info.size === 0) await blobs.delete(blobKey);
+        else files.push({ field: name, filename: filename ? basename(filename.replace(/\\/g, '/')) : '', blobKey, size: info.size });
+      } catch (error) {
+        stream.resume();
+        fail(error instanceof ApiError ? error : new ApiError('request_canceled_or_timed_out', `The upload of ${name} did not complete.`));
+      }
+    };
+    const readText = async (name: string, stream: Readable) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of stream) {
+        size += (chunk as Buffer).length;
+        if (size > limits.fieldBytes) {
+          stream.resume();
+          return fail(new ApiError('payload_too_large', `The multipart field ${name} is larger than ${limits.fieldBytes} bytes.`));
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (text !== '') add(name, text);
+    };
+    parser.on('partsLimit', () => fail(new ApiError('payload_too_large', 'The multipart body has too many parts.')));
+    parser.on('fieldsLimit', () => fail(new ApiError('payload_too_large', 'The multipart body has too many fields.')));
+    parser.on('error', () => fail(new ApiError('body_malformed', 'The multipart body is malformed.')));
+    parser.on('close', () => {
+      void Promise.all(pending).then(() => {
+        if (!failure) resolve({ fields, files, discard });
+      });
+    });
+    req.on('aborted', () => fail(new ApiError('request_canceled_or_timed_out', 'The request was aborted by the client.')));
+    req.pipe(parser);
+  });
+}

@@ -1,0 +1,127 @@
+import { errors, parseInput } from '@vus/core';
+import { toMetadataValues } from '@vus/grpc';
+import type { CreateTaskRequest__Input } from '@vus/grpc/types/task/v1/CreateTaskRequest';
+import type { ListTasksRequest__Input } from '@vus/grpc/types/task/v1/ListTasksRequest';
+import { z } from 'zod';
+import { looseBoolean, looseJson } from '../http/coerce';
+import { parsePageQuery } from '../http/paging';
+import { list, scalar, type RawQuery } from '../http/query';
+import { parseNumberRange, parseTimeRange } from '../http/ranges';
+import type { StoredFile } from '../http/upload';
+import type { ApiVersion } from '../versions';
+
+/** Multipart parts of POST /tasks that carry files (streamed to the blob store). */
+export const TASK_FILE_FIELDS: ReadonlySet<string> = new Set(['video_file', 'transcription_file']);
+
+/** The first of repeated values (py 0.4 sends some fields twice; API-CONTRACT §2.2). */
+const first = (v: unknown) => (Array.isArray(v) ? (v as unknown[])[0] : v);
+const text = z.preprocess(first, z.string({ error: 'expected a string' }).trim());
+const flag = z.preprocess(first, looseBoolean);
+
+const metadataValue = z.union([z.string(), z.number().finite(), z.boolean()]);
+const createSchema = z.object({
+  index_id: text.pipe(z.string().min(1, 'expected an index id')),
+  video_url: text.optional(),
+  transcription_url: text.optional(),
+  provide_transcription: flag.optional(),
+  language: text.pipe(z.string().max(16, 'expected a language code such as en')).optional(),
+  disable_video_stream: flag.optional(),
+  enable_video_stream: flag.optional(),
+  user_metadata: z
+    .preprocess(first, looseJson(z.record(z.string(), metadataValue, { error: 'expected a JSON object of strings, numbers or booleans' })))
+    .optional(),
+});
+
+export interface CreateTaskPlan {
+  request: CreateTaskRequest__Input;
+  /** Stored files the request does not use (the URL won over an uploaded file): remove them. */
+  unused: StoredFile[];
+}
+
+/**
+ * POST /tasks (API-CONTRACT §5.3): `index_id` and `video_file` or `video_url` (the URL wins when
+ * both come); a transcription as `transcription_file` or `transcription_url` (≤ v1.2);
+ * `disable_video_stream` (v1.2) or `enable_video_stream` (v1.3); `user_metadata` (v1.3) as a
+ * JSON string. The video file is already in the blob store.
+ */
+export function parseCreateTask(
+  version: ApiVersion,
+  fields: unknown,
+  files: readonly StoredFile[],
+  idempotencyKey: string | undefined,
+): CreateTaskPlan {
+  const input = parseInput(createSchema, fields);
+  const video = files.find((f) => f.field === 'video_file');
+  const transcription = files.find((f) => f.field === 'transcription_file');
+  if (!input.video_url && !video) throw errors.notProvided('video_file');
+  const unused = files.filter((f) => f !== video && f !== transcription);
+  if (input.video_url && video) unused.push(video);
+
+  const request: CreateTaskRequest__Input = {
+    index_id: input.index_id,
+    ...(input.video_url ? { video_url: input.video_url } : { video_blob_key: video!.blobKey }),
+    filename: input.video_url ? '' : video!.filename,
+    language: input.language ?? '',
+    idempotency_key: idempotencyKey ?? '',
+  };
+  if (input.transcription_url) {
+    request.transcription_url = input.transcription_url;
+    if (transcription) unused.push(transcription);
+  } else if (transcription) {
+    request.transcription_blob_key = transcription.blobKey;
+  }
+  if (version === 'v1.3') {
+    if (input.enable_video_stream !== undefined) request.enable_video_stream = input.enable_video_stream;
+    if (input.user_metadata) request.user_metadata = toMetadataValues(input.user_metadata);
+  } else if (input.disable_video_stream !== undefined) {
+    request.enable_video_stream = !input.disable_video_stream;
+  }
+  return { request, unused };
+}
+
+/** Statuses a v1.2 client knows, and the ones each stands for (it lacks uploading and queued). */
+const V12_STATUS_FILTER: Record<string, string[]> = {
+  validating: ['uploading', 'validating'],
+  pending: ['pending', 'queued'],
+  indexing: ['indexing'],
+  ready: ['ready'],
+  failed: ['failed'],
+};
+const V13_STATUSES = ['uploading', 'validating', 'pending', 'queued', 'indexing', 'ready', 'failed'];
+
+function statusFilter(version: ApiVersion, query: RawQuery): string[] {
+  const asked = list(query, 'status') ?? [];
+  return [
+    ...new Set(
+      asked.flatMap((status) => {
+        const statuses = version === 'v1.3' ? (V13_STATUSES.includes(status) ? [status] : undefined) : V12_STATUS_FILTER[status];
+        if (!statuses) throw errors.invalid('status', `"${status}" is not a task status.`);
+        return statuses;
+      }),
+    ),
+  ];
+}
+
+/** GET /tasks query (API-CONTRACT §5.3): paging, ids, index, filename, sizes, dates, status. */
+export function parseListTasks(version: ApiVersion, query: RawQuery): ListTasksRequest__Input {
+  const page = parsePageQuery(query);
+  return {
+    page: { page: page.page, page_limit: page.pageLimit, sort_by: page.sortBy ?? '', sort_option: page.sortOption ?? '' },
+    ids: list(query, '_id', 'id') ?? [],
+    index_id: scalar(query, 'index_id') ?? '',
+    filename: scalar(query, 'filename') ?? '',
+    duration: parseNumberRange('duration', query),
+    width: parseNumberRange('width', query),
+    height: parseNumberRange('height', query),
+    created_at: parseTimeRange('created_at', query, 'createdAt'),
+    updated_at: parseTimeRange('updated_at', query, 'updatedAt'),
+    statuses: statusFilter(version, query),
+  };
+}
+
+/** GET /tasks/status?index_id= */
+export function parseStatusCounts(query: RawQuery): { index_id: string } {
+  const indexId = scalar(query, 'index_id');
+  if (!indexId) throw errors.notProvided('index_id');
+  return { index_id: indexId };
+}

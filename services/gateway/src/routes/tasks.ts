@@ -1,0 +1,91 @@
+import type { BlobStore } from '@vus/blob';
+import { ApiError, errors, isId } from '@vus/core';
+import { Router, type Request } from 'express';
+import type { TaskClient } from '../clients';
+import { locals, outgoing } from '../http/context';
+import { readQuery } from '../http/query';
+import { receiveMultipart, type MultipartUpload, type UploadLimits } from '../http/upload';
+import { presentStatusCounts, presentTask } from '../presenters/tasks';
+import { parseCreateTask, parseListTasks, parseStatusCounts, TASK_FILE_FIELDS } from './tasks.schema';
+
+export interface TaskRouteOptions {
+  timeoutMs: number;
+  /** Where uploads are streamed (the store the indexing worker reads); absent: only video_url works. */
+  blobs?: BlobStore | undefined;
+  uploadLimits: UploadLimits;
+}
+
+/** POST /tasks arrives as multipart with a video: the body is streamed here, not by parseBody. */
+export function isTaskUpload(req: Request): boolean {
+  return req.method === 'POST' && /^\/tasks\/?$/.test(req.path) && req.is('multipart/form-data') === 'multipart/form-data';
+}
+
+function taskIdParam(raw: string | string[] | undefined): string {
+  const id = String(raw);
+  // A malformed id cannot name anything: the same answer as an unknown one.
+  if (!isId(id)) throw errors.notFound('Task', id);
+  return id;
+}
+
+const NOTHING_STORED: Omit<MultipartUpload, 'fields'> = { files: [], discard: async () => undefined };
+
+export function taskRoutes(client: TaskClient | undefined, options: TaskRouteOptions): Router {
+  const router = Router();
+  if (!client) {
+    const unavailable = () => {
+      throw new ApiError('not_implemented', 'Indexing tasks: no task-service is configured on this server.');
+    };
+    router.all('/tasks', unavailable);
+    router.get(['/tasks/status', '/tasks/:taskId'], unavailable);
+    router.delete('/tasks/:taskId', unavailable);
+    return router;
+  }
+  const tasks = client;
+  const { timeoutMs, blobs } = options;
+
+  // Answered as soon as the upload is stored and the task written; indexing runs asynchronously.
+  router.post('/tasks', async (req, res) => {
+    const version = locals(res).version!;
+    const upload = isTaskUpload(req)
+      ? await receiveMultipart(req, blobs, TASK_FILE_FIELDS, options.uploadLimits)
+      : { ...NOTHING_STORED, fields: req.body as unknown };
+    try {
+      const plan = parseCreateTask(version, upload.fields, upload.files, req.get('idempotency-key'));
+      const store = blobs;
+      if (store) await Promise.all(plan.unused.map((f) => store.delete(f.blobKey)));
+      const task = await tasks.createTask(outgoing(res, timeoutMs), plan.request);
+      if (version === 'v1.3') res.status(200).json({ _id: task.id, video_id: task.video_id });
+      else res.status(201).json({ _id: task.id });
+    } catch (error) {
+      await upload.discard();
+      throw error;
+    }
+  });
+
+  router.get('/tasks/status', async (req, res) => {
+    if (locals(res).version === 'v1.3') {
+      throw new ApiError('endpoint_not_found', 'GET /tasks/status was removed in v1.3. Use GET /tasks?index_id=…&status=… instead.');
+    }
+    const counts = await tasks.getTaskStatusCounts(outgoing(res, timeoutMs), parseStatusCounts(readQuery(req.originalUrl)));
+    res.json(presentStatusCounts(counts));
+  });
+
+  router.get('/tasks', async (req, res) => {
+    const version = locals(res).version!;
+    const result = await tasks.listTasks(outgoing(res, timeoutMs), parseListTasks(version, readQuery(req.originalUrl)));
+    res.json({ data: result.data.map((t) => presentTask(version, t)), page_info: result.page_info });
+  });
+
+  router.get('/tasks/:taskId', async (req, res) => {
+    const task = await tasks.getTask(outgoing(res, timeoutMs), taskIdParam(req.params.taskId));
+    res.json(presentTask(locals(res).version!, task));
+  });
+
+  router.delete('/tasks/:taskId', async (req, res) => {
+    await tasks.deleteTask(outgoing(res, timeoutMs), taskIdParam(req.params.taskId));
+    // No Content-Type on 204: js 0.1/0.2 would try to parse an empty JSON body (API-CONTRACT §2.4).
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,101 @@
+/**
+ * The indexing path on loopback, for tests: gateway + index-service + task-service (with the
+ * indexing worker in its process, when asked) sharing one blob folder, each on its own database.
+ */
+import { FileBlobStore, type BlobStore } from '@vus/blob';
+import { createLogger } from '@vus/core';
+import { createThrowawayDatabase, type DatabaseTarget, type ThrowawayDatabase } from '@vus/db';
+import { InProcessEventBus } from '@vus/events';
+import { startIndexService, type RunningIndexService } from '@vus/index-service';
+import { createModelRegistry, type ModelRegistry } from '@vus/models';
+import { startTaskService, type RunningTaskService, type TaskServiceOptions } from '@vus/task-service';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startGateway, type RunningGateway } from '../src/main';
+
+export interface IndexingStack {
+  url: string;
+  gateway: RunningGateway;
+  indexService: RunningIndexService;
+  taskService: RunningTaskService;
+  blobs: BlobStore;
+  blobDir: string;
+  /** The task-service database (postgres only), for a worker in another process. */
+  taskDatabaseUrl: string | undefined;
+  models: ModelRegistry | undefined;
+  newOrg(): Promise<{ orgId: string; key: string }>;
+  stop(): Promise<void>;
+}
+
+export interface IndexingStackOptions {
+  database?: 'postgres' | 'pglite';
+  /** Run the indexing worker inside task-service. */
+  worker?: boolean;
+  /** Worker settings (lease, poll …) when it runs. */
+  workerOptions?: Partial<NonNullable<TaskServiceOptions['worker']>>;
+  uploadMaxBytes?: number;
+}
+
+export async function startIndexingStack(options: IndexingStackOptions = {}): Promise<IndexingStack> {
+  const logger = createLogger({ service: 'test', level: 'silent' });
+  const databases: ThrowawayDatabase[] = [];
+  const target = async (): Promise<DatabaseTarget> => {
+    if (options.database === 'pglite') return { kind: 'pglite', dataDir: 'memory://' };
+    const database = await createThrowawayDatabase();
+    databases.push(database);
+    return { kind: 'postgres', url: database.url };
+  };
+  const blobDir = mkdtempSync(join(tmpdir(), 'vus-indexing-blobs-'));
+  const blobs = await FileBlobStore.open(blobDir);
+  const bus = new InProcessEventBus();
+  const indexService = await startIndexService({ bind: '127.0.0.1:0', database: await target(), bus, logger, blobs });
+  const taskTarget = await target();
+  // No CLIP or Whisper files in tests: MODELS_DIR points at an empty folder (absence is recorded).
+  const models = options.worker ? createModelRegistry({ modelsDir: join(blobDir, 'no-models'), allowDownload: false, clipModel: 'none/clip', whisperModel: 'none/whisper' }) : undefined;
+  const taskService = await startTaskService({
+    bind: '127.0.0.1:0',
+    database: taskTarget,
+    bus,
+    logger,
+    indexServiceAddress: indexService.address,
+    blobs,
+    worker: models
+      ? { blobs, models, workRoot: join(blobDir, 'work'), fetch: { allowHosts: ['127.0.0.1'] }, pollMs: 500, ...options.workerOptions }
+      : undefined,
+  });
+  const gateway = await startGateway({
+    host: '127.0.0.1',
+    port: 0,
+    database: await target(),
+    indexServiceAddress: indexService.address,
+    taskServiceAddress: taskService.address,
+    blobs,
+    uploadMaxBytes: options.uploadMaxBytes,
+    logger,
+  });
+  let orgs = 0;
+  return {
+    url: gateway.url,
+    gateway,
+    indexService,
+    taskService,
+    blobs,
+    blobDir,
+    taskDatabaseUrl: taskTarget.kind === 'postgres' ? taskTarget.url : undefined,
+    models,
+    async newOrg() {
+      const org = await gateway.keys.createOrganization(`org-${++orgs}-${Math.random().toString(36).slice(2)}`);
+      return { orgId: org.id, key: (await gateway.keys.createKey(org.id, 'test')).secret };
+    },
+    async stop() {
+      await gateway.stop();
+      await taskService.stop();
+      await indexService.stop();
+      await models?.dispose();
+      await bus.close();
+      for (const database of databases) await database.drop();
+      rmSync(blobDir, { recursive: true, force: true });
+    },
+  };
+}
