@@ -1,5 +1,6 @@
 import { ApiError, type Logger } from '@vus/core';
 import type { BillingClient, LimitsSource, UsageCounters } from '@vus/limits';
+import type { BlobStore } from '@vus/blob';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Clients } from './clients';
 import { parseBody, type BodyLimits } from './http/body';
@@ -12,6 +13,7 @@ import { adminBillingRoutes } from './routes/admin-billing';
 import { engineRoutes } from './routes/engines';
 import { indexRoutes } from './routes/indexes';
 import { notBuiltRoutes } from './routes/not-built';
+import { isTaskUpload, taskRoutes } from './routes/tasks';
 import { thumbnailFileRoutes } from './routes/thumbnails';
 import { videoRoutes, type ThumbnailUrlOptions } from './routes/videos';
 import { SERVED_VERSIONS, UNSERVED_VERSIONS, type ApiVersion } from './versions';
@@ -33,7 +35,12 @@ export interface AppDeps {
   readiness: () => Promise<Record<string, boolean>>;
   /** Signed, expiring thumbnail URLs (GET …/thumbnail and the route that serves them). */
   thumbnails: ThumbnailUrlOptions;
+  /** Where POST /tasks streams uploaded videos (the indexing worker's store), and their size limit. */
+  uploads?: { blobs?: BlobStore | undefined; maxBytes: number } | undefined;
 }
+
+/** The contract's upload limit (API-CONTRACT §5.3: size ≤ 2 GB). */
+const DEFAULT_UPLOAD_BYTES = 2 * 1024 ** 3;
 
 function authenticate(keys: KeyService): RequestHandler {
   return (req, res, next) => {
@@ -54,11 +61,20 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     next();
   });
   router.use(authenticate(deps.keys));
-  router.use(parseBody(deps.bodyLimits));
+  const parse = parseBody(deps.bodyLimits);
+  // A POST /tasks upload streams its video to the blob store (routes/tasks.ts): not parsed here.
+  router.use((req, res, next) => (isTaskUpload(req) ? ((req.body = {}), next()) : parse(req, res, next)));
   router.use(rateLimits(deps.limits.counters, deps.limits.source));
   router.use(indexRoutes(deps.clients.index, deps.requestTimeoutMs));
   router.use(engineRoutes(deps.clients.index, deps.requestTimeoutMs));
   router.use(videoRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails));
+  router.use(
+    taskRoutes(deps.clients.task, {
+      timeoutMs: deps.requestTimeoutMs,
+      blobs: deps.uploads?.blobs,
+      uploadLimits: { fileBytes: deps.uploads?.maxBytes ?? DEFAULT_UPLOAD_BYTES, fieldBytes: deps.bodyLimits.field },
+    }),
+  );
   router.use(notBuiltRoutes());
   return router;
 }

@@ -1,6 +1,7 @@
+import { blobEnvShape, openBlobStore, type BlobStore } from '@vus/blob';
 import { createLogger, loadConfig, logLevel, envPort, envAddress, runMain, systemClock, type Clock, type Logger } from '@vus/core';
 import { Database, migrate, type DatabaseTarget } from '@vus/db';
-import { BILLING_SERVICE_NAME, checkHealth, INDEX_SERVICE_NAME } from '@vus/grpc';
+import { BILLING_SERVICE_NAME, checkHealth, INDEX_SERVICE_NAME, TASK_SERVICE_NAME } from '@vus/grpc';
 import {
   cachedLimits,
   connectRedis,
@@ -16,7 +17,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { createApp } from './app';
-import { createIndexClient } from './clients';
+import { createIndexClient, createTaskClient } from './clients';
 import { createThumbnailSigner } from './http/signed-urls';
 import { createKeyService, type KeyService } from './keys';
 import { createKeyStore } from './store';
@@ -28,6 +29,12 @@ export interface GatewayOptions {
   port: number;
   database: DatabaseTarget;
   indexServiceAddress: string;
+  /** task-service (indexing tasks); without it the task endpoints answer 501. */
+  taskServiceAddress?: string | undefined;
+  /** Where POST /tasks streams uploads: the blob store the indexing worker reads. */
+  blobs?: BlobStore | undefined;
+  /** Largest video upload accepted (bytes); default 2 GiB. */
+  uploadMaxBytes?: number | undefined;
   /** Effective limits per organization; without it every organization has the Free plan's. */
   billingServiceAddress?: string | undefined;
   /** Shared rate-limit counters; without it they live in this process (embedded mode). */
@@ -70,6 +77,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   if (!options.urlSigningSecret) logger.warn('URL_SIGNING_SECRET is not set: thumbnail URLs are signed with a random per-process key');
   const signer = createThumbnailSigner(options.urlSigningSecret ?? randomBytes(32).toString('hex'));
   const index = createIndexClient(options.indexServiceAddress);
+  const task = options.taskServiceAddress ? createTaskClient(options.taskServiceAddress) : undefined;
   const billing = options.billingServiceAddress ? createBillingClient(options.billingServiceAddress) : undefined;
   const redis = options.redisUrl ? connectRedis(options.redisUrl, logger) : undefined;
   const counters = new UsageCounters(redis ? redisLimiters(redis) : memoryLimiters());
@@ -79,7 +87,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
 
   const app = createApp({
     keys,
-    clients: { index },
+    clients: { index, task },
+    uploads: { blobs: options.blobs, maxBytes: options.uploadMaxBytes ?? 2 * 1024 ** 3 },
     limits: { counters, source: limitsSource },
     billing,
     logger,
@@ -90,6 +99,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     readiness: async () => ({
       database: await db.ping(),
       'index-service': await checkHealth(options.indexServiceAddress, INDEX_SERVICE_NAME),
+      ...(options.taskServiceAddress ? { 'task-service': await checkHealth(options.taskServiceAddress, TASK_SERVICE_NAME) } : {}),
       // Redis is not a readiness condition: without it limits are per process (see README).
       ...(options.billingServiceAddress ? { 'billing-service': await checkHealth(options.billingServiceAddress, BILLING_SERVICE_NAME) } : {}),
     }),
@@ -114,6 +124,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         server.closeIdleConnections();
       });
       index.close();
+      task?.close();
       billing?.close();
       if (redis?.isReady) await redis.close();
       else redis?.destroy();
@@ -127,6 +138,9 @@ const configSchema = z.object({
   PORT: envPort.default(8080),
   DATABASE_URL: z.string().url(),
   INDEX_SERVICE_ADDR: envAddress,
+  TASK_SERVICE_ADDR: envAddress.optional(),
+  ...blobEnvShape,
+  UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(2 * 1024 ** 3),
   BILLING_SERVICE_ADDR: envAddress.optional(),
   REDIS_URL: z.string().url().optional(),
   LIMITS_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
@@ -149,6 +163,10 @@ if (require.main === module) {
       port: config.PORT,
       database: { kind: 'postgres', url: config.DATABASE_URL },
       indexServiceAddress: config.INDEX_SERVICE_ADDR,
+      taskServiceAddress: config.TASK_SERVICE_ADDR,
+      // The volume the indexing worker reads uploads from.
+      blobs: config.BLOB_DIR ? await openBlobStore({ kind: 'fs', root: config.BLOB_DIR }) : undefined,
+      uploadMaxBytes: config.UPLOAD_MAX_BYTES,
       billingServiceAddress: config.BILLING_SERVICE_ADDR,
       redisUrl: config.REDIS_URL,
       limitsCacheMs: config.LIMITS_CACHE_MS,

@@ -6,7 +6,8 @@ import { Router } from 'express';
  * fake data and never a bare 404 that would look like a wrong URL.
  */
 const NOT_BUILT: readonly [capability: string, paths: string[]][] = [
-  ['Indexing tasks', ['/tasks', '/tasks/*rest']],
+  ['Task transfers', ['/tasks/transfers', '/tasks/transfers/*rest']],
+  ['Imports from an external provider', ['/tasks/external-provider']],
   ['Indexed assets', ['/indexes/:indexId/indexed-assets', '/indexes/:indexId/indexed-assets/*rest']],
   ['Assets', ['/assets', '/assets/*rest']],
   ['Search', ['/search', '/search/*rest', '/search-v2', '/search-v2/*rest', '/combined-search', '/combined-search/*rest']],
