@@ -4,4 +4,5 @@ export * from './in-process';
 export * from './kafka';
 export * from './outbox';
 export * from './idempotent';
+export * from './payloads';
 export * from './testing';

@@ -141,13 +141,13 @@ export class OutboxRelay {
     await this.running;
     this.running = undefined;
     if (this.stopped) return;
-    const backoff = outageBackoff(pollMs, maxBackoffMs, this.failures);
+    const backoff = jitteredBackoff(pollMs, maxBackoffMs, this.failures);
     this.schedule(this.failures > 0 ? backoff : published > 0 ? 0 : pollMs);
   }
 }
 
-/** Exponential backoff with full jitter, so replicas of a service do not retry in step. */
-export function outageBackoff(baseMs: number, maxMs: number, failures: number, random: () => number = Math.random): number {
+/** Exponential backoff (base × 2^failures, capped) with jitter over its upper half, so replicas do not retry in step. */
+export function jitteredBackoff(baseMs: number, maxMs: number, failures: number, random: () => number = Math.random): number {
   const ceiling = Math.min(maxMs, baseMs * 2 ** failures);
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }

@@ -7,7 +7,7 @@ import {
   InProcessEventBus,
   markHandled,
   OutboxRelay,
-  outageBackoff,
+  jitteredBackoff,
   type EventBus,
   type EventEnvelope,
 } from '../src';
@@ -108,10 +108,10 @@ describe.each(DATABASE_KINDS)('outbox on %s', (_kind, create) => {
   });
 
   it('backs off exponentially with jitter, capped', () => {
-    expect(outageBackoff(100, 1000, 1, () => 0)).toBe(100);
-    expect(outageBackoff(100, 1000, 1, () => 1)).toBe(200);
-    expect(outageBackoff(100, 1000, 3, () => 0.5)).toBe(600);
-    expect(outageBackoff(100, 1000, 10, () => 1)).toBe(1000);
+    expect(jitteredBackoff(100, 1000, 1, () => 0)).toBe(100);
+    expect(jitteredBackoff(100, 1000, 1, () => 1)).toBe(200);
+    expect(jitteredBackoff(100, 1000, 3, () => 0.5)).toBe(600);
+    expect(jitteredBackoff(100, 1000, 10, () => 1)).toBe(1000);
   });
 
   it('remembers handled events', async () => {

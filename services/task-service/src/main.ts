@@ -1,13 +1,14 @@
 import { blobEnvShape, openBlobStore, type BlobStore } from '@vus/blob';
 import { ConfigError, createLogger, envAddress, envBoolean, loadConfig, logLevel, runMain, systemClock, type Clock, type Logger } from '@vus/core';
 import { Database, migrate, type DatabaseTarget } from '@vus/db';
-import { EVENTS_MIGRATIONS, OutboxRelay, type EventBus } from '@vus/events';
+import { EVENTS_MIGRATIONS, KafkaEventBus, OutboxRelay, type EventBus } from '@vus/events';
 import { loadProto, startGrpcServer, TASK_SERVICE_NAME, watchReadiness } from '@vus/grpc';
 import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/models';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { createIndexClient, indexDirectory } from './index-client';
 import { taskServiceImplementation } from './server';
+import { startWebhooks, webhookEnvShape, webhookOptionsFromEnv, type WebhookOptions } from './webhooks/start';
 import { taskHandlers } from './tasks/rpc';
 import { createTaskStore } from './tasks/store';
 import { createTaskService } from './tasks/tasks';
@@ -30,6 +31,8 @@ export interface TaskServiceOptions {
   blobs?: BlobStore | undefined;
   /** Runs the indexing worker in this process (embedded mode; or set WORKER_ENABLED in cluster mode). */
   worker?: Omit<IndexingWorkerConfig, 'indexServiceAddress'> | undefined;
+  /** Webhook endpoints, the fan-out of task events to deliveries, the dispatcher (on by default). */
+  webhooks?: WebhookOptions | undefined;
 }
 
 export interface RunningTaskService {
@@ -52,6 +55,7 @@ export async function startTaskService(options: TaskServiceOptions): Promise<Run
 
   const index = createIndexClient(options.indexServiceAddress);
   const tasks = createTaskService({ store: createTaskStore(db), indexes: indexDirectory(index), blobs: options.blobs, clock, eventsWritten });
+  const webhooks = await startWebhooks({ db, bus: options.bus, clock, logger, options: options.webhooks });
   const server = await startGrpcServer({
     bind: options.bind,
     logger,
@@ -59,7 +63,7 @@ export async function startTaskService(options: TaskServiceOptions): Promise<Run
       {
         name: TASK_SERVICE_NAME,
         definition: loadProto().proto.vus.task.v1.TaskService.service,
-        implementation: taskServiceImplementation({ tasks: taskHandlers(tasks, clock) }, logger),
+        implementation: taskServiceImplementation({ tasks: taskHandlers(tasks, clock), webhooks: webhooks.handlers }, logger),
       },
     ],
   });
@@ -75,6 +79,7 @@ export async function startTaskService(options: TaskServiceOptions): Promise<Run
       await worker?.stop();
       stopWatching();
       await server.stop();
+      await webhooks.stop();
       await relay?.stop();
       index.close();
       await db.close();
@@ -86,6 +91,9 @@ const configSchema = z.object({
   ...blobEnvShape,
   ...modelsEnvSchema.shape,
   ...workerEnvShape,
+  ...webhookEnvShape,
+  /** host:port[,host:port] of the Kafka brokers; unset: no event bus (events wait in the outbox). */
+  KAFKA_BROKERS: z.string().optional(),
   GRPC_BIND: z.string().default('0.0.0.0:50051'),
   DATABASE_URL: z.string().url(),
   INDEX_SERVICE_ADDR: envAddress,
@@ -102,14 +110,24 @@ if (require.main === module) {
       throw new ConfigError(['BLOB_DIR: the indexing worker reads uploads from the blob store; set it, or WORKER_ENABLED=false.']);
     }
     const blobs = config.BLOB_DIR ? await openBlobStore({ kind: 'fs', root: config.BLOB_DIR }) : undefined;
-    return startTaskService({
+    const brokers = config.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean);
+    const bus = brokers?.length ? new KafkaEventBus({ brokers, clientId: 'task-service', logger }) : undefined;
+    const service = await startTaskService({
       bind: config.GRPC_BIND,
       database: { kind: 'postgres', url: config.DATABASE_URL },
+      bus,
+      webhooks: webhookOptionsFromEnv(config),
       logger,
       migrateOnStart: config.MIGRATE_ON_START,
       indexServiceAddress: config.INDEX_SERVICE_ADDR,
       blobs,
       worker: config.WORKER_ENABLED && blobs ? workerConfigFromEnv(config, blobs, createModelRegistry(modelsConfigFromEnv(config)), logger) : undefined,
     });
+    return {
+      async stop() {
+        await service.stop();
+        await bus?.close();
+      },
+    };
   });
 }

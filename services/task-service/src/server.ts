@@ -3,11 +3,15 @@ import { implement } from '@vus/grpc';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { TaskServiceHandlers } from '@vus/grpc/types/task/v1/TaskService';
 import type { TaskHandlers } from './tasks/rpc';
+import type { WebhookHandlers } from './webhooks/rpc';
 
 /**
  * TaskService's gRPC implementation: each domain brings its own thin handlers (tasks/rpc.ts for
- * indexing tasks); RPCs nobody implements yet answer UNIMPLEMENTED.
+ * indexing tasks, webhooks/rpc.ts for webhooks); RPCs nobody implements yet answer UNIMPLEMENTED.
  */
-export function taskServiceImplementation(handlers: { tasks: TaskHandlers }, logger: Logger): UntypedServiceImplementation {
-  return implement<TaskServiceHandlers>({ ...handlers.tasks }, logger);
+export function taskServiceImplementation(
+  handlers: { tasks: TaskHandlers; webhooks: WebhookHandlers },
+  logger: Logger,
+): UntypedServiceImplementation {
+  return implement<TaskServiceHandlers>({ ...handlers.tasks, ...handlers.webhooks }, logger);
 }

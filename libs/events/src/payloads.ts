@@ -1,0 +1,27 @@
+/**
+ * Payloads of the events that cross service boundaries: the producer writes exactly this, every
+ * consumer reads exactly this. (The envelope around them is EventEnvelope.)
+ */
+export const TASK_STATUSES = ['uploading', 'validating', 'pending', 'queued', 'indexing', 'ready', 'failed'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/** `task.status-changed`, keyed by the task id, one per transition (including the first). */
+export interface TaskStatusChangedPayload {
+  task_id: string;
+  index_id: string;
+  video_id: string;
+  status: TaskStatus;
+  /** null for the task's first status. */
+  previous_status: TaskStatus | null;
+  /** Only when `status` is failed (absent or null otherwise); `code` is from the error catalogue. */
+  failure?: { code: string; message: string } | null;
+  [field: string]: unknown;
+}
+
+export function isTaskStatusChanged(payload: Record<string, unknown>): payload is TaskStatusChangedPayload {
+  return (
+    typeof payload.task_id === 'string' &&
+    typeof payload.status === 'string' &&
+    (TASK_STATUSES as readonly string[]).includes(payload.status)
+  );
+}

@@ -1,0 +1,202 @@
+import type { Database, Queryable } from '@vus/db';
+import {
+  MAX_ENDPOINTS_PER_ORG,
+  type DeliveryStatus,
+  type WebhookDeliveryRecord,
+  type WebhookEndpointRecord,
+  type WebhookEventType,
+  type WebhookStore,
+} from './webhooks';
+
+interface EndpointRow {
+  id: string;
+  org_id: string;
+  url: string;
+  event_types: WebhookEventType[];
+  secret: string;
+  created_at: Date;
+  [column: string]: unknown;
+}
+
+interface DeliveryRow {
+  id: string;
+  endpoint_id: string;
+  org_id: string;
+  event_id: string;
+  event_type: WebhookEventType;
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  last_response_status: number;
+  last_error: string;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  delivered_at: Date | null;
+  [column: string]: unknown;
+}
+
+const ENDPOINT_COLUMNS = 'id, org_id, url, event_types, secret, created_at';
+const DELIVERY_COLUMNS =
+  'id, endpoint_id, org_id, event_id, event_type, body, status, attempts, last_response_status, last_error, next_attempt_at, created_at, delivered_at';
+
+function toEndpoint(row: EndpointRow): WebhookEndpointRecord {
+  return { id: row.id, orgId: row.org_id, url: row.url, eventTypes: row.event_types, secret: row.secret, createdAt: row.created_at };
+}
+
+function toDelivery(row: DeliveryRow): WebhookDeliveryRecord {
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    orgId: row.org_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    body: row.body,
+    status: row.status,
+    attempts: row.attempts,
+    lastResponseStatus: row.last_response_status,
+    lastError: row.last_error,
+    nextAttemptAt: row.next_attempt_at,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+  };
+}
+
+export function createWebhookStore(db: Database): WebhookStore {
+  return {
+    async insertEndpoint(e) {
+      const result = await db.query(
+        `INSERT INTO webhook_endpoints (id, org_id, url, event_types, secret, created_at)
+         SELECT $1, $2, $3, $4, $5, $6
+         WHERE (SELECT count(*) FROM webhook_endpoints WHERE org_id = $2 AND deleted_at IS NULL) < $7`,
+        [e.id, e.orgId, e.url, e.eventTypes, e.secret, e.createdAt, MAX_ENDPOINTS_PER_ORG],
+      );
+      return result.rowCount === 1;
+    },
+
+    async listEndpoints(orgId, limit, offset) {
+      const [page, count] = await Promise.all([
+        db.query<EndpointRow>(
+          `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE org_id = $1 AND deleted_at IS NULL
+           ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+          [orgId, limit, offset],
+        ),
+        db.query<{ total: string }>('SELECT count(*) AS total FROM webhook_endpoints WHERE org_id = $1 AND deleted_at IS NULL', [orgId]),
+      ]);
+      return { rows: page.rows.map(toEndpoint), total: Number(count.rows[0]?.total ?? 0) };
+    },
+
+    async deleteEndpoint(orgId, id, at) {
+      return db.withTx(async (tx) => {
+        const result = await tx.query('UPDATE webhook_endpoints SET deleted_at = $3 WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL', [
+          orgId,
+          id,
+          at,
+        ]);
+        if (result.rowCount !== 1) return false;
+        await tx.query(
+          `UPDATE webhook_deliveries SET status = 'failed', last_error = 'the endpoint was deleted', next_attempt_at = NULL
+           WHERE endpoint_id = $1 AND status = 'pending'`,
+          [id],
+        );
+        return true;
+      });
+    },
+
+    async endpointExists(orgId, id) {
+      const { rowCount } = await db.query('SELECT 1 FROM webhook_endpoints WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL', [orgId, id]);
+      return rowCount === 1;
+    },
+
+    async listDeliveries(orgId, endpointId, statuses, limit, offset) {
+      const where = 'org_id = $1 AND endpoint_id = $2 AND (cardinality($3::text[]) = 0 OR status = ANY($3::text[]))';
+      const [page, count] = await Promise.all([
+        db.query<DeliveryRow>(
+          `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where}
+           ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
+          [orgId, endpointId, statuses, limit, offset],
+        ),
+        db.query<{ total: string }>(`SELECT count(*) AS total FROM webhook_deliveries WHERE ${where}`, [orgId, endpointId, statuses]),
+      ]);
+      return { rows: page.rows.map(toDelivery), total: Number(count.rows[0]?.total ?? 0) };
+    },
+
+    async endpointsOf(tx, orgId) {
+      const { rows } = await tx.query<EndpointRow>(
+        `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE org_id = $1 AND deleted_at IS NULL`,
+        [orgId],
+      );
+      return rows.map(toEndpoint);
+    },
+
+    async insertDeliveries(tx: Queryable, deliveries) {
+      let inserted = 0;
+      for (const d of deliveries) {
+        const result = await tx.query(
+          `INSERT INTO webhook_deliveries (id, endpoint_id, org_id, event_id, event_type, body, status, next_attempt_at, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8)
+           ON CONFLICT (endpoint_id, event_id, event_type) DO NOTHING`,
+          [d.id, d.endpointId, d.orgId, d.eventId, d.eventType, d.body, d.nextAttemptAt, d.createdAt],
+        );
+        inserted += result.rowCount ?? 0;
+      }
+      return inserted;
+    },
+  };
+}
+
+/** A delivery claimed by a dispatcher, with what it needs to send it. */
+export interface ClaimedDelivery {
+  id: string;
+  eventType: WebhookEventType;
+  body: string;
+  attempts: number;
+  url: string;
+  secret: string;
+}
+
+/** The dispatcher's queries: claim due deliveries under a lease, record each attempt. */
+export function createDispatchStore(db: Database) {
+  return {
+    /**
+     * Takes up to `limit` due deliveries whose lease is free or expired and leases them until
+     * `leaseUntil`. SKIP LOCKED lets dispatcher replicas claim side by side without overlap; the
+     * lease covers a dispatcher that dies mid-flight: its deliveries are due again when it ends.
+     */
+    async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+      const { rows } = await db.query<{ id: string; event_type: WebhookEventType; body: string; attempts: number; url: string; secret: string }>(
+        `WITH due AS (
+           SELECT d.id FROM webhook_deliveries d
+           WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)
+           ORDER BY d.next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED
+         )
+         UPDATE webhook_deliveries d SET lease_until = $2
+         FROM due, webhook_endpoints e
+         WHERE d.id = due.id AND e.id = d.endpoint_id
+         RETURNING d.id, d.event_type, d.body, d.attempts, e.url, e.secret`,
+        [now, leaseUntil, limit],
+      );
+      return rows.map((r) => ({ id: r.id, eventType: r.event_type, body: r.body, attempts: r.attempts, url: r.url, secret: r.secret }));
+    },
+
+    async recordSuccess(id: string, status: number, at: Date): Promise<void> {
+      await db.query(
+        `UPDATE webhook_deliveries SET status = 'succeeded', attempts = attempts + 1, last_response_status = $2, last_error = '',
+           delivered_at = $3, next_attempt_at = NULL, lease_until = NULL
+         WHERE id = $1 AND status = 'pending'`,
+        [id, status, at],
+      );
+    },
+
+    /** A failed attempt: due again at `retryAt`, or failed for good when that is null. */
+    async recordFailure(id: string, status: number, error: string, retryAt: Date | null): Promise<void> {
+      await db.query(
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, last_response_status = $2, last_error = $3,
+           status = CASE WHEN $4::timestamptz IS NULL THEN 'failed' ELSE 'pending' END, next_attempt_at = $4, lease_until = NULL
+         WHERE id = $1 AND status = 'pending'`,
+        [id, status, error.slice(0, 1000), retryAt],
+      );
+    },
+  };
+}
+
+export type DispatchStore = ReturnType<typeof createDispatchStore>;

@@ -1,0 +1,155 @@
+import { ManualClock } from '@vus/core';
+import type { EventEnvelope, TaskStatusChangedPayload } from '@vus/events';
+import { nextAttemptAt } from '../src/webhooks/dispatcher';
+import { sign, verify } from '../src/webhooks/signature';
+import { AddressGuard, forbiddenReason, parseAllowList, parseWebhookUrl, type Resolver } from '../src/webhooks/ssrf';
+import { normalizeEventTypes, planDeliveries, webhookEventsFor, type WebhookEndpointRecord } from '../src/webhooks/webhooks';
+
+describe('forbiddenReason', () => {
+  it.each([
+    ['10.1.2.3', 'a private address'],
+    ['172.31.255.1', 'a private address'],
+    ['192.168.0.10', 'a private address'],
+    ['127.0.0.1', 'a loopback address'],
+    ['169.254.169.254', 'a link-local address (cloud metadata service)'],
+    ['100.100.100.200', 'a carrier-grade NAT address (cloud metadata lives here on some providers)'],
+    ['0.0.0.0', 'a "this network" address'],
+    ['::1', 'a loopback address'],
+    ['fe80::1', 'a link-local address'],
+    ['fd00:ec2::254', 'a private (unique local) address'],
+    ['::ffff:10.0.0.1', 'a private address'],
+    ['::ffff:7f00:1', 'a loopback address'],
+    ['64:ff9b::a9fe:a9fe', 'a link-local address (cloud metadata service)'],
+  ])('refuses %s (%s)', (address, why) => {
+    expect(forbiddenReason(address)).toBe(why);
+  });
+
+  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '172.32.0.1'])('allows the public address %s', (address) => {
+    expect(forbiddenReason(address)).toBeUndefined();
+  });
+});
+
+describe('webhook URLs', () => {
+  it.each([
+    ['file:///etc/passwd', 'The scheme file: is not allowed; use http or https.'],
+    ['gopher://example.com/', 'The scheme gopher: is not allowed; use http or https.'],
+    ['ftp://example.com/x', 'The scheme ftp: is not allowed; use http or https.'],
+    ['javascript:alert(1)', 'The scheme javascript: is not allowed; use http or https.'],
+    ['not a url', 'It must be an absolute http or https URL.'],
+    ['https://user:pw@example.com/', 'Credentials in the URL are not allowed; verify the signature instead.'],
+  ])('refuses %s', (url, why) => {
+    expect(() => parseWebhookUrl(url)).toThrow(`The url parameter is invalid. ${why}`);
+  });
+
+  const fakeDns = (answers: Record<string, string[]>): Resolver => async (host) => {
+    const addresses = answers[host];
+    if (!addresses) throw new Error('ENOTFOUND');
+    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
+
+  it('checks every address the host resolves to at registration', async () => {
+    const guard = new AddressGuard(parseAllowList(''), fakeDns({ 'public.test': ['93.184.216.34'], 'mixed.test': ['93.184.216.34', '10.0.0.7'] }));
+    await expect(guard.checkUrl('https://public.test/hook')).resolves.toBeInstanceOf(URL);
+    await expect(guard.checkUrl('https://mixed.test/hook')).rejects.toThrow('mixed.test resolves to 10.0.0.7, a private address');
+    await expect(guard.checkUrl('http://169.254.169.254/latest/meta-data')).rejects.toThrow(
+      'Webhooks cannot be sent to private, loopback, link-local or metadata addresses: 169.254.169.254 resolves to 169.254.169.254, a link-local address (cloud metadata service).',
+    );
+    await expect(guard.checkUrl('http://[::1]:8080/')).rejects.toThrow('a loopback address');
+    await expect(guard.checkUrl('https://nowhere.test/')).rejects.toThrow('The host nowhere.test could not be resolved.');
+  });
+
+  it('honours the allow-list: host names whatever they resolve to, and address ranges', async () => {
+    const guard = new AddressGuard(parseAllowList(' localhost, 10.20.0.0/16 ,192.168.1.7'), fakeDns({ localhost: ['127.0.0.1'], 'onprem.test': ['10.20.3.4'] }));
+    await expect(guard.checkUrl('http://localhost:9000/')).resolves.toBeInstanceOf(URL);
+    await expect(guard.checkUrl('http://onprem.test/')).resolves.toBeInstanceOf(URL);
+    await expect(guard.checkUrl('http://192.168.1.7/')).resolves.toBeInstanceOf(URL);
+    await expect(guard.checkUrl('http://192.168.1.8/')).rejects.toThrow('a private address');
+    await expect(guard.checkUrl('http://127.0.0.1/')).rejects.toThrow('a loopback address');
+    expect(() => parseAllowList('localhost/8')).toThrow('is not a CIDR range');
+    expect(() => parseAllowList('10.0.0.0/40')).toThrow('bad prefix length');
+  });
+
+  it('checks the address at connect time, so a DNS answer that changed is caught', async () => {
+    const answers: Record<string, string[]> = { 'rebind.test': ['93.184.216.34'] };
+    const guard = new AddressGuard(parseAllowList(''), fakeDns(answers));
+    await guard.checkUrl('http://rebind.test/');
+    answers['rebind.test'] = ['10.0.0.5'];
+    const error = await new Promise<Error | null>((resolve) =>
+      guard.lookupFor('rebind.test')('rebind.test', {}, (err) => resolve(err)),
+    );
+    expect(error?.message).toBe('refused: rebind.test resolves to 10.0.0.5, a private address');
+  });
+});
+
+describe('signatures', () => {
+  const secret = 'whsec_test';
+  const body = '{"id":"d1"}';
+  const now = new Date('2026-01-01T00:00:00Z');
+  const ts = now.getTime() / 1000;
+
+  it('verifies what it signed, and nothing else', () => {
+    const signature = sign(secret, ts, body);
+    expect(signature).toMatch(/^v1=[0-9a-f]{64}$/);
+    expect(verify(secret, { timestamp: String(ts), signature }, body, now)).toBe(true);
+    expect(verify('other', { timestamp: String(ts), signature }, body, now)).toBe(false);
+    expect(verify(secret, { timestamp: String(ts), signature }, `${body} `, now)).toBe(false);
+    expect(verify(secret, { timestamp: String(ts + 1), signature }, body, now)).toBe(false);
+    expect(verify(secret, { timestamp: String(ts), signature: undefined }, body, now)).toBe(false);
+  });
+
+  it('refuses timestamps outside the tolerance (replays)', () => {
+    const old = ts - 301;
+    expect(verify(secret, { timestamp: String(old), signature: sign(secret, old, body) }, body, now)).toBe(false);
+  });
+});
+
+describe('delivery planning', () => {
+  const endpoint = (id: string, eventTypes: WebhookEndpointRecord['eventTypes']): WebhookEndpointRecord => ({
+    id, orgId: 'org', url: 'https://example.com/', eventTypes, secret: 's', createdAt: new Date(0),
+  });
+  const event = (status: TaskStatusChangedPayload['status']): EventEnvelope<TaskStatusChangedPayload> => ({
+    id: 'ev1', type: 'task.status-changed', key: 't1', occurred_at: '2026-01-01T00:00:00.000Z', org_id: 'org',
+    payload: { task_id: 't1', index_id: 'i1', video_id: 'v1', status, previous_status: 'indexing', failure: null },
+  });
+
+  it.each([
+    ['indexing', ['index.task.status_changed']],
+    ['ready', ['index.task.status_changed', 'index.task.ready']],
+    ['failed', ['index.task.status_changed', 'index.task.failed']],
+  ])('a change to %s produces %j', (status, types) => {
+    expect(webhookEventsFor(status)).toEqual(types);
+  });
+
+  it('plans one delivery per endpoint and registered type, with the body receivers get', () => {
+    const plans = planDeliveries(event('ready'), [endpoint('e1', ['index.task.ready']), endpoint('e2', ['index.task.failed']), endpoint('e3', ['index.task.ready', 'index.task.status_changed'])], new Date(0));
+    expect(plans.map((p) => `${p.endpointId}:${p.eventType}`)).toEqual(['e1:index.task.ready', 'e3:index.task.status_changed', 'e3:index.task.ready']);
+    expect(JSON.parse(plans[0]!.body)).toEqual({
+      id: plans[0]!.id,
+      type: 'index.task.ready',
+      created_at: '2026-01-01T00:00:00.000Z',
+      data: { task_id: 't1', index_id: 'i1', video_id: 'v1', status: 'ready', previous_status: 'indexing', failure: null },
+    });
+  });
+
+  it('defaults and validates event types', () => {
+    expect(normalizeEventTypes([])).toEqual(['index.task.ready', 'index.task.failed']);
+    expect(normalizeEventTypes(['index.task.failed', 'index.task.failed'])).toEqual(['index.task.failed']);
+    expect(() => normalizeEventTypes(['vus.task.status-changed'])).toThrow('Unknown event type vus.task.status-changed');
+  });
+});
+
+describe('retry schedule', () => {
+  const options = { maxAttempts: 4, retryBaseMs: 1000, maxDelayMs: 5000 };
+  const now = new ManualClock('2026-01-01T00:00:00Z').now();
+  it.each([
+    [1, 0, 500],
+    [1, 1, 1000],
+    [2, 1, 2000],
+    [3, 1, 4000],
+  ])('after attempt %i (random %d) waits %i ms', (attempts, random, ms) => {
+    expect(nextAttemptAt(now, attempts, options, () => random)!.getTime() - now.getTime()).toBe(ms);
+  });
+  it('gives up after the last attempt', () => {
+    expect(nextAttemptAt(now, 4, options)).toBeNull();
+  });
+});
