@@ -21,6 +21,11 @@ import type { ListTasksResponse } from '@vus/grpc/types/task/v1/ListTasksRespons
 import type { Task } from '@vus/grpc/types/task/v1/Task';
 import type { TaskServiceClient } from '@vus/grpc/types/task/v1/TaskService';
 import type { TaskStatusCounts } from '@vus/grpc/types/task/v1/TaskStatusCounts';
+import type { CreateWebhookEndpointRequest__Input } from '@vus/grpc/types/task/v1/CreateWebhookEndpointRequest';
+import type { ListWebhookDeliveriesRequest__Input } from '@vus/grpc/types/task/v1/ListWebhookDeliveriesRequest';
+import type { ListWebhookDeliveriesResponse } from '@vus/grpc/types/task/v1/ListWebhookDeliveriesResponse';
+import type { ListWebhookEndpointsResponse } from '@vus/grpc/types/task/v1/ListWebhookEndpointsResponse';
+import type { WebhookEndpoint } from '@vus/grpc/types/task/v1/WebhookEndpoint';
 
 /** One function per downstream RPC; each carries the caller's identity and deadline. */
 export function createIndexClient(address: string) {
@@ -58,7 +63,7 @@ export function createIndexClient(address: string) {
 
 export type IndexClient = ReturnType<typeof createIndexClient>;
 
-/** task-service: indexing tasks. */
+/** task-service: indexing tasks and webhooks. */
 export function createTaskClient(address: string) {
   const client: TaskServiceClient = createClient(loadProto().proto.vus.task.v1.TaskService, address);
   return {
@@ -72,6 +77,14 @@ export function createTaskClient(address: string) {
       callUnary<unknown>((md, opts, cb) => client.DeleteTask({ task_id: taskId }, md, opts, cb), ctx),
     getTaskStatusCounts: (ctx: OutgoingContext, request: GetTaskStatusCountsRequest__Input) =>
       callUnary<TaskStatusCounts>((md, opts, cb) => client.GetTaskStatusCounts(request, md, opts, cb), ctx),
+    createWebhookEndpoint: (ctx: OutgoingContext, request: CreateWebhookEndpointRequest__Input) =>
+      callUnary<WebhookEndpoint>((md, opts, cb) => client.CreateWebhookEndpoint(request, md, opts, cb), ctx),
+    listWebhookEndpoints: (ctx: OutgoingContext, page: number, pageLimit: number) =>
+      callUnary<ListWebhookEndpointsResponse>((md, opts, cb) => client.ListWebhookEndpoints({ page: { page, page_limit: pageLimit } }, md, opts, cb), ctx),
+    deleteWebhookEndpoint: (ctx: OutgoingContext, endpointId: string) =>
+      callUnary<unknown>((md, opts, cb) => client.DeleteWebhookEndpoint({ webhook_endpoint_id: endpointId }, md, opts, cb), ctx),
+    listWebhookDeliveries: (ctx: OutgoingContext, request: ListWebhookDeliveriesRequest__Input) =>
+      callUnary<ListWebhookDeliveriesResponse>((md, opts, cb) => client.ListWebhookDeliveries(request, md, opts, cb), ctx),
     close: () => client.close(),
   };
 }

@@ -1,0 +1,56 @@
+import { ApiError, errors, isId } from '@vus/core';
+import { Router } from 'express';
+import type { TaskClient } from '../clients';
+import { outgoing } from '../http/context';
+import { parsePageQuery } from '../http/paging';
+import { readQuery } from '../http/query';
+import { presentWebhookDelivery, presentWebhookEndpoint } from '../presenters/webhooks';
+import { parseCreateWebhook, parseDeliveryStatuses } from './webhooks.schema';
+
+/** A malformed id cannot name an endpoint: the same answer as an unknown one. */
+function webhookIdParam(raw: string | string[] | undefined): string {
+  const id = String(raw);
+  if (!isId(id)) throw errors.notFound('Webhook endpoint', id);
+  return id;
+}
+
+/**
+ * Webhook endpoints (an extension of ours, on every version): register (the signing secret is in
+ * this answer only), list, delete, and read an endpoint's delivery log.
+ */
+export function webhookRoutes(client: TaskClient | undefined, timeoutMs: number): Router {
+  const router = Router();
+  const task = (): TaskClient => {
+    if (!client) throw new ApiError('not_implemented', 'Webhooks: no task-service is configured on this server.');
+    return client;
+  };
+
+  router.post('/webhooks', async (req, res) => {
+    const created = await task().createWebhookEndpoint(outgoing(res, timeoutMs), parseCreateWebhook(req.body));
+    res.status(201).json(presentWebhookEndpoint(created));
+  });
+
+  router.get('/webhooks', async (req, res) => {
+    const page = parsePageQuery(readQuery(req.originalUrl));
+    const result = await task().listWebhookEndpoints(outgoing(res, timeoutMs), page.page, page.pageLimit);
+    res.json({ data: result.data.map(presentWebhookEndpoint), page_info: result.page_info });
+  });
+
+  router.delete('/webhooks/:webhookId', async (req, res) => {
+    await task().deleteWebhookEndpoint(outgoing(res, timeoutMs), webhookIdParam(req.params.webhookId));
+    res.status(204).end();
+  });
+
+  router.get('/webhooks/:webhookId/deliveries', async (req, res) => {
+    const query = readQuery(req.originalUrl);
+    const page = parsePageQuery(query);
+    const result = await task().listWebhookDeliveries(outgoing(res, timeoutMs), {
+      webhook_endpoint_id: webhookIdParam(req.params.webhookId),
+      page: { page: page.page, page_limit: page.pageLimit },
+      statuses: parseDeliveryStatuses(query),
+    });
+    res.json({ data: result.data.map(presentWebhookDelivery), page_info: result.page_info });
+  });
+
+  return router;
+}
