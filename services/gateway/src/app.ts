@@ -16,6 +16,7 @@ import { notBuiltRoutes } from './routes/not-built';
 import { isTaskUpload, taskRoutes } from './routes/tasks';
 import { thumbnailFileRoutes } from './routes/thumbnails';
 import { videoRoutes, type ThumbnailUrlOptions } from './routes/videos';
+import { webhookRoutes } from './routes/webhooks';
 import { SERVED_VERSIONS, UNSERVED_VERSIONS, type ApiVersion } from './versions';
 
 export interface AppDeps {
@@ -75,6 +76,7 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
       uploadLimits: { fileBytes: deps.uploads?.maxBytes ?? DEFAULT_UPLOAD_BYTES, fieldBytes: deps.bodyLimits.field },
     }),
   );
+  router.use(webhookRoutes(deps.clients.task, deps.requestTimeoutMs));
   router.use(notBuiltRoutes());
   return router;
 }
