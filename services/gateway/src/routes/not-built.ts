@@ -14,7 +14,6 @@ const NOT_BUILT: readonly [capability: string, paths: string[]][] = [
   ['Classification', ['/classify', '/classify/*rest']],
   ['Text generation', ['/gist', '/summarize', '/generate', '/analyze']],
   ['Embeddings', ['/embed', '/embed/*rest', '/embed-v2', '/embed-v2/*rest']],
-  ['Webhooks', ['/webhooks', '/webhooks/*rest']],
 ];
 
 export function notBuiltRoutes(): Router {
