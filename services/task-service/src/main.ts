@@ -16,6 +16,7 @@ import { startIndexingWorker, type IndexingWorkerConfig, type RunningWorker } fr
 import { workerEnvShape, workerConfigFromEnv } from './worker/config';
 
 export const MIGRATIONS = { dir: join(__dirname, '..', 'migrations'), table: 'pgmigrations' };
+export { parseAllowList } from './webhooks/ssrf';
 
 export interface TaskServiceOptions {
   /** host:port to listen on; port 0 picks a free one. */
