@@ -3,6 +3,7 @@ import { InProcessEventBus } from '@vus/events';
 import { startBillingService } from '@vus/billing-service';
 import { startGateway } from '@vus/gateway';
 import { startIndexService } from '@vus/index-service';
+import { parseAllowList, startTaskService } from '@vus/task-service';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -20,6 +21,8 @@ const configSchema = z.object({
   VUS_ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   // Quiet by default: the console shows the base URL and key, not request logs.
   LOG_LEVEL: logLevel.default('warn'),
+  /** Private hosts webhooks may reach (e.g. `localhost` for a receiver on this machine). */
+  WEBHOOK_ALLOWED_HOSTS: z.string().optional(),
 });
 
 /** Written for the `keys` CLI, which talks to the running server's admin API. */
@@ -87,12 +90,23 @@ export async function startEmbedded(env: Record<string, string | undefined> = pr
       mail: { kind: 'folder', dir: join(dataDir, 'mail'), from: 'VUS billing <billing@localhost>' },
     });
     stops.push(() => billing.stop());
+    // Webhooks (and, once wired here, indexing tasks): task events come through the same bus.
+    const task = await startTaskService({
+      bind: '127.0.0.1:0',
+      database: { kind: 'pglite', dataDir: join(dataDir, 'task-service') },
+      bus,
+      logger: log.child({ service: 'task-service' }),
+      indexServiceAddress: index.address,
+      webhooks: { allowList: parseAllowList(config.WEBHOOK_ALLOWED_HOSTS) },
+    });
+    stops.unshift(() => task.stop());
     const token = adminToken(dataDir, config.VUS_ADMIN_TOKEN);
     const gateway = await startGateway({
       host: config.HOST,
       port: config.PORT,
       database: { kind: 'pglite', dataDir: join(dataDir, 'gateway') },
       indexServiceAddress: index.address,
+      taskServiceAddress: task.address,
       // Rate-limit counters stay in this process (no Redis in embedded mode).
       billingServiceAddress: billing.address,
       logger: log.child({ service: 'gateway' }),
