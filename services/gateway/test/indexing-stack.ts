@@ -38,7 +38,8 @@ export interface IndexingStackOptions {
 }
 
 export async function startIndexingStack(options: IndexingStackOptions = {}): Promise<IndexingStack> {
-  const logger = createLogger({ service: 'test', level: 'silent' });
+  // TEST_LOG_LEVEL=info shows the services' logs (the worker's stages and failures).
+  const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const databases: ThrowawayDatabase[] = [];
   const target = async (): Promise<DatabaseTarget> => {
     if (options.database === 'pglite') return { kind: 'pglite', dataDir: 'memory://' };
