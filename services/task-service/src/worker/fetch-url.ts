@@ -37,7 +37,9 @@ for (const [network, prefix] of [
   BLOCKED.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32],
+  // (No ::ffff:0:0/96 entry: BlockList matches every IPv4 address against it. Mapped addresses are
+  // judged as their IPv4 address below.)
+  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32],
   ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
 ] as const) {
   BLOCKED.addSubnet(network, prefix, 'ipv6');

@@ -1,0 +1,101 @@
+import { chooseTrack } from '../src/worker/extract/conversation';
+import { logosOf, progressPercent, scenesOf, spansOf, textInVideo, type FrameObservation } from '../src/worker/extract/timeline';
+import { planExtractors } from '../src/worker/plan';
+
+const frame = (timeSec: number, lines: string[], labels: string[] = []): FrameObservation => ({
+  timeSec,
+  lines: lines.map((text) => ({ text, confidence: 0.9 })),
+  labels,
+});
+
+describe('spansOf', () => {
+  it.each([
+    ['one value over consecutive frames', [['A'], ['A'], ['A']], [{ start: 0, end: 3, value: 'A' }]],
+    ['a gap splits a value', [['A'], [], ['A']], [{ start: 0, end: 1, value: 'A' }, { start: 2, end: 3, value: 'A' }]],
+    ['values overlap independently', [['A'], ['A', 'B'], ['B']], [{ start: 0, end: 2, value: 'A' }, { start: 1, end: 3, value: 'B' }]],
+    ['blank text is dropped', [['  '], ['A ']], [{ start: 1, end: 2, value: 'A' }]],
+    ['the last span is clipped to the duration', [[], [], ['A']], [{ start: 2, end: 2.5, value: 'A' }]],
+  ])('%s', (_name, frames, expected) => {
+    const duration = expected.some((e) => e.end === 2.5) ? 2.5 : 3;
+    const spans = spansOf(frames.map((values, i) => ({ timeSec: i, values: values.map((value) => ({ value, confidence: 0.5 })) })), 1, duration);
+    expect(spans.map(({ start, end, value }) => ({ start, end, value }))).toEqual(expected);
+  });
+
+  it('keeps the best confidence of a span', () => {
+    const spans = spansOf(
+      [{ timeSec: 0, values: [{ value: 'A', confidence: 0.2 }] }, { timeSec: 0.5, values: [{ value: 'A', confidence: 0.7 }] }],
+      0.5,
+      10,
+    );
+    expect(spans).toEqual([{ start: 0, end: 1, value: 'A', confidence: 0.7 }]);
+  });
+});
+
+describe('textInVideo and logosOf', () => {
+  const frames = [frame(0, ['SALE AT NIKE STORE']), frame(1, ['SALE AT NIKE STORE']), frame(2, ['spike', 'Coca Cola']), frame(3, ['NIKEA'])];
+
+  it('gives one span per line of text', () => {
+    expect(textInVideo(frames, 1, 4).map((v) => [v.value, v.start, v.end])).toEqual([
+      ['SALE AT NIKE STORE', 0, 2],
+      ['Coca Cola', 2, 3],
+      ['spike', 2, 3],
+      ['NIKEA', 3, 4],
+    ]);
+  });
+
+  it('finds brand wordmarks as whole words only', () => {
+    const brands = [{ name: 'Nike', names: ['nike'] }, { name: 'Coca-Cola', names: ['coca-cola', 'coca cola'] }];
+    expect(logosOf(frames, brands, 1, 4).map((v) => [v.value, v.start, v.end])).toEqual([
+      ['Nike', 0, 2],
+      ['Coca-Cola', 2, 3],
+    ]);
+  });
+});
+
+describe('scenesOf', () => {
+  it('starts a scene at each changed frame and collects its labels', () => {
+    const observations = [
+      { ...frame(0, [], ['person']), changed: true },
+      { ...frame(1, [], ['person', 'cup']), changed: false },
+      { ...frame(2, [], ['cat']), changed: true },
+    ];
+    expect(scenesOf(observations, 1, 2.4)).toEqual([
+      { start: 0, end: 2, labels: ['person', 'cup'], keyframeSec: 0 },
+      { start: 2, end: 2.4, labels: ['cat'], keyframeSec: 2 },
+    ]);
+  });
+});
+
+describe('progressPercent', () => {
+  it.each([
+    [0, 10, 0, 100, 0],
+    [5, 10, 0, 100, 50],
+    [20, 10, 0, 85, 85],
+    [3, 0, 10, 90, 10],
+  ])('at %s s of %s s in [%s, %s] is %s', (position, duration, from, to, expected) => {
+    expect(progressPercent(position, duration, from, to)).toBe(expected);
+  });
+});
+
+describe('planExtractors', () => {
+  it.each([
+    [['visual', 'conversation', 'text_in_video', 'logo'], ['thumbnail'], { visual: true, conversation: true, textInVideo: true, logo: true, thumbnails: true, requiresAudio: false }],
+    [['conversation'], [], { visual: false, conversation: true, textInVideo: false, logo: false, thumbnails: false, requiresAudio: true }],
+    [['visual'], [], { visual: true, conversation: false, textInVideo: false, logo: false, thumbnails: false, requiresAudio: false }],
+  ])('options %j, addons %j', (options, addons, plan) => {
+    expect(planExtractors({ models: [{ name: 'marengo2.6', options }], addons })).toEqual(plan);
+  });
+});
+
+describe('chooseTrack', () => {
+  const track = (language: string | undefined, cues = 1) => ({
+    track: { index: 0, streamIndex: 2, codec: 'mov_text', isText: true, ...(language ? { language } : {}) },
+    cues: Array.from({ length: cues }, (_, i) => ({ startSec: i, endSec: i + 1, text: `${language ?? 'und'} ${i}` })),
+  });
+  it('prefers the user’s language, else the first track with cues', () => {
+    expect(chooseTrack([track('eng'), track('fra')] as never, 'fr')?.track.language).toBe('fra');
+    expect(chooseTrack([track('eng', 0), track('fra')] as never, null)?.track.language).toBe('fra');
+    expect(chooseTrack([track('eng'), track('fra')] as never, 'de')?.track.language).toBe('eng');
+    expect(chooseTrack([], 'en')).toBeUndefined();
+  });
+});
