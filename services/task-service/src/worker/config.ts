@@ -33,12 +33,15 @@ export const workerEnvShape = {
 export const workerEnvSchema = z.object(workerEnvShape);
 export type WorkerEnv = z.infer<typeof workerEnvSchema>;
 
-/** The worker's configuration from a parsed environment. */
-export function workerConfigFromEnv(env: WorkerEnv, blobs: BlobStore, models: ModelRegistry, logger?: Logger): Omit<IndexingWorkerConfig, 'indexServiceAddress'> {
+/**
+ * The worker's configuration from a parsed environment. Media minutes are charged (SPEC §8) when
+ * billing-service and Redis (the gateway's counters) are both configured.
+ */
+export function workerConfigFromEnv(env: WorkerEnv, blobs: BlobStore, models: ModelRegistry, logger: Logger): Omit<IndexingWorkerConfig, 'indexServiceAddress'> {
   return {
     blobs,
     models,
-    meter: env.BILLING_SERVICE_ADDR && env.REDIS_URL && logger ? mediaMeter(env.BILLING_SERVICE_ADDR, env.REDIS_URL, logger) : undefined,
+    meter: env.BILLING_SERVICE_ADDR && env.REDIS_URL ? mediaMeter(env.BILLING_SERVICE_ADDR, env.REDIS_URL, logger) : undefined,
     searchServiceAddress: env.SEARCH_SERVICE_ADDR,
     fetch: { allowHosts: env.FETCH_ALLOW_HOSTS, maxBytes: env.FETCH_MAX_BYTES },
     workRoot: env.WORK_DIR,
