@@ -3,7 +3,9 @@ import { InProcessEventBus } from '@vus/events';
 import { startBillingService } from '@vus/billing-service';
 import { startGateway } from '@vus/gateway';
 import { startIndexService } from '@vus/index-service';
-import { parseAllowList, startTaskService } from '@vus/task-service';
+import { parseAllowList, startTaskService, workerEnvShape } from '@vus/task-service';
+import { FileBlobStore } from '@vus/blob';
+import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/models';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -23,6 +25,10 @@ const configSchema = z.object({
   LOG_LEVEL: logLevel.default('warn'),
   /** Private hosts webhooks may reach (e.g. `localhost` for a receiver on this machine). */
   WEBHOOK_ALLOWED_HOSTS: z.string().optional(),
+  // Indexing: MODELS_DIR (CLIP, Whisper), tasks indexed at once, private hosts video_url may reach.
+  ...modelsEnvSchema.shape,
+  WORKER_CONCURRENCY: workerEnvShape.WORKER_CONCURRENCY,
+  FETCH_ALLOW_HOSTS: workerEnvShape.FETCH_ALLOW_HOSTS,
 });
 
 /** Written for the `keys` CLI, which talks to the running server's admin API. */
@@ -75,11 +81,16 @@ export async function startEmbedded(env: Record<string, string | undefined> = pr
   const bus = new InProcessEventBus({ logger: log });
   const stops: (() => Promise<void>)[] = [];
   try {
+    // Uploads, fetched videos and thumbnails: written by the gateway and the worker, read by index-service.
+    const blobs = await FileBlobStore.open(join(dataDir, 'blobs'));
+    const models = createModelRegistry(modelsConfigFromEnv(config));
+    stops.push(() => models.dispose());
     const index = await startIndexService({
       bind: '127.0.0.1:0',
       database: { kind: 'pglite', dataDir: join(dataDir, 'index-service') },
       bus,
       logger: log.child({ service: 'index-service' }),
+      blobs,
     });
     stops.push(() => index.stop());
     // No SMTP in embedded mode: plan e-mails are written as .eml files under DATA_DIR/mail.
@@ -90,7 +101,7 @@ export async function startEmbedded(env: Record<string, string | undefined> = pr
       mail: { kind: 'folder', dir: join(dataDir, 'mail'), from: 'VUS billing <billing@localhost>' },
     });
     stops.push(() => billing.stop());
-    // Webhooks (and, once wired here, indexing tasks): task events come through the same bus.
+    // Indexing tasks with their worker, and webhooks: task events come through the same bus.
     const task = await startTaskService({
       bind: '127.0.0.1:0',
       database: { kind: 'pglite', dataDir: join(dataDir, 'task-service') },
@@ -98,6 +109,8 @@ export async function startEmbedded(env: Record<string, string | undefined> = pr
       logger: log.child({ service: 'task-service' }),
       indexServiceAddress: index.address,
       webhooks: { allowList: parseAllowList(config.WEBHOOK_ALLOWED_HOSTS) },
+      blobs,
+      worker: { blobs, models, workRoot: join(dataDir, 'work'), concurrency: config.WORKER_CONCURRENCY, fetch: { allowHosts: config.FETCH_ALLOW_HOSTS } },
     });
     stops.unshift(() => task.stop());
     const token = adminToken(dataDir, config.VUS_ADMIN_TOKEN);
@@ -107,6 +120,7 @@ export async function startEmbedded(env: Record<string, string | undefined> = pr
       database: { kind: 'pglite', dataDir: join(dataDir, 'gateway') },
       indexServiceAddress: index.address,
       taskServiceAddress: task.address,
+      blobs,
       // Rate-limit counters stay in this process (no Redis in embedded mode).
       billingServiceAddress: billing.address,
       logger: log.child({ service: 'gateway' }),

@@ -3,7 +3,8 @@
  * folder. Requires the build (npm test builds first).
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { textScenesVideo } from '@vus/testing';
+import { mkdtempSync, openAsBlob, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -106,6 +107,30 @@ describe('embedded mode', () => {
     const running = await start(dataDir, { VUS_BOOTSTRAP_API_KEY: supplied });
     expect(running.apiKey).toBe(supplied);
     expect((await fetch(`${running.baseUrl}/v1.3/indexes`, { headers: { 'x-api-key': supplied } })).status).toBe(200);
+    expect(await stop(running)).toBe(0);
+  });
+
+  it('indexes an uploaded video in the same process (blob folder and worker under DATA_DIR)', async () => {
+    const running = await start(dataDir);
+    const headers = { 'x-api-key': running.apiKey! };
+    const index = await fetch(`${running.baseUrl}/v1.3/indexes`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ index_name: 'videos', models: [{ model_name: 'marengo3.0', model_options: ['visual'] }] }),
+    });
+    const indexId = ((await index.json()) as { _id: string })._id;
+    const form = new FormData();
+    form.append('index_id', indexId);
+    form.append('video_file', await openAsBlob((await textScenesVideo()).path), 'scenes.mp4');
+    const created = (await (await fetch(`${running.baseUrl}/v1.3/tasks`, { method: 'POST', headers, body: form })).json()) as { _id: string; video_id: string };
+    let status = '';
+    for (let i = 0; i < 600 && status !== 'ready' && status !== 'failed'; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = ((await (await fetch(`${running.baseUrl}/v1.3/tasks/${created._id}`, { headers })).json()) as { status: string }).status;
+    }
+    expect(status).toBe('ready');
+    const video = await fetch(`${running.baseUrl}/v1.3/indexes/${indexId}/videos/${created.video_id}`, { headers });
+    expect(((await video.json()) as { system_metadata: { filename: string } }).system_metadata.filename).toBe('scenes.mp4');
     expect(await stop(running)).toBe(0);
   });
 
