@@ -1,4 +1,5 @@
 import { chooseTrack } from '../src/worker/extract/conversation';
+import { spread } from '../src/worker/extract/frames';
 import { logosOf, progressPercent, scenesOf, spansOf, textInVideo, type FrameObservation } from '../src/worker/extract/timeline';
 import { planExtractors } from '../src/worker/plan';
 
@@ -97,5 +98,15 @@ describe('chooseTrack', () => {
     expect(chooseTrack([track('eng', 0), track('fra')] as never, null)?.track.language).toBe('fra');
     expect(chooseTrack([track('eng'), track('fra')] as never, 'de')?.track.language).toBe('eng');
     expect(chooseTrack([], 'en')).toBeUndefined();
+  });
+});
+
+describe('spread', () => {
+  it.each([
+    [[1, 2, 3], 5, [1, 2, 3]],
+    [[1, 2, 3, 4, 5, 6], 3, [1, 3, 5]],
+    [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 4, [1, 3, 6, 8]],
+  ])('%j to at most %d: %j', (items, max, expected) => {
+    expect(spread(items, max)).toEqual(expected);
   });
 });

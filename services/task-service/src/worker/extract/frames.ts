@@ -39,9 +39,15 @@ export interface FrameAnalysis {
   analysedFrames: number;
 }
 
-/** Keeps at most `max` items spread over the sequence: past 2×max, every other one goes. */
+/** Keeps the memory bounded while scanning: past 2×max items, every other one goes. */
 function decimate<T>(items: T[], max: number): T[] {
   return items.length >= 2 * max ? items.filter((_, i) => i % 2 === 0) : items;
+}
+
+/** At most `max` items, evenly spaced over the sequence, first one included. */
+export function spread<T>(items: readonly T[], max: number): T[] {
+  if (items.length <= max) return [...items];
+  return Array.from({ length: max }, (_, i) => items[Math.floor((i * items.length) / max)]!);
 }
 
 /**
@@ -91,7 +97,7 @@ export async function analyseFrames(file: string, probe: MediaProbe, models: Fra
   return {
     observations,
     vectors,
-    thumbnails: thumbnails.slice(0, options.maxThumbnails),
+    thumbnails: spread(thumbnails, options.maxThumbnails),
     step: 1 / options.fps,
     timings,
     analysedFrames,
