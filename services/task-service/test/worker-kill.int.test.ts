@@ -110,6 +110,8 @@ it('finishes a task whose worker was killed mid-indexing, with exactly one video
   const finished = await getTask(task.id);
   expect(finished).toMatchObject({ status: 'ready', failure: null });
   expect(finished.extractors_run).toEqual(expect.arrayContaining(['text_in_video', 'visual']));
+  // No CLIP in MODELS_DIR: recorded as skipped, with the registry's reason.
+  expect(finished.extractors_skipped).toEqual([{ name: 'clip', reason: expect.stringMatching(/not in MODELS_DIR/) }]);
 
   const videos = await rpc<ListVideosResponse>((md, opts, cb) => indexes.ListVideos({ index_id: index.id }, md, opts, cb));
   expect(videos.data.map((v) => v.id)).toEqual([task.video_id]);

@@ -3,7 +3,7 @@
  */
 /*
  * The indexing worker inside task-service (PGlite, in-process bus), driven through the gRPC API:
- * the user's transcription file, skipped extractors and their reasons, media minutes charged
+ * the user's transcription file, CLIP and Whisper on the project's tiny models, media minutes charged
  * through the Meter (and refused past the limit), bounded concurrency.
  */
 import { FileBlobStore, type BlobStore } from '@vus/blob';
@@ -23,6 +23,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { startTaskService, type RunningTaskService } from '../src/main';
+
+// The project's generator of tiny CLIP and Whisper models (transformers.js layout, random weights).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const tinyModels = require('../../../scripts/models/make-tiny-models.js') as { makeTinyModels(dir: string): { clip: string; whisper: string } };
 
 const logger = createLogger({ service: 'worker-test', level: 'silent' });
 const LIMITED_ORG = newId();
@@ -44,7 +48,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vus-worker-'));
   blobs = await FileBlobStore.open(join(dir, 'blobs'));
   bus = new InProcessEventBus();
-  models = createModelRegistry({ modelsDir: join(dir, 'models'), allowDownload: false, clipModel: 'absent/clip', whisperModel: 'absent/whisper' });
+  const tiny = tinyModels.makeTinyModels(join(dir, 'models'));
+  models = createModelRegistry({ modelsDir: join(dir, 'models'), allowDownload: false, clipModel: tiny.clip, whisperModel: tiny.whisper });
   counters = new UsageCounters(memoryLimiters());
   const meter = new Meter(counters, limits, { recordSpend: async (orgId, record) => void spend.push({ ...record, orgId }) });
   indexService = await startIndexService({ bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, bus, logger, blobs });
@@ -96,7 +101,7 @@ async function finished(orgId: string, taskId: string): Promise<Task> {
   }
 }
 
-it('takes the user’s transcription file over the subtitle track, and records skipped extractors with their reason', async () => {
+it('takes the user’s transcription file over the subtitle track, and embeds keyframes when CLIP is installed', async () => {
   const org = newId();
   const indexId = await createIndex(org, ['visual', 'conversation']);
   const srt = 'transcripts/mine.srt';
@@ -112,9 +117,8 @@ it('takes the user’s transcription file over the subtitle track, and records s
   );
   const done = await finished(org, task.id);
   expect(done).toMatchObject({ status: 'ready', system_metadata: { filename: 'talk.mp4', width: 640, height: 480 } });
-  expect(done.extractors_run).toEqual(expect.arrayContaining(['visual', 'transcription_file']));
-  expect(done.extractors_skipped.map((s) => s.name)).toEqual(['clip']);
-  expect(done.extractors_skipped[0]!.reason).toMatch(/absent\/clip/);
+  expect(done.extractors_run).toEqual(expect.arrayContaining(['visual', 'clip', 'transcription_file']));
+  expect(done.extractors_skipped).toEqual([]);
   const artifacts = await rpc<VideoArtifacts>(org, (md, opts, cb) =>
     indexes.GetVideoArtifacts({ index_id: indexId, video_id: done.video_id, kinds: ['transcription'] }, md, opts, cb),
   );
@@ -124,16 +128,18 @@ it('takes the user’s transcription file over the subtitle track, and records s
   ]);
 }, 60_000);
 
-it('records Whisper as skipped when a conversation index meets a video with no subtitles and no model', async () => {
+it('transcribes with Whisper a video that has no subtitles (the tiny model’s planted transcript)', async () => {
   const org = newId();
   const indexId = await createIndex(org, ['conversation']);
   const task = await rpc<Task>(org, async (md, opts, cb) =>
     tasks.CreateTask({ index_id: indexId, video_blob_key: await upload((await textScenesVideo()).path), filename: 'tone.mp4' }, md, opts, cb),
   );
   const done = await finished(org, task.id);
-  expect(done.status).toBe('ready');
-  expect(done.extractors_run).toEqual([]);
-  expect(done.extractors_skipped).toEqual([{ name: 'whisper', reason: expect.stringMatching(/absent\/whisper/) }]);
+  expect(done).toMatchObject({ status: 'ready', extractors_run: ['whisper'], extractors_skipped: [] });
+  const artifacts = await rpc<VideoArtifacts>(org, (md, opts, cb) =>
+    indexes.GetVideoArtifacts({ index_id: indexId, video_id: done.video_id, kinds: ['transcription'] }, md, opts, cb),
+  );
+  expect(artifacts.transcription.map(({ start, end, value }) => ({ start, end, value }))).toEqual([{ start: 0, end: 1, value: 'blacksmith' }]);
 }, 60_000);
 
 it('charges the media minutes once per task, and fails a video longer than the minutes left with the 429 reason', async () => {
