@@ -207,17 +207,19 @@ export class TaskPipeline {
 
     const frameModels = await this.frameModels(plan, report);
     let lastReported = 0;
+    // Progress writes go one after another (never out of order), without holding up the frames.
+    let reporting = Promise.resolve();
     const frames = await analyseFrames(file, probed, frameModels, {
       ...deps.frames,
       signal,
       onProgress: (position) => {
         const percent = progressPercent(position, probed.durationSec, 0, 85);
-        if (percent - lastReported >= 5) {
-          lastReported = percent;
-          void this.progress(task, percent).catch(() => undefined);
-        }
+        if (percent - lastReported < 5) return;
+        lastReported = percent;
+        reporting = reporting.then(() => this.progress(task, percent)).catch(() => undefined);
       },
     });
+    await reporting;
     const duration = probed.durationSec;
     const textValues: TimedValue[] = plan.textInVideo ? textInVideo(frames.observations, frames.step, duration) : [];
     const logoValues: TimedValue[] = plan.logo ? logosOf(frames.observations, BRANDS, frames.step, duration) : [];
