@@ -323,3 +323,12 @@ export async function ensureKafkaTopics(brokers: readonly string[]): Promise<voi
     await admin.disconnect();
   }
 }
+
+/**
+ * Cluster mode's bus from `KAFKA_BROKERS` (`host:port[,host:port]`): a Kafka bus, or none when
+ * unset (the service's events then wait in its outbox until a bus is configured).
+ */
+export function kafkaBusFromBrokers(brokers: string | undefined, clientId: string, logger: Logger): KafkaEventBus | undefined {
+  const list = brokers?.split(',').map((b) => b.trim()).filter(Boolean);
+  return list?.length ? new KafkaEventBus({ brokers: list, clientId, logger }) : undefined;
+}

@@ -1,7 +1,7 @@
 import { blobEnvShape, openBlobStore, type BlobStore } from '@vus/blob';
 import { createLogger, envBoolean, isApiError, loadConfig, logLevel, runMain, systemClock, type Clock, type Logger } from '@vus/core';
 import { Database, migrate, type DatabaseTarget } from '@vus/db';
-import { EVENTS_MIGRATIONS, OutboxRelay, type EventBus } from '@vus/events';
+import { EVENTS_MIGRATIONS, kafkaBusFromBrokers, OutboxRelay, type EventBus } from '@vus/events';
 import { INDEX_SERVICE_NAME, loadProto, startGrpcServer, watchReadiness } from '@vus/grpc';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -90,6 +90,8 @@ const configSchema = z.object({
   GRPC_BIND: z.string().default('0.0.0.0:50051'),
   DATABASE_URL: z.string().url(),
   MIGRATE_ON_START: envBoolean.default(true),
+  /** host:port[,host:port] of the Kafka brokers; unset: events wait in the outbox. */
+  KAFKA_BROKERS: z.string().optional(),
   LOG_LEVEL: logLevel,
 });
 
@@ -98,13 +100,21 @@ if (require.main === module) {
   runMain(async () => {
     const config = loadConfig(configSchema);
     const logger = createLogger({ service: 'index-service', level: config.LOG_LEVEL });
-    return startIndexService({
+    const bus = kafkaBusFromBrokers(config.KAFKA_BROKERS, 'index-service', logger);
+    const service = await startIndexService({
       bind: config.GRPC_BIND,
       database: { kind: 'postgres', url: config.DATABASE_URL },
+      bus,
       logger,
       migrateOnStart: config.MIGRATE_ON_START,
       // The same store (shared volume) the indexing worker writes thumbnails to.
       blobs: config.BLOB_DIR ? await openBlobStore({ kind: 'fs', root: config.BLOB_DIR }) : undefined,
     });
+    return {
+      async stop() {
+        await service.stop();
+        await bus?.close();
+      },
+    };
   });
 }

@@ -1,7 +1,7 @@
 import { blobEnvShape, openBlobStore, type BlobStore } from '@vus/blob';
 import { ConfigError, createLogger, envAddress, envBoolean, loadConfig, logLevel, runMain, systemClock, type Clock, type Logger } from '@vus/core';
 import { Database, migrate, type DatabaseTarget } from '@vus/db';
-import { EVENTS_MIGRATIONS, KafkaEventBus, OutboxRelay, type EventBus } from '@vus/events';
+import { EVENTS_MIGRATIONS, kafkaBusFromBrokers, OutboxRelay, type EventBus } from '@vus/events';
 import { loadProto, startGrpcServer, TASK_SERVICE_NAME, watchReadiness } from '@vus/grpc';
 import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/models';
 import { join } from 'node:path';
@@ -112,8 +112,7 @@ if (require.main === module) {
       throw new ConfigError(['BLOB_DIR: the indexing worker reads uploads from the blob store; set it, or WORKER_ENABLED=false.']);
     }
     const blobs = config.BLOB_DIR ? await openBlobStore({ kind: 'fs', root: config.BLOB_DIR }) : undefined;
-    const brokers = config.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean);
-    const bus = brokers?.length ? new KafkaEventBus({ brokers, clientId: 'task-service', logger }) : undefined;
+    const bus = kafkaBusFromBrokers(config.KAFKA_BROKERS, 'task-service', logger);
     const service = await startTaskService({
       bind: config.GRPC_BIND,
       database: { kind: 'postgres', url: config.DATABASE_URL },
