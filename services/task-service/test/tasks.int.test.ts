@@ -89,8 +89,10 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
       const read = await tasks.get(ORG, task.id);
       expect(read).toMatchObject({ id: task.id, videoId: task.videoId, userMetadata: { topic: 'cats', rank: 2 }, language: 'en' });
       expect(read.history.map((h) => h.status)).toEqual(['validating']);
+      const ids = { task_id: task.id, index_id: INDEX, video_id: task.videoId };
       expect(await outbox(task.id)).toEqual([
-        { type: 'task.created', payload: { task_id: task.id, index_id: INDEX, video_id: task.videoId, status: 'validating' } },
+        { type: 'task.created', payload: { ...ids, status: 'validating' } },
+        { type: 'task.status-changed', payload: { ...ids, status: 'validating', previous_status: null } },
       ]);
     });
 
@@ -119,7 +121,7 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
       const again = await tasks.create(ORG, upload(INDEX, { idempotencyKey: 'retry-1' }));
       expect(again.id).toBe(first.id);
       expect(again.videoId).toBe(first.videoId);
-      expect(await outbox(first.id)).toHaveLength(1);
+      expect(await outbox(first.id)).toHaveLength(2);
     });
   });
 
@@ -224,10 +226,11 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
       const written = await outbox(task.id);
       expect(written.map((e) => [e.type, e.payload.status, e.payload.previous_status])).toEqual([
         ['task.created', 'validating', undefined],
+        ['task.status-changed', 'validating', null],
         ['task.status-changed', 'pending', 'validating'],
         ['task.status-changed', 'failed', 'pending'],
       ]);
-      expect(written[2]!.payload.failure).toEqual(failure);
+      expect(written[3]!.payload.failure).toEqual(failure);
     });
 
     it('leaves a released task alone until its retry time', async () => {

@@ -1,5 +1,5 @@
 import { errors, isApiError, isId, newId, pageInfo, pageOffset, resolvePage, type Clock, type PageInfo } from '@vus/core';
-import { buildEvent, type EventEnvelope } from '@vus/events';
+import { buildEvent, type EventEnvelope, type TaskStatusChangedPayload } from '@vus/events';
 import { initialStatus, isDeletable, type TaskStatus } from './status';
 
 /** User metadata values (API-CONTRACT §5.2): string, number or boolean. */
@@ -148,7 +148,7 @@ export interface CreateTaskInput {
   idempotencyKey: string | null;
 }
 
-/** The payload of `task.created` and `task.status-changed`: enough for webhooks and the worker. */
+/** The payload of `task.created`: enough for the worker (and webhooks) to find the task. */
 export function taskEventPayload(task: TaskRecord): Record<string, unknown> {
   return {
     task_id: task.id,
@@ -163,8 +163,17 @@ export function taskCreatedEvent(task: TaskRecord, clock: Clock): EventEnvelope 
   return buildEvent('task.created', task.id, task.orgId, taskEventPayload(task), clock);
 }
 
-export function statusChangedEvent(task: TaskRecord, from: TaskStatus, clock: Clock): EventEnvelope {
-  return buildEvent('task.status-changed', task.id, task.orgId, { ...taskEventPayload(task), previous_status: from }, clock);
+/** `task.status-changed` (libs/events TaskStatusChangedPayload); `from` is null for the first status. */
+export function statusChangedEvent(task: TaskRecord, from: TaskStatus | null, clock: Clock): EventEnvelope {
+  const payload: TaskStatusChangedPayload = {
+    task_id: task.id,
+    index_id: task.indexId,
+    video_id: task.videoId,
+    status: task.status,
+    previous_status: from,
+    ...(task.failure ? { failure: task.failure } : {}),
+  };
+  return buildEvent('task.status-changed', task.id, task.orgId, payload, clock);
 }
 
 const URL_FILENAME_FALLBACK = 'video';
@@ -231,7 +240,8 @@ export function createTaskService({ store, indexes, blobs, clock, eventsWritten 
         createdAt: now,
         updatedAt: now,
       };
-      const stored = await store.insert(task, [taskCreatedEvent(task, clock)]);
+      // Webhooks learn of a task from its first status-changed event (previous_status null).
+      const stored = await store.insert(task, [taskCreatedEvent(task, clock), statusChangedEvent(task, null, clock)]);
       eventsWritten();
       return stored;
     },
