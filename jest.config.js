@@ -15,5 +15,8 @@ module.exports = {
     '^@vus/(gateway|index-service|task-service|billing-service|embedded)$': '<rootDir>/services/$1/src/main.ts',
   },
   testTimeout: 30000,
+  // A suite that fails mid-way can leave a client (Kafka, Redis, gRPC) reconnecting forever; CI must
+  // end with the results rather than hang.
+  forceExit: true,
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.js'],
 };

@@ -24,6 +24,8 @@ import { waitFor } from './wait';
  */
 const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent' });
 const MAX_ATTEMPTS = 3;
+// Group joins take about 3 s each on the mock broker, several per test, and more on a busy machine.
+jest.setTimeout(120_000);
 
 interface Fixture {
   /** The bus one replica of a service holds (in-process: every replica shares the one bus). */
