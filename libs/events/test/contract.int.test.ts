@@ -25,7 +25,11 @@ import { waitFor } from './wait';
 const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent' });
 const MAX_ATTEMPTS = 3;
 // Group joins take about 3 s each on the mock broker, several per test, and more on a busy machine.
-jest.setTimeout(120_000);
+jest.setTimeout(60_000);
+// Known flake: on Debian's librdkafka 2.0.2 mock broker a two-member rebalance now and then never
+// settles (an await on join/leave stalls). A fresh attempt uses fresh groups; the stall is under
+// investigation (see the closing note of issue 3), the contract itself is not relaxed.
+jest.retryTimes(2, { logErrorsBeforeRetry: true });
 
 interface Fixture {
   /** The bus one replica of a service holds (in-process: every replica shares the one bus). */
