@@ -114,30 +114,35 @@ export function createBillingService(deps: BillingDeps) {
     };
   }
 
-  /** Applies a transition to a locked plan: saves it and queues its e-mails in the same transaction. */
-  async function apply(q: Queryable, plan: PlanRecord, transition: Transition, month: string): Promise<PlanRecord> {
-    const now = clock.now();
-    const next: PlanRecord = samePlan(plan, transition.state) ? plan : { ...plan, ...transition.state, updatedAt: now };
-    if (next !== plan) await store.savePlan(q, next);
-    for (const n of transition.notifications) {
-      // Developer plans always have an address (it comes with the payment method).
-      if (!plan.billingEmail) continue;
-      await store.enqueueMail(q, { id: newId(), orgId: plan.orgId, kind: n.kind, recipient: plan.billingEmail, subject: SUBJECTS[n.kind](n), body: mailBody(n, month), createdAt: now });
-    }
-    return next;
-  }
+  /**
+   * Saves a locked plan once, with its field changes and the transition's state, and queues the
+   * transition's e-mails in the same transaction. `updatedAt` moves when the plan changes; pure
+   * bookkeeping (a closed month) may keep it by passing it in `changes`.
+   */
+  type Apply = (plan: PlanRecord, transition: Transition, month: string, changes?: Partial<PlanRecord>) => Promise<PlanRecord>;
 
-  /** Runs `fn` on the organization's locked plan row in one transaction. */
-  async function withPlan<T>(orgId: string, fn: (q: Queryable, plan: PlanRecord) => Promise<T>): Promise<T> {
+  /** Runs `fn` on the organization's locked plan row in one transaction; wakes the mailer if it queued mail. */
+  async function withPlan<T>(orgId: string, fn: (q: Queryable, plan: PlanRecord, apply: Apply) => Promise<T>): Promise<T> {
     const now = clock.now();
-    let queued = false;
+    let mailQueued = false;
     const result = await db.withTx(async (q) => {
-      const plan = await store.lockPlan(q, orgId, previousMonth(monthOf(now)), now);
-      const out = await fn(q, plan);
-      queued = true;
-      return out;
+      const apply: Apply = async (plan, transition, month, changes = {}) => {
+        const stateChanged = !samePlan(plan, transition.state);
+        if (!stateChanged && Object.keys(changes).length === 0) return plan;
+        // Only the state fields: a transition of an unchanged plan hands back the whole record it was given.
+        const next: PlanRecord = { ...plan, ...changes, ...planState(transition.state), updatedAt: stateChanged ? clock.now() : changes.updatedAt ?? clock.now() };
+        await store.savePlan(q, next);
+        for (const n of transition.notifications) {
+          // Developer plans always have an address (it comes with the payment method).
+          if (!next.billingEmail) continue;
+          await store.enqueueMail(q, { id: newId(), orgId: next.orgId, kind: n.kind, recipient: next.billingEmail, subject: SUBJECTS[n.kind](n), body: mailBody(n, month), createdAt: clock.now() });
+          mailQueued = true;
+        }
+        return next;
+      };
+      return fn(q, await store.lockPlan(q, orgId, previousMonth(monthOf(now)), now), apply);
     });
-    if (queued) deps.mailQueued?.();
+    if (mailQueued) deps.mailQueued?.();
     return result;
   }
 
@@ -158,7 +163,7 @@ export function createBillingService(deps: BillingDeps) {
       const amountMicros = input.amountMicros !== 0 ? input.amountMicros : Math.round(input.quantity * price!);
       const occurredAt = input.occurredAt ?? clock.now();
       const month = monthOf(occurredAt);
-      return withPlan(orgId, async (q, plan) => {
+      return withPlan(orgId, async (q, plan, apply) => {
         const inserted = await store.insertSpend(q, { orgId, idempotencyKey: input.idempotencyKey, unitKind: input.unitKind, quantity: input.quantity, amountMicros, occurredAt, month, recordedAt: clock.now() });
         let current = plan;
         let upgraded = false;
@@ -166,30 +171,26 @@ export function createBillingService(deps: BillingDeps) {
         if (inserted && month === monthOf(clock.now())) {
           const transition = spendReached(plan, await store.monthSpend(q, orgId, month));
           upgraded = transition.state.tier > plan.tier;
-          current = await apply(q, plan, transition, month);
+          current = await apply(plan, transition, month);
         }
         return { plan: await view(q, current), duplicate: !inserted, upgraded };
       });
     },
 
     async addPaymentMethod(orgId: string, paymentMethodRef: string, billingEmail: string): Promise<PlanView> {
-      return withPlan(orgId, async (q, plan) => {
-        const withMethod = { ...plan, paymentMethodRef, billingEmail, updatedAt: clock.now() };
-        await store.savePlan(q, withMethod);
-        return view(q, await apply(q, withMethod, paymentMethodAdded(withMethod), monthOf(clock.now())));
-      });
+      return withPlan(orgId, async (q, plan, apply) =>
+        view(q, await apply(plan, paymentMethodAdded(plan), monthOf(clock.now()), { paymentMethodRef, billingEmail })),
+      );
     },
 
     async downgradeToFree(orgId: string): Promise<PlanView> {
-      return withPlan(orgId, async (q, plan) => view(q, await apply(q, plan, downgradedToFree(plan), monthOf(clock.now()))));
+      return withPlan(orgId, async (q, plan, apply) => view(q, await apply(plan, downgradedToFree(plan), monthOf(clock.now()))));
     },
 
     async setEnterpriseLimits(orgId: string, limits: RateLimit[]): Promise<PlanView> {
-      return withPlan(orgId, async (q, plan) => {
-        const withLimits = { ...plan, customLimits: limits, updatedAt: clock.now() };
-        await store.savePlan(q, withLimits);
-        return view(q, await apply(q, withLimits, enterpriseSet(withLimits), monthOf(clock.now())));
-      });
+      return withPlan(orgId, async (q, plan, apply) =>
+        view(q, await apply(plan, enterpriseSet(plan), monthOf(clock.now()), { customLimits: limits })),
+      );
     },
 
     /**
@@ -201,18 +202,17 @@ export function createBillingService(deps: BillingDeps) {
       const orgIds = orgId ? [orgId] : await store.orgsToClose(db, lastClosable);
       const transitions: PlanTransitionView[] = [];
       for (const id of orgIds) {
-        await withPlan(id, async (q, plan) => {
+        await withPlan(id, async (q, plan, apply) => {
           let current = plan;
           for (const month of monthsToClose(plan.closedThrough, lastClosable)) {
             const spend = await store.monthSpend(q, id, month);
             const transition = monthEnded(current, month, spend);
             const reason = transition.state.tier < current.tier ? 'downgraded' : transition.notifications.some((n) => n.kind === 'grace_started') ? 'grace_started' : null;
             // The month's e-mails go out at the start of the next month, which is now.
-            const next = await apply(q, { ...current, closedThrough: month }, transition, nextMonth(month));
-            await store.savePlan(q, { ...next, closedThrough: month });
+            const next = await apply(current, transition, nextMonth(month), { closedThrough: month, updatedAt: current.updatedAt });
             await store.insertClosing(q, { orgId: id, month, spendMicros: spend, from: current, to: next, reason, closedAt: clock.now() });
             if (reason) transitions.push({ orgId: id, from: planState(current), to: planState(next), reason, monthSpend: spend });
-            current = { ...next, closedThrough: month };
+            current = next;
           }
         });
       }
