@@ -3,6 +3,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { RedisClientType } from 'redis';
 import {
   DIMENSION_RULES,
+  limitsOf,
   rateLimitMessage,
   type Category,
   type Dimension,
@@ -74,6 +75,10 @@ function cached(make: (dimension: Dimension, points: number) => RateLimiterAbstr
   };
 }
 
+function limitsOfKind(limits: readonly RateLimit[], category: Category, kind: DimensionKind): RateLimit[] {
+  return limits.filter((l) => l.category === category && DIMENSION_RULES[l.dimension].kind === kind);
+}
+
 function unitsOf(limit: RateLimit): number {
   return Math.round(limit.limit * DIMENSION_RULES[limit.dimension].unitsPerLimitUnit);
 }
@@ -121,17 +126,21 @@ export function tooManyRequests(state: DimensionState): ApiError {
 export class UsageCounters {
   constructor(private readonly source: LimiterSource) {}
 
+  private limiterOf(limit: RateLimit): RateLimiterAbstract {
+    return this.source.limiter(limit.dimension, unitsOf(limit));
+  }
+
   /**
    * Checks every applicable dimension of a category and takes one request from each request
    * dimension. A rejected request takes nothing: whatever was consumed is refunded.
    */
   async admitRequest(orgId: string, category: Category, limits: readonly RateLimit[]): Promise<Admission> {
     const key = counterKey(orgId, category);
-    const applicable = limits.filter((l) => l.category === category);
+    const applicable = limitsOf(limits, category);
     const now = Date.now();
     const outcomes = await Promise.all(
       applicable.map(async (limit) => {
-        const limiter = this.source.limiter(limit.dimension, unitsOf(limit));
+        const limiter = this.limiterOf(limit);
         if (DIMENSION_RULES[limit.dimension].kind === 'request') {
           const { ok, res } = await settle(limiter.consume(key, 1));
           return { limit, limiter, consumed: true, ok, state: stateOf(limit, res, now) };
@@ -147,15 +156,14 @@ export class UsageCounters {
 
     // Rejected consumes still count in rate-limiter-flexible, so every consume is given back.
     await Promise.all(outcomes.filter((o) => o.consumed).map((o) => o.limiter.reward(key, 1)));
-    const refunded = states.map((s, i) => (outcomes[i]?.consumed && outcomes[i]?.ok ? { ...s, remainingUnits: s.remainingUnits + 1 } : s));
+    const refunded = outcomes.map((o) => (o.consumed && o.ok ? { ...o.state, remainingUnits: o.state.remainingUnits + 1 } : o.state));
     return { admitted: false, states: refunded, exceeded: latestReset(rejected.map((o) => o.state)) };
   }
 
   /** Gives back the request an admitted request took (its sibling category refused it). */
   async refundRequest(orgId: string, category: Category, limits: readonly RateLimit[]): Promise<void> {
     const key = counterKey(orgId, category);
-    const requestLimits = limits.filter((l) => l.category === category && DIMENSION_RULES[l.dimension].kind === 'request');
-    await Promise.all(requestLimits.map((l) => this.source.limiter(l.dimension, unitsOf(l)).reward(key, 1)));
+    await Promise.all(limitsOfKind(limits, category, 'request').map((l) => this.limiterOf(l).reward(key, 1)));
   }
 
   /**
@@ -165,8 +173,7 @@ export class UsageCounters {
   async reserve(orgId: string, category: Category, kind: Exclude<DimensionKind, 'request'>, units: number, limits: readonly RateLimit[]): Promise<void> {
     const key = counterKey(orgId, category);
     const now = Date.now();
-    const budgets = limits.filter((l) => l.category === category && DIMENSION_RULES[l.dimension].kind === kind);
-    const states = await Promise.all(budgets.map(async (l) => stateOf(l, await this.source.limiter(l.dimension, unitsOf(l)).get(key), now)));
+    const states = await Promise.all(limitsOfKind(limits, category, kind).map(async (l) => stateOf(l, await this.limiterOf(l).get(key), now)));
     const short = states.filter((s) => s.remainingUnits < units);
     if (short.length > 0) throw tooManyRequests(latestReset(short));
     await this.debit(orgId, category, kind, units, limits);
@@ -176,7 +183,6 @@ export class UsageCounters {
   async debit(orgId: string, category: Category, kind: Exclude<DimensionKind, 'request'>, units: number, limits: readonly RateLimit[]): Promise<void> {
     if (units <= 0) return;
     const key = counterKey(orgId, category);
-    const budgets = limits.filter((l) => l.category === category && DIMENSION_RULES[l.dimension].kind === kind);
-    await Promise.all(budgets.map((l) => this.source.limiter(l.dimension, unitsOf(l)).penalty(key, Math.ceil(units))));
+    await Promise.all(limitsOfKind(limits, category, kind).map((l) => this.limiterOf(l).penalty(key, Math.ceil(units))));
   }
 }
