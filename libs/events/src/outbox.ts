@@ -146,6 +146,21 @@ export class OutboxRelay {
   }
 }
 
+/**
+ * A service's relay, started, when it has a bus; without one its events wait in the outbox
+ * (said once in the log) until a bus is configured.
+ */
+export function startOutboxRelay(options: Omit<OutboxRelayOptions, 'bus'> & { bus: EventBus | undefined }): OutboxRelay | undefined {
+  const { bus } = options;
+  if (!bus) {
+    options.logger.warn('no event bus configured: events stay in the outbox until one is');
+    return undefined;
+  }
+  const relay = new OutboxRelay({ ...options, bus });
+  relay.start();
+  return relay;
+}
+
 /** Exponential backoff (base × 2^failures, capped) with jitter over its upper half, so replicas do not retry in step. */
 export function jitteredBackoff(baseMs: number, maxMs: number, failures: number, random: () => number = Math.random): number {
   const ceiling = Math.min(maxMs, baseMs * 2 ** failures);

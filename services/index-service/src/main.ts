@@ -1,7 +1,7 @@
 import { blobEnvShape, openBlobStore, type BlobStore } from '@vus/blob';
 import { createLogger, envBoolean, isApiError, loadConfig, logLevel, runMain, systemClock, type Clock, type Logger } from '@vus/core';
 import { Database, migrate, type DatabaseTarget } from '@vus/db';
-import { EVENTS_MIGRATIONS, kafkaBusFromBrokers, OutboxRelay, type EventBus } from '@vus/events';
+import { EVENTS_MIGRATIONS, kafkaBusFromBrokers, startOutboxRelay, type EventBus } from '@vus/events';
 import { INDEX_SERVICE_NAME, loadProto, startGrpcServer, watchReadiness } from '@vus/grpc';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -40,9 +40,7 @@ export async function startIndexService(options: IndexServiceOptions): Promise<R
     await migrate(db, EVENTS_MIGRATIONS);
     await migrate(db, MIGRATIONS);
   }
-  const relay = options.bus ? new OutboxRelay({ db, bus: options.bus, logger }) : undefined;
-  relay?.start();
-  if (!relay) logger.warn('no event bus configured: events stay in the outbox until one is');
+  const relay = startOutboxRelay({ db, bus: options.bus, logger });
   if (!options.blobs) logger.warn('no blob store configured: thumbnail bytes cannot be served');
 
   const indexStore = createIndexStore(db);

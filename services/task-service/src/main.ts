@@ -1,7 +1,7 @@
 import { blobEnvShape, openBlobStore, type BlobStore } from '@vus/blob';
 import { ConfigError, createLogger, envAddress, envBoolean, loadConfig, logLevel, runMain, systemClock, type Clock, type Logger } from '@vus/core';
 import { Database, migrate, type DatabaseTarget } from '@vus/db';
-import { EVENTS_MIGRATIONS, kafkaBusFromBrokers, OutboxRelay, type EventBus } from '@vus/events';
+import { EVENTS_MIGRATIONS, kafkaBusFromBrokers, startOutboxRelay, type EventBus } from '@vus/events';
 import { loadProto, startGrpcServer, TASK_SERVICE_NAME, watchReadiness } from '@vus/grpc';
 import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/models';
 import { join } from 'node:path';
@@ -50,9 +50,7 @@ export async function startTaskService(options: TaskServiceOptions): Promise<Run
     await migrate(db, EVENTS_MIGRATIONS);
     await migrate(db, MIGRATIONS);
   }
-  const relay = options.bus ? new OutboxRelay({ db, bus: options.bus, logger }) : undefined;
-  relay?.start();
-  if (!relay) logger.warn('no event bus configured: events stay in the outbox until one is');
+  const relay = startOutboxRelay({ db, bus: options.bus, logger });
   const eventsWritten = () => relay?.wake();
 
   const index = createIndexClient(options.indexServiceAddress);
