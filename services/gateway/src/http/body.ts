@@ -37,21 +37,43 @@ export function parseBody(limits: BodyLimits): RequestHandler {
   };
 }
 
-function parseMultipart(req: express.Request, fieldLimit: number): Promise<BodyFields> {
-  return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({ headers: req.headers, limits: { fieldSize: fieldLimit, fileSize: fieldLimit, fields: 1000, parts: 1000 } });
-    } catch {
-      return reject(new ApiError('body_malformed', 'The multipart body has no valid boundary.'));
-    }
-    const fields: BodyFields = {};
-    const add = (name: string, value: string) => {
+const MULTIPART_COUNTS = { fields: 1000, parts: 1000 };
+
+/** A busboy parser for the request (at most 1000 fields and parts), or body_malformed without a boundary. */
+export function openMultipart(req: express.Request, limits: busboy.Limits): busboy.Busboy {
+  try {
+    return busboy({ headers: req.headers, limits: { ...MULTIPART_COUNTS, ...limits } });
+  } catch {
+    throw new ApiError('body_malformed', 'The multipart body has no valid boundary.');
+  }
+}
+
+/** Multipart fields, where a repeated key becomes an array (API-CONTRACT §2.2). */
+export function fieldCollector(): { fields: BodyFields; add: (name: string, value: string) => void } {
+  const fields: BodyFields = {};
+  return {
+    fields,
+    add: (name, value) => {
       const existing = fields[name];
       if (existing === undefined) fields[name] = value;
       else if (Array.isArray(existing)) existing.push(value);
       else fields[name] = [existing, value];
-    };
+    },
+  };
+}
+
+/** The failures every multipart parse reports alike: too many parts or fields, a malformed body, a client abort. */
+export function onMultipartFailures(req: express.Request, parser: busboy.Busboy, fail: (error: ApiError) => void): void {
+  parser.on('partsLimit', () => fail(new ApiError('payload_too_large', 'The multipart body has too many parts.')));
+  parser.on('fieldsLimit', () => fail(new ApiError('payload_too_large', 'The multipart body has too many fields.')));
+  parser.on('error', () => fail(new ApiError('body_malformed', 'The multipart body is malformed.')));
+  req.on('aborted', () => fail(new ApiError('request_canceled_or_timed_out', 'The request was aborted by the client.')));
+}
+
+async function parseMultipart(req: express.Request, fieldLimit: number): Promise<BodyFields> {
+  const parser = openMultipart(req, { fieldSize: fieldLimit, fileSize: fieldLimit });
+  return new Promise((resolve, reject) => {
+    const { fields, add } = fieldCollector();
     let failed = false;
     const fail = (error: ApiError) => {
       if (failed) return;
@@ -72,13 +94,10 @@ function parseMultipart(req: express.Request, fieldLimit: number): Promise<BodyF
         if (text !== '') add(name, text);
       });
     });
-    parser.on('partsLimit', () => fail(new ApiError('payload_too_large', 'The multipart body has too many parts.')));
-    parser.on('fieldsLimit', () => fail(new ApiError('payload_too_large', 'The multipart body has too many fields.')));
-    parser.on('error', () => fail(new ApiError('body_malformed', 'The multipart body is malformed.')));
+    onMultipartFailures(req, parser, fail);
     parser.on('close', () => {
       if (!failed) resolve(fields);
     });
-    req.on('aborted', () => fail(new ApiError('request_canceled_or_timed_out', 'The request was aborted by the client.')));
     req.pipe(parser);
   });
 }

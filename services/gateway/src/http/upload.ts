@@ -1,10 +1,9 @@
 import type { BlobStore } from '@vus/blob';
 import { ApiError, newId } from '@vus/core';
-import busboy from 'busboy';
 import type { Request } from 'express';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { BodyFields } from './body';
+import { fieldCollector, onMultipartFailures, openMultipart, type BodyFields } from './body';
 
 /** A file part streamed into the blob store. */
 export interface StoredFile {
@@ -36,27 +35,16 @@ export interface UploadLimits {
  * there (without a store, such a part is refused). Empty file parts are ignored (dummy parts, js 0.2's dropped Buffers). On any failure every
  * file stored so far is removed. Parts may come in any order.
  */
-export function receiveMultipart(req: Request, blobs: BlobStore | undefined, fileFields: ReadonlySet<string>, limits: UploadLimits): Promise<MultipartUpload> {
+export async function receiveMultipart(req: Request, blobs: BlobStore | undefined, fileFields: ReadonlySet<string>, limits: UploadLimits): Promise<MultipartUpload> {
   const uploadId = newId();
   const files: StoredFile[] = [];
   const discard = async () => {
     const store = blobs;
     if (store) await Promise.all(files.map((f) => store.delete(f.blobKey).catch(() => false)));
   };
+  const parser = openMultipart(req, { fieldSize: limits.fieldBytes });
   return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({ headers: req.headers, limits: { fieldSize: limits.fieldBytes, fields: 1000, parts: 1000 } });
-    } catch {
-      return reject(new ApiError('body_malformed', 'The multipart body has no valid boundary.'));
-    }
-    const fields: BodyFields = {};
-    const add = (name: string, value: string) => {
-      const existing = fields[name];
-      if (existing === undefined) fields[name] = value;
-      else if (Array.isArray(existing)) existing.push(value);
-      else fields[name] = [existing, value];
-    };
+    const { fields, add } = fieldCollector();
     const pending: Promise<unknown>[] = [];
     const abort = new AbortController();
     let failure: ApiError | undefined;
@@ -107,15 +95,12 @@ export function receiveMultipart(req: Request, blobs: BlobStore | undefined, fil
       const text = Buffer.concat(chunks).toString('utf8');
       if (text !== '') add(name, text);
     };
-    parser.on('partsLimit', () => fail(new ApiError('payload_too_large', 'The multipart body has too many parts.')));
-    parser.on('fieldsLimit', () => fail(new ApiError('payload_too_large', 'The multipart body has too many fields.')));
-    parser.on('error', () => fail(new ApiError('body_malformed', 'The multipart body is malformed.')));
+    onMultipartFailures(req, parser, fail);
     parser.on('close', () => {
       void Promise.all(pending).then(() => {
         if (!failure) resolve({ fields, files, discard });
       });
     });
-    req.on('aborted', () => fail(new ApiError('request_canceled_or_timed_out', 'The request was aborted by the client.')));
     req.pipe(parser);
   });
 }
