@@ -11,8 +11,8 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
   moduleNameMapper: {
     '^@vus/grpc/types/(.*)$': '<rootDir>/libs/grpc/src/generated/vus/$1',
-    '^@vus/(core|grpc|db|events|limits|blob|media|models|testing)$': '<rootDir>/libs/$1/src',
-    '^@vus/(gateway|index-service|task-service|billing-service|embedded)$': '<rootDir>/services/$1/src/main.ts',
+    '^@vus/(core|grpc|db|events|limits|blob|media|models|testing|clients)$': '<rootDir>/libs/$1/src',
+    '^@vus/(gateway|index-service|task-service|billing-service|search-service|embedded)$': '<rootDir>/services/$1/src/main.ts',
   },
   testTimeout: 30000,
   // A suite that fails mid-way can leave a client (Kafka, Redis, gRPC) reconnecting forever; CI must

@@ -1,29 +1,9 @@
 import { isApiError } from '@vus/core';
-import { callUnary, createClient, loadProto, type OutgoingContext } from '@vus/grpc';
-import type { CreateVideoRequest__Input } from '@vus/grpc/types/index/v1/CreateVideoRequest';
-import type { Index } from '@vus/grpc/types/index/v1/Index';
-import type { IndexServiceClient } from '@vus/grpc/types/index/v1/IndexService';
-import type { PutVideoArtifactsRequest__Input } from '@vus/grpc/types/index/v1/PutVideoArtifactsRequest';
-import type { Video } from '@vus/grpc/types/index/v1/Video';
+import type { IndexClient } from '@vus/clients';
+import type { OutgoingContext } from '@vus/grpc';
 import type { IndexDirectory } from './tasks/tasks';
 
-/** task-service's calls to index-service: one function per RPC, each with the caller's context. */
-export function createIndexClient(address: string) {
-  const client: IndexServiceClient = createClient(loadProto().proto.vus.index.v1.IndexService, address);
-  return {
-    getIndex: (ctx: OutgoingContext, indexId: string) =>
-      callUnary<Index>((md, opts, cb) => client.GetIndex({ index_id: indexId }, md, opts, cb), ctx),
-    getVideo: (ctx: OutgoingContext, indexId: string, videoId: string) =>
-      callUnary<Video>((md, opts, cb) => client.GetVideo({ index_id: indexId, video_id: videoId }, md, opts, cb), ctx),
-    createVideo: (ctx: OutgoingContext, request: CreateVideoRequest__Input) =>
-      callUnary<Video>((md, opts, cb) => client.CreateVideo(request, md, opts, cb), ctx),
-    putVideoArtifacts: (ctx: OutgoingContext, request: PutVideoArtifactsRequest__Input) =>
-      callUnary<unknown>((md, opts, cb) => client.PutVideoArtifacts(request, md, opts, cb), ctx),
-    close: () => client.close(),
-  };
-}
-
-export type IndexClient = ReturnType<typeof createIndexClient>;
+export { createIndexClient, type IndexClient } from '@vus/clients';
 
 const CALL_TIMEOUT_MS = 10_000;
 

@@ -1,5 +1,5 @@
-import { callUnary, createClient, loadProto, type OutgoingContext } from '@vus/grpc';
-import type { SearchServiceClient } from '@vus/grpc/types/search/v1/SearchService';
+import { createSearchClient } from '@vus/clients';
+import type { OutgoingContext } from '@vus/grpc';
 
 /** One searchable stretch of a video (search.proto Segment), as the worker builds it. */
 export interface Segment {
@@ -18,7 +18,7 @@ export interface SegmentSink {
 }
 
 export function searchSegmentSink(address: string): SegmentSink & { close(): void } {
-  const client: SearchServiceClient = createClient(loadProto().proto.vus.search.v1.SearchService, address);
+  const client = createSearchClient(address);
   return {
     async ingest(ctx, indexId, videoId, segments) {
       const request = {
@@ -34,7 +34,7 @@ export function searchSegmentSink(address: string): SegmentSink & { close(): voi
           vector_model: s.vectorModel ?? '',
         })),
       };
-      await callUnary((md, opts, cb) => client.IngestSegments(request, md, opts, cb), ctx);
+      await client.ingestSegments(ctx, request);
     },
     close: () => client.close(),
   };
