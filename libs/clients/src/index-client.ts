@@ -9,6 +9,8 @@ import type { IndexServiceClient } from '@vus/grpc/types/index/v1/IndexService';
 import type { ListEnginesResponse } from '@vus/grpc/types/index/v1/ListEnginesResponse';
 import type { ListIndexesRequest__Input } from '@vus/grpc/types/index/v1/ListIndexesRequest';
 import type { ListIndexesResponse } from '@vus/grpc/types/index/v1/ListIndexesResponse';
+import type { ListVideoIdsRequest__Input } from '@vus/grpc/types/index/v1/ListVideoIdsRequest';
+import type { ListVideoIdsResponse } from '@vus/grpc/types/index/v1/ListVideoIdsResponse';
 import type { ListVideosRequest__Input } from '@vus/grpc/types/index/v1/ListVideosRequest';
 import type { ListVideosResponse } from '@vus/grpc/types/index/v1/ListVideosResponse';
 import type { PutVideoArtifactsRequest__Input } from '@vus/grpc/types/index/v1/PutVideoArtifactsRequest';
@@ -39,6 +41,8 @@ export function createIndexClient(address: string) {
       callUnary<Video>((md, opts, cb) => client.CreateVideo(request, md, opts, cb), ctx),
     listVideos: (ctx: OutgoingContext, request: ListVideosRequest__Input) =>
       callUnary<ListVideosResponse>((md, opts, cb) => client.ListVideos(request, md, opts, cb), ctx),
+    listVideoIds: (ctx: OutgoingContext, request: ListVideoIdsRequest__Input) =>
+      callUnary<ListVideoIdsResponse>((md, opts, cb) => client.ListVideoIds(request, md, opts, cb), ctx),
     getVideo: (ctx: OutgoingContext, indexId: string, videoId: string) =>
       callUnary<Video>((md, opts, cb) => client.GetVideo({ index_id: indexId, video_id: videoId }, md, opts, cb), ctx),
     updateVideo: (ctx: OutgoingContext, request: UpdateVideoRequest__Input) =>

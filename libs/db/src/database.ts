@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { mkdirSync } from 'node:fs';
 import pg from 'pg';
@@ -34,7 +35,8 @@ export class Database implements Queryable {
       return new Database(pool, target);
     }
     if (!target.dataDir.startsWith('memory://')) mkdirSync(target.dataDir, { recursive: true });
-    const pglite = await PGlite.create(target.dataDir);
+    // pgvector is offered (not created): a service's migration enables it where it needs vectors.
+    const pglite = await PGlite.create(target.dataDir, { extensions: { vector } });
     // Served over the real wire protocol on loopback, so `pg` drives it exactly as it drives
     // PostgreSQL. (pglite's in-process node-postgres adapter loses sync after a failed statement.)
     // PGlite is single-session: with several connections, statements of concurrent queries were

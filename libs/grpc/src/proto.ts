@@ -28,6 +28,7 @@ export const LOADER_OPTIONS: protoLoader.Options = {
 export const INDEX_SERVICE_NAME = 'vus.index.v1.IndexService';
 export const BILLING_SERVICE_NAME = 'vus.billing.v1.BillingService';
 export const TASK_SERVICE_NAME = 'vus.task.v1.TaskService';
+export const SEARCH_SERVICE_NAME = 'vus.search.v1.SearchService';
 
 /** The whole contract: one loaded package tree typed by every generated root. */
 export type VusProto = IndexProto & TaskProto & SearchProto & ClassifyProto & AnalyzeProto & EmbedProto & BillingProto;

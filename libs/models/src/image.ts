@@ -60,3 +60,24 @@ export function toPlanarBgr(image: RgbImage, mean: Triple, std: Triple): Float32
   }
   return out;
 }
+
+export interface ImageFacts {
+  readonly format: 'jpeg' | 'png' | 'webp' | 'gif' | 'other';
+  readonly width: number;
+  readonly height: number;
+}
+
+/**
+ * What an uploaded image is, from its bytes (never its name): format and size, or undefined when
+ * the bytes are not a decodable image. Reads the header only.
+ */
+export async function describeImage(bytes: Buffer): Promise<ImageFacts | undefined> {
+  try {
+    const meta = await sharp(bytes).metadata();
+    if (!meta.width || !meta.height) return undefined;
+    const format = meta.format === 'jpeg' || meta.format === 'png' || meta.format === 'webp' || meta.format === 'gif' ? meta.format : 'other';
+    return { format, width: meta.width, height: meta.height };
+  } catch {
+    return undefined;
+  }
+}

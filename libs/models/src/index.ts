@@ -22,3 +22,4 @@ export * from './hf/clip';
 export { l2Normalise } from './hf/transformers';
 export * from './hf/whisper';
 export { decodeWav, readWav, SPEECH_SAMPLE_RATE } from './audio';
+export { describeImage, type ImageFacts } from './image';

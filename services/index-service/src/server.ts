@@ -56,6 +56,9 @@ const listSchema = z.object({
   model_name: z.string(),
 });
 
+/** The most ids one ListVideoIds answers (about 2.4 MB of ids). */
+const MAX_VIDEO_IDS = 100_000;
+
 function indexId(raw: string): string {
   // A malformed id cannot name anything: same answer as an unknown one.
   if (!isId(raw)) throw errors.notFound('Index', raw);
@@ -275,6 +278,11 @@ export function indexServiceImplementation(indexes: IndexService, videos: VideoS
           { page: page?.page, pageLimit: page?.page_limit },
         );
         return { data: result.data.map(toProtoVideo), page_info: result.pageInfo };
+      },
+      async ListVideoIds(request, ctx) {
+        const limit = request.limit === 0 ? MAX_VIDEO_IDS : request.limit;
+        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VIDEO_IDS) throw errors.invalid('limit', `It must be between 1 and ${MAX_VIDEO_IDS}.`);
+        return videos.listIds(requireOrg(ctx), indexId(request.index_id), toVideoFilter(request.filter), limit);
       },
       async UpdateVideo(request, ctx) {
         const video = await videos.update(requireOrg(ctx), indexId(request.index_id), videoId(request.video_id), {

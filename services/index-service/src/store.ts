@@ -327,6 +327,15 @@ export function createVideoStore(db: Database): VideoStore {
       return { rows: page.rows.map(toVideo), total: Number(count.rows[0]?.total ?? 0) };
     },
 
+    async listIds(orgId, indexId, filter, limit) {
+      const where = videoWhereClause(orgId, indexId, filter);
+      const { rows } = await db.query<{ id: string }>(
+        `SELECT id FROM videos WHERE ${where.sql} ORDER BY id LIMIT $${where.params.length + 1}`,
+        [...where.params, limit],
+      );
+      return rows.map((r) => r.id);
+    },
+
     async updateMetadata(orgId, indexId, id, change, at) {
       const { rows } = await db.query<VideoRow>(
         `UPDATE videos SET

@@ -116,6 +116,8 @@ export interface VideoStore {
   /** `indexId` undefined: in any index of the organization. */
   get(orgId: string, indexId: string | undefined, id: string): Promise<VideoRecord | undefined>;
   list(orgId: string, indexId: string, filter: VideoFilter, sort: VideoSort, limit: number, offset: number): Promise<{ rows: VideoRecord[]; total: number }>;
+  /** Ids of the videos passing `filter`, in id order, at most `limit`. */
+  listIds(orgId: string, indexId: string, filter: VideoFilter, limit: number): Promise<string[]>;
   updateMetadata(orgId: string, indexId: string, id: string, change: MetadataChange, at: Date): Promise<VideoRecord | undefined>;
   /** Deletes the video and writes the events built from what it leaves behind, in one transaction. */
   delete(orgId: string, indexId: string, id: string, events: (deleted: DeletedVideo) => EventEnvelope[]): Promise<boolean>;
@@ -321,6 +323,13 @@ export function createVideoService({ store, indexes, blobs, clock, eventsWritten
       if (!(await indexes.get(orgId, indexId))) throw errors.notFound('Index', indexId);
       const { rows, total } = await store.list(orgId, indexId, filter, sort, page.pageLimit, pageOffset(page));
       return { data: rows, pageInfo: pageInfo(page, total) };
+    },
+
+    /** Every video passing the filter (for search), up to `limit`; says when there were more. */
+    async listIds(orgId: string, indexId: string, filter: VideoFilter, limit: number): Promise<{ ids: string[]; truncated: boolean }> {
+      if (!(await indexes.get(orgId, indexId))) throw errors.notFound('Index', indexId);
+      const ids = await store.listIds(orgId, indexId, filter, limit + 1);
+      return { ids: ids.slice(0, limit), truncated: ids.length > limit };
     },
 
     async update(

@@ -1,0 +1,64 @@
+/**
+ * Segments in: what the indexing worker found becomes searchable rows. Labels are expanded with
+ * WordNet here, once per video, so a query for "vehicle" finds a scene labelled car without
+ * expanding every query into every hyponym.
+ */
+import type { Logger } from '@vus/core';
+import type { SearchOption } from './clips';
+import type { NewSegment, SegmentStore } from './store';
+
+export interface IncomingSegment {
+  start: number;
+  end: number;
+  modality: SearchOption;
+  text: string;
+  labels: string[];
+  vector: number[];
+  vector_model: string;
+  thumbnail_key: string;
+}
+
+export interface IngestDeps {
+  store: SegmentStore;
+  /** Synonyms and hypernyms of one label (expansion.ts). */
+  expandLabel(label: string): string[];
+  logger: Logger;
+}
+
+export function createIngest(deps: IngestDeps) {
+  const expansions = new Map<string, string[]>();
+  const expansionOf = (label: string): string[] => {
+    const key = label.toLowerCase();
+    let found = expansions.get(key);
+    if (!found) {
+      found = deps.expandLabel(key);
+      // Labels come from a small vocabulary (COCO-80, faces, colours): the cache stays small.
+      if (expansions.size < 10_000) expansions.set(key, found);
+    }
+    return found;
+  };
+
+  return {
+    async replace(orgId: string, indexId: string, videoId: string, segments: readonly IncomingSegment[]): Promise<void> {
+      const rows = segments.map(
+        (s): NewSegment => ({
+          start: s.start,
+          end: s.end,
+          modality: s.modality,
+          text: s.text,
+          labels: s.labels,
+          expansions: [...new Set(s.labels.flatMap(expansionOf))],
+          thumbnailKey: s.thumbnail_key,
+          vector: s.vector.length > 0 ? s.vector : undefined,
+          vectorModel: s.vector_model || undefined,
+        }),
+      );
+      await deps.store.replaceVideoSegments(orgId, indexId, videoId, rows);
+      deps.logger.debug({ orgId, indexId, videoId, segments: rows.length }, 'segments ingested');
+    },
+    deleteVideo: (orgId: string, indexId: string, videoId: string) => deps.store.deleteVideo(orgId, indexId, videoId),
+    deleteIndex: (orgId: string, indexId: string) => deps.store.deleteIndex(orgId, indexId),
+  };
+}
+
+export type Ingest = ReturnType<typeof createIngest>;

@@ -1,0 +1,62 @@
+/**
+ * The lexical side of a query: the expanded word groups become PostgreSQL tsquery texts (built
+ * from letters and digits only, so user text never reaches the tsquery parser as syntax), and the
+ * per-alternative match flags the store returns become a calibrated score (scoring.ts).
+ */
+import { lexicalScore, type MatchKind } from './scoring';
+
+/** One word (or WordNet collocation) of the query and what may stand for it (expansion.ts). */
+export interface TermGroup {
+  term: string;
+  alternatives: readonly { text: string; weight: number }[];
+}
+
+/** Words of a phrase as tsquery operands: lower case, letters and digits only. */
+export function queryWords(phrase: string): string[] {
+  return phrase.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/**
+ * A phrase as a tsquery text: its words in sequence (`<->`), each restricted to `weight` when
+ * given. Undefined when the phrase has no words.
+ */
+export function tsQueryText(phrase: string, weight?: 'A'): string | undefined {
+  const words = queryWords(phrase);
+  if (words.length === 0) return undefined;
+  return words.map((w) => (weight ? `${w}:${weight}` : w)).join(' <-> ');
+}
+
+export interface LexicalPlan {
+  /** Matches a segment that matches any alternative: the candidate filter. */
+  anyQuery: string;
+  /** One entry per usable alternative, in `slots` order. */
+  alternatives: { direct: string; any: string }[];
+  /** slots[g][a]: the index in `alternatives` of group g's alternative a (undefined: unusable). */
+  slots: (number | undefined)[][];
+}
+
+export function lexicalPlan(groups: readonly TermGroup[]): LexicalPlan | undefined {
+  const alternatives: LexicalPlan['alternatives'] = [];
+  const slots = groups.map((group) =>
+    group.alternatives.map((alternative) => {
+      const any = tsQueryText(alternative.text);
+      const direct = tsQueryText(alternative.text, 'A');
+      if (!any || !direct) return undefined;
+      alternatives.push({ direct, any });
+      return alternatives.length - 1;
+    }),
+  );
+  if (alternatives.length === 0) return undefined;
+  return { anyQuery: alternatives.map((a) => `(${a.any})`).join(' | '), alternatives, slots };
+}
+
+/** A hit's score from the store's flags: the best match of each group, averaged over groups. */
+export function scoreHit(groups: readonly TermGroup[], plan: LexicalPlan, flags: { direct: readonly boolean[]; any: readonly boolean[] }): number {
+  return lexicalScore(groups, (g, a): MatchKind | undefined => {
+    const slot = plan.slots[g]?.[a];
+    if (slot === undefined) return undefined;
+    if (flags.direct[slot]) return 'direct';
+    if (flags.any[slot]) return 'expanded';
+    return undefined;
+  });
+}

@@ -1,0 +1,292 @@
+/**
+ * Single search: which segments answer a query through each requested option, scored, merged into
+ * clips, filtered, ranked, stored as a result set and served a page at a time.
+ */
+import { ApiError, errors, type Clock, type Logger } from '@vus/core';
+import type { PlainMetadataValue } from '@vus/grpc';
+import type { VideoFilter__Input } from '@vus/grpc/types/index/v1/VideoFilter';
+import { describeImage, type ObjectDetector, type VisualEmbedder } from '@vus/models';
+import { clipsOf, groupByVideo, SEARCH_OPTIONS, type Clip, type SearchOption, type SegmentMatch, type VideoGroup } from './clips';
+import { lexicalPlan, scoreHit, type TermGroup } from './lexical';
+import { newResultSetId, parsePageToken, slicePage } from './pages';
+import { vectorScore, type Threshold } from './scoring';
+import type { Scope, SegmentHit, SegmentStore } from './store';
+
+/** What search needs to know of an index (index-service owns it). */
+export interface IndexInfo {
+  id: string;
+  /** Options of the index's search (Marengo) models; empty: the index cannot be searched. */
+  searchOptions: SearchOption[];
+  videoCount: number;
+  totalDuration: number;
+}
+
+export interface IndexDirectory {
+  /** The organization's index; resource_not_exist otherwise. */
+  getIndex(orgId: string, indexId: string): Promise<IndexInfo>;
+  /** Ids of the index's videos that pass the filter. */
+  videoIdsMatching(orgId: string, indexId: string, filter: VideoFilter__Input): Promise<string[]>;
+  userMetadata(orgId: string, indexId: string, videoIds: readonly string[]): Promise<Map<string, Record<string, PlainMetadataValue>>>;
+}
+
+/** The models a query may need; each may be absent (then that path is skipped or refused). */
+export interface QueryModels {
+  embedder(): Promise<{ model: string; embedder: VisualEmbedder } | undefined>;
+  detector(): Promise<ObjectDetector | undefined>;
+}
+
+export interface SearchDeps {
+  store: SegmentStore;
+  indexes: IndexDirectory;
+  expand(text: string): TermGroup[];
+  models: QueryModels;
+  clock: Clock;
+  logger: Logger;
+  /** How long a result set can be paged. */
+  pageTtlMs: number;
+}
+
+export type ConversationOption = 'semantic' | 'exact_match';
+
+/** One query: text, an image, or both. */
+export interface Query {
+  text?: string | undefined;
+  image?: Buffer | undefined;
+}
+
+export interface SearchParams {
+  options: SearchOption[];
+  conversationOption: ConversationOption;
+  operator: 'or' | 'and';
+  threshold: Threshold;
+  adjustConfidenceLevel: number;
+  groupBy: 'clip' | 'video';
+  sortOption: 'score' | 'clip_count';
+  pageLimit: number;
+  filter?: VideoFilter__Input | undefined;
+}
+
+export interface ResultPage {
+  groupBy: 'clip' | 'video';
+  clips: Clip[];
+  videos: VideoGroup[];
+  pageInfo: {
+    limitPerPage: number;
+    totalResults: number;
+    totalInnerMatches: number;
+    nextPageToken: string;
+    prevPageToken: string;
+    expiresAt: Date;
+  };
+  searchPool: { totalCount: number; totalDuration: number; indexId: string };
+  /** Per video of the page, only when asked for. */
+  userMetadata?: Map<string, Record<string, PlainMetadataValue>> | undefined;
+}
+
+/** Candidates read per option and per query path: enough for 1,000 clips after merging. */
+const CANDIDATES_PER_OPTION = 1000;
+const NEAREST_CANDIDATES = 200;
+/** The most clips a result set keeps (later pages beyond it are not offered). */
+export const MAX_RESULTS = 1000;
+
+/** Image queries: at most 5 MB, JPEG or PNG, at least 64 px on each side (API-CONTRACT §5.5). */
+export const QUERY_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+const QUERY_IMAGE_MIN_SIDE = 64;
+
+/**
+ * Image-to-image similarities run higher than text-to-image ones: the same object photographed
+ * twice sits around 0.8–0.9 in CLIP space, unrelated pictures around 0.4–0.5.
+ */
+const IMAGE_QUERY_BAND = { floor: 0.5, ceiling: 0.85 } as const;
+
+export function createSearch(deps: SearchDeps) {
+  const { store, indexes } = deps;
+
+  /** The index, if this organization has it and it can be searched with `options`. */
+  async function searchableIndex(orgId: string, indexId: string, options: readonly SearchOption[]): Promise<IndexInfo> {
+    const index = await indexes.getIndex(orgId, indexId);
+    if (index.searchOptions.length === 0) {
+      throw new ApiError('index_not_supported_for_search', `The index ${indexId} has no search model (Marengo); it cannot be searched.`);
+    }
+    for (const option of options) {
+      if (!index.searchOptions.includes(option)) {
+        throw new ApiError(
+          'search_option_not_supported',
+          `Search option ${option} is not supported for index ${indexId}. Please use one of the following search options: ${index.searchOptions.join(', ')}.`,
+          { param: 'search_options' },
+        );
+      }
+    }
+    return index;
+  }
+
+  async function scopeOf(orgId: string, indexId: string, filter: VideoFilter__Input | undefined): Promise<Scope> {
+    if (!filter) return { orgId, indexId };
+    return { orgId, indexId, videoIds: await indexes.videoIdsMatching(orgId, indexId, filter) };
+  }
+
+  /** Segments answering a text through the lexical options (and exact_match), scored. */
+  async function textMatches(scope: Scope, text: string, options: readonly SearchOption[], conversationOption: ConversationOption): Promise<SegmentMatch[]> {
+    const matches: SegmentMatch[] = [];
+    const lexicalOptions = options.filter((o) => !(o === 'conversation' && conversationOption === 'exact_match'));
+    const groups = deps.expand(text);
+    const plan = lexicalPlan(groups);
+    if (plan) {
+      for (const option of lexicalOptions) {
+        const hits = await store.lexical(scope, [option], plan.anyQuery, plan.alternatives, CANDIDATES_PER_OPTION);
+        for (const hit of hits) matches.push(matchOf(hit, option, scoreHit(groups, plan, hit)));
+      }
+    }
+    if (options.includes('conversation') && conversationOption === 'exact_match' && text.trim()) {
+      for (const hit of await store.exactPhrase(scope, text, CANDIDATES_PER_OPTION)) matches.push(matchOf(hit, 'conversation', 1));
+    }
+    if (options.includes('visual')) {
+      const clip = await deps.models.embedder();
+      if (clip) {
+        const vector = await clip.embedder.embedText(text);
+        for (const hit of await store.nearest(scope, clip.model, [...vector], NEAREST_CANDIDATES)) {
+          const score = vectorScore(hit.similarity);
+          if (score > 0) matches.push(matchOf(hit, 'visual', score));
+        }
+      }
+    }
+    return matches;
+  }
+
+  /**
+   * Segments answering an image: nearest CLIP vectors when CLIP is loaded; otherwise the objects
+   * the detector sees in the image, searched as visual labels.
+   */
+  async function imageMatches(scope: Scope, image: Buffer): Promise<SegmentMatch[]> {
+    const clip = await deps.models.embedder();
+    if (clip && (await store.vectorsEnabled())) {
+      const vector = await clip.embedder.embedImage(image);
+      return (await store.nearest(scope, clip.model, [...vector], NEAREST_CANDIDATES))
+        .map((hit) => matchOf(hit, 'visual', vectorScore(hit.similarity, IMAGE_QUERY_BAND)))
+        .filter((m) => m.score > 0);
+    }
+    const detector = await deps.models.detector();
+    if (!detector) {
+      throw new ApiError('model_unavailable', 'Searching by image needs the CLIP model or the object detector, and neither is loaded on this server.');
+    }
+    const labels = [...new Set((await detector.detectObjects(image)).map((o) => o.label))];
+    if (labels.length === 0) return [];
+    // Each detected object is one alternative of one group: a scene showing any of them matches.
+    const groups: TermGroup[] = [{ term: labels.join(' '), alternatives: labels.map((label) => ({ text: label, weight: 1 })) }];
+    const plan = lexicalPlan(groups);
+    if (!plan) return [];
+    const hits = await store.lexical(scope, ['visual'], plan.anyQuery, plan.alternatives, CANDIDATES_PER_OPTION);
+    return hits.map((hit) => matchOf(hit, 'visual', scoreHit(groups, plan, hit)));
+  }
+
+  async function matchesOf(scope: Scope, query: Query, params: Pick<SearchParams, 'options' | 'conversationOption'>): Promise<SegmentMatch[]> {
+    if (scope.videoIds && scope.videoIds.length === 0) return [];
+    const matches: SegmentMatch[] = [];
+    if (query.text !== undefined) matches.push(...(await textMatches(scope, query.text, params.options, params.conversationOption)));
+    if (query.image) matches.push(...(await imageMatches(scope, query.image)));
+    return matches;
+  }
+
+  async function saveAndServe(orgId: string, index: IndexInfo, params: Pick<SearchParams, 'groupBy' | 'sortOption' | 'pageLimit'>, clips: Clip[], includeUserMetadata: boolean): Promise<ResultPage> {
+    const kept = clips.slice(0, MAX_RESULTS);
+    const videos = params.groupBy === 'video' ? groupByVideo(kept, params.sortOption) : [];
+    const now = deps.clock.now();
+    const set = {
+      id: newResultSetId(),
+      orgId,
+      indexId: index.id,
+      groupBy: params.groupBy,
+      pageLimit: params.pageLimit,
+      items: params.groupBy === 'video' ? videos : kept,
+      totalResults: params.groupBy === 'video' ? videos.length : kept.length,
+      totalInnerMatches: kept.length,
+      searchPool: { totalCount: index.videoCount, totalDuration: index.totalDuration, indexId: index.id },
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + deps.pageTtlMs),
+    };
+    await store.saveResultSet(set);
+    return servePage(set, 1, includeUserMetadata);
+  }
+
+  async function servePage(
+    set: { id: string; orgId: string; indexId: string; groupBy: 'clip' | 'video'; pageLimit: number; items: unknown[]; totalResults: number; totalInnerMatches: number; searchPool: unknown; expiresAt: Date },
+    page: number,
+    includeUserMetadata: boolean,
+  ): Promise<ResultPage> {
+    const slice = slicePage(set.id, set.items, page, set.pageLimit);
+    const clips = set.groupBy === 'clip' ? (slice.items as Clip[]) : [];
+    const videos = set.groupBy === 'video' ? (slice.items as VideoGroup[]) : [];
+    const videoIds = [...new Set([...clips.map((c) => c.videoId), ...videos.map((v) => v.videoId)])];
+    return {
+      groupBy: set.groupBy,
+      clips,
+      videos,
+      pageInfo: {
+        limitPerPage: set.pageLimit,
+        totalResults: set.totalResults,
+        totalInnerMatches: set.totalInnerMatches,
+        nextPageToken: slice.nextPageToken,
+        prevPageToken: slice.prevPageToken,
+        expiresAt: set.expiresAt,
+      },
+      searchPool: set.searchPool as ResultPage['searchPool'],
+      userMetadata: includeUserMetadata && videoIds.length > 0 ? await indexes.userMetadata(set.orgId, set.indexId, videoIds) : undefined,
+    };
+  }
+
+  return {
+    searchableIndex,
+    scopeOf,
+    matchesOf,
+    saveAndServe,
+
+    async search(orgId: string, indexId: string, query: Query, params: SearchParams, includeUserMetadata: boolean): Promise<ResultPage> {
+      const index = await searchableIndex(orgId, indexId, params.options);
+      if (query.image) await checkQueryImage(query.image);
+      if (query.image && !params.options.includes('visual')) {
+        throw errors.invalid('search_options', 'A query image is searched through the visual option; include visual.');
+      }
+      const scope = await scopeOf(orgId, indexId, params.filter);
+      const matches = await matchesOf(scope, query, params);
+      const clips = clipsOf(matches, {
+        operator: params.operator,
+        options: query.text === undefined ? ['visual'] : params.options,
+        threshold: params.threshold,
+        adjustConfidenceLevel: params.adjustConfidenceLevel,
+      });
+      return saveAndServe(orgId, index, params, clips, includeUserMetadata);
+    },
+
+    /** A later page. Unknown, malformed, another organization's and expired tokens all read as expired. */
+    async page(orgId: string, token: string, includeUserMetadata: boolean): Promise<ResultPage> {
+      const parsed = parsePageToken(token);
+      const set = parsed && (await store.loadResultSet(orgId, parsed.setId));
+      if (!parsed || !set || set.expiresAt.getTime() <= deps.clock.now().getTime()) {
+        throw new ApiError('search_page_token_expired', `The page token ${token} has expired or does not exist. Run the search again.`, { param: 'page_token' });
+      }
+      return servePage(set, parsed.page, includeUserMetadata);
+    },
+  };
+}
+
+export type Search = ReturnType<typeof createSearch>;
+
+function matchOf(hit: SegmentHit, option: SearchOption, score: number): SegmentMatch {
+  return { videoId: hit.videoId, start: hit.start, end: hit.end, option, score, text: hit.text, thumbnailKey: hit.thumbnailKey };
+}
+
+/** A query image must be a real JPEG or PNG (by its bytes), within the size limits. */
+export async function checkQueryImage(image: Buffer): Promise<void> {
+  if (image.length > QUERY_IMAGE_MAX_BYTES) {
+    throw errors.invalid('query_media_file', `The image is ${image.length} bytes; at most ${QUERY_IMAGE_MAX_BYTES} bytes are accepted.`);
+  }
+  const facts = await describeImage(image);
+  if (!facts || (facts.format !== 'jpeg' && facts.format !== 'png')) {
+    throw errors.invalid('query_media_file', 'It is not a JPEG or PNG image.');
+  }
+  if (facts.width < QUERY_IMAGE_MIN_SIDE || facts.height < QUERY_IMAGE_MIN_SIDE) {
+    throw errors.invalid('query_media_file', `The image is ${facts.width}x${facts.height}; at least ${QUERY_IMAGE_MIN_SIDE}x${QUERY_IMAGE_MIN_SIDE} pixels are needed.`);
+  }
+}
+
+export { SEARCH_OPTIONS };

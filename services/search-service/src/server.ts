@@ -1,0 +1,153 @@
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import { errors, isId, parseInput, type Logger } from '@vus/core';
+import { implement, requireOrg, toMetadataValues, toTimestamp } from '@vus/grpc';
+import type { SearchClip__Input } from '@vus/grpc/types/search/v1/SearchClip';
+import type { SearchResultPage__Input } from '@vus/grpc/types/search/v1/SearchResultPage';
+import type { SearchServiceHandlers } from '@vus/grpc/types/search/v1/SearchService';
+import type { VideoFilter } from '@vus/grpc/types/index/v1/VideoFilter';
+import { z } from 'zod';
+import { SEARCH_OPTIONS, type Clip } from './clips';
+import type { CombinedSearch } from './combined-search';
+import type { Ingest } from './ingest';
+import type { ResultPage, Search, SearchParams } from './search';
+import { displayScore } from './scoring';
+
+// proto3 has no required fields and the gateway is not the only caller: validate here too.
+const option = z.enum(SEARCH_OPTIONS);
+const finite = z.number().finite();
+const segmentSchema = z
+  .object({
+    start: finite.min(0),
+    end: finite.min(0),
+    modality: option,
+    text: z.string().max(10_000),
+    vector: z.array(finite).max(4096),
+    vector_model: z.string().max(100),
+    labels: z.array(z.string().min(1).max(200)).max(200),
+    thumbnail_key: z.string().max(1000),
+  })
+  .refine((s) => s.end >= s.start, { message: 'end must not be before start', path: ['end'] })
+  .refine((s) => s.vector.length === 0 || s.vector_model !== '', { message: 'a vector needs its vector_model', path: ['vector_model'] });
+const ingestSchema = z.object({ segments: z.array(segmentSchema).max(100_000) });
+
+/** Unset proto3 strings are empty: each falls back to the contract's default. */
+const paramsSchema = z.object({
+  search_options: z.array(option).min(1),
+  conversation_option: z.enum(['', 'semantic', 'exact_match']).transform((v) => v || 'semantic'),
+  operator: z.enum(['', 'or', 'and']).transform((v) => v || 'or'),
+  threshold: z.enum(['', 'high', 'medium', 'low', 'none']).transform((v) => v || 'low'),
+  adjust_confidence_level: z.number().min(0).max(1).optional(),
+  group_by: z.enum(['', 'clip', 'video']).transform((v) => v || 'clip'),
+  sort_option: z.enum(['', 'score', 'clip_count']).transform((v) => v || 'score'),
+  page_limit: z.number().int().min(0).max(50).transform((v) => v || 10),
+});
+
+function indexId(raw: string): string {
+  // A malformed id cannot name anything: same answer as an unknown one.
+  if (!isId(raw)) throw errors.notFound('Index', raw);
+  return raw;
+}
+
+function videoId(raw: string): string {
+  if (!isId(raw)) throw errors.notFound('Video', raw);
+  return raw;
+}
+
+export function searchParams(request: unknown, filter: VideoFilter | null): SearchParams {
+  const p = parseInput(paramsSchema, request);
+  if (p.sort_option === 'clip_count' && p.group_by !== 'video') {
+    throw errors.invalid('sort_option', 'clip_count sorts videos by their number of clips; it needs group_by=video.');
+  }
+  return {
+    options: [...new Set(p.search_options)],
+    conversationOption: p.conversation_option,
+    operator: p.operator,
+    threshold: p.threshold,
+    adjustConfidenceLevel: p.adjust_confidence_level ?? 0.5,
+    groupBy: p.group_by,
+    sortOption: p.sort_option,
+    pageLimit: p.page_limit,
+    filter: filter ?? undefined,
+  };
+}
+
+function toProtoClip(clip: Clip, userMetadata: ResultPage['userMetadata']): SearchClip__Input {
+  const metadata = userMetadata?.get(clip.videoId);
+  return {
+    video_id: clip.videoId,
+    start: clip.start,
+    end: clip.end,
+    score: displayScore(clip.score),
+    confidence: clip.confidence,
+    modules: clip.modules.map((m) => ({ type: m.option, confidence: m.confidence, score: displayScore(m.score) })),
+    matches: clip.matches.map((m) => ({ type: m.option, text: m.text })),
+    thumbnail_key: clip.thumbnailKey,
+    transcription: clip.transcription,
+    rank: clip.rank,
+    user_metadata: metadata ? toMetadataValues(metadata) : {},
+  };
+}
+
+export function toProtoPage(page: ResultPage): SearchResultPage__Input {
+  const metadata = page.userMetadata;
+  return {
+    group_by: page.groupBy,
+    clips: page.clips.map((clip) => toProtoClip(clip, metadata)),
+    videos: page.videos.map((group) => {
+      const own = metadata?.get(group.videoId);
+      return { id: group.videoId, clips: group.clips.map((clip) => toProtoClip(clip, undefined)), user_metadata: own ? toMetadataValues(own) : {} };
+    }),
+    page_info: {
+      limit_per_page: page.pageInfo.limitPerPage,
+      total_results: page.pageInfo.totalResults,
+      total_inner_matches: page.pageInfo.totalInnerMatches,
+      next_page_token: page.pageInfo.nextPageToken,
+      prev_page_token: page.pageInfo.prevPageToken,
+      page_expires_at: toTimestamp(page.pageInfo.expiresAt),
+    },
+    search_pool: { total_count: page.searchPool.totalCount, total_duration: page.searchPool.totalDuration, index_id: page.searchPool.indexId },
+  };
+}
+
+export function searchServiceImplementation(
+  deps: { ingest: Ingest; search: Search; combined: CombinedSearch; fetchImage: (url: string) => Promise<Buffer> },
+  logger: Logger,
+): UntypedServiceImplementation {
+  return implement<SearchServiceHandlers>(
+    {
+      async IngestSegments(request, ctx) {
+        const { segments } = parseInput(ingestSchema, request);
+        await deps.ingest.replace(requireOrg(ctx), indexId(request.index_id), videoId(request.video_id), segments);
+        return {};
+      },
+      async DeleteVideoSegments(request, ctx) {
+        await deps.ingest.deleteVideo(requireOrg(ctx), indexId(request.index_id), videoId(request.video_id));
+        return {};
+      },
+      async DeleteIndexSegments(request, ctx) {
+        await deps.ingest.deleteIndex(requireOrg(ctx), indexId(request.index_id));
+        return {};
+      },
+      async Search(request, ctx) {
+        const orgId = requireOrg(ctx);
+        const params = searchParams(request, request.filter);
+        const media = request.query_media;
+        if (media && media.media_type !== 'image') throw errors.invalid('query_media_type', 'The only query media type is image.');
+        const image = media?.source === 'url' ? await deps.fetchImage(media.url!) : media?.source === 'data' ? Buffer.from(media.data!) : undefined;
+        const text = request.query_text.trim() ? request.query_text : undefined;
+        if (text === undefined && !image) throw errors.notProvided('query_text');
+        const page = await deps.search.search(orgId, indexId(request.index_id), { text, image }, params, request.include_user_metadata);
+        return toProtoPage(page);
+      },
+      async GetSearchPage(request, ctx) {
+        return toProtoPage(await deps.search.page(requireOrg(ctx), request.page_token, request.include_user_metadata));
+      },
+      async CombinedSearch(request, ctx) {
+        if (!request.query) throw errors.notProvided('query');
+        const page = await deps.combined.search(requireOrg(ctx), indexId(request.index_id), request);
+        return toProtoPage(page);
+      },
+    },
+    logger,
+  );
+}

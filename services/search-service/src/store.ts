@@ -1,0 +1,307 @@
+import type { Database, Queryable } from '@vus/db';
+import type { SearchOption } from './clips';
+
+/** A segment as the worker hands it over, plus the WordNet expansions of its labels. */
+export interface NewSegment {
+  start: number;
+  end: number;
+  modality: SearchOption;
+  text: string;
+  labels: string[];
+  /** Synonyms and hypernyms of the labels (weight B of the lexical document). */
+  expansions: string[];
+  thumbnailKey: string;
+  vector?: number[] | undefined;
+  vectorModel?: string | undefined;
+}
+
+export interface SegmentHit {
+  id: string;
+  videoId: string;
+  modality: SearchOption;
+  start: number;
+  end: number;
+  text: string;
+  labels: string[];
+  thumbnailKey: string;
+}
+
+/** A lexical hit and, per query alternative, whether it matched the segment's own words (direct) or any (with expansions). */
+export interface LexicalHit extends SegmentHit {
+  direct: boolean[];
+  any: boolean[];
+}
+
+export interface VectorHit extends SegmentHit {
+  similarity: number;
+}
+
+export interface Scope {
+  orgId: string;
+  indexId: string;
+  /** Only these videos (a search filter); undefined: every video of the index. */
+  videoIds?: readonly string[] | undefined;
+}
+
+export interface StoredResultSet {
+  id: string;
+  orgId: string;
+  indexId: string;
+  groupBy: 'clip' | 'video';
+  pageLimit: number;
+  items: unknown[];
+  totalResults: number;
+  totalInnerMatches: number;
+  searchPool: unknown;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+const HIT_COLUMNS = `s.id::text AS id, s.video_id, s.modality, s.start_sec, s.end_sec, s.text, s.labels, s.thumbnail_key`;
+
+type HitRow = {
+  id: string;
+  video_id: string;
+  modality: SearchOption;
+  start_sec: number;
+  end_sec: number;
+  text: string;
+  labels: string[];
+  thumbnail_key: string;
+};
+
+function toHit(row: HitRow): SegmentHit {
+  return {
+    id: row.id,
+    videoId: row.video_id,
+    modality: row.modality,
+    start: row.start_sec,
+    end: row.end_sec,
+    text: row.text,
+    labels: row.labels,
+    thumbnailKey: row.thumbnail_key,
+  };
+}
+
+/** Labels and expansions travel as one newline-joined string per row (unnest takes flat arrays). */
+function joinWords(words: readonly string[]): string {
+  return words.map((w) => w.replace(/\s+/g, ' ').trim()).filter(Boolean).join('\n');
+}
+
+/** pgvector's text form. */
+function vectorLiteral(vector: readonly number[]): string {
+  return `[${vector.map((x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
+}
+
+const INSERT_BATCH = 500;
+
+export function createSegmentStore(db: Database) {
+  /** Whether this database has pgvector (migration 0002 created the table). */
+  let vectors: boolean | undefined;
+  const vectorsEnabled = async (q: Queryable = db): Promise<boolean> => {
+    if (vectors === undefined) {
+      const { rows } = await q.query<{ present: boolean }>(`SELECT to_regclass('segment_vectors') IS NOT NULL AS present`);
+      vectors = rows[0]?.present === true;
+    }
+    return vectors;
+  };
+
+  async function insertBatch(tx: Queryable, orgId: string, indexId: string, videoId: string, batch: readonly NewSegment[]): Promise<void> {
+    // Ids are taken first so that each vector row can name its segment without relying on RETURNING order.
+    const { rows: idRows } = await tx.query<{ id: string }>(`SELECT nextval('segments_id_seq')::text AS id FROM generate_series(1, $1)`, [batch.length]);
+    const ids = idRows.map((r) => r.id);
+    await tx.query(
+      `INSERT INTO segments (id, org_id, index_id, video_id, modality, start_sec, end_sec, text, labels, thumbnail_key, doc, words)
+       SELECT u.id::bigint, $1, $2, $3, u.modality, u.start_sec, u.end_sec, u.text,
+              array_remove(string_to_array(u.labels, E'\\n'), ''), u.thumbnail_key,
+              setweight(to_tsvector('english', u.text || ' ' || replace(u.labels, E'\\n', ' ')), 'A')
+                || setweight(to_tsvector('english', replace(u.expansions, E'\\n', ' ')), 'B'),
+              to_tsvector('simple', u.text)
+       FROM unnest($4::text[], $5::text[], $6::float8[], $7::float8[], $8::text[], $9::text[], $10::text[], $11::text[])
+         AS u(id, modality, start_sec, end_sec, text, labels, expansions, thumbnail_key)`,
+      [
+        orgId,
+        indexId,
+        videoId,
+        ids,
+        batch.map((s) => s.modality),
+        batch.map((s) => s.start),
+        batch.map((s) => s.end),
+        batch.map((s) => s.text),
+        batch.map((s) => joinWords(s.labels)),
+        batch.map((s) => joinWords(s.expansions)),
+        batch.map((s) => s.thumbnailKey),
+      ],
+    );
+    const withVectors = batch.flatMap((s, i) => (s.vector && s.vector.length > 0 && s.vectorModel ? [{ id: ids[i]!, segment: s }] : []));
+    if (withVectors.length === 0 || !(await vectorsEnabled(tx))) return;
+    await tx.query(
+      `INSERT INTO segment_vectors (segment_id, org_id, index_id, model, dimensions, embedding)
+       SELECT u.id::bigint, $1, $2, u.model, u.dimensions, u.embedding::vector
+       FROM unnest($3::text[], $4::text[], $5::int[], $6::text[]) AS u(id, model, dimensions, embedding)`,
+      [
+        orgId,
+        indexId,
+        withVectors.map((v) => v.id),
+        withVectors.map((v) => v.segment.vectorModel!),
+        withVectors.map((v) => v.segment.vector!.length),
+        withVectors.map((v) => vectorLiteral(v.segment.vector!)),
+      ],
+    );
+  }
+
+  return {
+    vectorsEnabled: () => vectorsEnabled(),
+
+    /** Replaces every segment of the video in one transaction (a retried ingest never duplicates). */
+    async replaceVideoSegments(orgId: string, indexId: string, videoId: string, segments: readonly NewSegment[]): Promise<void> {
+      await db.withTx(async (tx) => {
+        await tx.query('DELETE FROM segments WHERE org_id = $1 AND index_id = $2 AND video_id = $3', [orgId, indexId, videoId]);
+        for (let i = 0; i < segments.length; i += INSERT_BATCH) {
+          await insertBatch(tx, orgId, indexId, videoId, segments.slice(i, i + INSERT_BATCH));
+        }
+      });
+    },
+
+    async deleteVideo(orgId: string, indexId: string, videoId: string, q: Queryable = db): Promise<number> {
+      const result = await q.query('DELETE FROM segments WHERE org_id = $1 AND index_id = $2 AND video_id = $3', [orgId, indexId, videoId]);
+      return result.rowCount ?? 0;
+    },
+
+    async deleteIndex(orgId: string, indexId: string): Promise<number> {
+      const result = await db.query('DELETE FROM segments WHERE org_id = $1 AND index_id = $2', [orgId, indexId]);
+      return result.rowCount ?? 0;
+    },
+
+    /**
+     * Segments of the given modalities whose document matches `anyQuery` (a tsquery text, english
+     * configuration), best ts_rank first; for each of `alternatives` (tsquery texts) it says
+     * whether the segment matched it at weight A (its own words) and at all.
+     */
+    async lexical(
+      scope: Scope,
+      modalities: readonly SearchOption[],
+      anyQuery: string,
+      alternatives: readonly { direct: string; any: string }[],
+      limit: number,
+    ): Promise<LexicalHit[]> {
+      const { rows } = await db.query<HitRow & { direct: boolean[]; any: boolean[] }>(
+        `WITH q AS (
+           SELECT to_tsquery('english', $4) AS query,
+                  ARRAY(SELECT to_tsquery('english', d) FROM unnest($6::text[]) WITH ORDINALITY AS a(d, i) ORDER BY i) AS directs,
+                  ARRAY(SELECT to_tsquery('english', x) FROM unnest($7::text[]) WITH ORDINALITY AS a(x, i) ORDER BY i) AS anys)
+         SELECT ${HIT_COLUMNS},
+                ARRAY(SELECT s.doc @@ t FROM unnest(q.directs) WITH ORDINALITY AS a(t, i) ORDER BY i) AS direct,
+                ARRAY(SELECT s.doc @@ t FROM unnest(q.anys) WITH ORDINALITY AS a(t, i) ORDER BY i) AS any
+         FROM segments s, q
+         WHERE s.org_id = $1 AND s.index_id = $2 AND s.modality = ANY($3::text[])
+           AND ($8::text[] IS NULL OR s.video_id = ANY($8::text[]))
+           AND s.doc @@ q.query
+         ORDER BY ts_rank(s.doc, q.query) DESC, s.id
+         LIMIT $5`,
+        [
+          scope.orgId,
+          scope.indexId,
+          modalities,
+          anyQuery,
+          limit,
+          alternatives.map((a) => a.direct),
+          alternatives.map((a) => a.any),
+          scope.videoIds ?? null,
+        ],
+      );
+      return rows.map((row) => ({ ...toHit(row), direct: row.direct, any: row.any }));
+    },
+
+    /** Conversation segments containing `phrase` word for word (unstemmed, in order). */
+    async exactPhrase(scope: Scope, phrase: string, limit: number): Promise<SegmentHit[]> {
+      const { rows } = await db.query<HitRow>(
+        `SELECT ${HIT_COLUMNS} FROM segments s
+         WHERE s.org_id = $1 AND s.index_id = $2 AND s.modality = 'conversation'
+           AND ($5::text[] IS NULL OR s.video_id = ANY($5::text[]))
+           AND s.words @@ phraseto_tsquery('simple', $3)
+         ORDER BY s.video_id, s.start_sec
+         LIMIT $4`,
+        [scope.orgId, scope.indexId, phrase, limit, scope.videoIds ?? null],
+      );
+      return rows.map(toHit);
+    },
+
+    /** Visual segments nearest to `vector` (cosine) among those embedded by `model`. */
+    async nearest(scope: Scope, model: string, vector: readonly number[], limit: number): Promise<VectorHit[]> {
+      if (!(await vectorsEnabled())) return [];
+      // The 512-d HNSW index is a partial expression index: the query must use the same expression.
+      const distance = vector.length === 512 ? `(v.embedding::vector(512)) <=> $4::vector(512)` : `v.embedding <=> $4::vector`;
+      const { rows } = await db.query<HitRow & { similarity: number }>(
+        `SELECT ${HIT_COLUMNS}, 1 - (${distance}) AS similarity
+         FROM segment_vectors v JOIN segments s ON s.id = v.segment_id
+         WHERE v.org_id = $1 AND v.index_id = $2 AND v.model = $3 AND v.dimensions = $5
+           AND ($7::text[] IS NULL OR s.video_id = ANY($7::text[]))
+         ORDER BY ${distance}
+         LIMIT $6`,
+        [scope.orgId, scope.indexId, model, vectorLiteral(vector), vector.length, limit, scope.videoIds ?? null],
+      );
+      return rows.map((row) => ({ ...toHit(row), similarity: Number(row.similarity) }));
+    },
+
+    async saveResultSet(set: StoredResultSet): Promise<void> {
+      await db.query(
+        `INSERT INTO result_sets (id, org_id, index_id, group_by, page_limit, items, total_results, total_inner_matches, search_pool, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [
+          set.id,
+          set.orgId,
+          set.indexId,
+          set.groupBy,
+          set.pageLimit,
+          JSON.stringify(set.items),
+          set.totalResults,
+          set.totalInnerMatches,
+          JSON.stringify(set.searchPool),
+          set.createdAt,
+          set.expiresAt,
+        ],
+      );
+    },
+
+    /** The organization's result set, expired or not (the caller tells the two apart). */
+    async loadResultSet(orgId: string, id: string): Promise<StoredResultSet | undefined> {
+      const { rows } = await db.query<{
+        id: string;
+        org_id: string;
+        index_id: string;
+        group_by: 'clip' | 'video';
+        page_limit: number;
+        items: unknown[];
+        total_results: number;
+        total_inner_matches: number;
+        search_pool: unknown;
+        created_at: Date;
+        expires_at: Date;
+      }>(`SELECT * FROM result_sets WHERE org_id = $1 AND id = $2`, [orgId, id]);
+      const row = rows[0];
+      if (!row) return undefined;
+      return {
+        id: row.id,
+        orgId: row.org_id,
+        indexId: row.index_id,
+        groupBy: row.group_by,
+        pageLimit: row.page_limit,
+        items: row.items,
+        totalResults: row.total_results,
+        totalInnerMatches: row.total_inner_matches,
+        searchPool: row.search_pool,
+        createdAt: new Date(row.created_at),
+        expiresAt: new Date(row.expires_at),
+      };
+    },
+
+    /** Drops sets that expired before `before` (kept a while after expiry to answer "expired", not "unknown"). */
+    async purgeResultSets(before: Date): Promise<number> {
+      const result = await db.query('DELETE FROM result_sets WHERE expires_at < $1', [before]);
+      return result.rowCount ?? 0;
+    },
+  };
+}
+
+export type SegmentStore = ReturnType<typeof createSegmentStore>;
