@@ -11,7 +11,7 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
   moduleNameMapper: {
     '^@vus/grpc/types/(.*)$': '<rootDir>/libs/grpc/src/generated/vus/$1',
-    '^@vus/(core|grpc|db|events|limits|blob|media|models|testing|clients)$': '<rootDir>/libs/$1/src',
+    '^@vus/(core|grpc|db|events|limits|blob|media|models|testing|clients|fetch)$': '<rootDir>/libs/$1/src',
     '^@vus/(gateway|index-service|task-service|billing-service|search-service|embedded)$': '<rootDir>/services/$1/src/main.ts',
   },
   testTimeout: 30000,

@@ -16,7 +16,7 @@ import { startIndexingWorker, type IndexingWorkerConfig, type RunningWorker } fr
 import { workerEnvShape, workerConfigFromEnv } from './worker/config';
 
 export const MIGRATIONS = { dir: join(__dirname, '..', 'migrations'), table: 'pgmigrations' };
-export { parseAllowList } from './webhooks/ssrf';
+export { parseAllowList } from '@vus/fetch';
 export { workerEnvShape } from './worker/config';
 
 export interface TaskServiceOptions {

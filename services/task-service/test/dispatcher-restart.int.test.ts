@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTaskService, type RunningTaskService } from '../src/main';
-import { parseAllowList } from '../src/webhooks/ssrf';
+import { parseAllowList } from '@vus/fetch';
 import { startReceiver, type Receiver } from './receiver';
 
 const logger = createLogger({ service: 'test', level: 'silent' });

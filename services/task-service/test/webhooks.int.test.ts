@@ -7,7 +7,7 @@ import type { TaskServiceClient } from '@vus/grpc/types/task/v1/TaskService';
 import type { WebhookEndpoint } from '@vus/grpc/types/task/v1/WebhookEndpoint';
 import { startTaskService, type RunningTaskService } from '../src/main';
 import { SIGNATURE_HEADERS, verify } from '../src/webhooks/signature';
-import { parseAllowList } from '../src/webhooks/ssrf';
+import { parseAllowList } from '@vus/fetch';
 import { startReceiver, type Receiver } from './receiver';
 
 const logger = createLogger({ service: 'test', level: 'silent' });

@@ -1,5 +1,6 @@
 import { errors, isApiError, isId, newId, pageInfo, pageOffset, resolvePage, type Clock, type PageInfo } from '@vus/core';
 import { buildEvent, type EventEnvelope, type TaskStatusChangedPayload } from '@vus/events';
+import { checkFetchableUrl } from '@vus/fetch';
 import { initialStatus, isDeletable, type TaskStatus } from './status';
 
 /** User metadata values (API-CONTRACT §5.2): string, number or boolean. */
@@ -188,17 +189,9 @@ export function filenameFromUrl(raw: string): string {
   }
 }
 
-/** Only http(s) URLs can be fetched; the worker applies the address rules when it connects. */
+/** Only http(s) URLs can be fetched (@vus/fetch's rule); the worker applies the address rules when it connects. */
 export function validateSourceUrl(param: string, raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw errors.invalid(param, 'It must be an absolute http or https URL.');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw errors.invalid(param, 'Only http and https URLs can be fetched.');
-  if (url.username || url.password) throw errors.invalid(param, 'URLs with credentials are not accepted.');
-  return url.toString();
+  return checkFetchableUrl(param, raw).toString();
 }
 
 export function createTaskService({ store, indexes, blobs, clock, eventsWritten }: TaskDeps) {

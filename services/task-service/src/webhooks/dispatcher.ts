@@ -1,8 +1,8 @@
 import type { Clock, Logger } from '@vus/core';
 import { jitteredBackoff } from '@vus/events';
+import type { AddressGuard } from '@vus/fetch';
 import { postWebhook } from './sender';
 import { SIGNATURE_HEADERS, sign } from './signature';
-import type { AddressGuard } from './ssrf';
 import type { ClaimedDelivery, DispatchStore } from './store';
 
 export interface DispatcherOptions {

@@ -1,8 +1,8 @@
 import { isApiError } from '@vus/core';
+import { hostOf, SsrfRefused, type AddressGuard } from '@vus/fetch';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
-import { hostOf, parseWebhookUrl, SsrfRefused, type AddressGuard } from './ssrf';
+import { parseWebhookUrl } from './webhook-url';
 
 export interface SendResult {
   /** HTTP status of the final response; 0 when none came. */
@@ -52,11 +52,9 @@ export async function postWebhook(
 function postOnce(guard: AddressGuard, rawUrl: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<IncomingMessage> {
   const url = parseWebhookUrl(rawUrl);
   const hostname = hostOf(url);
-  // Node skips `lookup` for literal addresses: check those here.
-  if (isIP(hostname)) {
-    const why = guard.refusal(hostname, hostname);
-    if (why) return Promise.reject(new SsrfRefused(why));
-  }
+  // Node skips `lookup` for literal addresses: checked here.
+  const literal = guard.refuseLiteral(hostname);
+  if (literal) return Promise.reject(literal);
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = request(

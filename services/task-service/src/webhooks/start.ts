@@ -1,11 +1,11 @@
 import type { Clock, Logger } from '@vus/core';
 import type { Database } from '@vus/db';
 import type { EventBus, SubscriptionHandle } from '@vus/events';
+import { AddressGuard, parseAllowList, type AllowList, type Resolver } from '@vus/fetch';
 import { z } from 'zod';
 import { WebhookDispatcher, type DispatcherOptions } from './dispatcher';
 import { WEBHOOK_FANOUT_GROUP, webhookFanout } from './fanout';
 import { webhookHandlers, type WebhookHandlers } from './rpc';
-import { AddressGuard, parseAllowList, type Resolver, type WebhookAllowList } from './ssrf';
 import { createDispatchStore, createWebhookStore } from './store';
 import { createWebhookService } from './webhooks';
 
@@ -13,7 +13,7 @@ export type DispatchSettings = Omit<DispatcherOptions, 'store' | 'guard' | 'cloc
 
 export interface WebhookOptions {
   /** Private destinations allowed anyway (WEBHOOK_ALLOWED_HOSTS); default: public addresses only. */
-  allowList?: WebhookAllowList;
+  allowList?: AllowList;
   /** How host names resolve (tests inject DNS answers); default: the system resolver. */
   resolver?: Resolver;
   /** Run the dispatcher in this process (default true). */
@@ -37,7 +37,7 @@ type WebhookEnv = z.infer<z.ZodObject<typeof webhookEnvShape>>;
 
 export function webhookOptionsFromEnv(env: WebhookEnv): WebhookOptions {
   return {
-    allowList: parseAllowList(env.WEBHOOK_ALLOWED_HOSTS),
+    allowList: parseAllowList(env.WEBHOOK_ALLOWED_HOSTS, 'WEBHOOK_ALLOWED_HOSTS'),
     dispatch: env.WEBHOOK_DISPATCH === 'true',
     dispatcher: {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,

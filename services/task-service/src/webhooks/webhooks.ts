@@ -1,8 +1,9 @@
 import { ApiError, errors, newId, pageInfo, pageOffset, resolvePage, type Clock, type PageInfo } from '@vus/core';
 import type { Queryable } from '@vus/db';
 import type { EventEnvelope, TaskStatusChangedPayload } from '@vus/events';
+import type { AddressGuard } from '@vus/fetch';
 import { newSigningSecret } from './signature';
-import type { AddressGuard } from './ssrf';
+import { checkWebhookUrl } from './webhook-url';
 
 /**
  * Webhook event types a client can register for. `index.task.status_changed` is sent for every
@@ -156,7 +157,7 @@ export function createWebhookService({ store, guard, clock }: WebhookDeps) {
     /** Registers an endpoint; the returned record is the only time its secret leaves the service. */
     async create(orgId: string, input: { url: string; eventTypes: readonly string[] }): Promise<WebhookEndpointRecord> {
       if (!input.url) throw errors.notProvided('url');
-      const url = await guard.checkUrl(input.url);
+      const url = await checkWebhookUrl(guard, input.url);
       const endpoint: WebhookEndpointRecord = {
         id: newId(clock.now()),
         orgId,

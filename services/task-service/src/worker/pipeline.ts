@@ -1,5 +1,6 @@
 import type { BlobStore } from '@vus/blob';
 import { ApiError, isApiError, type Clock, type Logger } from '@vus/core';
+import { fetchText, openUrl, type FetchPolicy } from '@vus/fetch';
 import { toMetadataValues, toTimestamp, type OutgoingContext } from '@vus/grpc';
 import type { Index } from '@vus/grpc/types/index/v1/Index';
 import { mediaProblemError, probe, validateForIndexing, type MediaProbe } from '@vus/media';
@@ -15,7 +16,6 @@ import { extractConversation } from './extract/conversation';
 import { analyseFrames, type FrameModels } from './extract/frames';
 import { BRANDS } from './extract/brands';
 import { logosOf, progressPercent, scenesOf, textInVideo, type TimedValue } from './extract/timeline';
-import { fetchText, openUrl, type FetchPolicy } from './fetch-url';
 import { planExtractors, type ExtractorPlan } from './plan';
 import type { Segment, SegmentSink } from './segments';
 

@@ -1,0 +1,34 @@
+import { errors } from '@vus/core';
+import { checkHttpUrl, hostOf, SsrfRefused, type AddressGuard } from '@vus/fetch';
+
+/**
+ * A webhook makes this server send requests to an address a customer chose. The address rules are
+ * @vus/fetch's (checked again at every delivery, at connect time); here is only what registration
+ * says about them.
+ */
+
+/** Parses a webhook URL: absolute, http or https, no credentials. */
+export function parseWebhookUrl(raw: string, param = 'url'): URL {
+  const checked = checkHttpUrl(raw);
+  if (checked instanceof URL) return checked;
+  // Receivers authenticate deliveries by their signature, not by credentials in the URL.
+  throw errors.invalid(param, checked.kind === 'credentials' ? 'Credentials in the URL are not allowed; verify the signature instead.' : checked.message);
+}
+
+/**
+ * Checks a webhook URL at registration: its shape, and every address its host has now. Throws
+ * `parameter_invalid` naming the problem, or returns the parsed URL.
+ */
+export async function checkWebhookUrl(guard: AddressGuard, raw: string, param = 'url'): Promise<URL> {
+  const url = parseWebhookUrl(raw, param);
+  const hostname = hostOf(url);
+  try {
+    await guard.checkHost(hostname);
+  } catch (error) {
+    if (error instanceof SsrfRefused) {
+      throw errors.invalid(param, `Webhooks cannot be sent to private, loopback, link-local or metadata addresses: ${hostname} resolves to ${error.address}, ${error.why}.`);
+    }
+    throw errors.invalid(param, `The host ${hostname} could not be resolved.`);
+  }
+  return url;
+}
