@@ -3,6 +3,7 @@ import { InProcessEventBus } from '@vus/events';
 import { startBillingService } from '@vus/billing-service';
 import { startGateway } from '@vus/gateway';
 import { startIndexService } from '@vus/index-service';
+import { startSearchService } from '@vus/search-service';
 import { parseAllowList, startTaskService, workerEnvShape } from '@vus/task-service';
 import { FileBlobStore } from '@vus/blob';
 import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/models';
@@ -101,6 +102,17 @@ export async function startEmbedded(env: Record<string, string | undefined> = pr
       mail: { kind: 'folder', dir: join(dataDir, 'mail'), from: 'VUS billing <billing@localhost>' },
     });
     stops.push(() => billing.stop());
+    // Searchable segments: pgvector is loaded into its PGlite, so CLIP vectors are searched when present.
+    const search = await startSearchService({
+      bind: '127.0.0.1:0',
+      database: { kind: 'pglite', dataDir: join(dataDir, 'search-service') },
+      indexServiceAddress: index.address,
+      bus,
+      models,
+      logger: log.child({ service: 'search-service' }),
+      fetchAllowHosts: config.FETCH_ALLOW_HOSTS,
+    });
+    stops.unshift(() => search.stop());
     // Indexing tasks with their worker, and webhooks: task events come through the same bus.
     const task = await startTaskService({
       bind: '127.0.0.1:0',
@@ -110,7 +122,14 @@ export async function startEmbedded(env: Record<string, string | undefined> = pr
       indexServiceAddress: index.address,
       webhooks: { allowList: parseAllowList(config.WEBHOOK_ALLOWED_HOSTS) },
       blobs,
-      worker: { blobs, models, workRoot: join(dataDir, 'work'), concurrency: config.WORKER_CONCURRENCY, fetch: { allowHosts: config.FETCH_ALLOW_HOSTS } },
+      worker: {
+        blobs,
+        models,
+        workRoot: join(dataDir, 'work'),
+        concurrency: config.WORKER_CONCURRENCY,
+        fetch: { allowHosts: config.FETCH_ALLOW_HOSTS },
+        searchServiceAddress: search.address,
+      },
     });
     stops.unshift(() => task.stop());
     const token = adminToken(dataDir, config.VUS_ADMIN_TOKEN);
@@ -120,6 +139,7 @@ export async function startEmbedded(env: Record<string, string | undefined> = pr
       database: { kind: 'pglite', dataDir: join(dataDir, 'gateway') },
       indexServiceAddress: index.address,
       taskServiceAddress: task.address,
+      searchServiceAddress: search.address,
       blobs,
       // Rate-limit counters stay in this process (no Redis in embedded mode).
       billingServiceAddress: billing.address,

@@ -13,6 +13,7 @@ import { adminBillingRoutes } from './routes/admin-billing';
 import { engineRoutes } from './routes/engines';
 import { indexRoutes } from './routes/indexes';
 import { notBuiltRoutes } from './routes/not-built';
+import { searchRoutes } from './routes/search';
 import { isTaskUpload, taskRoutes } from './routes/tasks';
 import { thumbnailFileRoutes } from './routes/thumbnails';
 import { videoRoutes, type ThumbnailUrlOptions } from './routes/videos';
@@ -77,6 +78,7 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     }),
   );
   router.use(webhookRoutes(deps.clients.task, deps.requestTimeoutMs));
+  router.use(searchRoutes(deps.clients.search, deps.requestTimeoutMs, deps.thumbnails));
   router.use(notBuiltRoutes());
   return router;
 }

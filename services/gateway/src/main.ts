@@ -1,7 +1,7 @@
 import { blobEnvShape, openBlobStore, type BlobStore } from '@vus/blob';
 import { createLogger, loadConfig, logLevel, envPort, envAddress, runMain, systemClock, type Clock, type Logger } from '@vus/core';
 import { Database, migrate, type DatabaseTarget } from '@vus/db';
-import { BILLING_SERVICE_NAME, checkHealth, INDEX_SERVICE_NAME, TASK_SERVICE_NAME } from '@vus/grpc';
+import { BILLING_SERVICE_NAME, checkHealth, INDEX_SERVICE_NAME, SEARCH_SERVICE_NAME, TASK_SERVICE_NAME } from '@vus/grpc';
 import {
   cachedLimits,
   connectRedis,
@@ -17,7 +17,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { createApp } from './app';
-import { createIndexClient, createTaskClient } from './clients';
+import { createIndexClient, createSearchClient, createTaskClient } from './clients';
 import { createThumbnailSigner } from './http/signed-urls';
 import { createKeyService, type KeyService } from './keys';
 import { createKeyStore } from './store';
@@ -31,6 +31,8 @@ export interface GatewayOptions {
   indexServiceAddress: string;
   /** task-service (indexing tasks); without it the task endpoints answer 501. */
   taskServiceAddress?: string | undefined;
+  /** search-service; without it the search endpoints answer 501. */
+  searchServiceAddress?: string | undefined;
   /** Where POST /tasks streams uploads: the blob store the indexing worker reads. */
   blobs?: BlobStore | undefined;
   /** Largest video upload accepted (bytes); default 2 GiB. */
@@ -78,6 +80,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const signer = createThumbnailSigner(options.urlSigningSecret ?? randomBytes(32).toString('hex'));
   const index = createIndexClient(options.indexServiceAddress);
   const task = options.taskServiceAddress ? createTaskClient(options.taskServiceAddress) : undefined;
+  const search = options.searchServiceAddress ? createSearchClient(options.searchServiceAddress) : undefined;
   const billing = options.billingServiceAddress ? createBillingClient(options.billingServiceAddress) : undefined;
   const redis = options.redisUrl ? connectRedis(options.redisUrl, logger) : undefined;
   const counters = new UsageCounters(redis ? redisLimiters(redis) : memoryLimiters());
@@ -87,7 +90,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
 
   const app = createApp({
     keys,
-    clients: { index, task },
+    clients: { index, task, search },
     uploads: { blobs: options.blobs, maxBytes: options.uploadMaxBytes ?? 2 * 1024 ** 3 },
     limits: { counters, source: limitsSource },
     billing,
@@ -100,6 +103,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       database: await db.ping(),
       'index-service': await checkHealth(options.indexServiceAddress, INDEX_SERVICE_NAME),
       ...(options.taskServiceAddress ? { 'task-service': await checkHealth(options.taskServiceAddress, TASK_SERVICE_NAME) } : {}),
+      ...(options.searchServiceAddress ? { 'search-service': await checkHealth(options.searchServiceAddress, SEARCH_SERVICE_NAME) } : {}),
       // Redis is not a readiness condition: without it limits are per process (see README).
       ...(options.billingServiceAddress ? { 'billing-service': await checkHealth(options.billingServiceAddress, BILLING_SERVICE_NAME) } : {}),
     }),
@@ -139,6 +143,7 @@ const configSchema = z.object({
   DATABASE_URL: z.string().url(),
   INDEX_SERVICE_ADDR: envAddress,
   TASK_SERVICE_ADDR: envAddress.optional(),
+  SEARCH_SERVICE_ADDR: envAddress.optional(),
   ...blobEnvShape,
   UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(2 * 1024 ** 3),
   BILLING_SERVICE_ADDR: envAddress.optional(),
@@ -164,6 +169,7 @@ if (require.main === module) {
       database: { kind: 'postgres', url: config.DATABASE_URL },
       indexServiceAddress: config.INDEX_SERVICE_ADDR,
       taskServiceAddress: config.TASK_SERVICE_ADDR,
+      searchServiceAddress: config.SEARCH_SERVICE_ADDR,
       // The volume the indexing worker reads uploads from.
       blobs: config.BLOB_DIR ? await openBlobStore({ kind: 'fs', root: config.BLOB_DIR }) : undefined,
       uploadMaxBytes: config.UPLOAD_MAX_BYTES,

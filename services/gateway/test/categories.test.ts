@@ -9,6 +9,11 @@ describe('rate-limit categories of SPEC §8', () => {
     ['POST', '/search', {}, ['search']],
     ['POST', '/search-v2', {}, ['search']],
     ['POST', '/combined-search', {}, ['search']],
+    ['POST', '/search/combined', {}, ['search']],
+    ['POST', '/beta/search', {}, ['search']],
+    // Later pages are free, in both the GET and the deprecated POST form.
+    ['GET', '/search/6785b870-66fb-4c0f-a80c-cbf307d2d0f9-2', {}, []],
+    ['POST', '/search/6785b870-66fb-4c0f-a80c-cbf307d2d0f9-2', {}, []],
     ['POST', '/analyze', {}, ['analyze']],
     ['POST', '/generate', {}, ['analyze']],
     ['POST', '/gist', {}, ['analyze']],

@@ -7,6 +7,7 @@ import { createLogger } from '@vus/core';
 import { createThrowawayDatabase, type DatabaseTarget, type ThrowawayDatabase } from '@vus/db';
 import { InProcessEventBus } from '@vus/events';
 import { startIndexService, type RunningIndexService } from '@vus/index-service';
+import { startSearchService, type RunningSearchService } from '@vus/search-service';
 import { createModelRegistry, type ModelRegistry } from '@vus/models';
 import { startTaskService, type RunningTaskService, type TaskServiceOptions } from '@vus/task-service';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,6 +20,7 @@ export interface IndexingStack {
   gateway: RunningGateway;
   indexService: RunningIndexService;
   taskService: RunningTaskService;
+  searchService: RunningSearchService;
   blobs: BlobStore;
   blobDir: string;
   /** The task-service database (postgres only), for a worker in another process. */
@@ -51,6 +53,14 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
   const blobs = await FileBlobStore.open(blobDir);
   const bus = new InProcessEventBus();
   const indexService = await startIndexService({ bind: '127.0.0.1:0', database: await target(), bus, logger, blobs });
+  const searchService = await startSearchService({
+    bind: '127.0.0.1:0',
+    database: await target(),
+    indexServiceAddress: indexService.address,
+    bus,
+    logger,
+    fetchAllowHosts: ['127.0.0.1'],
+  });
   const taskTarget = await target();
   // No CLIP or Whisper files in tests: MODELS_DIR points at an empty folder (absence is recorded).
   const models = options.worker ? createModelRegistry({ modelsDir: join(blobDir, 'no-models'), allowDownload: false, clipModel: 'none/clip', whisperModel: 'none/whisper' }) : undefined;
@@ -62,7 +72,15 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     indexServiceAddress: indexService.address,
     blobs,
     worker: models
-      ? { blobs, models, workRoot: join(blobDir, 'work'), fetch: { allowHosts: ['127.0.0.1'] }, pollMs: 500, ...options.workerOptions }
+      ? {
+          blobs,
+          models,
+          workRoot: join(blobDir, 'work'),
+          fetch: { allowHosts: ['127.0.0.1'] },
+          pollMs: 500,
+          searchServiceAddress: searchService.address,
+          ...options.workerOptions,
+        }
       : undefined,
   });
   const gateway = await startGateway({
@@ -71,6 +89,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     database: await target(),
     indexServiceAddress: indexService.address,
     taskServiceAddress: taskService.address,
+    searchServiceAddress: searchService.address,
     blobs,
     uploadMaxBytes: options.uploadMaxBytes,
     logger,
@@ -81,6 +100,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     gateway,
     indexService,
     taskService,
+    searchService,
     blobs,
     blobDir,
     taskDatabaseUrl: taskTarget.kind === 'postgres' ? taskTarget.url : undefined,
@@ -92,6 +112,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     async stop() {
       await gateway.stop();
       await taskService.stop();
+      await searchService.stop();
       await indexService.stop();
       await models?.dispose();
       await bus.close();

@@ -30,12 +30,13 @@ export function createCombinedSearch(search: Search) {
       const index = await search.searchableIndex(orgId, indexId, options);
       const scope = await search.scopeOf(orgId, indexId, request.filter ?? undefined);
 
-      // A leaf's moments are its clips at the request's threshold: what a single search would return.
+      // Leaves are found at every confidence and the threshold applies to the combined moments: a
+      // weak match still counts for `not` (it removes), and `and` already keeps the weaker score.
       const leafClips = new Map<string, Clip[]>();
       for (const leaf of leaves) {
         const leafOptions = leaf.searchOptions as SearchOption[];
         const matches = await search.matchesOf(scope, { text: leaf.text }, { options: leafOptions, conversationOption: leaf.conversationOption });
-        leafClips.set(leaf.key, clipsOf(matches, { operator: 'or', options: leafOptions, threshold: params.threshold, adjustConfidenceLevel: adjust }));
+        leafClips.set(leaf.key, clipsOf(matches, { operator: 'or', options: leafOptions, threshold: 'none', adjustConfidenceLevel: adjust }));
       }
       const moments = evaluate(tree, (key) => momentsByVideo(leafClips.get(key) ?? []));
 

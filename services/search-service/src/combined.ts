@@ -8,9 +8,9 @@
  */
 import { ApiError, errors } from '@vus/core';
 import type { CombinedQuery } from '@vus/grpc/types/search/v1/CombinedQuery';
+import { SEARCH_OPTIONS } from './clips';
 import { intersect, closeGaps, normalise, sequence, subtract, unionAll, type Moment } from './intervals';
 
-export const SEARCH_OPTIONS = ['visual', 'conversation', 'text_in_video', 'logo'] as const;
 export const CONVERSATION_OPTIONS = ['semantic', 'exact_match'] as const;
 export type ConversationOption = (typeof CONVERSATION_OPTIONS)[number];
 

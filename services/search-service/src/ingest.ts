@@ -20,18 +20,18 @@ export interface IncomingSegment {
 
 export interface IngestDeps {
   store: SegmentStore;
-  /** Synonyms and hypernyms of one label (expansion.ts). */
-  expandLabel(label: string): string[];
+  /** A label's other names and broader terms (expansion.ts labelTerms). */
+  labelTerms(label: string): { names: string[]; broader: string[] };
   logger: Logger;
 }
 
 export function createIngest(deps: IngestDeps) {
-  const expansions = new Map<string, string[]>();
-  const expansionOf = (label: string): string[] => {
+  const expansions = new Map<string, { names: string[]; broader: string[] }>();
+  const termsOf = (label: string): { names: string[]; broader: string[] } => {
     const key = label.toLowerCase();
     let found = expansions.get(key);
     if (!found) {
-      found = deps.expandLabel(key);
+      found = deps.labelTerms(key);
       // Labels come from a small vocabulary (COCO-80, faces, colours): the cache stays small.
       if (expansions.size < 10_000) expansions.set(key, found);
     }
@@ -47,7 +47,8 @@ export function createIngest(deps: IngestDeps) {
           modality: s.modality,
           text: s.text,
           labels: s.labels,
-          expansions: [...new Set(s.labels.flatMap(expansionOf))],
+          labelNames: [...new Set(s.labels.flatMap((label) => termsOf(label).names))],
+          broaderTerms: [...new Set(s.labels.flatMap((label) => termsOf(label).broader))],
           thumbnailKey: s.thumbnail_key,
           vector: s.vector.length > 0 ? s.vector : undefined,
           vectorModel: s.vector_model || undefined,

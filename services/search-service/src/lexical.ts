@@ -8,7 +8,8 @@ import { lexicalScore, type MatchKind } from './scoring';
 /** One word (or WordNet collocation) of the query and what may stand for it (expansion.ts). */
 export interface TermGroup {
   term: string;
-  alternatives: readonly { text: string; weight: number }[];
+  /** `hypernym`: a broader word of the query's; it matches a segment's own words only (see lexicalPlan). */
+  alternatives: readonly { text: string; weight: number; kind?: 'exact' | 'synonym' | 'hypernym' }[];
 }
 
 /** Words of a phrase as tsquery operands: lower case, letters and digits only. */
@@ -39,8 +40,10 @@ export function lexicalPlan(groups: readonly TermGroup[]): LexicalPlan | undefin
   const alternatives: LexicalPlan['alternatives'] = [];
   const slots = groups.map((group) =>
     group.alternatives.map((alternative) => {
-      const any = tsQueryText(alternative.text);
       const direct = tsQueryText(alternative.text, 'A');
+      // A broader word of the query against a broader word of a label would make siblings match
+      // ("car" → motor vehicle ← "truck"): hypernyms only meet what a segment itself shows.
+      const any = alternative.kind === 'hypernym' ? direct : tsQueryText(alternative.text);
       if (!any || !direct) return undefined;
       alternatives.push({ direct, any });
       return alternatives.length - 1;

@@ -8,7 +8,7 @@ import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema, type ModelRe
 import { join } from 'node:path';
 import { z } from 'zod';
 import { createCombinedSearch } from './combined-search';
-import { expandLabel, expandQuery } from './expansion';
+import { expandQuery, labelTerms } from './expansion';
 import { indexDirectory } from './index-directory';
 import { createIngest } from './ingest';
 import { createSearch, QUERY_IMAGE_MAX_BYTES, type QueryModels } from './search';
@@ -80,7 +80,7 @@ export async function startSearchService(options: SearchServiceOptions): Promise
     logger,
     pageTtlMs: (options.pageTtlSeconds ?? 3600) * 1000,
   });
-  const ingest = createIngest({ store, expandLabel: (label) => expandLabel(label, wordnet), logger });
+  const ingest = createIngest({ store, labelTerms: (label) => labelTerms(label, wordnet), logger });
   const fetchPolicy = { ...DEFAULT_FETCH_POLICY, allowHosts: options.fetchAllowHosts ?? [], maxBytes: QUERY_IMAGE_MAX_BYTES, idleTimeoutMs: 10_000 };
 
   const server = await startGrpcServer({

@@ -6,7 +6,7 @@ import { ApiError, errors, type Clock, type Logger } from '@vus/core';
 import type { PlainMetadataValue } from '@vus/grpc';
 import type { VideoFilter__Input } from '@vus/grpc/types/index/v1/VideoFilter';
 import { describeImage, type ObjectDetector, type VisualEmbedder } from '@vus/models';
-import { clipsOf, groupByVideo, SEARCH_OPTIONS, type Clip, type SearchOption, type SegmentMatch, type VideoGroup } from './clips';
+import { clipsOf, groupByVideo, type Clip, type SearchOption, type SegmentMatch, type VideoGroup } from './clips';
 import { lexicalPlan, scoreHit, type TermGroup } from './lexical';
 import { newResultSetId, parsePageToken, slicePage } from './pages';
 import { vectorScore, type Threshold } from './scoring';
@@ -289,4 +289,3 @@ export async function checkQueryImage(image: Buffer): Promise<void> {
   }
 }
 
-export { SEARCH_OPTIONS };

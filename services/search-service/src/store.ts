@@ -8,8 +8,10 @@ export interface NewSegment {
   modality: SearchOption;
   text: string;
   labels: string[];
-  /** Synonyms and hypernyms of the labels (weight B of the lexical document). */
-  expansions: string[];
+  /** Other names of the labels (WordNet synonyms, aliases): matched like the labels themselves (weight A). */
+  labelNames: string[];
+  /** Broader terms of the labels (WordNet hypernyms): weight B, an expanded match. */
+  broaderTerms: string[];
   thumbnailKey: string;
   vector?: number[] | undefined;
   vectorModel?: string | undefined;
@@ -114,11 +116,11 @@ export function createSegmentStore(db: Database) {
       `INSERT INTO segments (id, org_id, index_id, video_id, modality, start_sec, end_sec, text, labels, thumbnail_key, doc, words)
        SELECT u.id::bigint, $1, $2, $3, u.modality, u.start_sec, u.end_sec, u.text,
               array_remove(string_to_array(u.labels, E'\\n'), ''), u.thumbnail_key,
-              setweight(to_tsvector('english', u.text || ' ' || replace(u.labels, E'\\n', ' ')), 'A')
-                || setweight(to_tsvector('english', replace(u.expansions, E'\\n', ' ')), 'B'),
+              setweight(to_tsvector('english', u.text || ' ' || replace(u.labels, E'\\n', ' ') || ' ' || replace(u.names, E'\\n', ' ')), 'A')
+                || setweight(to_tsvector('english', replace(u.broader, E'\\n', ' ')), 'B'),
               to_tsvector('simple', u.text)
-       FROM unnest($4::text[], $5::text[], $6::float8[], $7::float8[], $8::text[], $9::text[], $10::text[], $11::text[])
-         AS u(id, modality, start_sec, end_sec, text, labels, expansions, thumbnail_key)`,
+       FROM unnest($4::text[], $5::text[], $6::float8[], $7::float8[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
+         AS u(id, modality, start_sec, end_sec, text, labels, names, broader, thumbnail_key)`,
       [
         orgId,
         indexId,
@@ -129,7 +131,8 @@ export function createSegmentStore(db: Database) {
         batch.map((s) => s.end),
         batch.map((s) => s.text),
         batch.map((s) => joinWords(s.labels)),
-        batch.map((s) => joinWords(s.expansions)),
+        batch.map((s) => joinWords(s.labelNames)),
+        batch.map((s) => joinWords(s.broaderTerms)),
         batch.map((s) => s.thumbnailKey),
       ],
     );

@@ -12,10 +12,17 @@ export interface BodyLimits {
 export type BodyFields = Record<string, string | string[]>;
 
 /**
+ * Multipart file parts kept as bytes (not read as text), with their size limit: the images a
+ * request carries in its body. They land in `req.body` as Buffers under their part name.
+ */
+export const BINARY_PARTS: ReadonlyMap<string, number> = new Map([['query_media_file', 5 * 1024 * 1024]]);
+
+/**
  * Parses any body the SDKs send (API-CONTRACT §2.2) into `req.body`: JSON, urlencoded or multipart.
  * A GET or DELETE labelled JSON with no body is fine (js 0.1/0.2 always send the header).
  * In multipart, repeated keys become arrays, file parts of scalar fields are read as UTF-8 text
  * (py 0.4 sends `video_url` twice, once as a file), and empty dummy parts (`dummy`, `_`) are ignored.
+ * The parts of BINARY_PARTS stay bytes.
  */
 export function parseBody(limits: BodyLimits): RequestHandler {
   const json = express.json({ limit: limits.json, type: ['application/json', 'application/*+json'] });
@@ -70,10 +77,12 @@ export function onMultipartFailures(req: express.Request, parser: busboy.Busboy,
   req.on('aborted', () => fail(new ApiError('request_canceled_or_timed_out', 'The request was aborted by the client.')));
 }
 
-async function parseMultipart(req: express.Request, fieldLimit: number): Promise<BodyFields> {
-  const parser = openMultipart(req, { fieldSize: fieldLimit, fileSize: fieldLimit });
+async function parseMultipart(req: express.Request, fieldLimit: number): Promise<BodyFields & Record<string, Buffer>> {
+  const fileLimit = Math.max(fieldLimit, ...BINARY_PARTS.values());
+  const parser = openMultipart(req, { fieldSize: fieldLimit, fileSize: fileLimit });
   return new Promise((resolve, reject) => {
     const { fields, add } = fieldCollector();
+    const binary: Record<string, Buffer> = {};
     let failed = false;
     const fail = (error: ApiError) => {
       if (failed) return;
@@ -82,21 +91,30 @@ async function parseMultipart(req: express.Request, fieldLimit: number): Promise
       req.resume();
       reject(error);
     };
-    const tooLarge = (name: string) => fail(new ApiError('payload_too_large', `The multipart field ${name} is larger than ${fieldLimit} bytes.`));
+    const tooLarge = (name: string, limit = fieldLimit) => fail(new ApiError('payload_too_large', `The multipart field ${name} is larger than ${limit} bytes.`));
 
     parser.on('field', (name, value, info) => (info.valueTruncated ? tooLarge(name) : add(name, value)));
     parser.on('file', (name, stream) => {
+      const limit = BINARY_PARTS.get(name) ?? fieldLimit;
       const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('limit', () => tooLarge(name));
+      let size = 0;
+      stream.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limit) return tooLarge(name, limit);
+        chunks.push(chunk);
+      });
+      stream.on('limit', () => tooLarge(name, limit));
       stream.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (text !== '') add(name, text);
+        if (size > limit) return;
+        const bytes = Buffer.concat(chunks);
+        if (BINARY_PARTS.has(name)) {
+          if (bytes.length > 0) binary[name] = bytes;
+        } else if (bytes.length > 0) add(name, bytes.toString('utf8'));
       });
     });
     onMultipartFailures(req, parser, fail);
     parser.on('close', () => {
-      if (!failed) resolve(fields);
+      if (!failed) resolve(Object.assign(fields, binary));
     });
     req.pipe(parser);
   });

@@ -11,7 +11,7 @@ const FIXED: readonly [pattern: RegExp, category: Category][] = [
   [/^\/assets\/?$/, 'upload'],
   // v1.2's multipart search and combined queries are the same search; fetching a next page
   // (GET /search/{token}) is free (API-CONTRACT §2.6).
-  [/^\/(search|search-v2|combined-search)\/?$/, 'search'],
+  [/^\/(search|search-v2|combined-search|search\/combined|beta\/search)\/?$/, 'search'],
   // v1.2's gist/summarize/generate are the text generation that v1.3 calls /analyze.
   [/^\/(analyze|gist|summarize|generate)\/?$/, 'analyze'],
   [/^\/embed\/tasks\/?$/, 'embed_video'],

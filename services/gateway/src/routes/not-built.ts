@@ -10,7 +10,6 @@ const NOT_BUILT: readonly [capability: string, paths: string[]][] = [
   ['Imports from an external provider', ['/tasks/external-provider']],
   ['Indexed assets', ['/indexes/:indexId/indexed-assets', '/indexes/:indexId/indexed-assets/*rest']],
   ['Assets', ['/assets', '/assets/*rest']],
-  ['Search', ['/search', '/search/*rest', '/search-v2', '/search-v2/*rest', '/combined-search', '/combined-search/*rest']],
   ['Classification', ['/classify', '/classify/*rest']],
   ['Text generation', ['/gist', '/summarize', '/generate', '/analyze']],
   ['Embeddings', ['/embed', '/embed/*rest', '/embed-v2', '/embed-v2/*rest']],

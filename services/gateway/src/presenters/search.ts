@@ -1,0 +1,75 @@
+import { fromMetadataValues, fromTimestamp } from '@vus/grpc';
+import type { MetadataValue } from '@vus/grpc/types/common/v1/MetadataValue';
+import type { SearchClip } from '@vus/grpc/types/search/v1/SearchClip';
+import type { SearchResultPage } from '@vus/grpc/types/search/v1/SearchResultPage';
+import type { ApiVersion } from '../versions';
+
+export interface SearchPresentation {
+  version: ApiVersion;
+  /** The signed URL of a clip's thumbnail, or undefined when it has none. */
+  thumbnailUrl(clip: SearchClip, indexId: string): string | undefined;
+}
+
+function userMetadata(values: Record<string, MetadataValue>): Record<string, string | number | boolean> | undefined {
+  const entries = Object.entries(fromMetadataValues(values)).filter((e): e is [string, string | number | boolean] => e[1] != null);
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+}
+
+/** A result item in the version's shape: py requires score, start, end, video_id, confidence. */
+function presentClip(clip: SearchClip, indexId: string, how: SearchPresentation): Record<string, unknown> {
+  const item: Record<string, unknown> = {
+    score: clip.score,
+    start: clip.start,
+    end: clip.end,
+    video_id: clip.video_id,
+    confidence: clip.confidence,
+  };
+  const thumbnail = how.thumbnailUrl(clip, indexId);
+  if (thumbnail) item.thumbnail_url = thumbnail;
+  if (how.version === 'v1.2') {
+    item.metadata = clip.matches.map((m) => (m.type === 'visual' || !m.text ? { type: m.type } : { type: m.type, text: m.text }));
+    // The docs show `modules` only for searches with several options; later pages cannot tell, so
+    // v1.2 always carries it (an optional field to every SDK).
+    item.modules = clip.modules.map((m) => ({ type: m.type, confidence: m.confidence }));
+  } else {
+    item.rank = clip.rank;
+    if (clip.transcription) item.transcription = clip.transcription;
+    const metadata = userMetadata(clip.user_metadata);
+    if (metadata) item.user_metadata = metadata;
+  }
+  return item;
+}
+
+/** The search envelope: `data`, `page_info` with the version's expiry name, `search_pool`. */
+export function presentSearchPage(page: SearchResultPage, how: SearchPresentation): Record<string, unknown> {
+  const indexId = page.search_pool?.index_id ?? '';
+  const data =
+    page.group_by === 'video'
+      ? page.videos.map((group) => {
+          const item: Record<string, unknown> = { id: group.id, clips: group.clips.map((clip) => presentClip(clip, indexId, how)) };
+          const metadata = how.version === 'v1.3' ? userMetadata(group.user_metadata) : undefined;
+          if (metadata) item.user_metadata = metadata;
+          return item;
+        })
+      : page.clips.map((clip) => presentClip(clip, indexId, how));
+  const info = page.page_info;
+  const expiresAt = fromTimestamp(info?.page_expires_at)?.toISOString() ?? null;
+  const pageInfo: Record<string, unknown> = {
+    limit_per_page: info?.limit_per_page ?? 0,
+    total_results: info?.total_results ?? 0,
+    [how.version === 'v1.2' ? 'page_expired_at' : 'page_expires_at']: expiresAt,
+    // Falsy on the last page: every SDK stops on it (API-CONTRACT §2.6).
+    next_page_token: info?.next_page_token || null,
+  };
+  if (info?.prev_page_token) pageInfo.prev_page_token = info.prev_page_token;
+  if (page.group_by === 'video') pageInfo.total_inner_matches = info?.total_inner_matches ?? 0;
+  return {
+    data,
+    page_info: pageInfo,
+    search_pool: {
+      total_count: page.search_pool?.total_count ?? 0,
+      total_duration: page.search_pool?.total_duration ?? 0,
+      index_id: indexId,
+    },
+  };
+}

@@ -1,0 +1,212 @@
+import { ApiError, errors, isId, parseInput } from '@vus/core';
+import { toMetadataValues, toTimestamp } from '@vus/grpc';
+import type { NumberRange__Input } from '@vus/grpc/types/common/v1/NumberRange';
+import type { TimeRange__Input } from '@vus/grpc/types/common/v1/TimeRange';
+import type { VideoFilter__Input } from '@vus/grpc/types/index/v1/VideoFilter';
+import type { CombinedSearchRequest__Input } from '@vus/grpc/types/search/v1/CombinedSearchRequest';
+import type { SearchRequest__Input } from '@vus/grpc/types/search/v1/SearchRequest';
+import { z } from 'zod';
+import { looseBoolean, looseInt, looseList } from '../http/coerce';
+import type { ApiVersion, CanonicalOption } from '../versions';
+import { parseCombinedQuery, parseConversationOption } from './combined-query.schema';
+
+/** The first of repeated values (py 0.4 sends some fields twice; API-CONTRACT §2.2). */
+const first = (v: unknown) => (Array.isArray(v) ? (v as unknown[])[0] : v);
+const text = z.preprocess(first, z.string({ error: 'expected a string' }));
+const looseNumber = z.preprocess(
+  (v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v),
+  z.number({ error: 'expected a number' }),
+);
+
+const SEARCH_OPTION_NAMES: Record<ApiVersion, Readonly<Record<string, readonly CanonicalOption[]>>> = {
+  'v1.2': { visual: ['visual'], conversation: ['conversation'], text_in_video: ['text_in_video'], logo: ['logo'] },
+  // v1.3 `visual` covers on-screen text and logos; `audio` (and Marengo 3.0's `transcription`) is speech.
+  'v1.3': {
+    visual: ['visual', 'text_in_video', 'logo'],
+    audio: ['conversation'],
+    transcription: ['conversation'],
+    conversation: ['conversation'],
+    text_in_video: ['text_in_video'],
+    logo: ['logo'],
+  },
+};
+
+/** A version's search options in the canonical vocabulary; parameter_invalid names an unknown one. */
+export function canonicalSearchOptions(version: ApiVersion, options: readonly string[], param = 'search_options'): CanonicalOption[] {
+  const names = SEARCH_OPTION_NAMES[version];
+  const canonical = options.flatMap((option) => {
+    const mapped = names[option.trim().toLowerCase()];
+    if (!mapped) throw errors.invalid(param, `"${option}" is not a search option. Use ${Object.keys(names).join(', ')}.`);
+    return mapped;
+  });
+  return [...new Set(canonical)];
+}
+
+const commonSchema = z.object({
+  index_id: text.pipe(z.string().trim().min(1, 'expected an index id')),
+  search_options: looseList(z.string()).optional(),
+  operator: z.preprocess(first, z.enum(['or', 'and'], { error: 'expected or or and' })).optional(),
+  threshold: z.preprocess(first, z.enum(['high', 'medium', 'low', 'none'], { error: 'expected high, medium, low or none' })).optional(),
+  group_by: z.preprocess(first, z.enum(['clip', 'video'], { error: 'expected clip or video' })).optional(),
+  sort_option: z.preprocess(first, z.enum(['score', 'clip_count'], { error: 'expected score or clip_count' })).optional(),
+  page_limit: z.preprocess(first, looseInt.pipe(z.number().min(1, 'expected 1 to 50').max(50, 'expected 1 to 50'))).optional(),
+  adjust_confidence_level: z.preprocess(first, looseNumber.pipe(z.number().min(0, 'expected 0 to 1').max(1, 'expected 0 to 1'))).optional(),
+  include_user_metadata: z.preprocess(first, looseBoolean).optional(),
+  query_text: text.optional(),
+  query_media_type: text.optional(),
+  query_media_url: text.optional(),
+});
+
+function indexIdOf(raw: string): string {
+  // A malformed id cannot name anything: the same answer as an unknown one.
+  if (!isId(raw.trim())) throw errors.notFound('Index', raw);
+  return raw.trim();
+}
+
+/**
+ * POST /search (v1.3 multipart, v1.2 JSON with a text `query`) and /search-v2 (v1.2 multipart):
+ * one single search. `query_media_file` arrives as bytes (http/body.ts BINARY_PARTS).
+ */
+export function parseSearch(version: ApiVersion, body: Record<string, unknown>): SearchRequest__Input {
+  const input = parseInput(commonSchema, body);
+  if (!input.search_options || input.search_options.length === 0) throw errors.notProvided('search_options');
+  const options = canonicalSearchOptions(version, input.search_options);
+  const queryText = input.query_text ?? (typeof body.query === 'string' ? body.query : undefined);
+  const file = first(body.query_media_file);
+  const url = input.query_media_url?.trim();
+  const hasMedia = Buffer.isBuffer(file) || Boolean(url);
+  if (typeof file === 'string') throw errors.invalid('query_media_file', 'Send the image as a file part.');
+  if (hasMedia && (input.query_media_type ?? '').trim() !== 'image') {
+    throw input.query_media_type ? errors.invalid('query_media_type', 'The only query media type is image.') : errors.notProvided('query_media_type');
+  }
+  if (!hasMedia && (queryText === undefined || queryText.trim() === '')) throw errors.notProvided(version === 'v1.2' && 'query' in body ? 'query' : 'query_text');
+  return {
+      index_id: indexIdOf(input.index_id),
+      query_text: queryText ?? '',
+      // The URL wins over a file (API-CONTRACT §5.5).
+      query_media: hasMedia ? { media_type: 'image', ...(url ? { url } : { data: file as Buffer }) } : null,
+      search_options: options,
+      // v1.3 dropped conversation_option (API-CONTRACT §3): ignored there, not refused.
+      conversation_option: version === 'v1.2' && body.conversation_option !== undefined ? parseConversationOption(first(body.conversation_option)) : '',
+      operator: input.operator ?? '',
+      threshold: input.threshold ?? '',
+      ...(input.adjust_confidence_level !== undefined ? { adjust_confidence_level: input.adjust_confidence_level } : {}),
+      group_by: input.group_by ?? '',
+      sort_option: input.sort_option ?? '',
+      page_limit: input.page_limit ?? 0,
+      filter: body.filter === undefined || body.filter === '' ? null : parseSearchFilter(first(body.filter)),
+      include_user_metadata: input.include_user_metadata ?? false,
+  };
+}
+
+/**
+ * POST /combined-search (and v1.2's /search with an object `query`): the query tree, global
+ * options for its leaves, and the paging and confidence settings of a single search.
+ */
+export function parseCombinedSearch(version: ApiVersion, body: Record<string, unknown>): CombinedSearchRequest__Input {
+  const input = parseInput(commonSchema, body);
+  if (body.query === undefined) throw errors.notProvided('query');
+  return {
+    index_id: indexIdOf(input.index_id),
+    query: parseCombinedQuery(body.query),
+    search_options: input.search_options ? canonicalSearchOptions(version, input.search_options) : [],
+    conversation_option: body.conversation_option !== undefined ? parseConversationOption(first(body.conversation_option)) : '',
+    threshold: input.threshold ?? '',
+    ...(input.adjust_confidence_level !== undefined ? { adjust_confidence_level: input.adjust_confidence_level } : {}),
+    page_limit: input.page_limit ?? 0,
+    filter: body.filter === undefined || body.filter === '' ? null : parseSearchFilter(first(body.filter)),
+  };
+}
+
+const NUMERIC_FILTER_FIELDS = ['duration', 'fps', 'width', 'height', 'size'] as const;
+const TIME_FILTER_FIELDS = ['created_at', 'updated_at', 'indexed_at'] as const;
+const RANGE_OPERATORS = ['gte', 'lte', 'gt', 'lt', 'eq'] as const;
+
+function filterInvalid(why: string): ApiError {
+  return new ApiError('search_filter_invalid', `The filter parameter is invalid: ${why}`, { param: 'filter' });
+}
+
+/** `n` (exactly n) or `{gte, lte, gt, lt, eq}` of numbers. */
+function numberRange(field: string, value: unknown): NumberRange__Input {
+  if (typeof value === 'number' && Number.isFinite(value)) return { gte: value, lte: value };
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw filterInvalid(`${field} must be a number or an object of gte, lte, gt, lt.`);
+  const range: NumberRange__Input = {};
+  for (const [op, bound] of Object.entries(value)) {
+    if (!(RANGE_OPERATORS as readonly string[]).includes(op)) throw filterInvalid(`${field}.${op} is not one of ${RANGE_OPERATORS.join(', ')}.`);
+    if (typeof bound !== 'number' || !Number.isFinite(bound)) throw filterInvalid(`${field}.${op} must be a number.`);
+    if (op === 'eq') Object.assign(range, { gte: bound, lte: bound });
+    else range[op as 'gte' | 'lte' | 'gt' | 'lt'] = bound;
+  }
+  return range;
+}
+
+function timeRange(field: string, value: unknown): TimeRange__Input {
+  const date = (v: unknown, where: string) => {
+    const parsed = typeof v === 'string' ? new Date(v) : undefined;
+    if (!parsed || Number.isNaN(parsed.getTime())) throw filterInvalid(`${where} must be an RFC 3339 date.`);
+    return toTimestamp(parsed);
+  };
+  if (typeof value === 'string') {
+    const at = date(value, field);
+    return { gte: at, lte: at };
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw filterInvalid(`${field} must be a date or an object of gte, lte, gt, lt.`);
+  const range: TimeRange__Input = {};
+  for (const [op, bound] of Object.entries(value)) {
+    if (!(RANGE_OPERATORS as readonly string[]).includes(op) || op === 'eq') throw filterInvalid(`${field}.${op} is not one of gte, lte, gt, lt.`);
+    range[op as 'gte' | 'lte' | 'gt' | 'lt'] = date(bound, `${field}.${op}`);
+  }
+  return range;
+}
+
+/**
+ * The search `filter` (API-CONTRACT §5.5): a JSON object (a JSON string in multipart) of `id`
+ * (one or a list), `filename`, numeric ranges, date ranges and user metadata equalities (any
+ * other key, or under `user_metadata`). Anything else is search_filter_invalid.
+ */
+export function parseSearchFilter(raw: unknown): VideoFilter__Input {
+  let value = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw) as unknown;
+    } catch {
+      throw filterInvalid('it is not valid JSON.');
+    }
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw filterInvalid('it must be a JSON object.');
+  const filter: VideoFilter__Input = {};
+  const userMetadata: Record<string, string | number | boolean> = {};
+  const addMetadata = (key: string, v: unknown) => {
+    if (typeof v !== 'string' && typeof v !== 'boolean' && !(typeof v === 'number' && Number.isFinite(v))) {
+      throw filterInvalid(`${key} must be a string, a number or a boolean.`);
+    }
+    userMetadata[key] = v;
+  };
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (key === 'id' || key === '_id') {
+      const ids: unknown[] = Array.isArray(v) ? v : [v];
+      if (ids.length === 0 || ids.length > 1000 || !ids.every((id) => typeof id === 'string')) throw filterInvalid('id must be a video id or a list of up to 1000.');
+      filter.ids = ids;
+    } else if (key === 'filename') {
+      if (typeof v !== 'string') throw filterInvalid('filename must be a string.');
+      filter.filename = v;
+    } else if ((NUMERIC_FILTER_FIELDS as readonly string[]).includes(key)) {
+      filter[key as (typeof NUMERIC_FILTER_FIELDS)[number]] = numberRange(key, v);
+    } else if ((TIME_FILTER_FIELDS as readonly string[]).includes(key)) {
+      filter[key as (typeof TIME_FILTER_FIELDS)[number]] = timeRange(key, v);
+    } else if (key === 'user_metadata') {
+      if (!v || typeof v !== 'object' || Array.isArray(v)) throw filterInvalid('user_metadata must be an object.');
+      for (const [k, mv] of Object.entries(v as Record<string, unknown>)) addMetadata(k, mv);
+    } else {
+      addMetadata(key, v);
+    }
+  }
+  filter.user_metadata = toMetadataValues(userMetadata);
+  return filter;
+}
+
+/** `include_user_metadata` of GET /search/{token} (v1.3). */
+export function parsePageQuery(query: { include_user_metadata?: string | undefined }): { includeUserMetadata: boolean } {
+  const input = parseInput(z.object({ include_user_metadata: looseBoolean.optional() }), query);
+  return { includeUserMetadata: input.include_user_metadata ?? false };
+}

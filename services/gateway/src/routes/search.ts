@@ -1,0 +1,75 @@
+import { ApiError } from '@vus/core';
+import type { SearchClip } from '@vus/grpc/types/search/v1/SearchClip';
+import type { SearchResultPage } from '@vus/grpc/types/search/v1/SearchResultPage';
+import { Router, type Request, type Response } from 'express';
+import type { SearchClient } from '../clients';
+import { locals, outgoing } from '../http/context';
+import { readQuery, scalar } from '../http/query';
+import { presentSearchPage } from '../presenters/search';
+import type { ThumbnailUrlOptions } from './videos';
+import { parseCombinedSearch, parsePageQuery, parseSearch } from './search.schema';
+
+/** v1.3 removed /search-v2 and combined queries (API-CONTRACT §3): say so, not a bare 404. */
+function onlyInV12(res: Response, what: string): void {
+  if (locals(res).version === 'v1.2') return;
+  throw new ApiError('endpoint_not_found', `${what} was removed in v1.3; use POST /search (multipart).`);
+}
+
+/** A JSON body whose `query` is an object is v1.2's combined query sent to /search. */
+function isCombinedQuery(body: Record<string, unknown>): boolean {
+  return typeof body.query === 'object' && body.query !== null;
+}
+
+/**
+ * Search (API-CONTRACT §5.5): POST /search dispatches on its body (multipart or JSON text query:
+ * a single search; a JSON object query: combined), /search-v2 and /combined-search are v1.2's
+ * names, and every flavour's later pages come from one token store under each GET path.
+ */
+export function searchRoutes(search: SearchClient | undefined, timeoutMs: number, thumbnails: ThumbnailUrlOptions): Router {
+  const router = Router();
+  const client = (): SearchClient => {
+    if (!search) throw new ApiError('not_implemented', 'Search: this server has no search-service configured.');
+    return search;
+  };
+
+  const respond = (req: Request, res: Response, page: SearchResultPage) => {
+    const version = locals(res).version!;
+    const origin = thumbnails.publicUrl ?? `${req.protocol}://${req.get('host')}`;
+    const expiresAt = new Date(thumbnails.clock.now().getTime() + thumbnails.ttlMs);
+    const thumbnailUrl = (clip: SearchClip, indexId: string) =>
+      clip.thumbnail_key
+        ? `${origin.replace(/\/$/, '')}${thumbnails.signer.sign({ orgId: locals(res).orgId!, indexId, videoId: clip.video_id, time: clip.start }, expiresAt)}`
+        : undefined;
+    res.json(presentSearchPage(page, { version, thumbnailUrl }));
+  };
+
+  const single = async (req: Request, res: Response) => {
+    const body = req.body as Record<string, unknown>;
+    const version = locals(res).version!;
+    if (isCombinedQuery(body)) return combined(req, res);
+    respond(req, res, await client().search(outgoing(res, timeoutMs), parseSearch(version, body)));
+  };
+
+  const combined = async (req: Request, res: Response) => {
+    onlyInV12(res, 'Combined queries');
+    const request = parseCombinedSearch(locals(res).version!, req.body as Record<string, unknown>);
+    respond(req, res, await client().combinedSearch(outgoing(res, timeoutMs), request));
+  };
+
+  const page = async (req: Request, res: Response) => {
+    const { includeUserMetadata } = parsePageQuery({ include_user_metadata: scalar(readQuery(req.originalUrl), 'include_user_metadata') });
+    const token = String(req.params.token);
+    respond(req, res, await client().getSearchPage(outgoing(res, timeoutMs), { page_token: token, include_user_metadata: includeUserMetadata }));
+  };
+
+  router.post('/search', single);
+  router.post('/search-v2', (req, res) => {
+    onlyInV12(res, 'POST /search-v2');
+    return single(req, res);
+  });
+  router.post(['/combined-search', '/search/combined', '/beta/search'], combined);
+  // js uses GET /search/{token}, py GET /search-v2/{token} (API-CONTRACT §2.6); the deprecated POST form too.
+  router.get(['/search/:token', '/search-v2/:token', '/combined-search/:token', '/beta/search/:token'], page);
+  router.post(['/search/:token', '/search-v2/:token'], page);
+  return router;
+}
