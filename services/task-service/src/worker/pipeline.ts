@@ -17,7 +17,7 @@ import { analyseFrames, type FrameModels } from './extract/frames';
 import { BRANDS } from './extract/brands';
 import { logosOf, progressPercent, scenesOf, textInVideo, type TimedValue } from './extract/timeline';
 import { planExtractors, type ExtractorPlan } from './plan';
-import type { Segment, SegmentSink } from './segments';
+import { thumbnailFor, type Segment, type SegmentSink } from './segments';
 
 /** Charges a task's media minutes (libs/limits Meter); refuses with `too_many_requests`. */
 export interface MediaMeter {
@@ -29,7 +29,7 @@ export interface PipelineDeps {
   blobs: BlobStore;
   index: Pick<IndexClient, 'getIndex' | 'createVideo' | 'putVideoArtifacts'>;
   models: Pick<ModelRegistry, 'find' | 'status'>;
-  /** search-service's ingest; without it segments are not stored (search is not built yet). */
+  /** search-service's ingest; without it segments are not stored (the video cannot be searched). */
   segments?: SegmentSink | undefined;
   meter?: MediaMeter | undefined;
   fetchPolicy: FetchPolicy;
@@ -253,20 +253,24 @@ export class TaskPipeline {
         thumbnails: thumbnails.map((t) => ({ time: t.time, blob_key: t.key, content_type: 'image/jpeg' })),
       },
     });
-    await this.ingest(task, [
-      ...scenes.map((s): Segment => ({
-        start: s.start,
-        end: s.end,
-        modality: 'visual',
-        text: '',
-        labels: s.labels,
-        vector: frames.vectors.find((v) => v.timeSec === s.keyframeSec)?.vector,
-        vectorModel: frames.vectors.length > 0 ? 'clip' : undefined,
-      })),
-      ...(conversation?.transcription ?? []).map((t): Segment => ({ start: t.start, end: t.end, modality: 'conversation', text: t.value, labels: [] })),
-      ...textValues.map((t): Segment => ({ start: t.start, end: t.end, modality: 'text_in_video', text: t.value, labels: [] })),
-      ...logoValues.map((t): Segment => ({ start: t.start, end: t.end, modality: 'logo', text: t.value, labels: [] })),
-    ]);
+    const shownBy = (segment: Segment): Segment => ({ ...segment, thumbnailKey: thumbnailFor(thumbnails, segment.start, segment.end) });
+    await this.ingest(
+      task,
+      [
+        ...scenes.map((s): Segment => ({
+          start: s.start,
+          end: s.end,
+          modality: 'visual',
+          text: '',
+          labels: s.labels,
+          vector: frames.vectors.find((v) => v.timeSec === s.keyframeSec)?.vector,
+          vectorModel: frames.vectors.length > 0 ? 'clip' : undefined,
+        })),
+        ...(conversation?.transcription ?? []).map((t): Segment => ({ start: t.start, end: t.end, modality: 'conversation', text: t.value, labels: [] })),
+        ...textValues.map((t): Segment => ({ start: t.start, end: t.end, modality: 'text_in_video', text: t.value, labels: [] })),
+        ...logoValues.map((t): Segment => ({ start: t.start, end: t.end, modality: 'logo', text: t.value, labels: [] })),
+      ].map(shownBy),
+    );
     deps.logger.info(
       { taskId: task.id, videoId: task.videoId, analysedFrames: frames.analysedFrames, sampledFrames: frames.observations.length, timings: frames.timings, report },
       'video indexed',

@@ -10,6 +10,21 @@ export interface Segment {
   labels: string[];
   vector?: Float32Array | undefined;
   vectorModel?: string | undefined;
+  /** Blob key of a stored frame that shows the segment (search results' thumbnail_url). */
+  thumbnailKey?: string | undefined;
+}
+
+/**
+ * The stored thumbnail that best shows a stretch: the first taken inside it, else the nearest to
+ * its middle; undefined when none was stored.
+ */
+export function thumbnailFor(thumbnails: readonly { time: number; key: string }[], start: number, end: number): string | undefined {
+  const inside = thumbnails.filter((t) => t.time >= start && t.time < end).sort((a, b) => a.time - b.time)[0];
+  if (inside) return inside.key;
+  const middle = (start + end) / 2;
+  let nearest: { time: number; key: string } | undefined;
+  for (const t of thumbnails) if (!nearest || Math.abs(t.time - middle) < Math.abs(nearest.time - middle)) nearest = t;
+  return nearest?.key;
 }
 
 /** Where segments go: search-service's IngestSegments (replaces the video's segments). */
@@ -32,6 +47,7 @@ export function searchSegmentSink(address: string): SegmentSink & { close(): voi
           labels: s.labels,
           vector: s.vector ? [...s.vector] : [],
           vector_model: s.vectorModel ?? '',
+          thumbnail_key: s.thumbnailKey ?? '',
         })),
       };
       await client.ingestSegments(ctx, request);

@@ -19,7 +19,7 @@ export interface IndexingWorkerConfig {
   /** Charges media minutes (libs/limits Meter); without one nothing is charged. */
   meter?: MediaMeter | undefined;
   indexServiceAddress: string;
-  /** search-service, for the segments; unset until search is built (segments are then dropped). */
+  /** search-service, for the segments; unset: indexed videos cannot be searched. */
   searchServiceAddress?: string | undefined;
   fetch?: Partial<FetchPolicy> | undefined;
   /** Temporary files; default: the OS temp folder. */
