@@ -50,7 +50,7 @@ export class FileBlobStore implements BlobStore {
 
   async get(key: string, range?: ByteRange): Promise<Readable> {
     const handle = await open(this.pathOf(key), 'r').catch((error: NodeJS.ErrnoException) => {
-      throw error.code === 'ENOENT' || error.code === 'EISDIR' ? errors.notFound('Blob', key) : error;
+      throw isAbsent(error) || error.code === 'EISDIR' ? errors.notFound('Blob', key) : error;
     });
     return handle.createReadStream(range ? { start: range.start, ...(range.end !== undefined ? { end: range.end } : {}) } : {});
   }
@@ -60,7 +60,7 @@ export class FileBlobStore implements BlobStore {
       const info = await stat(this.pathOf(key));
       return info.isFile() ? { key, size: info.size, modifiedAt: info.mtime } : undefined;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (isAbsent(error)) return undefined;
       throw error;
     }
   }
@@ -79,7 +79,7 @@ export class FileBlobStore implements BlobStore {
       await unlink(path);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'EISDIR' || code === 'EPERM') return false;
+      if (isAbsent(error) || code === 'EISDIR' || code === 'EPERM') return false;
       throw error;
     }
     await this.removeEmptyParents(dirname(path));
@@ -95,7 +95,7 @@ export class FileBlobStore implements BlobStore {
     try {
       entries = await readdir(parent);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return 0;
+      if (isAbsent(error)) return 0;
       throw error;
     }
     let deleted = 0;
@@ -149,6 +149,12 @@ export class FileBlobStore implements BlobStore {
       if (info && now - info.mtimeMs > STALE_TMP_MS) await rm(path, { force: true });
     }
   }
+}
+
+/** No such file: nothing at the path, or a file where the path needs a folder (`a/b` when `a` is a file). */
+function isAbsent(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
 /** Counts the files under a path (a file counts 1) and removes it. */

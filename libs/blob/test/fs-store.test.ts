@@ -169,6 +169,14 @@ describe('FileBlobStore', () => {
       expect(await readdir(join(root, 'videos'))).toEqual(expect.not.arrayContaining(['v2']));
     });
 
+    it('treats a key below a file as absent (a deleted blob may be asked for again)', async () => {
+      expect(await store.stat('videos/v2/original/x')).toBeUndefined();
+      expect(await store.delete('videos/v2/original/x')).toBe(false);
+      await expect(store.get('videos/v2/original/x')).rejects.toMatchObject({ code: 'resource_not_exist' });
+      expect(await store.deletePrefix('videos/v2/original/x/')).toBe(0);
+      expect(await store.stat('videos/v2/original')).toBeDefined();
+    });
+
     it('deletes a folder prefix and nothing beside it', async () => {
       expect(await store.deletePrefix('videos/v1/')).toBe(3);
       expect(await store.stat('videos/v10/original')).toBeDefined();

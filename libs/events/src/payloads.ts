@@ -25,3 +25,25 @@ export function isTaskStatusChanged(payload: Record<string, unknown>): payload i
     (TASK_STATUSES as readonly string[]).includes(payload.status)
   );
 }
+
+/**
+ * `video.deleted`, keyed by the video id, one per deleted video (also each video of a deleted
+ * index). Consumers drop what they hold for it: search-service its segments, task-service its blobs.
+ */
+export interface VideoDeletedPayload {
+  index_id: string;
+  video_id: string;
+  /** The media file and every thumbnail index-service knew of. */
+  blob_keys: string[];
+  reason: 'video_deleted' | 'index_deleted';
+  [field: string]: unknown;
+}
+
+export function isVideoDeleted(payload: Record<string, unknown>): payload is VideoDeletedPayload {
+  return (
+    typeof payload.index_id === 'string' &&
+    typeof payload.video_id === 'string' &&
+    Array.isArray(payload.blob_keys) &&
+    payload.blob_keys.every((key) => typeof key === 'string')
+  );
+}

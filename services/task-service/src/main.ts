@@ -1,13 +1,14 @@
 import { blobEnvShape, openBlobStore, type BlobStore } from '@vus/blob';
 import { ConfigError, createLogger, envAddress, envBoolean, loadConfig, logLevel, runMain, systemClock, type Clock, type Logger } from '@vus/core';
 import { Database, migrate, type DatabaseTarget } from '@vus/db';
-import { EVENTS_MIGRATIONS, kafkaBusFromBrokers, startOutboxRelay, type EventBus } from '@vus/events';
+import { EVENTS_MIGRATIONS, kafkaBusFromBrokers, startOutboxRelay, type EventBus, type SubscriptionHandle } from '@vus/events';
 import { loadProto, startGrpcServer, TASK_SERVICE_NAME, watchReadiness } from '@vus/grpc';
 import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/models';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { createIndexClient, indexDirectory } from './index-client';
 import { taskServiceImplementation } from './server';
+import { VIDEO_BLOBS_GROUP, videoBlobCleanup } from './video-blobs';
 import { startWebhooks, webhookEnvShape, webhookOptionsFromEnv, type WebhookOptions } from './webhooks/start';
 import { taskHandlers } from './tasks/rpc';
 import { createTaskStore } from './tasks/store';
@@ -29,7 +30,10 @@ export interface TaskServiceOptions {
   clock?: Clock;
   migrateOnStart?: boolean;
   indexServiceAddress: string;
-  /** Where uploads are (the gateway's store); a deleted failed task's upload is removed from it. */
+  /**
+   * Where uploads and thumbnails are (the store the gateway and index-service share): a deleted
+   * failed task's upload is removed from it, and with a bus, a deleted video's media and thumbnails.
+   */
   blobs?: BlobStore | undefined;
   /** Runs the indexing worker in this process (embedded mode; or set WORKER_ENABLED in cluster mode). */
   worker?: Omit<IndexingWorkerConfig, 'indexServiceAddress'> | undefined;
@@ -68,6 +72,12 @@ export async function startTaskService(options: TaskServiceOptions): Promise<Run
     ],
   });
   const stopWatching = watchReadiness(server, () => db.ping());
+  let videoBlobs: SubscriptionHandle | undefined;
+  if (options.bus && options.blobs) {
+    videoBlobs = await options.bus.subscribe({ group: VIDEO_BLOBS_GROUP, types: ['video.deleted'], handler: videoBlobCleanup({ db, blobs: options.blobs, logger }) });
+  } else if (options.blobs) {
+    logger.warn('no event bus: deleted videos\' media and thumbnails stay in the blob store');
+  }
   const worker = options.worker
     ? await startIndexingWorker(db, { ...options.worker, indexServiceAddress: options.indexServiceAddress }, { logger, bus: options.bus, clock, eventsWritten })
     : undefined;
@@ -77,6 +87,7 @@ export async function startTaskService(options: TaskServiceOptions): Promise<Run
     worker,
     async stop() {
       await worker?.stop();
+      await videoBlobs?.stop();
       stopWatching();
       await server.stop();
       await webhooks.stop();
