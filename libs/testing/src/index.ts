@@ -16,6 +16,7 @@ export {
   generateVideo,
   textScenesVideo,
   subtitledVideo,
+  wordsAndSubtitlesVideo,
   SUBTITLE_SENTENCES,
   objectsVideo,
   silentVideo,

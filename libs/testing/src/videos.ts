@@ -59,6 +59,30 @@ export function subtitledVideo(container: 'mp4' | 'mkv' = 'mp4'): Promise<Genera
 }
 
 /**
+ * textScenesVideo's words with subtitledVideo's sentences over them: 12 s of 720p with a tone, for
+ * end-to-end indexing and search (on-screen text and conversation from one upload).
+ */
+export function wordsAndSubtitlesVideo(): Promise<GeneratedVideo> {
+  return generateVideo('words-and-subtitles', {
+    width: 1280, height: 720, fps: 25, audio: 'tone', container: 'mp4',
+    scenes: [
+      { durationSec: 4, background: '0x1f3b73', texts: [{ text: 'ORANGE' }] },
+      { durationSec: 4, background: '0x2e7d32', texts: [{ text: 'PLANET' }, { text: 'GARDEN', y: 520, fromSec: 2 }] },
+      { durationSec: 4, background: '0xb71c1c', texts: [{ text: 'BICYCLE' }] },
+    ],
+    subtitles: {
+      codec: 'mov_text',
+      language: 'eng',
+      cues: [
+        { startSec: 0.5, endSec: 3, text: SUBTITLE_SENTENCES[0] },
+        { startSec: 3.5, endSec: 6, text: SUBTITLE_SENTENCES[1] },
+        { startSec: 6.5, endSec: 9.5, text: SUBTITLE_SENTENCES[2] },
+      ],
+    },
+  });
+}
+
+/**
  * 12 s, 1280x720, four 3 s scenes, each a real photo (astronaut, coffee cup, cat, motorcycle) with
  * its COCO labels in `truth.scenes[i].labels`: for the object and face detectors.
  */

@@ -53,17 +53,18 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
   const blobs = await FileBlobStore.open(blobDir);
   const bus = new InProcessEventBus();
   const indexService = await startIndexService({ bind: '127.0.0.1:0', database: await target(), bus, logger, blobs });
+  // No CLIP or Whisper files in tests: MODELS_DIR points at an empty folder (absence is recorded).
+  const models = options.worker ? createModelRegistry({ modelsDir: join(blobDir, 'no-models'), allowDownload: false, clipModel: 'none/clip', whisperModel: 'none/whisper' }) : undefined;
   const searchService = await startSearchService({
     bind: '127.0.0.1:0',
     database: await target(),
     indexServiceAddress: indexService.address,
     bus,
+    models,
     logger,
     fetchAllowHosts: ['127.0.0.1'],
   });
   const taskTarget = await target();
-  // No CLIP or Whisper files in tests: MODELS_DIR points at an empty folder (absence is recorded).
-  const models = options.worker ? createModelRegistry({ modelsDir: join(blobDir, 'no-models'), allowDownload: false, clipModel: 'none/clip', whisperModel: 'none/whisper' }) : undefined;
   const taskService = await startTaskService({
     bind: '127.0.0.1:0',
     database: taskTarget,

@@ -6,38 +6,13 @@
  * (as a file, and as a URL served from loopback), wait for `ready` the way the SDKs do, then read
  * what the worker extracted. Then every bad media case ends `failed` with its reason.
  */
-import { generateVideo, lowResolutionVideo, randomBytesVideo, serveFiles, shortVideo, silentVideo, SUBTITLE_SENTENCES, truncatedVideo, type FileServer, type GeneratedVideo } from '@vus/testing';
+import { lowResolutionVideo, randomBytesVideo, serveFiles, shortVideo, silentVideo, SUBTITLE_SENTENCES, truncatedVideo, wordsAndSubtitlesVideo, type FileServer, type GeneratedVideo } from '@vus/testing';
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import request from 'supertest';
 import { TwelveLabs as TwelveLabsV1 } from 'twelvelabs-js';
 import { TwelveLabs as TwelveLabsV0 } from 'twelvelabs-js-v0';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
-
-/** Rendered words on three scenes, a subtitle track with known sentences, a tone: 12 s of 720p. */
-function wordsAndSubtitlesVideo(): Promise<GeneratedVideo> {
-  return generateVideo('words-and-subtitles', {
-    width: 1280,
-    height: 720,
-    fps: 25,
-    audio: 'tone',
-    container: 'mp4',
-    scenes: [
-      { durationSec: 4, background: '0x1f3b73', texts: [{ text: 'ORANGE' }] },
-      { durationSec: 4, background: '0x2e7d32', texts: [{ text: 'PLANET' }, { text: 'GARDEN', y: 520, fromSec: 2 }] },
-      { durationSec: 4, background: '0xb71c1c', texts: [{ text: 'BICYCLE' }] },
-    ],
-    subtitles: {
-      codec: 'mov_text',
-      language: 'eng',
-      cues: [
-        { startSec: 0.5, endSec: 3, text: SUBTITLE_SENTENCES[0] },
-        { startSec: 3.5, endSec: 6, text: SUBTITLE_SENTENCES[1] },
-        { startSec: 6.5, endSec: 9.5, text: SUBTITLE_SENTENCES[2] },
-      ],
-    },
-  });
-}
 
 let stack: IndexingStack;
 let fixture: GeneratedVideo;

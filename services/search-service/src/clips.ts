@@ -51,12 +51,15 @@ export interface ClipRules {
   adjustConfidenceLevel: number;
 }
 
-/** Seconds between two matches of one video that still make them one moment. */
-const JOIN_GAP_SEC = 0.05;
+/**
+ * How far two matches must overlap to be one moment: matches that only touch (one line of text
+ * replaced by the next) stay separate clips.
+ */
+const MIN_OVERLAP_SEC = 0.05;
 const MAX_MATCH_TEXTS = 5;
 
 /**
- * Merges each video's overlapping (or touching) matches into clips, scores them (noisy-or of
+ * Merges each video's overlapping matches into clips, scores them (noisy-or of
  * the best score per option), keeps those the operator and the threshold allow, and ranks them
  * by score (ties: earlier video id, then earlier start, so the order is stable).
  */
@@ -86,14 +89,14 @@ export function rankClips(clips: Clip[]): Clip[] {
   return clips;
 }
 
-/** Runs of matches whose times overlap or touch, each run sorted by start. */
+/** Runs of matches whose times overlap, each run sorted by start. */
 function overlappingRuns(matches: SegmentMatch[]): SegmentMatch[][] {
   const sorted = [...matches].sort((a, b) => a.start - b.start || a.end - b.end);
   const runs: SegmentMatch[][] = [];
   let current: SegmentMatch[] = [];
   let currentEnd = -Infinity;
   for (const match of sorted) {
-    if (current.length > 0 && match.start > currentEnd + JOIN_GAP_SEC) {
+    if (current.length > 0 && match.start > currentEnd - MIN_OVERLAP_SEC) {
       runs.push(current);
       current = [];
       currentEnd = -Infinity;
