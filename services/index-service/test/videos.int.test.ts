@@ -205,6 +205,17 @@ describe.each(DATABASE_KINDS)('videos on %s', (_kind, create) => {
     });
   });
 
+  describe('listIds (search filters)', () => {
+    it('gives every id passing the filter, in id order, and says when the limit cut them', async () => {
+      const made = [];
+      for (const duration of [5, 50, 500]) made.push((await videos.create(ORG, buildVideo(indexId, { system: { filename: 'x.mp4', duration, fps: 25, width: 640, height: 480, size: 1 } }))).id);
+      expect(await videos.listIds(ORG, indexId, {}, 10)).toEqual({ ids: [...made].sort(), truncated: false });
+      expect(await videos.listIds(ORG, indexId, { duration: { gte: 10 } }, 10)).toEqual({ ids: made.slice(1).sort(), truncated: false });
+      expect(await videos.listIds(ORG, indexId, {}, 2)).toEqual({ ids: [...made].sort().slice(0, 2), truncated: true });
+      expect(await codeOf(videos.listIds(OTHER_ORG, indexId, {}, 10))).toBe('resource_not_exist');
+    });
+  });
+
   describe('update', () => {
     it('merges: sets keys, deletes null keys, keeps the others, stamps updated_at', async () => {
       const video = await videos.create(ORG, buildVideo(indexId, { userMetadata: { a: 'x', b: 1, c: true } }));

@@ -1,0 +1,102 @@
+import { isApiError } from '@vus/core';
+import { canonicalSearchOptions, parseSearch, parseSearchFilter } from '../src/routes/search.schema';
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (error) {
+    return isApiError(error) ? error.code : `not an ApiError: ${String(error)}`;
+  }
+}
+
+const INDEX = '6528dde58f9cd95a98cbd075';
+
+describe('canonicalSearchOptions', () => {
+  it.each([
+    ['v1.2', ['visual', 'conversation'], ['visual', 'conversation']],
+    ['v1.2', ['text_in_video', 'logo', 'logo'], ['text_in_video', 'logo']],
+    ['v1.3', ['visual'], ['visual', 'text_in_video', 'logo']],
+    ['v1.3', ['audio'], ['conversation']],
+    ['v1.3', ['transcription', 'audio'], ['conversation']],
+  ] as const)('%s %j → %j', (version, options, expected) => {
+    expect(canonicalSearchOptions(version, options)).toEqual(expected);
+  });
+  it.each([
+    ['v1.2', 'audio'],
+    ['v1.2', 'smell'],
+    ['v1.3', 'smell'],
+  ] as const)('%s refuses %s', (version, option) => {
+    expect(codeOf(() => canonicalSearchOptions(version, [option]))).toBe('parameter_invalid');
+  });
+});
+
+describe('parseSearchFilter', () => {
+  it.each([
+    ['ids', '{"id": ["a", "b"]}', { ids: ['a', 'b'] }],
+    ['one id', { id: 'a' }, { ids: ['a'] }],
+    ['a number is exact', '{"duration": 10}', { duration: { gte: 10, lte: 10 } }],
+    ['a range', '{"width": {"gte": 640, "lt": 1920}}', { width: { gte: 640, lt: 1920 } }],
+    ['filename', '{"filename": "a.mp4"}', { filename: 'a.mp4' }],
+    ['user metadata at the top', '{"category": "talk", "views": 5, "live": true}', { user_metadata: { category: { string_value: 'talk' }, views: { number_value: 5 }, live: { bool_value: true } } }],
+    ['user metadata under its key', { user_metadata: { category: 'talk' } }, { user_metadata: { category: { string_value: 'talk' } } }],
+  ])('%s', (_case, raw, expected) => {
+    expect(parseSearchFilter(raw)).toMatchObject(expected);
+  });
+  it('reads a created_at range as timestamps', () => {
+    const filter = parseSearchFilter('{"created_at": {"gte": "2024-01-01T00:00:00Z"}}');
+    expect(filter.created_at?.gte).toMatchObject({ seconds: Date.parse('2024-01-01T00:00:00Z') / 1000 });
+  });
+  it.each([
+    ['not JSON', '{"duration": '],
+    ['an array', '[1, 2]'],
+    ['a string', '"talk"'],
+    ['a range with an unknown operator', '{"duration": {"over": 3}}'],
+    ['a range bound that is not a number', '{"duration": {"gte": "ten"}}'],
+    ['a date that is not one', '{"created_at": {"gte": "yesterday"}}'],
+    ['an id that is not a string', '{"id": [1]}'],
+    ['a metadata value that is an object', '{"category": {"a": 1}}'],
+    ['a null metadata value', '{"category": null}'],
+  ])('refuses %s with search_filter_invalid', (_case, raw) => {
+    expect(codeOf(() => parseSearchFilter(raw))).toBe('search_filter_invalid');
+  });
+});
+
+describe('parseSearch', () => {
+  const base = { index_id: INDEX, search_options: ['visual'], query_text: 'a dog' };
+  it('reads multipart strings and defaults', () => {
+    expect(parseSearch('v1.2', { ...base, page_limit: '5', adjust_confidence_level: '0.7', group_by: 'video', conversation_option: 'exact_match' })).toMatchObject({
+      index_id: INDEX,
+      query_text: 'a dog',
+      search_options: ['visual'],
+      page_limit: 5,
+      adjust_confidence_level: 0.7,
+      group_by: 'video',
+      conversation_option: 'exact_match',
+      query_media: null,
+      filter: null,
+    });
+  });
+  it('takes v1.2 JSON `query` text and ignores conversation_option on v1.3', () => {
+    expect(parseSearch('v1.2', { index_id: INDEX, search_options: ['visual'], query: 'a dog' }).query_text).toBe('a dog');
+    expect(parseSearch('v1.3', { ...base, conversation_option: 'exact_match' }).conversation_option).toBe('');
+  });
+  it('prefers the media URL over a file', () => {
+    const parsed = parseSearch('v1.3', { ...base, query_media_type: 'image', query_media_url: 'https://example.com/a.png', query_media_file: Buffer.from('x') });
+    expect(parsed.query_media).toEqual({ media_type: 'image', url: 'https://example.com/a.png' });
+  });
+  it.each([
+    ['no index', { search_options: ['visual'], query_text: 'x' }, 'parameter_not_provided'],
+    ['a malformed index id', { ...base, index_id: 'nope' }, 'resource_not_exist'],
+    ['no query', { index_id: INDEX, search_options: ['visual'] }, 'parameter_not_provided'],
+    ['media without its type', { ...base, query_media_url: 'https://example.com/a.png' }, 'parameter_not_provided'],
+    ['a media type that is not image', { ...base, query_media_type: 'video', query_media_url: 'https://example.com/a.mp4' }, 'parameter_invalid'],
+    ['page_limit 0', { ...base, page_limit: '0' }, 'parameter_invalid'],
+    ['page_limit 51', { ...base, page_limit: 51 }, 'parameter_invalid'],
+    ['adjust_confidence_level 2', { ...base, adjust_confidence_level: '2' }, 'parameter_invalid'],
+    ['an unknown threshold', { ...base, threshold: 'very' }, 'parameter_invalid'],
+    ['a filter that is not JSON', { ...base, filter: '{' }, 'search_filter_invalid'],
+  ])('refuses %s', (_case, body, code) => {
+    expect(codeOf(() => parseSearch('v1.3', body))).toBe(code);
+  });
+});
