@@ -28,3 +28,4 @@ export {
   type GeneratedVideo,
 } from './videos';
 export { serveFiles, type FileServer, type FileServerRequest } from './file-server';
+export { codeOf, errorOf, type CaughtError } from './errors';

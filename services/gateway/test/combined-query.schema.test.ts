@@ -1,4 +1,3 @@
-import { isApiError } from '@vus/core';
 import type { CombinedQuery__Input } from '@vus/grpc/types/search/v1/CombinedQuery';
 import {
   MAX_QUERY_DEPTH,
@@ -6,19 +5,11 @@ import {
   parseCombinedQuery,
   parseConversationOption,
 } from '../src/routes/combined-query.schema';
+import { errorOf } from '@vus/testing';
 
 const leaf = (text: string, search_options: string[] = [], conversation_option = ''): CombinedQuery__Input => ({
   leaf: { text, search_options, conversation_option },
 });
-
-function errorOf(fn: () => unknown): { code: string; message: string } | false {
-  try {
-    fn();
-    return false;
-  } catch (error) {
-    return isApiError(error) ? { code: error.code, message: error.message } : { code: 'not an ApiError', message: String(error) };
-  }
-}
 
 describe('parseCombinedQuery', () => {
   it.each<[string, unknown, CombinedQuery__Input]>([

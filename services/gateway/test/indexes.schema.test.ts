@@ -1,15 +1,6 @@
-import { isApiError } from '@vus/core';
 import { readQuery } from '../src/http/query';
 import { parseCreateIndex, parseListIndexes, parseRenameIndex } from '../src/routes/indexes.schema';
-
-function codeOf(fn: () => unknown): string | false {
-  try {
-    fn();
-    return false;
-  } catch (error) {
-    return isApiError(error) ? error.code : 'not an ApiError';
-  }
-}
+import { codeOf } from '@vus/testing';
 
 describe('parseCreateIndex', () => {
   it('reads v1.2 engines', () => {

@@ -1,14 +1,5 @@
-import { isApiError } from '@vus/core';
 import { canonicalSearchOptions, parseSearch, parseSearchFilter } from '../src/routes/search.schema';
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-    return undefined;
-  } catch (error) {
-    return isApiError(error) ? error.code : `not an ApiError: ${String(error)}`;
-  }
-}
+import { codeOf } from '@vus/testing';
 
 const INDEX = '6528dde58f9cd95a98cbd075';
 

@@ -1,18 +1,9 @@
-import { isApiError } from '@vus/core';
 import { readQuery } from '../src/http/query';
 import { parseArtifactWindow, parseListVideos, parseUpdateVideo } from '../src/routes/videos.schema';
+import { codeOf } from '@vus/testing';
 
 const INDEX = '6528dde58f9cd95a98cbd075';
 const IDS = { indexId: INDEX, videoId: '6528dde58f9cd95a98cbd076' };
-
-function codeOf(fn: () => unknown): string | false {
-  try {
-    fn();
-    return false;
-  } catch (error) {
-    return isApiError(error) ? error.code : 'not an ApiError';
-  }
-}
 
 describe('parseListVideos', () => {
   const filterOf = (search: string) => parseListVideos(INDEX, readQuery(search)).filter!;

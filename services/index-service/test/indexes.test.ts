@@ -1,4 +1,4 @@
-import { ManualClock, isApiError } from '@vus/core';
+import { ManualClock } from '@vus/core';
 import type { EventEnvelope } from '@vus/events';
 import {
   createIndexService,
@@ -7,6 +7,7 @@ import {
   type IndexRecord,
   type IndexStore,
 } from '../src/indexes';
+import { codeOf } from '@vus/testing';
 
 const ORG = '6528dde58f9cd95a98cbd075';
 const OTHER_ORG = '6528dde58f9cd95a98cbd076';
@@ -47,15 +48,6 @@ function memoryStore(): IndexStore & { events: EventEnvelope[] } {
       return true;
     },
   };
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string | false> {
-  try {
-    await promise;
-    return false;
-  } catch (error) {
-    return isApiError(error) ? error.code : 'not an ApiError';
-  }
 }
 
 describe('validateModels', () => {

@@ -1,4 +1,4 @@
-import { ManualClock, isApiError, newId } from '@vus/core';
+import { ManualClock, newId } from '@vus/core';
 import { DATABASE_KINDS, migrate, type ThrowawayDatabase } from '@vus/db';
 import { EVENTS_MIGRATIONS } from '@vus/events';
 import { createIndexService, type IndexService } from '../src/indexes';
@@ -10,18 +10,10 @@ import {
   type VideoArtifacts,
   type VideoService,
 } from '../src/videos';
+import { codeOf } from '@vus/testing';
 
 const ORG = '6528dde58f9cd95a98cbd075';
 const OTHER_ORG = '6528dde58f9cd95a98cbd076';
-
-async function codeOf(promise: Promise<unknown>): Promise<string | false> {
-  try {
-    await promise;
-    return false;
-  } catch (error) {
-    return isApiError(error) ? error.code : `not an ApiError: ${String(error)}`;
-  }
-}
 
 function buildVideo(indexId: string, overrides: Partial<CreateVideoInput> = {}): CreateVideoInput {
   return {

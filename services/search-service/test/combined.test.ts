@@ -1,4 +1,3 @@
-import { isApiError } from '@vus/core';
 import { loadProto } from '@vus/grpc';
 import type { CombinedQuery } from '@vus/grpc/types/search/v1/CombinedQuery';
 import type { CombinedSearchRequest, CombinedSearchRequest__Input } from '@vus/grpc/types/search/v1/CombinedSearchRequest';
@@ -15,6 +14,7 @@ import {
   type VideoMoments,
 } from '../src/combined';
 import type { Moment } from '../src/intervals';
+import { errorOf } from '@vus/testing';
 
 // Decoded proto objects, as the gRPC handler receives them.
 const leaf = (text: string, search_options: string[] = [], conversation_option = ''): CombinedQuery => ({
@@ -33,15 +33,6 @@ const NO_GLOBALS = { searchOptions: [], conversationOption: '' };
 // Resolved nodes, for evaluate.
 const L = (text: string): Leaf => ({ kind: 'leaf', text, searchOptions: ['visual'], conversationOption: 'semantic' });
 const m = (start: number, end: number, score = 1): Moment => ({ start, end, score });
-
-function errorOf(fn: () => unknown): { code: string; message: string } | false {
-  try {
-    fn();
-    return false;
-  } catch (error) {
-    return isApiError(error) ? { code: error.code, message: error.message } : { code: 'not an ApiError', message: String(error) };
-  }
-}
 
 describe('fromProtoQuery', () => {
   it('resolves leaves against the global options; a leaf’s own options win', () => {

@@ -5,7 +5,7 @@
  * search on PGlite with pgvector.
  */
 import { createIndexClient, createSearchClient, type IndexClient, type SearchClient } from '@vus/clients';
-import { createLogger, isApiError, ManualClock, newId } from '@vus/core';
+import { createLogger, ManualClock, newId } from '@vus/core';
 import { createThrowawayDatabase, type DatabaseTarget, type ThrowawayDatabase } from '@vus/db';
 import { buildEvent, InProcessEventBus } from '@vus/events';
 import type { OutgoingContext } from '@vus/grpc';
@@ -14,17 +14,9 @@ import { startIndexService, type RunningIndexService } from '@vus/index-service'
 import { ModelRegistry, type VisualEmbedder } from '@vus/models';
 import sharp from 'sharp';
 import { startSearchService, type RunningSearchService } from '../src/main';
+import { codeOf } from '@vus/testing';
 
 const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-
-async function codeOf(promise: Promise<unknown>): Promise<string | false> {
-  try {
-    await promise;
-    return false;
-  } catch (error) {
-    return isApiError(error) ? error.code : `not an ApiError: ${String(error)}`;
-  }
-}
 
 /**
  * A stand-in embedder with a known geometry: each text or image maps to a direction chosen by the

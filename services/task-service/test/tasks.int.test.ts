@@ -1,22 +1,14 @@
-import { ManualClock, isApiError, newId } from '@vus/core';
+import { ManualClock, newId } from '@vus/core';
 import { DATABASE_KINDS, migrate, type ThrowawayDatabase } from '@vus/db';
 import { EVENTS_MIGRATIONS } from '@vus/events';
 import { MIGRATIONS } from '../src/main';
 import type { TaskLeaseStore } from '../src/tasks/leases';
 import { createTaskLeaseStore, createTaskStore } from '../src/tasks/store';
 import { createTaskService, statusChangedEvent, type CreateTaskInput, type IndexDirectory, type TaskService } from '../src/tasks/tasks';
+import { codeOf } from '@vus/testing';
 
 const ORG = '6528dde58f9cd95a98cbd075';
 const OTHER_ORG = '6528dde58f9cd95a98cbd076';
-
-async function codeOf(promise: Promise<unknown>): Promise<string | false> {
-  try {
-    await promise;
-    return false;
-  } catch (error) {
-    return isApiError(error) ? error.code : `not an ApiError: ${String(error)}`;
-  }
-}
 
 /** index-service as task-service sees it: which indexes and videos exist. */
 function directory(): IndexDirectory & { indexes: Set<string>; videos: Set<string> } {
