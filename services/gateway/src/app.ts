@@ -8,9 +8,11 @@ import { locals, requestContext } from './http/context';
 import { rateLimits } from './limits/middleware';
 import { errorHandler, writeError } from './http/errors';
 import type { KeyService } from './keys';
+import { DEFAULT_PROVIDERS, type ProviderSettings } from './providers';
 import { adminRoutes, requireAdminToken } from './routes/admin';
 import { adminBillingRoutes } from './routes/admin-billing';
 import { engineRoutes } from './routes/engines';
+import { importRoutes } from './routes/imports';
 import { indexRoutes } from './routes/indexes';
 import { notBuiltRoutes } from './routes/not-built';
 import { searchRoutes } from './routes/search';
@@ -39,6 +41,8 @@ export interface AppDeps {
   thumbnails: ThumbnailUrlOptions;
   /** Where POST /tasks streams uploaded videos (the indexing worker's store), and their size limit. */
   uploads?: { blobs?: BlobStore | undefined; maxBytes: number } | undefined;
+  /** YouTube and S3 for the import endpoints, and how long to wait for them. */
+  providers?: ProviderSettings | undefined;
 }
 
 /** The contract's upload limit (API-CONTRACT §5.3: size ≤ 2 GB). */
@@ -77,6 +81,7 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
       uploadLimits: { fileBytes: deps.uploads?.maxBytes ?? DEFAULT_UPLOAD_BYTES, fieldBytes: deps.bodyLimits.field },
     }),
   );
+  router.use(importRoutes(deps.clients.index, deps.clients.task, { timeoutMs: deps.requestTimeoutMs, providers: deps.providers ?? DEFAULT_PROVIDERS }));
   router.use(webhookRoutes(deps.clients.task, deps.requestTimeoutMs));
   router.use(searchRoutes(deps.clients.search, deps.requestTimeoutMs, deps.thumbnails));
   router.use(notBuiltRoutes());

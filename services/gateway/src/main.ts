@@ -20,6 +20,7 @@ import { createApp } from './app';
 import { createIndexClient, createSearchClient, createTaskClient } from './clients';
 import { createThumbnailSigner } from './http/signed-urls';
 import { createKeyService, type KeyService } from './keys';
+import { DEFAULT_PROVIDERS, type ProviderSettings } from './providers';
 import { createKeyStore } from './store';
 
 export const MIGRATIONS = { dir: join(__dirname, '..', 'migrations'), table: 'pgmigrations' };
@@ -59,6 +60,8 @@ export interface GatewayOptions {
   thumbnailUrlTtlSeconds?: number;
   /** Origin of the URLs the gateway hands out (behind a proxy); default: the request's own. */
   publicUrl?: string | undefined;
+  /** YouTube and S3 base URLs for the import endpoints, and how long to wait for their answer. */
+  providers?: Partial<ProviderSettings> | undefined;
   clock?: Clock;
 }
 
@@ -99,6 +102,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     bodyLimits: { json: options.bodyLimitBytes ?? 1024 * 1024, field: options.bodyLimitBytes ?? 1024 * 1024 },
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
     thumbnails: { signer, clock, ttlMs: (options.thumbnailUrlTtlSeconds ?? 3600) * 1000, publicUrl: options.publicUrl },
+    providers: { ...DEFAULT_PROVIDERS, ...options.providers },
     readiness: async () => ({
       database: await db.ping(),
       'index-service': await checkHealth(options.indexServiceAddress, INDEX_SERVICE_NAME),
@@ -156,6 +160,12 @@ const configSchema = z.object({
   URL_SIGNING_SECRET: z.string().min(32, 'use at least 32 characters').optional(),
   THUMBNAIL_URL_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
   PUBLIC_URL: z.string().url().optional(),
+  /** Where POST /tasks/external-provider asks for a YouTube video (a mirror, or the default). */
+  YOUTUBE_BASE_URL: z.string().url().default(DEFAULT_PROVIDERS.youtubeUrl),
+  /** S3 endpoint of POST /tasks/transfers (MinIO and other S3-compatible stores: path-style). */
+  S3_BASE_URL: z.string().url().default(DEFAULT_PROVIDERS.s3Url),
+  /** How long those endpoints wait for the provider before answering 503. */
+  PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_PROVIDERS.timeoutMs),
   LOG_LEVEL: logLevel,
 });
 
@@ -184,6 +194,7 @@ if (require.main === module) {
       urlSigningSecret: config.URL_SIGNING_SECRET,
       thumbnailUrlTtlSeconds: config.THUMBNAIL_URL_TTL_SECONDS,
       publicUrl: config.PUBLIC_URL,
+      providers: { youtubeUrl: config.YOUTUBE_BASE_URL, s3Url: config.S3_BASE_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS },
     });
   });
 }

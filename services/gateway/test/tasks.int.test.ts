@@ -175,9 +175,6 @@ describe('tasks over HTTP', () => {
       expect((await api().get('/v1.3/tasks/not-an-id').set('x-api-key', other.key)).status).toBe(404);
     });
 
-    it('keeps transfers and external-provider imports as a clear 501', async () => {
-      const res = await api().post('/v1.2/tasks/external-provider').set('x-api-key', other.key).send({ index_id: otherIndex, url: 'https://youtu.be/x' });
-      expect([res.status, res.body.code]).toEqual([501, 'not_implemented']);
-    });
+    // POST /tasks/transfers and /tasks/external-provider: imports.int.test.ts.
   });
 });

@@ -1,0 +1,92 @@
+import { ApiError, errors, isId } from '@vus/core';
+import type { CreateTaskRequest__Input } from '@vus/grpc/types/task/v1/CreateTaskRequest';
+import { Router, type Response } from 'express';
+import type { IndexClient, TaskClient } from '../clients';
+import { locals, outgoing } from '../http/context';
+import { askProvider, isMediaType, providerUnreachable, type ProviderSettings } from '../providers';
+import { objectUrl, parseExternalProvider, parseTransfers } from './imports.schema';
+
+/**
+ * Imports from outside services (API-CONTRACT §5.3), as far as they are honest on a server
+ * without cloud accounts: the request is validated whole (its indexes must be the caller's), then
+ * the provider is asked, within `providers.timeoutMs`. Unreachable: 503 naming the provider and
+ * the URL tried, promptly. Reachable: YouTube pages are web pages, not media, and this server has
+ * no YouTube extractor, so external-provider creates a task only when the provider serves a media
+ * file (a mirror); transfers create one URL task per listed video (S3 objects read path-style and
+ * without credentials: a private object fails its task with the HTTP status S3 gave).
+ */
+export function importRoutes(index: IndexClient, client: TaskClient | undefined, options: { timeoutMs: number; providers: ProviderSettings }): Router {
+  const router = Router();
+  const paths = ['/tasks/transfers', '/tasks/external-provider'];
+  if (!client) {
+    router.post(paths, () => {
+      throw new ApiError('not_implemented', 'Indexing tasks: no task-service is configured on this server.');
+    });
+    return router;
+  }
+  const tasks = client;
+  const { timeoutMs, providers } = options;
+
+  /** 404 unless every index exists and is the caller's (another organization's is a missing one). */
+  const requireIndexes = async (res: Response, indexIds: Iterable<string>) => {
+    for (const id of new Set(indexIds)) {
+      if (!isId(id)) throw errors.notFound('Index', id);
+      await index.getIndex(outgoing(res, timeoutMs), id);
+    }
+  };
+
+  router.post('/tasks/external-provider', async (req, res) => {
+    if (locals(res).version === 'v1.3') {
+      throw new ApiError('endpoint_not_found', 'POST /tasks/external-provider was removed in v1.3. Upload the video with POST /tasks instead.');
+    }
+    const input = parseExternalProvider(req.body);
+    await requireIndexes(res, [input.indexId]);
+    const tried = `${providers.youtubeUrl.replace(/\/+$/, '')}/watch?v=${input.youtubeId}`;
+    const answer = await askProvider(tried, providers.timeoutMs);
+    if (!answer.reached) {
+      throw providerUnreachable('YouTube', tried, answer.why, 'Download the video and upload it with POST /tasks (video_file) instead.');
+    }
+    if (answer.status < 200 || answer.status >= 300 || !isMediaType(answer.contentType)) {
+      throw new ApiError(
+        'not_implemented',
+        `YouTube answered GET ${tried} with HTTP ${answer.status} (${answer.contentType || 'no content type'}), which is not a media file: ` +
+          'this server does not extract videos from YouTube pages. Download the video and upload it with POST /tasks (video_file), ' +
+          'or give its direct media URL as video_url.',
+      );
+    }
+    const task = await tasks.createTask(outgoing(res, timeoutMs), {
+      index_id: input.indexId, video_url: tried, filename: `youtube-${input.youtubeId}`, language: '', idempotency_key: req.get('idempotency-key') ?? '',
+    });
+    res.status(201).json({ _id: task.id });
+  });
+
+  router.post('/tasks/transfers', async (req, res) => {
+    if (locals(res).version === 'v1.3') {
+      throw new ApiError(
+        'endpoint_not_found',
+        'POST /tasks/transfers was removed in v1.3; its replacement, POST /tasks/transfers/import/{integration_id}, is not available on this server.',
+      );
+    }
+    const videos = parseTransfers(req.body);
+    await requireIndexes(res, videos.map((v) => v.indexId));
+    if (videos.some((v) => v.object.kind === 's3' || v.transcription?.kind === 's3')) {
+      const tried = `${providers.s3Url.replace(/\/+$/, '')}/`;
+      const answer = await askProvider(tried, providers.timeoutMs);
+      if (!answer.reached) {
+        throw providerUnreachable('S3', tried, answer.why, 'The s3:// objects cannot be read; list presigned https URLs instead, or upload the videos with POST /tasks.');
+      }
+    }
+    // Everything was checked above: a failure from here on is the services', not the file's.
+    const ids: string[] = [];
+    for (const video of videos) {
+      const request: CreateTaskRequest__Input = {
+        index_id: video.indexId, video_url: objectUrl(video.object, providers.s3Url), filename: '', language: video.language ?? '', idempotency_key: '',
+      };
+      if (video.transcription) request.transcription_url = objectUrl(video.transcription, providers.s3Url);
+      ids.push((await tasks.createTask(outgoing(res, timeoutMs), request)).id);
+    }
+    res.status(200).json({ message: `${ids.length} video(s) are being transferred; follow them with GET /tasks.`, type: 'transfers', task_ids: ids });
+  });
+
+  return router;
+}
