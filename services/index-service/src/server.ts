@@ -1,4 +1,4 @@
-import { errors, isId, pageInfo, pageOffset, parseInput, resolvePage, type Logger } from '@vus/core';
+import { errors, pageInfo, pageOffset, parseInput, resolvePage, type Logger, knownId } from '@vus/core';
 import {
   fromMetadataValues,
   fromTimestamp,
@@ -59,17 +59,8 @@ const listSchema = z.object({
 /** The most ids one ListVideoIds answers (about 2.4 MB of ids). */
 const MAX_VIDEO_IDS = 100_000;
 
-function indexId(raw: string): string {
-  // A malformed id cannot name anything: same answer as an unknown one.
-  if (!isId(raw)) throw errors.notFound('Index', raw);
-  return raw;
-}
-
-/** Same rule for videos: a malformed id is an unknown one. */
-function videoId(raw: string): string {
-  if (!isId(raw)) throw errors.notFound('Video', raw);
-  return raw;
-}
+const indexId = (raw: string) => knownId('Index', raw);
+const videoId = (raw: string) => knownId('Video', raw);
 
 const systemMetadataSchema = z.object({
   filename: z.string(),

@@ -1,5 +1,5 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import { errors, isId, parseInput, type Logger } from '@vus/core';
+import { errors, parseInput, type Logger, knownId } from '@vus/core';
 import { implement, requireOrg, toMetadataValues, toTimestamp } from '@vus/grpc';
 import type { SearchClip__Input } from '@vus/grpc/types/search/v1/SearchClip';
 import type { SearchResultPage__Input } from '@vus/grpc/types/search/v1/SearchResultPage';
@@ -42,16 +42,8 @@ const paramsSchema = z.object({
   page_limit: z.number().int().min(0).max(50).transform((v) => v || 10),
 });
 
-function indexId(raw: string): string {
-  // A malformed id cannot name anything: same answer as an unknown one.
-  if (!isId(raw)) throw errors.notFound('Index', raw);
-  return raw;
-}
-
-function videoId(raw: string): string {
-  if (!isId(raw)) throw errors.notFound('Video', raw);
-  return raw;
-}
+const indexId = (raw: string) => knownId('Index', raw);
+const videoId = (raw: string) => knownId('Video', raw);
 
 export function searchParams(request: unknown, filter: VideoFilter | null): SearchParams {
   const p = parseInput(paramsSchema, request);

@@ -1,4 +1,4 @@
-import { errors, isId } from '@vus/core';
+import { knownId } from '@vus/core';
 import { Router } from 'express';
 import type { IndexClient } from '../clients';
 import { locals, outgoing } from '../http/context';
@@ -6,12 +6,7 @@ import { readQuery } from '../http/query';
 import { presentIndex } from '../presenters/indexes';
 import { parseCreateIndex, parseListIndexes, parseRenameIndex } from './indexes.schema';
 
-/** A malformed id cannot name an index: the same answer as an unknown one. */
-function indexIdParam(raw: string | string[] | undefined): string {
-  const id = String(raw);
-  if (!isId(id)) throw errors.notFound('Index', id);
-  return id;
-}
+const indexIdParam = (raw: string | string[] | undefined) => knownId('Index', raw);
 
 export function indexRoutes(index: IndexClient, timeoutMs: number): Router {
   const router = Router();

@@ -1,4 +1,4 @@
-import { ApiError, errors, isId, parseInput } from '@vus/core';
+import { ApiError, errors, parseInput, knownId } from '@vus/core';
 import { toMetadataValues, toTimestamp } from '@vus/grpc';
 import type { NumberRange__Input } from '@vus/grpc/types/common/v1/NumberRange';
 import type { TimeRange__Input } from '@vus/grpc/types/common/v1/TimeRange';
@@ -57,11 +57,7 @@ const commonSchema = z.object({
   query_media_url: text.optional(),
 });
 
-function indexIdOf(raw: string): string {
-  // A malformed id cannot name anything: the same answer as an unknown one.
-  if (!isId(raw.trim())) throw errors.notFound('Index', raw);
-  return raw.trim();
-}
+const indexIdOf = (raw: string) => knownId('Index', raw.trim());
 
 /**
  * POST /search (v1.3 multipart, v1.2 JSON with a text `query`) and /search-v2 (v1.2 multipart):

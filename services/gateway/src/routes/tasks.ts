@@ -1,5 +1,5 @@
 import type { BlobStore } from '@vus/blob';
-import { ApiError, errors, isId } from '@vus/core';
+import { ApiError, knownId } from '@vus/core';
 import { Router, type Request } from 'express';
 import type { TaskClient } from '../clients';
 import { locals, outgoing } from '../http/context';
@@ -20,12 +20,7 @@ export function isTaskUpload(req: Request): boolean {
   return req.method === 'POST' && /^\/tasks\/?$/.test(req.path) && req.is('multipart/form-data') === 'multipart/form-data';
 }
 
-function taskIdParam(raw: string | string[] | undefined): string {
-  const id = String(raw);
-  // A malformed id cannot name anything: the same answer as an unknown one.
-  if (!isId(id)) throw errors.notFound('Task', id);
-  return id;
-}
+const taskIdParam = (raw: string | string[] | undefined) => knownId('Task', raw);
 
 const NOTHING_STORED: Omit<MultipartUpload, 'fields'> = { files: [], discard: async () => undefined };
 

@@ -1,4 +1,4 @@
-import { ApiError, errors, isId, type Clock } from '@vus/core';
+import { ApiError, type Clock, knownId } from '@vus/core';
 import { Router, type Request, type Response } from 'express';
 import type { IndexClient } from '../clients';
 import { locals, outgoing } from '../http/context';
@@ -23,12 +23,7 @@ export interface ThumbnailUrlOptions {
   publicUrl?: string | undefined;
 }
 
-/** A malformed id cannot name anything: the same answer as an unknown one. */
-function idParam(what: 'Index' | 'Video', raw: string | string[] | undefined): string {
-  const id = String(raw);
-  if (!isId(id)) throw errors.notFound(what, id);
-  return id;
-}
+const idParam = (what: 'Index' | 'Video', raw: string | string[] | undefined) => knownId(what, raw);
 
 function ids(req: Request): { indexId: string; videoId: string } {
   return { indexId: idParam('Index', req.params.indexId), videoId: idParam('Video', req.params.videoId) };

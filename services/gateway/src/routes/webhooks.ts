@@ -1,4 +1,4 @@
-import { ApiError, errors, isId } from '@vus/core';
+import { ApiError, knownId } from '@vus/core';
 import { Router } from 'express';
 import type { TaskClient } from '../clients';
 import { outgoing } from '../http/context';
@@ -7,12 +7,7 @@ import { readQuery } from '../http/query';
 import { presentWebhookDelivery, presentWebhookEndpoint } from '../presenters/webhooks';
 import { parseCreateWebhook, parseDeliveryStatuses } from './webhooks.schema';
 
-/** A malformed id cannot name an endpoint: the same answer as an unknown one. */
-function webhookIdParam(raw: string | string[] | undefined): string {
-  const id = String(raw);
-  if (!isId(id)) throw errors.notFound('Webhook endpoint', id);
-  return id;
-}
+const webhookIdParam = (raw: string | string[] | undefined) => knownId('Webhook endpoint', raw);
 
 /**
  * Webhook endpoints (an extension of ours, on every version): register (the signing secret is in

@@ -1,4 +1,4 @@
-import { errors, isId, parseInput, type Clock } from '@vus/core';
+import { errors, parseInput, type Clock, knownId } from '@vus/core';
 import { fromMetadataValues, fromTimestamp, requireOrg, toMetadataValues, toTimestamp, type AsyncHandlers } from '@vus/grpc';
 import type { NumberRange } from '@vus/grpc/types/common/v1/NumberRange';
 import type { TimeRange } from '@vus/grpc/types/common/v1/TimeRange';
@@ -38,11 +38,7 @@ const pageSchema = z
   .nullable();
 const listSchema = z.object({ page: pageSchema, statuses: z.array(z.enum(TASK_STATUSES)) });
 
-function taskId(raw: string): string {
-  // A malformed id cannot name anything: same answer as an unknown one.
-  if (!isId(raw)) throw errors.notFound('Task', raw);
-  return raw;
-}
+const taskId = (raw: string) => knownId('Task', raw);
 
 function numberBounds(range: NumberRange | null): NumberBounds | undefined {
   return range ? { gte: range.gte, lte: range.lte, gt: range.gt, lt: range.lt } : undefined;

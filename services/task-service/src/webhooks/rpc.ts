@@ -1,4 +1,4 @@
-import { errors, isId, parseInput } from '@vus/core';
+import { parseInput, knownId } from '@vus/core';
 import { optionalTimestamp, requireOrg, toTimestamp, type AsyncHandlers } from '@vus/grpc';
 import type { TaskServiceHandlers } from '@vus/grpc/types/task/v1/TaskService';
 import type { WebhookDelivery__Input } from '@vus/grpc/types/task/v1/WebhookDelivery';
@@ -17,11 +17,7 @@ const pageSchema = z.object({ page: z.number().int().min(0), page_limit: z.numbe
 const createWebhookSchema = z.object({ url: z.string(), event_types: z.array(z.string()) });
 const listDeliveriesSchema = z.object({ webhook_endpoint_id: z.string(), page: pageSchema, statuses: z.array(z.enum(DELIVERY_STATUSES)) });
 
-function endpointId(raw: string): string {
-  // A malformed id cannot name anything: same answer as an unknown one.
-  if (!isId(raw)) throw errors.notFound('Webhook endpoint', raw);
-  return raw;
-}
+const endpointId = (raw: string) => knownId('Webhook endpoint', raw);
 
 export function toProtoEndpoint(endpoint: WebhookEndpointRecord, withSecret = false): WebhookEndpoint__Input {
   return {
