@@ -12,6 +12,8 @@ Shared named templates. Every service template builds one context and calls thes
   healthService  grpc only: the fully qualified service name its readiness probe asks about
   env            optional dict of wiring variables the chart sets (e.g. peer addresses)
   secretEnv      optional dict NAME -> { secretName, key }; skipped when secretName is empty
+  mounts         optional list of volumes besides /tmp: dicts { name, mountPath, readOnly, source }
+                 where source is the Pod volume's source (e.g. { persistentVolumeClaim: … })
 */}}
 
 {{- define "vus.name" -}}
@@ -59,6 +61,45 @@ Fails when that service is disabled: its callers cannot start without it.
 {{- fail (printf "%s is disabled but another service needs its address" .name) -}}
 {{- end -}}
 {{- printf "%s:%s" (include "vus.componentName" .) (include "vus.grpcPort" .) -}}
+{{- end }}
+
+{{/* The address of an optional peer: host:port when it is enabled, "" when not. */}}
+{{- define "vus.optionalGrpcAddress" -}}
+{{- if .values.enabled -}}{{ include "vus.grpcAddress" . }}{{- end -}}
+{{- end }}
+
+{{/* Wiring for services that publish or consume events: KAFKA_BROKERS when global.kafka.brokers is set. */}}
+{{- define "vus.kafkaEnv" -}}
+{{- $brokers := (default (dict) .Values.global.kafka).brokers -}}
+{{- if $brokers }}KAFKA_BROKERS: {{ $brokers | quote }}{{ end -}}
+{{- end }}
+
+{{/* The PersistentVolumeClaim of the blob store: global.blobs.existingClaim, or the chart's own. */}}
+{{- define "vus.blobsClaim" -}}
+{{- default (printf "%s-blobs" (include "vus.fullname" .)) .Values.global.blobs.existingClaim -}}
+{{- end }}
+
+{{/* The blob store's mount (a "mounts" entry, as YAML: read it back with fromYaml). */}}
+{{- define "vus.blobsMount" -}}
+name: blobs
+mountPath: {{ .Values.global.blobs.mountPath | default "/data/blobs" }}
+source:
+  persistentVolumeClaim:
+    claimName: {{ include "vus.blobsClaim" . }}
+{{- end }}
+
+{{/* The models volume's mount, read-only (YAML, as above); empty when no claim is named. */}}
+{{- define "vus.modelsMount" -}}
+{{- $models := default (dict) .Values.global.models -}}
+{{- if $models.existingClaim -}}
+name: models
+mountPath: {{ $models.mountPath | default "/models" }}
+readOnly: true
+source:
+  persistentVolumeClaim:
+    claimName: {{ $models.existingClaim }}
+    readOnly: true
+{{- end -}}
 {{- end }}
 
 {{- define "vus.image" -}}
@@ -210,10 +251,21 @@ spec:
           volumeMounts:
             - name: tmp
               mountPath: /tmp
+            {{- range .mounts }}
+            - name: {{ .name }}
+              mountPath: {{ .mountPath }}
+              {{- if .readOnly }}
+              readOnly: true
+              {{- end }}
+            {{- end }}
       volumes:
         - name: tmp
           emptyDir:
             sizeLimit: 64Mi
+        {{- range .mounts }}
+        - name: {{ .name }}
+          {{- toYaml .source | nindent 10 }}
+        {{- end }}
       {{- with $nodeSelector }}
       nodeSelector:
         {{- toYaml . | nindent 8 }}

@@ -24,8 +24,31 @@ const SERVICES = [
   { name: 'gateway', key: 'gateway' },
   { name: 'index-service', key: 'indexService' },
   { name: 'billing-service', key: 'billingService' },
+  { name: 'task-service', key: 'taskService' },
+  { name: 'search-service', key: 'searchService' },
 ] as const;
-const INDEX_HEALTH_SERVICE = 'vus.index.v1.IndexService';
+/** The gRPC services and the health service name their readiness probe asks about. */
+const GRPC_HEALTH = [
+  ['index-service', 'vus.index.v1.IndexService'],
+  ['billing-service', 'vus.billing.v1.BillingService'],
+  ['task-service', 'vus.task.v1.TaskService'],
+  ['search-service', 'vus.search.v1.SearchService'],
+] as const;
+/** Who calls whom: [caller, its variable, the callee]. */
+const PEERS = [
+  ['gateway', 'INDEX_SERVICE_ADDR', 'index-service'],
+  ['gateway', 'BILLING_SERVICE_ADDR', 'billing-service'],
+  ['gateway', 'TASK_SERVICE_ADDR', 'task-service'],
+  ['gateway', 'SEARCH_SERVICE_ADDR', 'search-service'],
+  ['task-service', 'INDEX_SERVICE_ADDR', 'index-service'],
+  ['task-service', 'SEARCH_SERVICE_ADDR', 'search-service'],
+  ['task-service', 'BILLING_SERVICE_ADDR', 'billing-service'],
+  ['search-service', 'INDEX_SERVICE_ADDR', 'index-service'],
+] as const;
+/** The services that share the blob store (BLOB_DIR), those on the event bus, those that load models. */
+const BLOB_USERS = ['gateway', 'index-service', 'task-service'];
+const BUS_USERS = ['index-service', 'task-service', 'search-service'];
+const MODEL_USERS = ['task-service', 'search-service'];
 
 type Obj = Record<string, any>;
 
@@ -84,6 +107,16 @@ function serviceSelecting(objects: Obj[], deployment: Obj): Obj {
 
 function envOf(container: Obj, name: string): Obj | undefined {
   return (container.env as Obj[] | undefined)?.find((e) => e.name === name);
+}
+
+/** host:port of the Service in front of a gRPC Deployment, as a peer must be given it. */
+function grpcAddressOf(objects: Obj[], name: string): string {
+  const peer = deploymentOf(objects, name);
+  const service = serviceSelecting(objects, peer);
+  const grpc = (containerOf(peer).ports as Obj[]).find((p) => p.name === 'grpc');
+  const port = (service.spec.ports as Obj[]).find((p) => p.targetPort === grpc?.name || p.targetPort === grpc?.containerPort);
+  expect(port).toBeDefined();
+  return `${service.metadata.name}:${port?.port}`;
 }
 
 /** A deep merge of plain objects, later wins: the values Helm would see for a profile. */
@@ -163,11 +196,11 @@ describe('charts/vus', () => {
       expect(env?.valueFrom?.secretKeyRef).toEqual({ name: expected[key].databaseUrl.secretName, key: expected[key].databaseUrl.key });
     });
 
-    it('probes index-service with native gRPC health checks naming its service', () => {
-      const container = containerOf(deploymentOf(objects, 'index-service'));
+    it.each(GRPC_HEALTH)('probes %s with native gRPC health checks naming %s', (name, healthService) => {
+      const container = containerOf(deploymentOf(objects, name));
       const grpcPort = (container.ports as Obj[]).find((p) => p.name === 'grpc')?.containerPort;
       expect(grpcPort).toEqual(expect.any(Number));
-      expect(container.readinessProbe.grpc).toEqual({ port: grpcPort, service: INDEX_HEALTH_SERVICE });
+      expect(container.readinessProbe.grpc).toEqual({ port: grpcPort, service: healthService });
       expect(container.livenessProbe.grpc).toEqual({ port: grpcPort, service: '' });
       expect(envOf(container, 'GRPC_BIND')?.value).toBe(`0.0.0.0:${grpcPort}`);
     });
@@ -180,29 +213,117 @@ describe('charts/vus', () => {
       expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
     });
 
-    it.each([
-      ['INDEX_SERVICE_ADDR', 'index-service'],
-      ['BILLING_SERVICE_ADDR', 'billing-service'],
-    ])("points the gateway's %s at the %s Service", (variable, name) => {
-      const peer = deploymentOf(objects, name);
-      const service = serviceSelecting(objects, peer);
-      const grpc = (containerOf(peer).ports as Obj[]).find((p) => p.name === 'grpc');
-      const port = (service.spec.ports as Obj[]).find((p) => p.targetPort === grpc?.name || p.targetPort === grpc?.containerPort);
-      expect(port).toBeDefined();
-      const addr = envOf(containerOf(deploymentOf(objects, 'gateway')), variable);
-      expect(addr?.value).toBe(`${service.metadata.name}:${port?.port}`);
+    it.each(PEERS)("points %s's %s at the %s Service", (caller, variable, name) => {
+      const addr = envOf(containerOf(deploymentOf(objects, caller)), variable);
+      expect(addr?.value).toBe(grpcAddressOf(objects, name));
     });
 
-    it('takes REDIS_URL and SMTP_URL from Secrets exactly when they are named', () => {
-      const redis = envOf(containerOf(deploymentOf(objects, 'gateway')), 'REDIS_URL');
+    it('takes REDIS_URL, URL_SIGNING_SECRET and SMTP_URL from Secrets exactly when they are named', () => {
+      const gateway = containerOf(deploymentOf(objects, 'gateway'));
+      const redis = envOf(gateway, 'REDIS_URL');
+      const signing = envOf(gateway, 'URL_SIGNING_SECRET');
       const smtp = envOf(containerOf(deploymentOf(objects, 'billing-service')), 'SMTP_URL');
       expect(redis?.valueFrom?.secretKeyRef?.name).toBe(expected.gateway.redisUrl?.secretName || undefined);
+      const signingRef = expected.gateway.urlSigningSecret;
+      expect(signing?.valueFrom?.secretKeyRef).toEqual(signingRef?.secretName ? { name: signingRef.secretName, key: signingRef.key } : undefined);
       expect(smtp?.valueFrom?.secretKeyRef?.name).toBe(expected.billingService.smtpUrl?.secretName || undefined);
+      // The worker charges media minutes on the gateway's counters: the same Redis.
+      expect(envOf(containerOf(deploymentOf(objects, 'task-service')), 'REDIS_URL')).toEqual(redis);
+    });
+
+    it('shares one blob volume between the gateway, index-service and task-service, at BLOB_DIR', () => {
+      const claim = expected.global.blobs.existingClaim || `${RELEASE}-blobs`;
+      for (const service of SERVICES.map((s) => s.name)) {
+        const deployment = deploymentOf(objects, service);
+        const container = containerOf(deployment);
+        const volume = (deployment.spec.template.spec.volumes as Obj[]).find((v) => v.persistentVolumeClaim?.claimName === claim);
+        if (!BLOB_USERS.includes(service)) {
+          expect([service, volume, envOf(container, 'BLOB_DIR')]).toEqual([service, undefined, undefined]);
+          continue;
+        }
+        const mount = (container.volumeMounts as Obj[]).find((m) => m.name === volume?.name);
+        expect([service, mount?.mountPath, mount?.readOnly]).toEqual([service, expected.global.blobs.mountPath, undefined]);
+        expect(envOf(container, 'BLOB_DIR')?.value).toBe(expected.global.blobs.mountPath);
+      }
+      const claims = ofKind(objects, 'PersistentVolumeClaim');
+      if (expected.global.blobs.existingClaim) {
+        expect(claims).toEqual([]);
+      } else {
+        expect(claims.map((c) => [c.metadata.name, c.spec.accessModes, c.spec.resources.requests.storage, c.metadata.annotations['helm.sh/resource-policy']])).toEqual([
+          [claim, [expected.global.blobs.accessMode], expected.global.blobs.size, 'keep'],
+        ]);
+      }
+    });
+
+    it('gives KAFKA_BROKERS to the services on the event bus exactly when brokers are set', () => {
+      for (const { name } of SERVICES) {
+        const brokers = envOf(containerOf(deploymentOf(objects, name)), 'KAFKA_BROKERS')?.value;
+        expect([name, brokers]).toEqual([name, BUS_USERS.includes(name) && expected.global.kafka.brokers ? expected.global.kafka.brokers : undefined]);
+      }
+    });
+
+    it('mounts the models read-only as MODELS_DIR exactly when a claim is named', () => {
+      for (const name of MODEL_USERS) {
+        const deployment = deploymentOf(objects, name);
+        const container = containerOf(deployment);
+        const volume = (deployment.spec.template.spec.volumes as Obj[]).find((v) => v.name === 'models');
+        const mount = (container.volumeMounts as Obj[]).find((m) => m.name === 'models');
+        if (!expected.global.models.existingClaim) {
+          expect([name, volume, mount, envOf(container, 'MODELS_DIR')]).toEqual([name, undefined, undefined, undefined]);
+          continue;
+        }
+        expect(volume?.persistentVolumeClaim).toEqual({ claimName: expected.global.models.existingClaim, readOnly: true });
+        expect(mount).toEqual({ name: 'models', mountPath: expected.global.models.mountPath, readOnly: true });
+        expect(envOf(container, 'MODELS_DIR')?.value).toBe(expected.global.models.mountPath);
+      }
+    });
+
+    it("gives task-service's worker its scratch space as WORK_DIR on a bounded emptyDir", () => {
+      const deployment = deploymentOf(objects, 'task-service');
+      const container = containerOf(deployment);
+      const dir = envOf(container, 'WORK_DIR')?.value;
+      const mount = (container.volumeMounts as Obj[]).find((m) => m.mountPath === dir);
+      const volume = (deployment.spec.template.spec.volumes as Obj[]).find((v) => v.name === mount?.name);
+      expect(volume?.emptyDir).toEqual({ sizeLimit: expected.taskService.workDir.sizeLimit });
     });
 
     it('renders NetworkPolicies exactly when they are enabled', () => {
       const policies = ofKind(objects, 'NetworkPolicy').map(component).sort();
       expect(policies).toEqual(expected.global.networkPolicy?.enabled ? SERVICES.map((s) => s.name).sort() : []);
+    });
+  });
+
+  describe('optional services', () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(path.join(tmpdir(), 'vus-chart-'));
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const renderWith = (text: string) => {
+      const file = path.join(dir, 'values.yaml');
+      writeFileSync(file, text);
+      return render([file]);
+    };
+
+    it('without task-service and search-service the gateway gets neither address (their endpoints answer 501)', () => {
+      const objects = renderWith('taskService:\n  enabled: false\nsearchService:\n  enabled: false\n');
+      expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(['billing-service', 'gateway', 'index-service']);
+      const gateway = containerOf(deploymentOf(objects, 'gateway'));
+      expect([envOf(gateway, 'TASK_SERVICE_ADDR'), envOf(gateway, 'SEARCH_SERVICE_ADDR')]).toEqual([undefined, undefined]);
+    });
+
+    it('without search-service task-service runs without SEARCH_SERVICE_ADDR', () => {
+      const objects = renderWith('searchService:\n  enabled: false\n');
+      expect(envOf(containerOf(deploymentOf(objects, 'task-service')), 'SEARCH_SERVICE_ADDR')).toBeUndefined();
+      expect(envOf(containerOf(deploymentOf(objects, 'task-service')), 'INDEX_SERVICE_ADDR')).toBeDefined();
+    });
+
+    it('refuses to render task-service without index-service, which it cannot start without', () => {
+      const file = path.join(dir, 'no-index.yaml');
+      writeFileSync(file, 'indexService:\n  enabled: false\n');
+      const result = helm(['template', RELEASE, CHART, '--kube-version', KUBE_VERSION, '-f', file]);
+      expect(result.status).not.toBe(0);
+      expect(result.output).toMatch(/index-service is disabled but another service needs its address/);
     });
   });
 
@@ -232,6 +353,10 @@ describe('charts/vus', () => {
       ['an empty image repository', 'global:\n  image:\n    repository: ""\n', /global\.image\.repository/],
       ['a missing memory limit', 'gateway:\n  resources:\n    limits:\n      memory: null\n', /memory is required/],
       ['an unquoted number in env', 'gateway:\n  env:\n    BODY_LIMIT_BYTES: 1048576\n', /Expected: string/],
+      ['Kafka brokers without a port', 'global:\n  kafka:\n    brokers: kafka\n', /global\.kafka\.brokers/],
+      ['a relative blob mount path', 'global:\n  blobs:\n    mountPath: data/blobs\n', /global\.blobs\.mountPath/],
+      ['an unknown blob access mode', 'global:\n  blobs:\n    accessMode: ReadWriteAll\n', /global\.blobs\.accessMode/],
+      ['a typo in the worker scratch space', 'taskService:\n  workDir:\n    size: 1Gi\n', /Additional property size is not allowed/],
     ])('rejects %s under helm lint --strict', (_case, text, message) => {
       const result = lintWith(_case.replace(/\W+/g, '-'), text);
       expect(result.status).not.toBe(0);
