@@ -1,4 +1,4 @@
-import { ApiError, errors, isId } from '@vus/core';
+import { ApiError, knownId } from '@vus/core';
 import type { CreateTaskRequest__Input } from '@vus/grpc/types/task/v1/CreateTaskRequest';
 import { Router, type Response } from 'express';
 import type { IndexClient, TaskClient } from '../clients';
@@ -29,10 +29,7 @@ export function importRoutes(index: IndexClient, client: TaskClient | undefined,
 
   /** 404 unless every index exists and is the caller's (another organization's is a missing one). */
   const requireIndexes = async (res: Response, indexIds: Iterable<string>) => {
-    for (const id of new Set(indexIds)) {
-      if (!isId(id)) throw errors.notFound('Index', id);
-      await index.getIndex(outgoing(res, timeoutMs), id);
-    }
+    for (const id of new Set(indexIds)) await index.getIndex(outgoing(res, timeoutMs), knownId('Index', id));
   };
 
   router.post('/tasks/external-provider', async (req, res) => {
