@@ -4,6 +4,7 @@ describe('rate-limit categories of SPEC §8', () => {
   it.each([
     ['POST', '/tasks', {}, ['index']],
     ['POST', '/tasks/external-provider', {}, ['index']],
+    ['POST', '/tasks/transfers', {}, ['index']],
     ['POST', '/indexes/6528dde58f9cd95a98cbd075/indexed-assets', {}, ['index']],
     ['POST', '/assets', {}, ['upload']],
     ['POST', '/search', {}, ['search']],

@@ -1,7 +1,7 @@
 import { createIndexClient } from '@vus/clients';
 import { createLogger, envAddress, envBoolean, loadConfig, logLevel, runMain, systemClock, type Clock, type Logger } from '@vus/core';
 import { Database, migrate, type DatabaseTarget } from '@vus/db';
-import { EVENTS_MIGRATIONS, handleOnce, kafkaBusFromBrokers, type EventBus, type SubscriptionHandle } from '@vus/events';
+import { EVENTS_MIGRATIONS, handleOnce, isVideoDeleted, kafkaBusFromBrokers, type EventBus, type SubscriptionHandle } from '@vus/events';
 import { DEFAULT_FETCH_POLICY, fetchBytes } from '@vus/fetch';
 import { loadProto, SEARCH_SERVICE_NAME, startGrpcServer, watchReadiness } from '@vus/grpc';
 import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema, type ModelRegistry } from '@vus/models';
@@ -105,9 +105,8 @@ export async function startSearchService(options: SearchServiceOptions): Promise
       group: SEARCH_CONSUMER,
       types: ['video.deleted'],
       handler: handleOnce(db, SEARCH_CONSUMER, async (event, tx) => {
-        const { index_id: indexId, video_id: videoId } = event.payload as { index_id?: unknown; video_id?: unknown };
-        if (!event.org_id || typeof indexId !== 'string' || typeof videoId !== 'string') return 'skipped';
-        await store.deleteVideo(event.org_id, indexId, videoId, tx);
+        if (!event.org_id || !isVideoDeleted(event.payload)) return 'skipped';
+        await store.deleteVideo(event.org_id, event.payload.index_id, event.payload.video_id, tx);
         return 'done';
       }),
     });

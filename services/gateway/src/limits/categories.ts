@@ -7,6 +7,8 @@ const FIXED: readonly [pattern: RegExp, category: Category][] = [
   // SPEC names POST /tasks; the external-provider upload creates the same indexing task.
   [/^\/tasks\/?$/, 'index'],
   [/^\/tasks\/external-provider\/?$/, 'index'],
+  // A transfer creates one indexing task per listed video: it counts as an indexing request.
+  [/^\/tasks\/transfers\/?$/, 'index'],
   [/^\/indexes\/[^/]+\/indexed-assets\/?$/, 'index'],
   [/^\/assets\/?$/, 'upload'],
   // v1.2's multipart search and combined queries are the same search; fetching a next page
