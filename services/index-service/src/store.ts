@@ -152,7 +152,7 @@ export function createIndexStore(db: Database): IndexStore {
 
     async delete(orgId, id, events) {
       return db.withTx(async (tx: Queryable) => {
-        // The lock makes a concurrent CreateVideo wait (its FOR SHARE) and then find no index.
+        // The lock makes a concurrent CreateVideo wait (its FOR NO KEY UPDATE) and then find no index.
         const locked = await tx.query('SELECT id FROM indexes WHERE org_id = $1 AND id = $2 FOR UPDATE', [orgId, id]);
         if (locked.rowCount !== 1) return false;
         const videos = await videosLeavingWithIndex(tx, id);
@@ -253,6 +253,16 @@ function videoWhereClause(orgId: string, indexId: string, filter: VideoFilter): 
 }
 
 /** Keeps an index's counters equal to its videos (recounted: never drifts on retries). */
+/**
+ * Writers of one index's videos take turns: each recounts the index afterwards, and two that held
+ * FOR SHARE and then both updated the row deadlocked (seen with concurrent CreateVideo). Taken
+ * first, the lock also makes the recount's statement see every video committed before it. An
+ * index being deleted (FOR UPDATE) cannot gain a video meanwhile.
+ */
+async function lockIndex(tx: Queryable, orgId: string, indexId: string) {
+  return tx.query('SELECT id FROM indexes WHERE org_id = $1 AND id = $2 FOR NO KEY UPDATE', [orgId, indexId]);
+}
+
 async function recountIndex(tx: Queryable, indexId: string): Promise<void> {
   await tx.query(
     `UPDATE indexes SET video_count = s.count, total_duration = s.total
@@ -278,8 +288,7 @@ export function createVideoStore(db: Database): VideoStore {
   return {
     async upsert(video) {
       return db.withTx(async (tx) => {
-        // FOR SHARE: an index being deleted (FOR UPDATE) cannot gain a video meanwhile.
-        const index = await tx.query('SELECT id FROM indexes WHERE org_id = $1 AND id = $2 FOR SHARE', [video.orgId, video.indexId]);
+        const index = await lockIndex(tx, video.orgId, video.indexId);
         if (index.rowCount !== 1) return undefined;
         const { system } = video;
         const { rows } = await tx.query<VideoRow>(
@@ -351,6 +360,7 @@ export function createVideoStore(db: Database): VideoStore {
 
     async delete(orgId, indexId, id, events) {
       return db.withTx(async (tx) => {
+        await lockIndex(tx, orgId, indexId);
         // Read before the cascade removes them; a concurrent delete then finds no row below.
         const thumbnails = await tx.query<{ blob_key: string }>(
           'SELECT blob_key FROM video_thumbnails WHERE video_id = $1 ORDER BY time_s',

@@ -93,6 +93,14 @@ describe.each(DATABASE_KINDS)('videos on %s', (_kind, create) => {
       expect(await indexes.get(ORG, indexId)).toMatchObject({ videoCount: 1, totalDuration: 12 });
     });
 
+    it('takes many videos of one index at once without deadlock, and counts them all', async () => {
+      const inputs = Array.from({ length: 12 }, () => buildVideo(indexId));
+      await Promise.all(inputs.map((input) => videos.create(ORG, input)));
+      await Promise.all(inputs.slice(0, 5).map((input) => videos.delete(ORG, indexId, input.videoId)));
+      const { rows } = await database.db.query<{ video_count: number }>('SELECT video_count FROM indexes WHERE id = $1', [indexId]);
+      expect(rows[0]!.video_count).toBe(7);
+    });
+
     it('refuses an id already used in another index or organization', async () => {
       const other = await indexes.create(ORG, { name: 'other', models: [{ name: 'marengo2.6', options: ['visual'] }], addons: [] });
       const input = buildVideo(indexId);
