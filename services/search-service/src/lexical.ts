@@ -30,6 +30,8 @@ export function tsQueryText(phrase: string, weight?: 'A'): string | undefined {
 export interface LexicalPlan {
   /** Matches a segment that matches any alternative: the candidate filter. */
   anyQuery: string;
+  /** Matches a segment that matches some alternative of every group: the candidates that can score highest. */
+  everyQuery: string;
   /** One entry per usable alternative, in `slots` order. */
   alternatives: { direct: string; any: string }[];
   /** slots[g][a]: the index in `alternatives` of group g's alternative a (undefined: unusable). */
@@ -50,7 +52,11 @@ export function lexicalPlan(groups: readonly TermGroup[]): LexicalPlan | undefin
     }),
   );
   if (alternatives.length === 0) return undefined;
-  return { anyQuery: alternatives.map((a) => `(${a.any})`).join(' | '), alternatives, slots };
+  const groupQueries = slots
+    .map((groupSlots) => groupSlots.filter((slot): slot is number => slot !== undefined).map((slot) => `(${alternatives[slot]!.any})`))
+    .filter((ored) => ored.length > 0)
+    .map((ored) => `(${ored.join(' | ')})`);
+  return { anyQuery: alternatives.map((a) => `(${a.any})`).join(' | '), everyQuery: groupQueries.join(' & '), alternatives, slots };
 }
 
 /** A hit's score from the store's flags: the best match of each group, averaged over groups. */

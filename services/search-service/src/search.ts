@@ -83,8 +83,8 @@ export interface ResultPage {
   userMetadata?: Map<string, Record<string, PlainMetadataValue>> | undefined;
 }
 
-/** Candidates read per option and per query path: enough for 1,000 clips after merging. */
-const CANDIDATES_PER_OPTION = 1000;
+/** Candidates read per option and per query path. */
+const CANDIDATES_PER_OPTION = 500;
 const NEAREST_CANDIDATES = 200;
 /** The most clips a result set keeps (later pages beyond it are not offered). */
 export const MAX_RESULTS = 1000;
@@ -132,10 +132,11 @@ export function createSearch(deps: SearchDeps) {
     const groups = deps.expand(text);
     const plan = lexicalPlan(groups);
     if (plan) {
-      for (const option of lexicalOptions) {
-        const hits = await store.lexical(scope, [option], plan.anyQuery, plan.alternatives, CANDIDATES_PER_OPTION);
-        for (const hit of hits) matches.push(matchOf(hit, option, scoreHit(groups, plan, hit)));
-      }
+      // One query per option, so that a common option cannot crowd out the others' candidates.
+      const perOption = await Promise.all(lexicalOptions.map((option) => store.lexical(scope, [option], plan, CANDIDATES_PER_OPTION)));
+      perOption.forEach((hits, i) => {
+        for (const hit of hits) matches.push(matchOf(hit, lexicalOptions[i]!, scoreHit(groups, plan, hit)));
+      });
     }
     if (options.includes('conversation') && conversationOption === 'exact_match' && text.trim()) {
       for (const hit of await store.exactPhrase(scope, text, CANDIDATES_PER_OPTION)) matches.push(matchOf(hit, 'conversation', 1));
@@ -175,7 +176,7 @@ export function createSearch(deps: SearchDeps) {
     const groups: TermGroup[] = [{ term: labels.join(' '), alternatives: labels.map((label) => ({ text: label, weight: 1 })) }];
     const plan = lexicalPlan(groups);
     if (!plan) return [];
-    const hits = await store.lexical(scope, ['visual'], plan.anyQuery, plan.alternatives, CANDIDATES_PER_OPTION);
+    const hits = await store.lexical(scope, ['visual'], plan, CANDIDATES_PER_OPTION);
     return hits.map((hit) => matchOf(hit, 'visual', scoreHit(groups, plan, hit)));
   }
 

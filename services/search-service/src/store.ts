@@ -97,6 +97,9 @@ function vectorLiteral(vector: readonly number[]): string {
 
 const INSERT_BATCH = 500;
 
+/** Each candidate tier ranks at most this many times the wanted candidates (see lexical). */
+const RANKED_POOL_FACTOR = 5;
+
 export function createSegmentStore(db: Database) {
   /** Whether this database has pgvector (migration 0002 created the table). */
   let vectors: boolean | undefined;
@@ -177,40 +180,51 @@ export function createSegmentStore(db: Database) {
     },
 
     /**
-     * Segments of the given modalities whose document matches `anyQuery` (a tsquery text, english
-     * configuration), best ts_rank first; for each of `alternatives` (tsquery texts) it says
-     * whether the segment matched it at weight A (its own words) and at all.
+     * Segments of the given modalities whose document matches `plan.anyQuery` (tsquery texts,
+     * english configuration), at most `limit`, with flags saying for each alternative whether the
+     * segment matched it at weight A (its own words) and at all.
+     *
+     * Common words can match a large share of an index, and ranking every match was the cost of a
+     * search (the benchmark: 110k matches, about 1 s). So candidates come in two tiers, each ranking
+     * a bounded pool: first segments matching every word group of the query (only they can score
+     * highest), then the others; scoring in Node orders the union.
      */
     async lexical(
       scope: Scope,
       modalities: readonly SearchOption[],
-      anyQuery: string,
-      alternatives: readonly { direct: string; any: string }[],
+      plan: { anyQuery: string; everyQuery: string; alternatives: readonly { direct: string; any: string }[] },
       limit: number,
     ): Promise<LexicalHit[]> {
+      const inScope = `s.org_id = $1 AND s.index_id = $2 AND s.modality = ANY($3::text[]) AND ($8::text[] IS NULL OR s.video_id = ANY($8::text[]))`;
       const { rows } = await db.query<HitRow & { direct: boolean[]; any: boolean[] }>(
         `WITH q AS (
-           SELECT to_tsquery('english', $4) AS query,
+           SELECT to_tsquery('english', $4) AS query, to_tsquery('english', $9) AS every,
                   ARRAY(SELECT to_tsquery('english', d) FROM unnest($6::text[]) WITH ORDINALITY AS a(d, i) ORDER BY i) AS directs,
-                  ARRAY(SELECT to_tsquery('english', x) FROM unnest($7::text[]) WITH ORDINALITY AS a(x, i) ORDER BY i) AS anys)
+                  ARRAY(SELECT to_tsquery('english', x) FROM unnest($7::text[]) WITH ORDINALITY AS a(x, i) ORDER BY i) AS anys),
+         best AS MATERIALIZED (
+           SELECT c.id FROM (SELECT s.id, s.doc FROM segments s, q WHERE ${inScope} AND s.doc @@ q.every LIMIT $5 * ${RANKED_POOL_FACTOR}) c, q
+           ORDER BY ts_rank(c.doc, q.query) DESC, c.id LIMIT $5),
+         rest AS MATERIALIZED (
+           SELECT c.id FROM (
+             SELECT s.id, s.doc FROM segments s, q
+             WHERE ${inScope} AND s.doc @@ q.query AND NOT s.doc @@ q.every
+             LIMIT CASE WHEN (SELECT count(*) FROM best) >= $5 THEN 0 ELSE $5 * ${RANKED_POOL_FACTOR} END) c, q
+           ORDER BY ts_rank(c.doc, q.query) DESC, c.id LIMIT GREATEST(0, $5 - (SELECT count(*) FROM best)))
          SELECT ${HIT_COLUMNS},
                 ARRAY(SELECT s.doc @@ t FROM unnest(q.directs) WITH ORDINALITY AS a(t, i) ORDER BY i) AS direct,
                 ARRAY(SELECT s.doc @@ t FROM unnest(q.anys) WITH ORDINALITY AS a(t, i) ORDER BY i) AS any
          FROM segments s, q
-         WHERE s.org_id = $1 AND s.index_id = $2 AND s.modality = ANY($3::text[])
-           AND ($8::text[] IS NULL OR s.video_id = ANY($8::text[]))
-           AND s.doc @@ q.query
-         ORDER BY ts_rank(s.doc, q.query) DESC, s.id
-         LIMIT $5`,
+         WHERE s.id IN (SELECT id FROM best UNION ALL SELECT id FROM rest)`,
         [
           scope.orgId,
           scope.indexId,
           modalities,
-          anyQuery,
+          plan.anyQuery,
           limit,
-          alternatives.map((a) => a.direct),
-          alternatives.map((a) => a.any),
+          plan.alternatives.map((a) => a.direct),
+          plan.alternatives.map((a) => a.any),
           scope.videoIds ?? null,
+          plan.everyQuery,
         ],
       );
       return rows.map((row) => ({ ...toHit(row), direct: row.direct, any: row.any }));
