@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { errors } from './errors';
 
 export interface PageRequest {
@@ -56,3 +57,16 @@ export function pageInfo({ page, pageLimit }: PageRequest, totalResults: number)
     total_results: totalResults,
   };
 }
+
+/**
+ * A sortable list RPC's `PageRequest` (common.proto) as it arrives: proto3 zero values mean
+ * "the default", so 0 and '' pass here and resolvePage applies the defaults.
+ */
+export const pageRequestSchema = z
+  .object({
+    page: z.number().int().min(0),
+    page_limit: z.number().int().min(0),
+    sort_by: z.enum(['', 'created_at', 'updated_at']),
+    sort_option: z.enum(['', 'asc', 'desc']),
+  })
+  .nullable();

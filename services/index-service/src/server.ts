@@ -1,4 +1,4 @@
-import { errors, pageInfo, pageOffset, parseInput, resolvePage, type Logger, knownId } from '@vus/core';
+import { errors, pageInfo, pageOffset, parseInput, resolvePage, type Logger, knownId, pageRequestSchema } from '@vus/core';
 import {
   fromMetadataValues,
   fromTimestamp,
@@ -38,17 +38,9 @@ import {
 // proto3 has no required fields and the gateway is not the only caller: validate here too.
 const modelSchema = z.object({ name: z.string().min(1), options: z.array(z.enum(CANONICAL_OPTIONS)) });
 const createSchema = z.object({ name: z.string(), models: z.array(modelSchema), addons: z.array(z.string()) });
-const pageSchema = z
-  .object({
-    page: z.number().int().min(0),
-    page_limit: z.number().int().min(0),
-    sort_by: z.enum(['', 'created_at', 'updated_at']),
-    sort_option: z.enum(['', 'asc', 'desc']),
-  })
-  .nullable();
 
 const listSchema = z.object({
-  page: pageSchema,
+  page: pageRequestSchema,
   ids: z.array(z.string()),
   name: z.string(),
   options: z.array(z.enum(CANONICAL_OPTIONS)),
@@ -260,7 +252,7 @@ export function indexServiceImplementation(indexes: IndexService, videos: VideoS
         return toProtoVideo(await videos.get(requireOrg(ctx), index, videoId(request.video_id)));
       },
       async ListVideos(request, ctx) {
-        const page = parseInput(z.object({ page: pageSchema }), request).page;
+        const page = parseInput(z.object({ page: pageRequestSchema }), request).page;
         const result = await videos.list(
           requireOrg(ctx),
           indexId(request.index_id),

@@ -1,4 +1,4 @@
-import { errors, parseInput, type Clock, knownId } from '@vus/core';
+import { errors, parseInput, type Clock, knownId, pageRequestSchema } from '@vus/core';
 import { fromMetadataValues, fromTimestamp, requireOrg, toMetadataValues, toTimestamp, type AsyncHandlers } from '@vus/grpc';
 import type { NumberRange } from '@vus/grpc/types/common/v1/NumberRange';
 import type { TimeRange } from '@vus/grpc/types/common/v1/TimeRange';
@@ -28,15 +28,7 @@ const createSchema = z
     idempotency_key: z.string().max(256),
   });
 
-const pageSchema = z
-  .object({
-    page: z.number().int().min(0),
-    page_limit: z.number().int().min(0),
-    sort_by: z.enum(['', 'created_at', 'updated_at']),
-    sort_option: z.enum(['', 'asc', 'desc']),
-  })
-  .nullable();
-const listSchema = z.object({ page: pageSchema, statuses: z.array(z.enum(TASK_STATUSES)) });
+const listSchema = z.object({ page: pageRequestSchema, statuses: z.array(z.enum(TASK_STATUSES)) });
 
 const taskId = (raw: string) => knownId('Task', raw);
 
