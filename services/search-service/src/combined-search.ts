@@ -3,53 +3,60 @@
  * matching moments are found like a single search's clips, and the tree is evaluated over the
  * moments of each video (combined.ts, intervals.ts).
  */
-import { errors, parseInput } from '@vus/core';
-import type { CombinedSearchRequest } from '@vus/grpc/types/search/v1/CombinedSearchRequest';
-import { z } from 'zod';
+import type { VideoFilter__Input } from '@vus/grpc/types/index/v1/VideoFilter';
+import type { CombinedQuery } from '@vus/grpc/types/search/v1/CombinedQuery';
 import { clipsOf, rankClips, type Clip, type SearchOption } from './clips';
 import { evaluate, fromProtoQuery, leavesOf } from './combined';
 import type { Moment } from './intervals';
-import { confidenceOf, meetsThreshold } from './scoring';
+import { confidenceOf, meetsThreshold, type Threshold } from './scoring';
 import type { ResultPage, Search } from './search';
 
-const paramsSchema = z.object({
-  threshold: z.enum(['', 'high', 'medium', 'low', 'none']).transform((v) => v || 'low'),
-  adjust_confidence_level: z.number().min(0).max(1).optional(),
-  page_limit: z.number().int().min(0).max(50).transform((v) => v || 10),
-});
+export interface CombinedParams {
+  /** The request's defaults for leaves without their own (proto strings: '' when unset). */
+  searchOptions: string[];
+  conversationOption: string;
+  threshold: Threshold;
+  adjustConfidenceLevel: number;
+  pageLimit: number;
+  filter?: VideoFilter__Input | undefined;
+}
 
 export function createCombinedSearch(search: Search) {
   return {
-    async search(orgId: string, indexId: string, request: CombinedSearchRequest): Promise<ResultPage> {
-      if (!request.query) throw errors.notProvided('query');
-      const params = parseInput(paramsSchema, request);
-      const adjust = params.adjust_confidence_level ?? 0.5;
-      const tree = fromProtoQuery(request.query, { searchOptions: request.search_options, conversationOption: request.conversation_option });
+    async search(orgId: string, indexId: string, query: CombinedQuery, params: CombinedParams): Promise<ResultPage> {
+      const adjust = params.adjustConfidenceLevel;
+      const tree = fromProtoQuery(query, { searchOptions: params.searchOptions, conversationOption: params.conversationOption });
       const leaves = leavesOf(tree);
       const options = [...new Set(leaves.flatMap((leaf) => leaf.searchOptions))] as SearchOption[];
       const index = await search.searchableIndex(orgId, indexId, options);
-      const scope = await search.scopeOf(orgId, indexId, request.filter ?? undefined);
+      const scope = await search.scopeOf(orgId, indexId, params.filter);
 
       // Leaves are found at every confidence and the threshold applies to the combined moments: a
       // weak match still counts for `not` (it removes), and `and` already keeps the weaker score.
-      const leafClips = new Map<string, Clip[]>();
+      const leafMoments = new Map<string, Map<string, Moment[]>>();
+      const leafClipsByVideo = new Map<string, Clip[]>();
       for (const leaf of leaves) {
         const leafOptions = leaf.searchOptions as SearchOption[];
         const matches = await search.matchesOf(scope, { text: leaf.text }, { options: leafOptions, conversationOption: leaf.conversationOption });
-        leafClips.set(leaf.key, clipsOf(matches, { operator: 'or', options: leafOptions, threshold: 'none', adjustConfidenceLevel: adjust }));
+        const clips = clipsOf(matches, { operator: 'or', options: leafOptions, threshold: 'none', adjustConfidenceLevel: adjust });
+        leafMoments.set(leaf.key, momentsByVideo(clips));
+        for (const clip of clips) {
+          const list = leafClipsByVideo.get(clip.videoId);
+          if (list) list.push(clip);
+          else leafClipsByVideo.set(clip.videoId, [clip]);
+        }
       }
-      const moments = evaluate(tree, (key) => momentsByVideo(leafClips.get(key) ?? []));
+      const moments = evaluate(tree, (key) => leafMoments.get(key));
 
-      const everyLeafClip = [...leafClips.values()].flat();
       const clips: Clip[] = [];
       for (const [videoId, list] of moments) {
         for (const moment of list) {
           const confidence = confidenceOf(moment.score, adjust);
           if (!meetsThreshold(confidence, params.threshold)) continue;
-          clips.push(clipOfMoment(videoId, moment, confidence, everyLeafClip));
+          clips.push(clipOfMoment(videoId, moment, confidence, leafClipsByVideo.get(videoId) ?? []));
         }
       }
-      return search.saveAndServe(orgId, index, { groupBy: 'clip', sortOption: 'score', pageLimit: params.page_limit }, rankClips(clips), false);
+      return search.saveAndServe(orgId, index, { groupBy: 'clip', sortOption: 'score', pageLimit: params.pageLimit }, rankClips(clips), false);
     },
   };
 }
@@ -67,10 +74,10 @@ function momentsByVideo(clips: readonly Clip[]): Map<string, Moment[]> {
   return byVideo;
 }
 
-/** A combined moment as a clip; what matched and the thumbnail come from the leaf clips inside it. */
-function clipOfMoment(videoId: string, moment: Moment, confidence: Clip['confidence'], leafClips: readonly Clip[]): Clip {
-  const inside = leafClips
-    .filter((c) => c.videoId === videoId && c.start < moment.end && c.end > moment.start)
+/** A combined moment as a clip; what matched and the thumbnail come from the video's leaf clips inside it. */
+function clipOfMoment(videoId: string, moment: Moment, confidence: Clip['confidence'], videoLeafClips: readonly Clip[]): Clip {
+  const inside = videoLeafClips
+    .filter((c) => c.start < moment.end && c.end > moment.start)
     .sort((a, b) => b.score - a.score);
   const matches: Clip['matches'] = [];
   for (const match of inside.flatMap((c) => c.matches)) {

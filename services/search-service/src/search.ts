@@ -10,7 +10,7 @@ import { clipsOf, groupByVideo, type Clip, type SearchOption, type SegmentMatch,
 import { lexicalPlan, scoreHit, type TermGroup } from './lexical';
 import { newResultSetId, parsePageToken, slicePage } from './pages';
 import { vectorScore, type Threshold } from './scoring';
-import type { Scope, SegmentHit, SegmentStore } from './store';
+import type { Scope, SegmentHit, SegmentStore, StoredResultSet } from './store';
 
 /** What search needs to know of an index (index-service owns it). */
 export interface IndexInfo {
@@ -192,7 +192,7 @@ export function createSearch(deps: SearchDeps) {
     const kept = clips.slice(0, MAX_RESULTS);
     const videos = params.groupBy === 'video' ? groupByVideo(kept, params.sortOption) : [];
     const now = deps.clock.now();
-    const set = {
+    const set: StoredResultSet = {
       id: newResultSetId(),
       orgId,
       indexId: index.id,
@@ -210,7 +210,7 @@ export function createSearch(deps: SearchDeps) {
   }
 
   async function servePage(
-    set: { id: string; orgId: string; indexId: string; groupBy: 'clip' | 'video'; pageLimit: number; items: unknown[]; totalResults: number; totalInnerMatches: number; searchPool: unknown; expiresAt: Date },
+    set: StoredResultSet,
     page: number,
     includeUserMetadata: boolean,
   ): Promise<ResultPage> {

@@ -30,17 +30,21 @@ const segmentSchema = z
   .refine((s) => s.vector.length === 0 || s.vector_model !== '', { message: 'a vector needs its vector_model', path: ['vector_model'] });
 const ingestSchema = z.object({ segments: z.array(segmentSchema).max(100_000) });
 
-/** Unset proto3 strings are empty: each falls back to the contract's default. */
+/** Unset proto3 strings are empty: each falls back to the contract's default. Shared by both searches. */
+const confidenceAndPaging = {
+  threshold: z.enum(['', 'high', 'medium', 'low', 'none']).transform((v) => v || 'low'),
+  adjust_confidence_level: z.number().min(0).max(1).optional(),
+  page_limit: z.number().int().min(0).max(50).transform((v) => v || 10),
+};
 const paramsSchema = z.object({
+  ...confidenceAndPaging,
   search_options: z.array(option).min(1),
   conversation_option: z.enum(['', 'semantic', 'exact_match']).transform((v) => v || 'semantic'),
   operator: z.enum(['', 'or', 'and']).transform((v) => v || 'or'),
-  threshold: z.enum(['', 'high', 'medium', 'low', 'none']).transform((v) => v || 'low'),
-  adjust_confidence_level: z.number().min(0).max(1).optional(),
   group_by: z.enum(['', 'clip', 'video']).transform((v) => v || 'clip'),
   sort_option: z.enum(['', 'score', 'clip_count']).transform((v) => v || 'score'),
-  page_limit: z.number().int().min(0).max(50).transform((v) => v || 10),
 });
+const combinedParamsSchema = z.object(confidenceAndPaging);
 
 const indexId = (raw: string) => knownId('Index', raw);
 const videoId = (raw: string) => knownId('Video', raw);
@@ -136,7 +140,15 @@ export function searchServiceImplementation(
       },
       async CombinedSearch(request, ctx) {
         if (!request.query) throw errors.notProvided('query');
-        const page = await deps.combined.search(requireOrg(ctx), indexId(request.index_id), request);
+        const p = parseInput(combinedParamsSchema, request);
+        const page = await deps.combined.search(requireOrg(ctx), indexId(request.index_id), request.query, {
+          searchOptions: request.search_options,
+          conversationOption: request.conversation_option,
+          threshold: p.threshold,
+          adjustConfidenceLevel: p.adjust_confidence_level ?? 0.5,
+          pageLimit: p.page_limit,
+          filter: request.filter ?? undefined,
+        });
         return toProtoPage(page);
       },
     },
