@@ -4,6 +4,9 @@ import { z } from 'zod';
  * Zod pieces for values that arrive as strings from multipart, urlencoded and query strings
  * (API-CONTRACT §2.2): "10" is 10, "True" is true, one value where a list is expected is a list.
  */
+/** The first of repeated values: py 0.4 sends some fields twice (API-CONTRACT §2.2). */
+export const firstValue = (v: unknown): unknown => (Array.isArray(v) ? (v as unknown[])[0] : v);
+
 export const looseInt = z.preprocess(
   (v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
   z.number().int(),

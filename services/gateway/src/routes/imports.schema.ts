@@ -1,10 +1,9 @@
 import { errors, parseInput } from '@vus/core';
 import { checkHttpUrl } from '@vus/fetch';
 import { z } from 'zod';
+import { firstValue } from '../http/coerce';
 
-/** The first of repeated values (API-CONTRACT §2.2). */
-const first = (v: unknown) => (Array.isArray(v) ? (v as unknown[])[0] : v);
-const text = z.preprocess(first, z.string({ error: 'expected a string' }).trim());
+const text = z.preprocess(firstValue, z.string({ error: 'expected a string' }).trim());
 
 const YOUTUBE_HOSTS = new Set(['youtube.com', 'www.youtube.com', 'm.youtube.com', 'music.youtube.com', 'youtube-nocookie.com', 'www.youtube-nocookie.com']);
 const YOUTUBE_ID = /^[A-Za-z0-9_-]{11}$/;
@@ -94,7 +93,7 @@ export function parseObjectLocation(param: string, raw: string): ObjectLocation 
  */
 export function parseTransfers(body: unknown): TransferVideo[] {
   const raw = (body as Record<string, unknown> | undefined)?.file;
-  const fileText = first(raw);
+  const fileText = firstValue(raw);
   if (fileText === undefined || fileText === '') throw errors.notProvided('file');
   if (typeof fileText !== 'string') throw errors.invalid('file', 'Send it as a multipart file part holding JSON.');
   let parsed: unknown;

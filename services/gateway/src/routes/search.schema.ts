@@ -6,13 +6,11 @@ import type { VideoFilter__Input } from '@vus/grpc/types/index/v1/VideoFilter';
 import type { CombinedSearchRequest__Input } from '@vus/grpc/types/search/v1/CombinedSearchRequest';
 import type { SearchRequest__Input } from '@vus/grpc/types/search/v1/SearchRequest';
 import { z } from 'zod';
-import { looseBoolean, looseInt, looseList } from '../http/coerce';
+import { looseBoolean, looseInt, looseList, firstValue } from '../http/coerce';
 import type { ApiVersion, CanonicalOption } from '../versions';
 import { parseCombinedQuery, parseConversationOption } from './combined-query.schema';
 
-/** The first of repeated values (py 0.4 sends some fields twice; API-CONTRACT §2.2). */
-const first = (v: unknown) => (Array.isArray(v) ? (v as unknown[])[0] : v);
-const text = z.preprocess(first, z.string({ error: 'expected a string' }));
+const text = z.preprocess(firstValue, z.string({ error: 'expected a string' }));
 const looseNumber = z.preprocess(
   (v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v),
   z.number({ error: 'expected a number' }),
@@ -45,13 +43,13 @@ export function canonicalSearchOptions(version: ApiVersion, options: readonly st
 const commonSchema = z.object({
   index_id: text.pipe(z.string().trim().min(1, 'expected an index id')),
   search_options: looseList(z.string()).optional(),
-  operator: z.preprocess(first, z.enum(['or', 'and'], { error: 'expected or or and' })).optional(),
-  threshold: z.preprocess(first, z.enum(['high', 'medium', 'low', 'none'], { error: 'expected high, medium, low or none' })).optional(),
-  group_by: z.preprocess(first, z.enum(['clip', 'video'], { error: 'expected clip or video' })).optional(),
-  sort_option: z.preprocess(first, z.enum(['score', 'clip_count'], { error: 'expected score or clip_count' })).optional(),
-  page_limit: z.preprocess(first, looseInt.pipe(z.number().min(1, 'expected 1 to 50').max(50, 'expected 1 to 50'))).optional(),
-  adjust_confidence_level: z.preprocess(first, looseNumber.pipe(z.number().min(0, 'expected 0 to 1').max(1, 'expected 0 to 1'))).optional(),
-  include_user_metadata: z.preprocess(first, looseBoolean).optional(),
+  operator: z.preprocess(firstValue, z.enum(['or', 'and'], { error: 'expected or or and' })).optional(),
+  threshold: z.preprocess(firstValue, z.enum(['high', 'medium', 'low', 'none'], { error: 'expected high, medium, low or none' })).optional(),
+  group_by: z.preprocess(firstValue, z.enum(['clip', 'video'], { error: 'expected clip or video' })).optional(),
+  sort_option: z.preprocess(firstValue, z.enum(['score', 'clip_count'], { error: 'expected score or clip_count' })).optional(),
+  page_limit: z.preprocess(firstValue, looseInt.pipe(z.number().min(1, 'expected 1 to 50').max(50, 'expected 1 to 50'))).optional(),
+  adjust_confidence_level: z.preprocess(firstValue, looseNumber.pipe(z.number().min(0, 'expected 0 to 1').max(1, 'expected 0 to 1'))).optional(),
+  include_user_metadata: z.preprocess(firstValue, looseBoolean).optional(),
   query_text: text.optional(),
   query_media_type: text.optional(),
   query_media_url: text.optional(),
@@ -68,7 +66,7 @@ export function parseSearch(version: ApiVersion, body: Record<string, unknown>):
   if (!input.search_options || input.search_options.length === 0) throw errors.notProvided('search_options');
   const options = canonicalSearchOptions(version, input.search_options);
   const queryText = input.query_text ?? (typeof body.query === 'string' ? body.query : undefined);
-  const file = first(body.query_media_file);
+  const file = firstValue(body.query_media_file);
   const url = input.query_media_url?.trim();
   const hasMedia = Buffer.isBuffer(file) || Boolean(url);
   if (typeof file === 'string') throw errors.invalid('query_media_file', 'Send the image as a file part.');
@@ -83,14 +81,14 @@ export function parseSearch(version: ApiVersion, body: Record<string, unknown>):
       query_media: hasMedia ? { media_type: 'image', ...(url ? { url } : { data: file as Buffer }) } : null,
       search_options: options,
       // v1.3 dropped conversation_option (API-CONTRACT §3): ignored there, not refused.
-      conversation_option: version === 'v1.2' && body.conversation_option !== undefined ? parseConversationOption(first(body.conversation_option)) : '',
+      conversation_option: version === 'v1.2' && body.conversation_option !== undefined ? parseConversationOption(firstValue(body.conversation_option)) : '',
       operator: input.operator ?? '',
       threshold: input.threshold ?? '',
       ...(input.adjust_confidence_level !== undefined ? { adjust_confidence_level: input.adjust_confidence_level } : {}),
       group_by: input.group_by ?? '',
       sort_option: input.sort_option ?? '',
       page_limit: input.page_limit ?? 0,
-      filter: body.filter === undefined || body.filter === '' ? null : parseSearchFilter(first(body.filter)),
+      filter: body.filter === undefined || body.filter === '' ? null : parseSearchFilter(firstValue(body.filter)),
       include_user_metadata: input.include_user_metadata ?? false,
   };
 }
@@ -106,11 +104,11 @@ export function parseCombinedSearch(version: ApiVersion, body: Record<string, un
     index_id: indexIdOf(input.index_id),
     query: parseCombinedQuery(body.query),
     search_options: input.search_options ? canonicalSearchOptions(version, input.search_options) : [],
-    conversation_option: body.conversation_option !== undefined ? parseConversationOption(first(body.conversation_option)) : '',
+    conversation_option: body.conversation_option !== undefined ? parseConversationOption(firstValue(body.conversation_option)) : '',
     threshold: input.threshold ?? '',
     ...(input.adjust_confidence_level !== undefined ? { adjust_confidence_level: input.adjust_confidence_level } : {}),
     page_limit: input.page_limit ?? 0,
-    filter: body.filter === undefined || body.filter === '' ? null : parseSearchFilter(first(body.filter)),
+    filter: body.filter === undefined || body.filter === '' ? null : parseSearchFilter(firstValue(body.filter)),
   };
 }
 

@@ -3,7 +3,7 @@ import { toMetadataValues } from '@vus/grpc';
 import type { CreateTaskRequest__Input } from '@vus/grpc/types/task/v1/CreateTaskRequest';
 import type { ListTasksRequest__Input } from '@vus/grpc/types/task/v1/ListTasksRequest';
 import { z } from 'zod';
-import { looseBoolean, looseJson } from '../http/coerce';
+import { looseBoolean, looseJson, firstValue } from '../http/coerce';
 import { parsePageQuery } from '../http/paging';
 import { list, scalar, type RawQuery } from '../http/query';
 import { parseNumberRange, parseTimeRange } from '../http/ranges';
@@ -13,10 +13,8 @@ import type { ApiVersion } from '../versions';
 /** Multipart parts of POST /tasks that carry files (streamed to the blob store). */
 export const TASK_FILE_FIELDS: ReadonlySet<string> = new Set(['video_file', 'transcription_file']);
 
-/** The first of repeated values (py 0.4 sends some fields twice; API-CONTRACT §2.2). */
-const first = (v: unknown) => (Array.isArray(v) ? (v as unknown[])[0] : v);
-const text = z.preprocess(first, z.string({ error: 'expected a string' }).trim());
-const flag = z.preprocess(first, looseBoolean);
+const text = z.preprocess(firstValue, z.string({ error: 'expected a string' }).trim());
+const flag = z.preprocess(firstValue, looseBoolean);
 
 const metadataValue = z.union([z.string(), z.number().finite(), z.boolean()]);
 const createSchema = z.object({
@@ -28,7 +26,7 @@ const createSchema = z.object({
   disable_video_stream: flag.optional(),
   enable_video_stream: flag.optional(),
   user_metadata: z
-    .preprocess(first, looseJson(z.record(z.string(), metadataValue, { error: 'expected a JSON object of strings, numbers or booleans' })))
+    .preprocess(firstValue, looseJson(z.record(z.string(), metadataValue, { error: 'expected a JSON object of strings, numbers or booleans' })))
     .optional(),
 });
 
