@@ -8,6 +8,7 @@
  * const problems = validateForIndexing(info, { requireAudio: onlyConversation });
  * if (problems.length) throw mediaProblemError(problems[0]);
  * for await (const frame of sampleFrames(path, { fps: 1, width: 640, probe: info })) { … }
+ * const hls = await makeHls(path, outDir, { probe: info });   // index.m3u8 + seg<n>.ts, ≤ 720p
  * ```
  */
 export { MediaError, isMediaError, type MediaFailure } from './errors';
@@ -26,3 +27,14 @@ export { extractAudio, readWavInfo, readWavSamples, SPEECH_SAMPLE_RATE, type Ext
 export { detectShots, shotsFromBoundaries, type DetectShotsOptions, type Shot, type ShotBoundary, type ShotDetection } from './shots';
 export { extractSubtitles, parseSubtitleText, type Cue, type SubtitleTrackCues } from './subtitles';
 export { thumbnail } from './thumbnail';
+export {
+  makeHls,
+  planHls,
+  parseHlsPlaylist,
+  HLS_PLAYLIST,
+  type HlsOptions,
+  type HlsPlan,
+  type HlsPlaylist,
+  type HlsRendition,
+  type HlsSegment,
+} from './hls';

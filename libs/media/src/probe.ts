@@ -11,6 +11,10 @@ export interface VideoStreamInfo {
   width: number;
   height: number;
   fps: number;
+  /** ffprobe's pixel format (`yuv420p`, `yuv420p10le` …), when it names one. */
+  pixelFormat?: string;
+  /** Degrees a player turns the stored picture (phone videos); absent when upright. */
+  rotation?: number;
 }
 
 export interface AudioStreamInfo {
@@ -62,6 +66,7 @@ const ffprobeOutputSchema = z.object({
         codec_name: z.string().optional(),
         width: z.number().optional(),
         height: z.number().optional(),
+        pix_fmt: z.string().optional(),
         avg_frame_rate: z.string().optional(),
         r_frame_rate: z.string().optional(),
         sample_rate: numberish,
@@ -163,7 +168,8 @@ export function describeProbe(output: FfprobeOutput, sizeBytes: number): MediaPr
   if (durationSec === undefined || !(durationSec > 0)) {
     throw new MediaError('corrupt', 'The video file is broken: its duration cannot be determined.');
   }
-  const rotated = Math.abs(rotationOf(videoStream)) % 180 === 90;
+  const rotation = rotationOf(videoStream);
+  const rotated = Math.abs(rotation) % 180 === 90;
   const audioStream = output.streams.find((s) => s.codec_type === 'audio');
   const audio: AudioStreamInfo | undefined = audioStream?.codec_name
     ? { codec: audioStream.codec_name, sampleRate: toNumber(audioStream.sample_rate) ?? 0, channels: audioStream.channels ?? 0 }
@@ -177,6 +183,8 @@ export function describeProbe(output: FfprobeOutput, sizeBytes: number): MediaPr
       width: rotated ? videoStream.height : videoStream.width,
       height: rotated ? videoStream.width : videoStream.height,
       fps: frameRate(videoStream.avg_frame_rate) ?? frameRate(videoStream.r_frame_rate) ?? 0,
+      ...(videoStream.pix_fmt ? { pixelFormat: videoStream.pix_fmt } : {}),
+      ...(rotation % 360 !== 0 ? { rotation } : {}),
     },
     audio,
     hasAudio: audio !== undefined,

@@ -56,7 +56,7 @@ describe('probe', () => {
       container: 'mp4',
       durationSec: 12,
       sizeBytes: expect.any(Number),
-      video: { codec: 'h264', width: 1280, height: 720, fps: 25 },
+      video: { codec: 'h264', width: 1280, height: 720, fps: 25, pixelFormat: 'yuv420p' },
       audio: { codec: 'aac', sampleRate: 48000, channels: 1 },
       hasAudio: true,
       subtitles: [],

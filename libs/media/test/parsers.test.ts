@@ -72,7 +72,7 @@ describe('describeProbe', () => {
       { format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '12.5', tags: { major_brand: 'qt  ' } }, streams: [{ ...stream, side_data_list: [{ rotation: -90 }] }] },
       100,
     );
-    expect(probe).toMatchObject({ container: 'mov', durationSec: 12.5, video: { width: 1080, height: 1920, fps: 29.97 }, hasAudio: false });
+    expect(probe).toMatchObject({ container: 'mov', durationSec: 12.5, video: { width: 1080, height: 1920, fps: 29.97, rotation: -90 }, hasAudio: false });
   });
 
   it.each([
