@@ -4,7 +4,7 @@ import { startBillingService } from '@vus/billing-service';
 import { startGateway } from '@vus/gateway';
 import { startIndexService } from '@vus/index-service';
 import { startSearchService } from '@vus/search-service';
-import { parseAllowList, startTaskService, workerEnvShape } from '@vus/task-service';
+import { inProcessMediaMeter, parseAllowList, startTaskService, workerEnvShape } from '@vus/task-service';
 import { FileBlobStore } from '@vus/blob';
 import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/models';
 import { randomBytes } from 'node:crypto';
@@ -113,6 +113,13 @@ export async function startEmbedded(env: Record<string, string | undefined> = pr
       fetchAllowHosts: config.FETCH_ALLOW_HOSTS,
     });
     stops.unshift(() => search.stop());
+    // Media minutes are metered as in the cluster: each probed video is reserved against the
+    // organization's duration budgets (its plan's, from billing-service) and recorded there as
+    // spend. The budgets are counted in memory, but not in the gateway's counters: startGateway
+    // makes its own, so its X-RateLimit-Duration-* headers do not see these minutes. Unshifted
+    // before task-service, so it is closed after the worker has stopped.
+    const meter = inProcessMediaMeter(billing.address, log.child({ service: 'task-service' }));
+    stops.unshift(async () => meter.close());
     // Indexing tasks with their worker, and webhooks: task events come through the same bus.
     const task = await startTaskService({
       bind: '127.0.0.1:0',
@@ -129,6 +136,7 @@ export async function startEmbedded(env: Record<string, string | undefined> = pr
         concurrency: config.WORKER_CONCURRENCY,
         fetch: { allowHosts: config.FETCH_ALLOW_HOSTS },
         searchServiceAddress: search.address,
+        meter: meter.meter,
       },
     });
     stops.unshift(() => task.stop());

@@ -1,6 +1,16 @@
 import type { BlobStore } from '@vus/blob';
 import { envAddress, envBoolean, type Logger } from '@vus/core';
-import { cachedLimits, connectRedis, createBillingClient, limitTableOf, Meter, redisLimiters, UsageCounters } from '@vus/limits';
+import {
+  cachedLimits,
+  connectRedis,
+  createBillingClient,
+  limitTableOf,
+  memoryLimiters,
+  Meter,
+  redisLimiters,
+  UsageCounters,
+  type LimiterSource,
+} from '@vus/limits';
 import type { ModelRegistry } from '@vus/models';
 import { z } from 'zod';
 import type { IndexingWorkerConfig } from './start';
@@ -41,7 +51,10 @@ export function workerConfigFromEnv(env: WorkerEnv, blobs: BlobStore, models: Mo
   return {
     blobs,
     models,
-    meter: env.BILLING_SERVICE_ADDR && env.REDIS_URL ? mediaMeter(env.BILLING_SERVICE_ADDR, env.REDIS_URL, logger) : undefined,
+    meter:
+      env.BILLING_SERVICE_ADDR && env.REDIS_URL
+        ? mediaMeter(env.BILLING_SERVICE_ADDR, redisLimiters(connectRedis(env.REDIS_URL, logger)), logger).meter
+        : undefined,
     searchServiceAddress: env.SEARCH_SERVICE_ADDR,
     fetch: { allowHosts: env.FETCH_ALLOW_HOSTS, maxBytes: env.FETCH_MAX_BYTES },
     workRoot: env.WORK_DIR,
@@ -53,9 +66,23 @@ export function workerConfigFromEnv(env: WorkerEnv, blobs: BlobStore, models: Mo
   };
 }
 
-/** The Meter as the gateway builds it: shared counters in Redis, limits and spend from billing-service. */
-export function mediaMeter(billingAddress: string, redisUrl: string, logger: Logger): Meter {
+export interface MediaMeterHandle {
+  meter: Meter;
+  /** Closes the billing-service client. */
+  close(): void;
+}
+
+/**
+ * The Meter as the gateway builds it: budgets on `limiters` (the gateway's counters: Redis in
+ * cluster mode), each organization's limits and its spend in billing-service.
+ */
+export function mediaMeter(billingAddress: string, limiters: LimiterSource, logger: Logger): MediaMeterHandle {
   const billing = createBillingClient(billingAddress);
-  const counters = new UsageCounters(redisLimiters(connectRedis(redisUrl, logger)));
-  return new Meter(counters, cachedLimits(async (orgId) => limitTableOf(await billing.getPlan(orgId)), { logger }), billing);
+  const limits = cachedLimits(async (orgId) => limitTableOf(await billing.getPlan(orgId)), { logger });
+  return { meter: new Meter(new UsageCounters(limiters), limits, billing), close: () => billing.close() };
+}
+
+/** Embedded mode: the budgets are counted in this process's memory, as the embedded gateway counts. */
+export function inProcessMediaMeter(billingAddress: string, logger: Logger): MediaMeterHandle {
+  return mediaMeter(billingAddress, memoryLimiters(), logger);
 }
