@@ -21,6 +21,14 @@ export class Meter {
    */
   async reserveMediaSeconds(orgId: string, category: Category, seconds: number, idempotencyKey: string): Promise<void> {
     await this.counters.reserve(orgId, category, 'duration', seconds, await this.limits.limitsFor(orgId));
+    await this.recordMediaSpend(orgId, seconds, idempotencyKey);
+  }
+
+  /**
+   * The spend of a media reservation alone (idempotent by key), for a caller that cannot tell
+   * whether an interrupted reservation got as far as reporting it: the counters are not touched.
+   */
+  async recordMediaSpend(orgId: string, seconds: number, idempotencyKey: string): Promise<void> {
     await this.billing.recordSpend(orgId, { idempotencyKey, unitKind: 'video_second', quantity: seconds, occurredAt: new Date() });
   }
 

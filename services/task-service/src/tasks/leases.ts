@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@vus/events';
 import type { TaskStatus } from './status';
-import type { ExtractorReport, SystemMetadata, TaskFailure, TaskRecord } from './tasks';
+import type { ExtractorReport, SystemMetadata, TaskFailure, TaskHls, TaskRecord } from './tasks';
 
 /**
  * Work on a task is done under a lease: a worker claims the task until `leaseExpiresAt` and
@@ -15,6 +15,12 @@ export interface ClaimedTask extends TaskRecord {
   attempts: number;
   /** The media minutes were reserved with the Meter (done once per task). */
   mediaReserved: boolean;
+  /**
+   * A worker began reserving the media minutes (recorded before it asks the Meter). Set while
+   * `mediaReserved` is not: that worker died or failed in between, and may have debited the
+   * usage counters already.
+   */
+  mediaReserveStarted: boolean;
 }
 
 /** Fields the worker fills in as the task moves on. */
@@ -24,7 +30,9 @@ export interface TaskChanges {
   progress?: number;
   failure?: TaskFailure;
   mediaReserved?: boolean;
+  mediaReserveStarted?: boolean;
   extractors?: ExtractorReport;
+  hls?: TaskHls;
 }
 
 export interface TaskUpdate {

@@ -2,7 +2,7 @@ import { isUniqueViolation, type Database, type Queryable } from '@vus/db';
 import { enqueueEvents } from '@vus/events';
 import type { ClaimedTask, TaskChanges, TaskLeaseStore } from './leases';
 import { TASK_STATUSES, type TaskStatus } from './status';
-import type { NumberBounds, StatusCounts, TaskFilter, TaskRecord, TaskStore, TimeBounds, UserMetadata } from './tasks';
+import type { NumberBounds, StatusCounts, TaskFilter, TaskHls, TaskRecord, TaskStore, TimeBounds, UserMetadata } from './tasks';
 
 interface TaskRow {
   id: string;
@@ -34,10 +34,29 @@ interface TaskRow {
   lease_expires_at: Date | null;
   attempts: number;
   media_reserved: boolean;
+  media_reserve_started: boolean;
+  hls: HlsRow | null;
   created_at: Date;
   updated_at: Date;
   history: { status: TaskStatus; at: string }[] | null;
   [column: string]: unknown;
+}
+
+/** tasks.hls as stored (jsonb). */
+interface HlsRow {
+  status: TaskHls['status'];
+  video_key: string | null;
+  thumbnail_keys: string[];
+  updated_at: string;
+}
+
+function hlsOf(row: HlsRow | null): TaskHls | null {
+  if (!row) return null;
+  return { status: row.status, videoKey: row.video_key, thumbnailKeys: row.thumbnail_keys, updatedAt: new Date(row.updated_at) };
+}
+
+function hlsRow(hls: TaskHls): HlsRow {
+  return { status: hls.status, video_key: hls.videoKey, thumbnail_keys: hls.thumbnailKeys, updated_at: hls.updatedAt.toISOString() };
 }
 
 const HISTORY = `(SELECT json_agg(json_build_object('status', h.status, 'at', h.at) ORDER BY h.position)
@@ -75,6 +94,7 @@ function toRecord(row: TaskRow): TaskRecord {
             size: Number(row.size ?? 0),
           },
     progress: row.progress,
+    hls: hlsOf(row.hls),
     extractors: { ran: row.extractors_run, skipped: row.extractors_skipped },
     failure: row.failure_code ? { code: row.failure_code, message: row.failure_message ?? '' } : null,
     idempotencyKey: row.idempotency_key,
@@ -91,6 +111,7 @@ function toClaimed(row: TaskRow): ClaimedTask {
     leaseExpiresAt: row.lease_expires_at ?? new Date(0),
     attempts: row.attempts,
     mediaReserved: row.media_reserved,
+    mediaReserveStarted: row.media_reserve_started,
   };
 }
 
@@ -240,6 +261,8 @@ function changeAssignments(changes: TaskChanges, first: number): { sql: string[]
     set('failure_message', changes.failure.message);
   }
   if (changes.mediaReserved !== undefined) set('media_reserved', changes.mediaReserved);
+  if (changes.mediaReserveStarted !== undefined) set('media_reserve_started', changes.mediaReserveStarted);
+  if (changes.hls) set('hls', JSON.stringify(hlsRow(changes.hls)));
   if (changes.extractors) {
     set('extractors_run', changes.extractors.ran);
     set('extractors_skipped', JSON.stringify(changes.extractors.skipped));

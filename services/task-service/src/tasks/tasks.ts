@@ -39,6 +39,22 @@ export interface ExtractorReport {
   skipped: SkippedExtractor[];
 }
 
+/** HLS status values (API-CONTRACT §4). */
+export type HlsStatus = 'PROCESSING' | 'COMPLETE' | 'CANCELED' | 'ERROR';
+
+/**
+ * The video stream made for a task that asked for one (`enable_video_stream`). Blob keys, not
+ * URLs: the gateway signs them into expiring URLs when it shows the task or the video.
+ */
+export interface TaskHls {
+  status: HlsStatus;
+  /** The playlist (`videos/<video id>/hls/index.m3u8`); null until COMPLETE. */
+  videoKey: string | null;
+  /** Still images beside the playlist. */
+  thumbnailKeys: string[];
+  updatedAt: Date;
+}
+
 export interface StatusChange {
   status: TaskStatus;
   at: Date;
@@ -63,6 +79,8 @@ export interface TaskRecord {
   system: SystemMetadata | null;
   /** 0–100 while indexing. */
   progress: number;
+  /** The video stream, once the worker started making it; null when none was asked for. */
+  hls: TaskHls | null;
   extractors: ExtractorReport;
   failure: TaskFailure | null;
   idempotencyKey: string | null;
@@ -226,6 +244,7 @@ export function createTaskService({ store, indexes, blobs, clock, eventsWritten 
         filename: input.filename.trim() || (source.kind === 'url' ? filenameFromUrl(source.url) : URL_FILENAME_FALLBACK),
         system: null,
         progress: 0,
+        hls: null,
         extractors: { ran: [], skipped: [] },
         failure: null,
         idempotencyKey: input.idempotencyKey,

@@ -21,7 +21,10 @@ import { thumbnailFor, type Segment, type SegmentSink } from './segments';
 
 /** Charges a task's media minutes (libs/limits Meter); refuses with `too_many_requests`. */
 export interface MediaMeter {
+  /** Debits the organization's duration counters, then records the spend (idempotent by key). */
   reserveMediaSeconds(orgId: string, category: 'index', seconds: number, idempotencyKey: string): Promise<void>;
+  /** Records the spend alone (idempotent by key); the counters are left as they are. */
+  recordMediaSpend(orgId: string, seconds: number, idempotencyKey: string): Promise<void>;
 }
 
 export interface PipelineDeps {
@@ -107,7 +110,7 @@ export class TaskPipeline {
       if (task.status === 'validating') task = await this.validate(task, workDir, signal);
       if (task.status === 'pending') {
         // Once per task: a task taken over after `queued` was already charged.
-        if (!claimed.mediaReserved) await this.reserveMinutes(task);
+        if (!claimed.mediaReserved) task = await this.reserveMinutes(task, claimed.mediaReserveStarted);
         task = await this.advance(task, 'queued', { mediaReserved: true });
       }
       if (task.status === 'queued') task = await this.advance(task, 'indexing', { progress: 0 });
@@ -190,10 +193,28 @@ export class TaskPipeline {
     return this.advance(task, 'pending', { system: systemMetadata(task, probed) });
   }
 
-  private async reserveMinutes(task: TaskRecord): Promise<void> {
-    if (!this.deps.meter) return;
+  /**
+   * Charges the media minutes. The usage counters (Redis) are not idempotent, so the intent is
+   * written under the lease first: a worker that finds it set, with the reservation not
+   * committed, is taking over from one that died (or failed) somewhere in the middle, which may
+   * have debited the counters already. It records the spend only (idempotent by key, so the
+   * ledger is charged exactly once) and never debits the counters a second time. The price: a
+   * worker that died after writing the intent but before the Meter debited leaves the counters
+   * one video short, which is better than charging a budget twice.
+   */
+  private async reserveMinutes(task: TaskRecord, startedBefore: boolean): Promise<TaskRecord> {
+    const { meter } = this.deps;
+    if (!meter) return task;
     if (!task.system) throw new Error(`task ${task.id} is pending without system metadata`);
-    await this.deps.meter.reserveMediaSeconds(task.orgId, 'index', task.system.duration, `task:${task.id}`);
+    const key = `task:${task.id}`;
+    if (startedBefore) {
+      await meter.recordMediaSpend(task.orgId, task.system.duration, key);
+      return task;
+    }
+    const intended = await this.write(task, { changes: { mediaReserveStarted: true } });
+    if (!intended) throw new LeaseLost(task.id);
+    await meter.reserveMediaSeconds(task.orgId, 'index', task.system.duration, key);
+    return intended;
   }
 
   /** indexing → ready: the extractors, then the video, its artifacts and its segments. */
