@@ -59,13 +59,17 @@ export function lexicalPlan(groups: readonly TermGroup[]): LexicalPlan | undefin
   return { anyQuery: alternatives.map((a) => `(${a.any})`).join(' | '), everyQuery: groupQueries.join(' & '), alternatives, slots };
 }
 
-/** A hit's score from the store's flags: the best match of each group, averaged over groups. */
-export function scoreHit(groups: readonly TermGroup[], plan: LexicalPlan, flags: { direct: readonly boolean[]; any: readonly boolean[] }): number {
+/**
+ * A hit's score from the store's match kinds (one character per alternative: `d` direct, `e`
+ * expanded, `-` none): the best match of each group, averaged over groups.
+ */
+export function scoreHit(groups: readonly TermGroup[], plan: LexicalPlan, kinds: string): number {
   return lexicalScore(groups, (g, a): MatchKind | undefined => {
     const slot = plan.slots[g]?.[a];
     if (slot === undefined) return undefined;
-    if (flags.direct[slot]) return 'direct';
-    if (flags.any[slot]) return 'expanded';
+    const kind = kinds[slot];
+    if (kind === 'd') return 'direct';
+    if (kind === 'e') return 'expanded';
     return undefined;
   });
 }

@@ -135,7 +135,7 @@ export function createSearch(deps: SearchDeps) {
       // One query per option, so that a common option cannot crowd out the others' candidates.
       const perOption = await Promise.all(lexicalOptions.map((option) => store.lexical(scope, [option], plan, CANDIDATES_PER_OPTION)));
       perOption.forEach((hits, i) => {
-        for (const hit of hits) matches.push(matchOf(hit, lexicalOptions[i]!, scoreHit(groups, plan, hit)));
+        for (const hit of hits) matches.push(matchOf(hit, lexicalOptions[i]!, scoreHit(groups, plan, hit.kinds)));
       });
     }
     if (options.includes('conversation') && conversationOption === 'exact_match' && text.trim()) {
@@ -177,7 +177,7 @@ export function createSearch(deps: SearchDeps) {
     const plan = lexicalPlan(groups);
     if (!plan) return [];
     const hits = await store.lexical(scope, ['visual'], plan, CANDIDATES_PER_OPTION);
-    return hits.map((hit) => matchOf(hit, 'visual', scoreHit(groups, plan, hit)));
+    return hits.map((hit) => matchOf(hit, 'visual', scoreHit(groups, plan, hit.kinds)));
   }
 
   async function matchesOf(scope: Scope, query: Query, params: Pick<SearchParams, 'options' | 'conversationOption'>): Promise<SegmentMatch[]> {

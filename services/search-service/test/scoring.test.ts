@@ -80,7 +80,7 @@ describe('tsquery texts', () => {
     ]);
     expect(plan.anyQuery).toBe('(car) | (motor:A <-> vehicle:A) | (red)');
     expect(plan.everyQuery).toBe('((car) | (motor:A <-> vehicle:A)) & ((red))');
-    expect(scoreHit(groups, plan, { direct: [false, true, false], any: [false, true, true] })).toBeCloseTo((0.6 + 0.75) / 2);
+    expect(scoreHit(groups, plan, '-de')).toBeCloseTo((0.6 + 0.75) / 2);
     expect(lexicalPlan([{ term: '!!', alternatives: [{ text: '!!', weight: 1 }] }])).toBeUndefined();
   });
 });
