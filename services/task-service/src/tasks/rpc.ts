@@ -5,6 +5,7 @@ import type { TimeRange } from '@vus/grpc/types/common/v1/TimeRange';
 import type { Task__Input } from '@vus/grpc/types/task/v1/Task';
 import type { TaskServiceHandlers } from '@vus/grpc/types/task/v1/TaskService';
 import { z } from 'zod';
+import { estimateCompletion } from './estimate';
 import { TASK_STATUSES } from './status';
 import type { MetadataValue, NumberBounds, TaskRecord, TaskService, TimeBounds } from './tasks';
 
@@ -48,18 +49,8 @@ function userMetadata(values: Parameters<typeof fromMetadataValues>[0]): Record<
   return plain as Record<string, MetadataValue>;
 }
 
-/**
- * Seconds left, extrapolated from the time spent indexing so far; 0 when unknown (the SDKs read
- * it only as a hint).
- */
-export function remainingSeconds(task: TaskRecord, now: Date): number {
-  const started = [...task.history].reverse().find((h) => h.status === 'indexing')?.at;
-  if (task.status !== 'indexing' || !started || task.progress <= 0) return 0;
-  const elapsed = (now.getTime() - started.getTime()) / 1000;
-  return Math.max(0, Math.round((elapsed * (100 - task.progress)) / task.progress));
-}
-
 export function toProtoTask(task: TaskRecord, now: Date): Task__Input {
+  const completion = estimateCompletion(task, now);
   return {
     id: task.id,
     index_id: task.indexId,
@@ -67,7 +58,16 @@ export function toProtoTask(task: TaskRecord, now: Date): Task__Input {
     status: task.status,
     failure: task.failure && { code: task.failure.code, message: task.failure.message },
     system_metadata: task.system ?? { filename: task.filename },
-    process: task.status === 'indexing' ? { percentage: task.progress, remain_seconds: remainingSeconds(task, now) } : null,
+    // remain_seconds is 0 while it cannot be told yet (the field has no "unknown").
+    process: task.status === 'indexing' ? { percentage: task.progress, remain_seconds: completion?.remainSeconds ?? 0 } : null,
+    estimated_time: completion ? toTimestamp(completion.estimatedAt) : null,
+    // Blob keys: the gateway signs them into URLs.
+    hls: task.hls && {
+      video_url: task.hls.videoKey ?? '',
+      thumbnail_urls: task.hls.thumbnailKeys,
+      status: task.hls.status,
+      updated_at: toTimestamp(task.hls.updatedAt),
+    },
     user_metadata: toMetadataValues(task.userMetadata),
     created_at: toTimestamp(task.createdAt),
     updated_at: toTimestamp(task.updatedAt),
