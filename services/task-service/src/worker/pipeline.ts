@@ -3,15 +3,16 @@ import { ApiError, isApiError, type Clock, type Logger } from '@vus/core';
 import { fetchText, openUrl, type FetchPolicy } from '@vus/fetch';
 import { toMetadataValues, toTimestamp, type OutgoingContext } from '@vus/grpc';
 import type { Index } from '@vus/grpc/types/index/v1/Index';
-import { mediaProblemError, probe, validateForIndexing, type MediaProbe } from '@vus/media';
+import { HLS_PLAYLIST, makeHls, mediaProblemError, probe, validateForIndexing, type MediaProbe } from '@vus/media';
 import type { ModelRegistry } from '@vus/models';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { IndexClient } from '../index-client';
 import type { ClaimedTask, TaskChanges, TaskLeaseStore } from '../tasks/leases';
 import type { TaskStatus } from '../tasks/status';
-import { failureOf, statusChangedEvent, type ExtractorReport, type SystemMetadata, type TaskRecord } from '../tasks/tasks';
+import { failureOf, statusChangedEvent, type ExtractorReport, type SystemMetadata, type TaskHls, type TaskRecord } from '../tasks/tasks';
 import { extractConversation } from './extract/conversation';
 import { analyseFrames, type FrameModels } from './extract/frames';
 import { BRANDS } from './extract/brands';
@@ -73,6 +74,14 @@ export class LeaseLost extends Error {
 export function thumbnailKey(videoId: string, timeSec: number): string {
   return `videos/${videoId}/thumbnails/${Math.round(timeSec * 1000)}.jpg`;
 }
+
+/** The folder of a video's HLS rendition: under the video, so its deletion removes it. */
+export function hlsPrefix(videoId: string): string {
+  return `videos/${videoId}/hls/`;
+}
+
+/** The still stored beside the playlist (the stream's `thumbnail_urls`). */
+const HLS_THUMBNAIL = 'thumbnail.jpg';
 
 /** Where a fetched video_url is stored. */
 export function fetchedMediaKey(taskId: string): string {
@@ -253,6 +262,9 @@ export class TaskPipeline {
     if (conversation?.skipped) report.skipped.push({ name: conversation.skipped.extractor, reason: conversation.skipped.reason });
     await this.progress(task, 92);
 
+    const hls = task.enableVideoStream ? await this.videoStream(task, file, probed, frames.thumbnails, workDir, signal) : undefined;
+    if (hls) await this.progress(task, 97);
+
     const thumbnails = plan.thumbnails ? await this.storeThumbnails(task, frames.thumbnails) : [];
     const ctx = this.ctx(task.orgId);
     await deps.index.createVideo(ctx, {
@@ -263,6 +275,7 @@ export class TaskPipeline {
       extractors_run: report.ran,
       media_blob_key: task.mediaBlobKey ?? '',
       created_at: toTimestamp(task.createdAt),
+      hls: hls && { video_url: hls.videoKey ?? '', thumbnail_urls: hls.thumbnailKeys, status: hls.status, updated_at: toTimestamp(hls.updatedAt) },
     });
     await deps.index.putVideoArtifacts(ctx, {
       index_id: task.indexId,
@@ -296,7 +309,43 @@ export class TaskPipeline {
       { taskId: task.id, videoId: task.videoId, analysedFrames: frames.analysedFrames, sampledFrames: frames.observations.length, timings: frames.timings, report },
       'video indexed',
     );
-    return this.advance(task, 'ready', { progress: 100, extractors: report });
+    return this.advance(task, 'ready', { progress: 100, extractors: report, ...(hls ? { hls } : {}) });
+  }
+
+  /**
+   * The HLS rendition the task asked for (`enable_video_stream`), stored under the video's folder:
+   * segments first, the playlist last, so a stored playlist never names a missing segment; a
+   * re-run overwrites. It is a convenience, not part of the index: when it cannot be made the
+   * stream says ERROR and the video is indexed all the same.
+   */
+  private async videoStream(
+    task: TaskRecord,
+    file: string,
+    probed: MediaProbe,
+    stills: readonly { timeSec: number; jpeg: Buffer }[],
+    workDir: string,
+    signal: AbortSignal,
+  ): Promise<TaskHls> {
+    const { blobs, clock, logger } = this.deps;
+    const processing: TaskHls = { status: 'PROCESSING', videoKey: null, thumbnailKeys: [], updatedAt: clock.now() };
+    if (!(await this.write(task, { changes: { hls: processing } }))) throw new LeaseLost(task.id);
+    const prefix = hlsPrefix(task.videoId);
+    try {
+      const started = performance.now();
+      const dir = join(workDir, 'hls');
+      await mkdir(dir);
+      const rendition = await makeHls(file, dir, { probe: probed, signal });
+      for (const name of rendition.files) await blobs.put(`${prefix}${name}`, createReadStream(join(dir, name)), { signal });
+      // A keyframe from the frame pass: the middle one shows more of the video than its first frame.
+      const still = stills[Math.floor(stills.length / 2)];
+      if (still) await blobs.put(`${prefix}${HLS_THUMBNAIL}`, Readable.from([still.jpeg]), { signal });
+      logger.info({ taskId: task.id, plan: rendition.plan, segments: rendition.segments.length, ms: Math.round(performance.now() - started) }, 'video stream made');
+      return { status: 'COMPLETE', videoKey: `${prefix}${HLS_PLAYLIST}`, thumbnailKeys: still ? [`${prefix}${HLS_THUMBNAIL}`] : [], updatedAt: clock.now() };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      logger.warn({ err: error, taskId: task.id, videoId: task.videoId }, 'the video stream could not be made; the video is indexed without it');
+      return { status: 'ERROR', videoKey: null, thumbnailKeys: [], updatedAt: clock.now() };
+    }
   }
 
   /** The frame models the plan asks for; CLIP is optional (recorded as skipped when absent). */
