@@ -10,6 +10,8 @@ Shared named templates. Every service template builds one context and calls thes
   protocol       "grpc" (GRPC_BIND on port 50051, grpc.health.v1 probes) or "http" (HOST/PORT 8080,
                  /healthz liveness and /readyz readiness)
   healthService  grpc only: the fully qualified service name its readiness probe asks about
+                 ("" for a process that serves health checks only: ready while it answers)
+  command        optional container command (list); default node services/<name>/dist/main.js
   env            optional dict of wiring variables the chart sets (e.g. peer addresses)
   secretEnv      optional dict NAME -> { secretName, key }; skipped when secretName is empty
   mounts         optional list of volumes besides /tmp: dicts { name, mountPath, readOnly, source }
@@ -166,7 +168,10 @@ livenessProbe:
 readinessProbe:
   grpc:
     port: {{ $port }}
-    service: {{ required (printf "%s: a gRPC service needs healthService" .name) .healthService | quote }}
+    {{- if not (hasKey . "healthService") }}
+    {{- fail (printf "%s: a gRPC service needs healthService" .name) }}
+    {{- end }}
+    service: {{ .healthService | quote }}
   periodSeconds: 5
   timeoutSeconds: 3
   failureThreshold: 3
@@ -236,7 +241,7 @@ spec:
         - name: {{ .name }}
           image: {{ include "vus.image" . | quote }}
           imagePullPolicy: {{ (default (dict) $v.image).pullPolicy | default $g.image.pullPolicy | default "IfNotPresent" }}
-          command: ["node", "services/{{ .name }}/dist/main.js"]
+          command: {{ .command | default (list "node" (printf "services/%s/dist/main.js" .name)) | toJson }}
           ports:
             - name: {{ $portName }}
               containerPort: {{ $port }}

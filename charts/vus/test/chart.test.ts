@@ -34,6 +34,12 @@ const GRPC_HEALTH = [
   ['task-service', 'vus.task.v1.TaskService'],
   ['search-service', 'vus.search.v1.SearchService'],
 ] as const;
+/**
+ * The indexing worker runs inside task-service, or (taskService.worker.enabled) as the Deployment
+ * `indexing-worker`: WORKER stands for whichever Deployment runs it in a profile.
+ */
+const WORKER = 'the indexing worker';
+const STANDALONE_WORKER = 'indexing-worker';
 /** Who calls whom: [caller, its variable, the callee]. */
 const PEERS = [
   ['gateway', 'INDEX_SERVICE_ADDR', 'index-service'],
@@ -41,14 +47,17 @@ const PEERS = [
   ['gateway', 'TASK_SERVICE_ADDR', 'task-service'],
   ['gateway', 'SEARCH_SERVICE_ADDR', 'search-service'],
   ['task-service', 'INDEX_SERVICE_ADDR', 'index-service'],
-  ['task-service', 'SEARCH_SERVICE_ADDR', 'search-service'],
-  ['task-service', 'BILLING_SERVICE_ADDR', 'billing-service'],
+  [WORKER, 'INDEX_SERVICE_ADDR', 'index-service'],
+  [WORKER, 'SEARCH_SERVICE_ADDR', 'search-service'],
+  [WORKER, 'BILLING_SERVICE_ADDR', 'billing-service'],
   ['search-service', 'INDEX_SERVICE_ADDR', 'index-service'],
 ] as const;
 /** The services that share the blob store (BLOB_DIR), those on the event bus, those that load models. */
-const BLOB_USERS = ['gateway', 'index-service', 'task-service'];
-const BUS_USERS = ['index-service', 'task-service', 'search-service'];
-const MODEL_USERS = ['task-service', 'search-service'];
+const BLOB_USERS = ['gateway', 'index-service', 'task-service', WORKER];
+const BUS_USERS = ['index-service', 'task-service', 'search-service', WORKER];
+const MODEL_USERS = [WORKER, 'search-service'];
+/** Variables only the worker reads: task-service's API pods go without them when the worker runs apart. */
+const WORKER_ONLY_ENV = ['WORK_DIR', 'MODELS_DIR', 'SEARCH_SERVICE_ADDR', 'BILLING_SERVICE_ADDR', 'REDIS_URL'];
 
 type Obj = Record<string, any>;
 
@@ -129,13 +138,21 @@ function merged(base: Obj, override: Obj): Obj {
 }
 
 describe('charts/vus', () => {
-  it('has the default and an overridden ci values profile', () => {
-    expect(PROFILES).toEqual(expect.arrayContaining(['default-values.yaml', 'scaled-values.yaml']));
+  it('has the default, an overridden and a standalone-worker ci values profile', () => {
+    expect(PROFILES).toEqual(expect.arrayContaining(['default-values.yaml', 'scaled-values.yaml', 'standalone-worker-values.yaml']));
   });
 
   describe.each(PROFILES)('with ci/%s', (profile) => {
     const file = path.join(CHART, 'ci', profile);
     const expected = merged(values(path.join(CHART, 'values.yaml')), values(file));
+    const standalone = Boolean(expected.taskService.worker?.enabled);
+    /** The Deployment a role runs in with this profile's values. */
+    const host = (name: string) => (name === WORKER ? (standalone ? STANDALONE_WORKER : 'task-service') : name);
+    /** Every Deployment, with its values block. */
+    const deployments = [
+      ...SERVICES.map(({ name, key }) => ({ name, block: expected[key] as Obj })),
+      ...(standalone ? [{ name: STANDALONE_WORKER, block: expected.taskService.worker as Obj }] : []),
+    ];
     let objects: Obj[];
 
     beforeAll(() => {
@@ -148,8 +165,8 @@ describe('charts/vus', () => {
       expect(result.status).toBe(0);
     });
 
-    it('renders one Deployment and one Service per service', () => {
-      expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(SERVICES.map((s) => s.name).sort());
+    it('renders one Deployment and one Service per service (and a Deployment without a Service for a standalone worker)', () => {
+      expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(deployments.map((d) => d.name).sort());
       expect(ofKind(objects, 'Service').map(component).sort()).toEqual(SERVICES.map((s) => s.name).sort());
     });
 
@@ -159,7 +176,7 @@ describe('charts/vus', () => {
       expect(deployment.spec.replicas).toBe(expected[key].replicas);
     });
 
-    it.each(SERVICES)('gives $name liveness and readiness probes', ({ name }) => {
+    it.each(deployments)('gives $name liveness and readiness probes', ({ name }) => {
       const container = containerOf(deploymentOf(objects, name));
       for (const probe of ['livenessProbe', 'readinessProbe']) {
         const handler = container[probe] ?? {};
@@ -167,16 +184,16 @@ describe('charts/vus', () => {
       }
     });
 
-    it.each(SERVICES)('gives $name the configured cpu and memory requests and limits', ({ name, key }) => {
+    it.each(deployments)('gives $name the configured cpu and memory requests and limits', ({ name, block }) => {
       const resources = containerOf(deploymentOf(objects, name)).resources;
       for (const bound of ['requests', 'limits']) {
         expect(resources?.[bound]?.cpu).toBeDefined();
         expect(resources?.[bound]?.memory).toBeDefined();
       }
-      expect(resources).toEqual(expected[key].resources);
+      expect(resources).toEqual(block.resources);
     });
 
-    it.each(SERVICES)('runs $name non-root with a read-only root filesystem and no capabilities', ({ name }) => {
+    it.each(deployments)('runs $name non-root with a read-only root filesystem and no capabilities', ({ name }) => {
       const deployment = deploymentOf(objects, name);
       const pod: Obj = deployment.spec.template.spec.securityContext ?? {};
       const container: Obj = containerOf(deployment).securityContext ?? {};
@@ -214,7 +231,7 @@ describe('charts/vus', () => {
     });
 
     it.each(PEERS)("points %s's %s at the %s Service", (caller, variable, name) => {
-      const addr = envOf(containerOf(deploymentOf(objects, caller)), variable);
+      const addr = envOf(containerOf(deploymentOf(objects, host(caller))), variable);
       expect(addr?.value).toBe(grpcAddressOf(objects, name));
     });
 
@@ -228,16 +245,16 @@ describe('charts/vus', () => {
       expect(signing?.valueFrom?.secretKeyRef).toEqual(signingRef?.secretName ? { name: signingRef.secretName, key: signingRef.key } : undefined);
       expect(smtp?.valueFrom?.secretKeyRef?.name).toBe(expected.billingService.smtpUrl?.secretName || undefined);
       // The worker charges media minutes on the gateway's counters: the same Redis.
-      expect(envOf(containerOf(deploymentOf(objects, 'task-service')), 'REDIS_URL')).toEqual(redis);
+      expect(envOf(containerOf(deploymentOf(objects, host(WORKER))), 'REDIS_URL')).toEqual(redis);
     });
 
     it('shares one blob volume between the gateway, index-service and task-service, at BLOB_DIR', () => {
       const claim = expected.global.blobs.existingClaim || `${RELEASE}-blobs`;
-      for (const service of SERVICES.map((s) => s.name)) {
+      for (const service of deployments.map((d) => d.name)) {
         const deployment = deploymentOf(objects, service);
         const container = containerOf(deployment);
         const volume = (deployment.spec.template.spec.volumes as Obj[]).find((v) => v.persistentVolumeClaim?.claimName === claim);
-        if (!BLOB_USERS.includes(service)) {
+        if (!BLOB_USERS.map(host).includes(service)) {
           expect([service, volume, envOf(container, 'BLOB_DIR')]).toEqual([service, undefined, undefined]);
           continue;
         }
@@ -256,14 +273,14 @@ describe('charts/vus', () => {
     });
 
     it('gives KAFKA_BROKERS to the services on the event bus exactly when brokers are set', () => {
-      for (const { name } of SERVICES) {
+      for (const { name } of deployments) {
         const brokers = envOf(containerOf(deploymentOf(objects, name)), 'KAFKA_BROKERS')?.value;
-        expect([name, brokers]).toEqual([name, BUS_USERS.includes(name) && expected.global.kafka.brokers ? expected.global.kafka.brokers : undefined]);
+        expect([name, brokers]).toEqual([name, BUS_USERS.map(host).includes(name) && expected.global.kafka.brokers ? expected.global.kafka.brokers : undefined]);
       }
     });
 
     it('mounts the models read-only as MODELS_DIR exactly when a claim is named', () => {
-      for (const name of MODEL_USERS) {
+      for (const name of MODEL_USERS.map(host)) {
         const deployment = deploymentOf(objects, name);
         const container = containerOf(deployment);
         const volume = (deployment.spec.template.spec.volumes as Obj[]).find((v) => v.name === 'models');
@@ -278,18 +295,27 @@ describe('charts/vus', () => {
       }
     });
 
-    it("gives task-service's worker its scratch space as WORK_DIR on a bounded emptyDir", () => {
-      const deployment = deploymentOf(objects, 'task-service');
+    it('gives the indexing worker its scratch space as WORK_DIR on a bounded emptyDir', () => {
+      const deployment = deploymentOf(objects, host(WORKER));
       const container = containerOf(deployment);
       const dir = envOf(container, 'WORK_DIR')?.value;
       const mount = (container.volumeMounts as Obj[]).find((m) => m.mountPath === dir);
       const volume = (deployment.spec.template.spec.volumes as Obj[]).find((v) => v.name === mount?.name);
-      expect(volume?.emptyDir).toEqual({ sizeLimit: expected.taskService.workDir.sizeLimit });
+      const block = standalone ? expected.taskService.worker : expected.taskService;
+      expect(volume?.emptyDir).toEqual({ sizeLimit: block.workDir.sizeLimit });
+    });
+
+    it('runs the indexing worker in task-service exactly when no standalone worker is enabled', () => {
+      const container = containerOf(deploymentOf(objects, 'task-service'));
+      expect(envOf(container, 'WORKER_ENABLED')?.value).toBe(standalone ? 'false' : undefined);
+      const workerOnly = WORKER_ONLY_ENV.filter((name) => envOf(container, name));
+      if (standalone) expect(workerOnly).toEqual([]);
+      else expect(workerOnly).toEqual(expect.arrayContaining(['WORK_DIR', 'SEARCH_SERVICE_ADDR', 'BILLING_SERVICE_ADDR']));
     });
 
     it('renders NetworkPolicies exactly when they are enabled', () => {
       const policies = ofKind(objects, 'NetworkPolicy').map(component).sort();
-      expect(policies).toEqual(expected.global.networkPolicy?.enabled ? SERVICES.map((s) => s.name).sort() : []);
+      expect(policies).toEqual(expected.global.networkPolicy?.enabled ? deployments.map((d) => d.name).sort() : []);
     });
   });
 
@@ -327,6 +353,100 @@ describe('charts/vus', () => {
     });
   });
 
+  describe('the standalone indexing worker (taskService.worker)', () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(path.join(tmpdir(), 'vus-chart-'));
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const renderWith = (text: string) => {
+      const file = path.join(dir, 'values.yaml');
+      writeFileSync(file, text);
+      return render([file]);
+    };
+    const WORKER_ON = [
+      'global:\n  kafka:\n    brokers: kafka:9092\n  models:\n    existingClaim: models\n',
+      'gateway:\n  redisUrl:\n    secretName: redis\n    key: url\n',
+      'taskService:\n  worker:\n    enabled: true\n    replicas: 3\n    env:\n      WORKER_CONCURRENCY: "4"\n',
+      '    resources:\n      requests: { cpu: "3", memory: 5Gi }\n      limits: { cpu: "6", memory: 12Gi }\n',
+      '    workDir:\n      sizeLimit: 80Gi\n',
+    ].join('');
+
+    it('is not rendered when off (the default): task-service indexes in-process', () => {
+      const objects = renderWith('global:\n  kafka:\n    brokers: kafka:9092\n');
+      expect(ofKind(objects, 'Deployment').map(component)).not.toContain(STANDALONE_WORKER);
+      const taskService = containerOf(deploymentOf(objects, 'task-service'));
+      expect(envOf(taskService, 'WORKER_ENABLED')).toBeUndefined();
+      expect(envOf(taskService, 'WORK_DIR')?.value).toBe('/work');
+    });
+
+    describe('when on', () => {
+      let objects: Obj[];
+      let worker: Obj;
+      let container: Obj;
+      beforeAll(() => {
+        objects = renderWith(WORKER_ON);
+        worker = deploymentOf(objects, STANDALONE_WORKER);
+        container = containerOf(worker);
+      });
+
+      it('runs the worker-only entry with its own replicas and resources', () => {
+        expect(container.command).toEqual(['node', 'services/task-service/dist/worker/main.js']);
+        expect(worker.spec.replicas).toBe(3);
+        expect(container.resources).toEqual({ requests: { cpu: '3', memory: '5Gi' }, limits: { cpu: '6', memory: '12Gi' } });
+      });
+
+      it("works on task-service's database, blob volume and Kafka, and has WORKER_CONCURRENCY from its own env", () => {
+        const taskService = containerOf(deploymentOf(objects, 'task-service'));
+        for (const name of ['DATABASE_URL', 'BLOB_DIR', 'KAFKA_BROKERS', 'INDEX_SERVICE_ADDR']) {
+          expect([name, envOf(container, name)]).toEqual([name, envOf(taskService, name)]);
+        }
+        expect(envOf(container, 'DATABASE_URL')?.valueFrom?.secretKeyRef).toEqual({ name: 'vus-task-service-database', key: 'url' });
+        expect(envOf(container, 'KAFKA_BROKERS')?.value).toBe('kafka:9092');
+        expect(envOf(container, 'WORKER_CONCURRENCY')?.value).toBe('4');
+        const blobs = (worker.spec.template.spec.volumes as Obj[]).find((v) => v.persistentVolumeClaim?.claimName === `${RELEASE}-blobs`);
+        expect((container.volumeMounts as Obj[]).find((m) => m.name === blobs?.name)?.mountPath).toBe(envOf(container, 'BLOB_DIR')?.value);
+      });
+
+      it('mounts the models claim read-only, and its own scratch space', () => {
+        expect(envOf(container, 'MODELS_DIR')?.value).toBe('/models');
+        expect((worker.spec.template.spec.volumes as Obj[]).find((v) => v.name === 'models')?.persistentVolumeClaim).toEqual({ claimName: 'models', readOnly: true });
+        const scratch = (worker.spec.template.spec.volumes as Obj[]).find((v) => v.name === 'work');
+        expect(scratch?.emptyDir).toEqual({ sizeLimit: '80Gi' });
+        expect(envOf(container, 'WORK_DIR')?.value).toBe('/work');
+      });
+
+      it('is probed through its health-only gRPC server and has no Service', () => {
+        expect(envOf(container, 'GRPC_BIND')?.value).toBe('0.0.0.0:50051');
+        expect(container.livenessProbe.grpc).toEqual({ port: 50051, service: '' });
+        expect(container.readinessProbe.grpc).toEqual({ port: 50051, service: '' });
+        expect(ofKind(objects, 'Service').map(component)).not.toContain(STANDALONE_WORKER);
+      });
+
+      it("leaves task-service's pods the API only (WORKER_ENABLED=false, none of the worker's wiring)", () => {
+        const deployment = deploymentOf(objects, 'task-service');
+        const taskService = containerOf(deployment);
+        expect(envOf(taskService, 'WORKER_ENABLED')?.value).toBe('false');
+        expect(WORKER_ONLY_ENV.filter((name) => envOf(taskService, name))).toEqual([]);
+        expect((deployment.spec.template.spec.volumes as Obj[]).map((v) => v.name).sort()).toEqual(['blobs', 'tmp']);
+        expect(containerOf(deploymentOf(objects, 'gateway')).env).toContainEqual({ name: 'TASK_SERVICE_ADDR', value: grpcAddressOf(objects, 'task-service') });
+      });
+    });
+
+    it('is not rendered when task-service is disabled', () => {
+      const objects = renderWith('taskService:\n  enabled: false\n  worker:\n    enabled: true\n');
+      expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(['billing-service', 'gateway', 'index-service', 'search-service']);
+    });
+
+    it("refuses WORKER_ENABLED in task-service's env when the chart sets it", () => {
+      const file = path.join(dir, 'worker-enabled.yaml');
+      writeFileSync(file, 'taskService:\n  env:\n    WORKER_ENABLED: "true"\n  worker:\n    enabled: true\n');
+      const result = helm(['template', RELEASE, CHART, '--kube-version', KUBE_VERSION, '-f', file]);
+      expect(result.status).not.toBe(0);
+      expect(result.output).toMatch(/env WORKER_ENABLED of task-service is set by the chart/);
+    });
+  });
+
   describe('values.schema.json', () => {
     let dir: string;
     beforeAll(() => {
@@ -357,6 +477,8 @@ describe('charts/vus', () => {
       ['a relative blob mount path', 'global:\n  blobs:\n    mountPath: data/blobs\n', /global\.blobs\.mountPath/],
       ['an unknown blob access mode', 'global:\n  blobs:\n    accessMode: ReadWriteAll\n', /global\.blobs\.accessMode/],
       ['a typo in the worker scratch space', 'taskService:\n  workDir:\n    size: 1Gi\n', /Additional property size is not allowed/],
+      ['a typo in the standalone worker', 'taskService:\n  worker:\n    replcas: 2\n', /Additional property replcas is not allowed/],
+      ["a database of the standalone worker's own", 'taskService:\n  worker:\n    databaseUrl:\n      secretName: x\n      key: url\n', /Additional property databaseUrl is not allowed/],
     ])('rejects %s under helm lint --strict', (_case, text, message) => {
       const result = lintWith(_case.replace(/\W+/g, '-'), text);
       expect(result.status).not.toBe(0);
