@@ -510,7 +510,10 @@ async function main() {
       const started = performance.now();
       await searchDb.db.query('VACUUM ANALYZE segments');
       const { rows } = await searchDb.db.query(
-        `SELECT pg_size_pretty(pg_total_relation_size('segments')) AS total, pg_size_pretty((SELECT sum(pg_relation_size(indexrelid)) FROM pg_index WHERE indrelid = 'segments'::regclass AND indexrelid::regclass::text LIKE 'segments_doc%')) AS doc, pg_size_pretty(pg_relation_size('segments_words')) AS words`,
+        // segments is partitioned by modality: sizes are sums over its partitions and their indexes.
+        `SELECT pg_size_pretty((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('segments'))) AS total,
+                pg_size_pretty((SELECT sum(pg_relation_size(relid)) FROM pg_partition_tree('segments_doc'))) AS doc,
+                pg_size_pretty(pg_relation_size('segments_conversation_words')) AS words`,
       );
       console.log(`VACUUM ANALYZE ${((performance.now() - started) / 1000).toFixed(1)} s; segments ${rows[0].total} with indexes (GIN doc ${rows[0].doc}, words ${rows[0].words})`);
     }

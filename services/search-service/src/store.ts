@@ -158,9 +158,9 @@ export function createSegmentStore(db: Database) {
     const withVectors = batch.flatMap((s, i) => (s.vector && s.vector.length > 0 && s.vectorModel ? [{ id: ids[i]!, segment: s }] : []));
     if (withVectors.length === 0 || !(await vectorsEnabled(tx))) return;
     await tx.query(
-      `INSERT INTO segment_vectors (segment_id, org_id, index_id, model, dimensions, embedding)
-       SELECT u.id::bigint, $1, $2, u.model, u.dimensions, u.embedding::vector
-       FROM unnest($3::text[], $4::text[], $5::int[], $6::text[]) AS u(id, model, dimensions, embedding)`,
+      `INSERT INTO segment_vectors (segment_id, modality, org_id, index_id, model, dimensions, embedding)
+       SELECT u.id::bigint, u.modality, $1, $2, u.model, u.dimensions, u.embedding::vector
+       FROM unnest($3::text[], $7::text[], $4::text[], $5::int[], $6::text[]) AS u(id, modality, model, dimensions, embedding)`,
       [
         orgId,
         indexId,
@@ -168,6 +168,7 @@ export function createSegmentStore(db: Database) {
         withVectors.map((v) => v.segment.vectorModel!),
         withVectors.map((v) => v.segment.vector!.length),
         withVectors.map((v) => vectorLiteral(v.segment.vector!)),
+        withVectors.map((v) => v.segment.modality),
       ],
     );
   }
@@ -235,7 +236,7 @@ export function createSegmentStore(db: Database) {
            ORDER BY ts_rank(c.doc, ${anyQuery}) DESC, c.id LIMIT GREATEST(0, $5 - (SELECT count(*) FROM best)))
          SELECT ${HIT_COLUMNS}, ${kinds} AS kinds
          FROM segments s
-         WHERE s.id IN (SELECT id FROM best UNION ALL SELECT id FROM rest)`,
+         WHERE s.modality = ANY($3::text[]) AND s.id IN (SELECT id FROM best UNION ALL SELECT id FROM rest)`,
         [
           scope.orgId,
           scope.indexId,
@@ -271,7 +272,7 @@ export function createSegmentStore(db: Database) {
       const distance = vector.length === 512 ? `(v.embedding::vector(512)) <=> $4::vector(512)` : `v.embedding <=> $4::vector`;
       const { rows } = await db.query<HitRow & { similarity: number }>(
         `SELECT ${HIT_COLUMNS}, 1 - (${distance}) AS similarity
-         FROM segment_vectors v JOIN segments s ON s.id = v.segment_id
+         FROM segment_vectors v JOIN segments s ON s.id = v.segment_id AND s.modality = v.modality
          WHERE v.org_id = $1 AND v.index_id = $2 AND v.model = $3 AND v.dimensions = $5
            AND ($7::text[] IS NULL OR s.video_id = ANY($7::text[]))
          ORDER BY ${distance}

@@ -239,6 +239,17 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
       const image = await search.search(ctx, { index_id: indexId, query_media: { media_type: 'image', data: await solidPng({ r: 250, g: 10, b: 10 }) }, search_options: ['visual'] });
       expect(image.clips[0]).toMatchObject({ video_id: videos.talk, start: 0, end: 10 });
     });
+
+    it('keeps one set of vectors per re-ingested video, and deleting the video removes it from vector search', async () => {
+      const greener = newId();
+      const green = { start: 0, end: 3, modality: 'visual', labels: ['kite'], vector: axisVector('green'), vector_model: 'clip' };
+      await addVideo(indexId, greener, 3, [green]);
+      await search.ingestSegments(ctx, { index_id: indexId, video_id: greener, segments: [green] });
+      const greens = (await run('something green', ['visual'])).clips.filter((c) => c.video_id === greener);
+      expect(greens).toHaveLength(1);
+      await search.deleteVideoSegments(ctx, indexId, greener);
+      expect((await run('something green', ['visual'])).clips.map((c) => c.video_id)).not.toContain(greener);
+    });
   }
 
   it('drops a video from search when it is deleted (video.deleted) and on DeleteVideoSegments', async () => {
