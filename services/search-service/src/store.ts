@@ -26,7 +26,6 @@ export interface SegmentHit {
   start: number;
   end: number;
   text: string;
-  labels: string[];
   thumbnailKey: string;
 }
 
@@ -63,7 +62,7 @@ export interface StoredResultSet {
   expiresAt: Date;
 }
 
-const HIT_COLUMNS = `s.id::text AS id, s.video_id, s.modality, s.start_sec, s.end_sec, s.text, s.labels, s.thumbnail_key`;
+const HIT_COLUMNS = `s.id::text AS id, s.video_id, s.modality, s.start_sec, s.end_sec, s.text, s.thumbnail_key`;
 
 type HitRow = {
   id: string;
@@ -72,7 +71,6 @@ type HitRow = {
   start_sec: number;
   end_sec: number;
   text: string;
-  labels: string[];
   thumbnail_key: string;
 };
 
@@ -84,7 +82,6 @@ function toHit(row: HitRow): SegmentHit {
     start: row.start_sec,
     end: row.end_sec,
     text: row.text,
-    labels: row.labels,
     thumbnailKey: row.thumbnail_key,
   };
 }
