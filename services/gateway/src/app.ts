@@ -12,6 +12,7 @@ import { DEFAULT_PROVIDERS, type ProviderSettings } from './providers';
 import { adminRoutes, requireAdminToken } from './routes/admin';
 import { adminBillingRoutes } from './routes/admin-billing';
 import { engineRoutes } from './routes/engines';
+import { hlsFileRoutes } from './routes/hls';
 import { importRoutes } from './routes/imports';
 import { indexRoutes } from './routes/indexes';
 import { notBuiltRoutes } from './routes/not-built';
@@ -37,7 +38,7 @@ export interface AppDeps {
   requestTimeoutMs: number;
   /** Named readiness checks (database, each gRPC dependency). */
   readiness: () => Promise<Record<string, boolean>>;
-  /** Signed, expiring thumbnail URLs (GET …/thumbnail and the route that serves them). */
+  /** Signed, expiring thumbnail URLs (GET …/thumbnail and the route that serves them), and video stream URLs (`signer.hls`). */
   thumbnails: ThumbnailUrlOptions;
   /** Where POST /tasks streams uploaded videos (the indexing worker's store), and their size limit. */
   uploads?: { blobs?: BlobStore | undefined; maxBytes: number } | undefined;
@@ -79,6 +80,7 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
       timeoutMs: deps.requestTimeoutMs,
       blobs: deps.uploads?.blobs,
       uploadLimits: { fileBytes: deps.uploads?.maxBytes ?? DEFAULT_UPLOAD_BYTES, fieldBytes: deps.bodyLimits.field },
+      streams: { ...deps.thumbnails, signer: deps.thumbnails.signer.hls },
     }),
   );
   router.use(importRoutes(deps.clients.index, deps.clients.task, { timeoutMs: deps.requestTimeoutMs, providers: deps.providers ?? DEFAULT_PROVIDERS }));
@@ -107,6 +109,8 @@ export function createApp(deps: AppDeps): Express {
   });
 
   app.use(thumbnailFileRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails.signer, deps.thumbnails.clock));
+  // Video streams are read from the blob store the indexing worker writes (BLOB_DIR).
+  app.use(hlsFileRoutes(deps.uploads?.blobs, deps.thumbnails.signer.hls, deps.thumbnails.clock));
   if (deps.adminToken) {
     const billingRoutes = adminBillingRoutes(deps.keys, deps.billing, deps.requestTimeoutMs);
     app.use('/admin', requireAdminToken(deps.adminToken), parseBody(deps.bodyLimits), adminRoutes(deps.keys), billingRoutes);

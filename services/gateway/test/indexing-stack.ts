@@ -37,6 +37,8 @@ export interface IndexingStackOptions {
   /** Worker settings (lease, poll …) when it runs. */
   workerOptions?: Partial<NonNullable<TaskServiceOptions['worker']>>;
   uploadMaxBytes?: number;
+  /** The key the gateway signs thumbnail and stream URLs with (default: a random one). */
+  urlSigningSecret?: string;
 }
 
 export async function startIndexingStack(options: IndexingStackOptions = {}): Promise<IndexingStack> {
@@ -93,6 +95,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     searchServiceAddress: searchService.address,
     blobs,
     uploadMaxBytes: options.uploadMaxBytes,
+    urlSigningSecret: options.urlSigningSecret,
     logger,
   });
   let orgs = 0;

@@ -17,7 +17,7 @@ export const THUMBNAIL_PATH = '/thumbnails';
 /**
  * Thumbnail URLs that need no API key (they end up in <img> tags) but grant one thumbnail of
  * one organization until they expire: HMAC-SHA256 over every field, expiry included, so changing
- * any of them (or the expiry) breaks the signature.
+ * any of them (or the expiry) breaks the signature. `hls` signs video streams with the same key.
  */
 export function createThumbnailSigner(secret: string) {
   const mac = (grant: ThumbnailGrant, expires: number) =>
@@ -49,7 +49,69 @@ export function createThumbnailSigner(secret: string) {
       if (expiresAt.getTime() <= now.getTime()) return { ok: false, reason: 'expired' };
       return { ok: true, grant, expiresAt };
     },
+
+    hls: createHlsSigner(secret),
   };
 }
 
 export type ThumbnailSigner = ReturnType<typeof createThumbnailSigner>;
+
+/** The path the gateway serves video streams under: `/hls/<token>/<file>`. */
+export const HLS_PATH = '/hls';
+
+/** One file name inside a stream's folder: no slash, no leading dot (so never `..`). */
+const HLS_FILE = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
+/** A blob folder: slash-separated plain names ending in a slash (libs/blob's key rule). */
+const HLS_FOLDER = /^([A-Za-z0-9_-][A-Za-z0-9._-]*\/)+$/;
+const isFolder = (folder: string) => folder.length <= 384 && HLS_FOLDER.test(folder);
+
+export type HlsVerifyResult = { ok: true; folder: string; expiresAt: Date } | { ok: false; reason: 'invalid' | 'expired' };
+
+/**
+ * URLs of a video's HLS stream. A player reads the playlist, then fetches the segments it names
+ * relative to it, so the grant is the stream's whole blob folder and sits in the path, where
+ * relative URIs keep it: `/hls/<token>/index.m3u8` and `/hls/<token>/seg0.ts` carry one token,
+ * `base64url(folder).<expires>.<HMAC-SHA256("hls", folder, expires)>`. Only the gateway signs,
+ * and only folders of streams the worker recorded; a file is one plain name inside the folder.
+ */
+export function createHlsSigner(secret: string) {
+  const mac = (folder: string, expires: number) => createHmac('sha256', secret).update(['hls', folder, String(expires)].join('\n')).digest('base64url');
+
+  return {
+    /**
+     * The path (no origin) of a stored stream file (`videos/<id>/hls/index.m3u8`), valid until
+     * `expiresAt`; undefined for a key that is not a file inside a folder.
+     */
+    url(key: string, expiresAt: Date): string | undefined {
+      const cut = key.lastIndexOf('/') + 1;
+      const folder = key.slice(0, cut);
+      const file = key.slice(cut);
+      if (!isFolder(folder) || !HLS_FILE.test(file)) return undefined;
+      const expires = Math.floor(expiresAt.getTime() / 1000);
+      return `${HLS_PATH}/${Buffer.from(folder).toString('base64url')}.${expires}.${mac(folder, expires)}/${file}`;
+    },
+
+    verify(token: string, now: Date): HlsVerifyResult {
+      const match = /^([A-Za-z0-9_-]+)\.(\d{1,12})\.([A-Za-z0-9_-]+)$/.exec(token);
+      if (!match) return { ok: false, reason: 'invalid' };
+      const [, encoded = '', expires = '', signature = ''] = match;
+      const folder = Buffer.from(encoded, 'base64url').toString('utf8');
+      // The folder must re-encode to exactly what was given: one name per grant.
+      if (!isFolder(folder) || Buffer.from(folder).toString('base64url') !== encoded) return { ok: false, reason: 'invalid' };
+      const expected = Buffer.from(mac(folder, Number(expires)));
+      const given = Buffer.from(signature);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
+      const expiresAt = new Date(Number(expires) * 1000);
+      // Checked after the signature: only a genuine URL is ever told that it expired.
+      if (expiresAt.getTime() <= now.getTime()) return { ok: false, reason: 'expired' };
+      return { ok: true, folder, expiresAt };
+    },
+
+    /** The blob key of `file` in a verified folder, or undefined when `file` is not a plain name. */
+    keyOf(folder: string, file: string): string | undefined {
+      return HLS_FILE.test(file) ? `${folder}${file}` : undefined;
+    },
+  };
+}
+
+export type HlsSigner = ReturnType<typeof createHlsSigner>;

@@ -1,4 +1,5 @@
 import { fromMetadataValues, fromTimestamp } from '@vus/grpc';
+import type { Hls } from '@vus/grpc/types/index/v1/Hls';
 import type { TimedValue } from '@vus/grpc/types/index/v1/TimedValue';
 import type { Video } from '@vus/grpc/types/index/v1/Video';
 import type { ApiVersion } from '../versions';
@@ -23,13 +24,21 @@ function userMetadata(video: Video): Record<string, string | number | boolean> {
   return Object.fromEntries(Object.entries(plain).filter((entry): entry is [string, string | number | boolean] => entry[1] != null));
 }
 
-function hls(video: Video): Record<string, unknown> | undefined {
-  if (!video.hls) return undefined;
+/** Turns a stored stream file (a blob key) into the signed URL a player fetches; undefined: none. */
+export type HlsUrlOf = (key: string) => string | undefined;
+
+/**
+ * A video's or task's `hls` (API-CONTRACT §5.2, §5.3). Services store blob keys; the URLs are
+ * signed as the object is shown (they expire). Without `urlOf` no URL is shown.
+ */
+export function presentHls(hls: Hls, urlOf: HlsUrlOf | undefined): Record<string, unknown> {
+  const url = (key: string) => (key ? urlOf?.(key) : undefined);
+  const videoUrl = url(hls.video_url);
   return {
-    video_url: video.hls.video_url,
-    thumbnail_urls: video.hls.thumbnail_urls,
-    status: video.hls.status,
-    updated_at: iso(video.hls.updated_at),
+    ...(videoUrl ? { video_url: videoUrl } : {}),
+    thumbnail_urls: hls.thumbnail_urls.map(url).filter((u): u is string => u !== undefined),
+    status: hls.status,
+    updated_at: iso(hls.updated_at),
   };
 }
 
@@ -40,13 +49,17 @@ export const presentTimedValues = (values: readonly TimedValue[]) => values.map(
  * system fields, the title as `video_title` and the user's keys merged in (system fields win).
  * v1.3: `system_metadata` and `user_metadata` apart. Never an `index_id` (py SDK constructor).
  */
-export function presentVideo(version: ApiVersion, video: Video, extra: { transcription?: readonly TimedValue[] } = {}): Record<string, unknown> {
+export function presentVideo(
+  version: ApiVersion,
+  video: Video,
+  extra: { transcription?: readonly TimedValue[]; hlsUrl?: HlsUrlOf } = {},
+): Record<string, unknown> {
   const common = {
     _id: video.id,
     created_at: iso(video.created_at),
     updated_at: iso(video.updated_at),
     indexed_at: iso(video.indexed_at),
-    ...(video.hls ? { hls: hls(video) } : {}),
+    ...(video.hls ? { hls: presentHls(video.hls, extra.hlsUrl) } : {}),
   };
   if (version === 'v1.2') {
     return {

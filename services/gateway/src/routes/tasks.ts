@@ -6,6 +6,7 @@ import { locals, outgoing } from '../http/context';
 import { readQuery } from '../http/query';
 import { receiveMultipart, type MultipartUpload, type UploadLimits } from '../http/upload';
 import { presentStatusCounts, presentTask } from '../presenters/tasks';
+import { streamUrls, type StreamUrlOptions } from './hls';
 import { parseCreateTask, parseListTasks, parseStatusCounts, TASK_FILE_FIELDS } from './tasks.schema';
 
 export interface TaskRouteOptions {
@@ -13,6 +14,8 @@ export interface TaskRouteOptions {
   /** Where uploads are streamed (the store the indexing worker reads); absent: only video_url works. */
   blobs?: BlobStore | undefined;
   uploadLimits: UploadLimits;
+  /** How the video stream URLs of a task are signed. */
+  streams: StreamUrlOptions;
 }
 
 /** POST /tasks arrives as multipart with a video: the body is streamed here, not by parseBody. */
@@ -68,12 +71,14 @@ export function taskRoutes(client: TaskClient | undefined, options: TaskRouteOpt
   router.get('/tasks', async (req, res) => {
     const version = locals(res).version!;
     const result = await tasks.listTasks(outgoing(res, timeoutMs), parseListTasks(version, readQuery(req.originalUrl)));
-    res.json({ data: result.data.map((t) => presentTask(version, t)), page_info: result.page_info });
+    const urls = streamUrls(req, options.streams);
+    res.json({ data: result.data.map((t) => presentTask(version, t, { hlsUrl: urls(t.system_metadata?.duration ?? 0) })), page_info: result.page_info });
   });
 
   router.get('/tasks/:taskId', async (req, res) => {
     const task = await tasks.getTask(outgoing(res, timeoutMs), taskIdParam(req.params.taskId));
-    res.json(presentTask(locals(res).version!, task));
+    const hlsUrl = streamUrls(req, options.streams)(task.system_metadata?.duration ?? 0);
+    res.json(presentTask(locals(res).version!, task, { hlsUrl }));
   });
 
   router.delete('/tasks/:taskId', async (req, res) => {

@@ -5,6 +5,7 @@ import { locals, outgoing } from '../http/context';
 import { readQuery } from '../http/query';
 import type { ThumbnailSigner } from '../http/signed-urls';
 import { presentArtifact, presentVideo } from '../presenters/videos';
+import { streamUrls } from './hls';
 import {
   parseArtifactWindow,
   parseListVideos,
@@ -50,7 +51,8 @@ export function videoRoutes(index: IndexClient, timeoutMs: number, thumbnails: T
     const request = parseListVideos(idParam('Index', req.params.indexId), readQuery(req.originalUrl));
     const result = await index.listVideos(outgoing(res, timeoutMs), request);
     const version = locals(res).version!;
-    res.json({ data: result.data.map((v) => presentVideo(version, v)), page_info: result.page_info });
+    const urls = streamUrls(req, { ...thumbnails, signer: thumbnails.signer.hls });
+    res.json({ data: result.data.map((v) => presentVideo(version, v, { hlsUrl: urls(v.system_metadata?.duration ?? 0) })), page_info: result.page_info });
   });
 
   router.get(`${base}/:videoId`, async (req, res) => {
@@ -62,7 +64,8 @@ export function videoRoutes(index: IndexClient, timeoutMs: number, thumbnails: T
     const transcription = options.transcription
       ? (await index.getVideoArtifacts(ctx, { index_id: indexId, video_id: videoId, kinds: ['transcription'] })).transcription
       : undefined;
-    res.json(presentVideo(version, video, { transcription }));
+    const hlsUrl = streamUrls(req, { ...thumbnails, signer: thumbnails.signer.hls })(video.system_metadata?.duration ?? 0);
+    res.json(presentVideo(version, video, { transcription, hlsUrl }));
   });
 
   const update = (method: UpdateMethod) => async (req: Request, res: Response) => {
