@@ -23,6 +23,13 @@ const ORG = '6528dde58f9cd95a98cbd075';
 const LEASE_MS = 60_000;
 const logger = createLogger({ service: 'reservation-test', level: 'silent' });
 
+/** billing-service's ledger: one entry per idempotency key; a repeated key is a duplicate. */
+function recorded(ledger: Map<string, SpendRecord>, record: SpendRecord) {
+  const duplicate = ledger.has(record.idempotencyKey);
+  if (!duplicate) ledger.set(record.idempotencyKey, record);
+  return { plan: null, duplicate, upgraded: false };
+}
+
 describe.each(DATABASE_KINDS)('media minutes on %s', (_kind, create) => {
   let database: ThrowawayDatabase;
   let clock: ManualClock;
@@ -97,9 +104,8 @@ describe.each(DATABASE_KINDS)('media minutes on %s', (_kind, create) => {
   it('debits the counters once when the reserving worker died before recording the reservation', async () => {
     const limits = staticLimits([{ category: 'index', dimension: 'DPH', limit: 5 }]);
     const counters = new UsageCounters(memoryLimiters());
-    // billing-service's ledger: one entry per idempotency key.
     const ledger = new Map<string, SpendRecord>();
-    const meter = new Meter(counters, limits, { recordSpend: async (_org, record) => void ledger.set(record.idempotencyKey, record) });
+    const meter = new Meter(counters, limits, { recordSpend: async (_org, record) => recorded(ledger, record) });
     const task = await pendingTask();
 
     // Worker A reserves (counters debited, spend recorded), then dies before its next write.
@@ -139,7 +145,7 @@ describe.each(DATABASE_KINDS)('media minutes on %s', (_kind, create) => {
     const meter = new Meter(counters, limits, {
       recordSpend: async (_org, record) => {
         if (!billingUp) throw new ApiError('service_unavailable', 'billing-service is down');
-        ledger.set(record.idempotencyKey, record);
+        return recorded(ledger, record);
       },
     });
     const task = await pendingTask();
