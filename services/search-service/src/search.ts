@@ -84,7 +84,7 @@ export interface ResultPage {
 }
 
 /** Candidates read per option and per query path. */
-const CANDIDATES_PER_OPTION = 500;
+const CANDIDATES_PER_OPTION = 200;
 const NEAREST_CANDIDATES = 200;
 /** The most clips a result set keeps (later pages beyond it are not offered). */
 export const MAX_RESULTS = 1000;
