@@ -35,10 +35,16 @@ export function createCombinedSearch(search: Search) {
       // weak match still counts for `not` (it removes), and `and` already keeps the weaker score.
       const leafMoments = new Map<string, Map<string, Moment[]>>();
       const leafClipsByVideo = new Map<string, Clip[]>();
-      for (const leaf of leaves) {
-        const leafOptions = leaf.searchOptions as SearchOption[];
-        const matches = await search.matchesOf(scope, { text: leaf.text }, { options: leafOptions, conversationOption: leaf.conversationOption });
-        const clips = clipsOf(matches, { operator: 'or', options: leafOptions, threshold: 'none', adjustConfidenceLevel: adjust });
+      // The leaves' searches are independent: they run at once.
+      const leafClips = await Promise.all(
+        leaves.map(async (leaf) => {
+          const leafOptions = leaf.searchOptions as SearchOption[];
+          const matches = await search.matchesOf(scope, { text: leaf.text }, { options: leafOptions, conversationOption: leaf.conversationOption });
+          return clipsOf(matches, { operator: 'or', options: leafOptions, threshold: 'none', adjustConfidenceLevel: adjust });
+        }),
+      );
+      for (const [i, leaf] of leaves.entries()) {
+        const clips = leafClips[i]!;
         leafMoments.set(leaf.key, momentsByVideo(clips));
         for (const clip of clips) {
           const list = leafClipsByVideo.get(clip.videoId);
