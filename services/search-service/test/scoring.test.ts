@@ -67,7 +67,7 @@ describe('tsquery texts', () => {
   ] as const)('%j → %j', (phrase, weight, expected) => {
     expect(tsQueryText(phrase, weight)).toBe(expected);
   });
-  it('plans groups: every alternative, all groups ANDed, and hypernyms only against own words', () => {
+  it('plans groups: every alternative, all groups ANDed without their hypernyms, and hypernyms only against own words', () => {
     const groups: TermGroup[] = [
       { term: 'car', alternatives: [{ text: 'car', weight: 1 }, { text: 'motor vehicle', weight: 0.6, kind: 'hypernym' }] },
       { term: 'red', alternatives: [{ text: 'red', weight: 1 }] },
@@ -79,7 +79,9 @@ describe('tsquery texts', () => {
       { direct: 'red:A', any: 'red' },
     ]);
     expect(plan.anyQuery).toBe('(car) | (motor:A <-> vehicle:A) | (red)');
-    expect(plan.everyQuery).toBe('((car) | (motor:A <-> vehicle:A)) & ((red))');
+    expect(plan.everyQuery).toBe('((car)) & ((red))');
+    // A group of hypernyms alone still takes part.
+    expect(lexicalPlan([{ term: 'x', alternatives: [{ text: 'vehicle', weight: 0.6, kind: 'hypernym' }] }])!.everyQuery).toBe('((vehicle:A))');
     expect(scoreHit(groups, plan, '-de')).toBeCloseTo((0.6 + 0.75) / 2);
     expect(lexicalPlan([{ term: '!!', alternatives: [{ text: '!!', weight: 1 }] }])).toBeUndefined();
   });
