@@ -27,46 +27,70 @@ export function tsQueryText(phrase: string, weight?: 'A'): string | undefined {
   return words.map((w) => (weight ? `${w}:${weight}` : w)).join(' <-> ');
 }
 
+/** One alternative of the query as the store tests it. */
+export interface PlanAlternative {
+  /** A tsquery text (english configuration), without weights. */
+  query: string;
+  /**
+   * Matched against the segment's own words only (its `own` column). A broader word of the query
+   * against a broader word of a label would make siblings match ("car" → motor vehicle ←
+   * "truck"): the query's hypernyms only meet what a segment itself shows.
+   */
+  ownOnly: boolean;
+}
+
 export interface LexicalPlan {
-  /** Matches a segment that matches any alternative: the candidate filter. */
-  anyQuery: string;
+  /** Alternatives matched against the whole document (own words and label expansions); undefined: none. */
+  broadQuery: string | undefined;
+  /** Alternatives matched against own words only; undefined: none. */
+  ownQuery: string | undefined;
+  /** Every alternative, own-only ones at weight A: orders a pool of candidates (ts_rank on the document). */
+  rankQuery: string;
   /**
    * Matches a segment that matches every group through its word or a synonym: the candidates that
-   * can score highest. Hypernyms are left out of it: they are weight-restricted (`:A`) and often
-   * broad ("container"), which the GIN index cannot narrow — with them, a four-word query's first
-   * tier cost 15 ms of index scan on the benchmark instead of 0.7 ms. Hypernym-only matches come
-   * with the second tier.
+   * can score highest. Hypernyms are left out of it: they are often broad ("container"), which the
+   * GIN index cannot narrow — with them, a four-word query's first tier cost 15 ms of index scan on
+   * the benchmark instead of 0.7 ms. Hypernym-only matches come with the second tier.
    */
   everyQuery: string;
   /** One entry per usable alternative, in `slots` order. */
-  alternatives: { direct: string; any: string }[];
+  alternatives: PlanAlternative[];
   /** slots[g][a]: the index in `alternatives` of group g's alternative a (undefined: unusable). */
   slots: (number | undefined)[][];
 }
 
+const orQuery = (queries: readonly string[]): string | undefined => (queries.length > 0 ? queries.map((q) => `(${q})`).join(' | ') : undefined);
+
+/** A plan's tsquery text restricted to weight A (the document's own words). */
+const weighted = (query: string): string => tsQueryText(query, 'A') ?? query;
+
 export function lexicalPlan(groups: readonly TermGroup[]): LexicalPlan | undefined {
-  const alternatives: LexicalPlan['alternatives'] = [];
+  const alternatives: PlanAlternative[] = [];
   const slots = groups.map((group) =>
     group.alternatives.map((alternative) => {
-      const direct = tsQueryText(alternative.text, 'A');
-      // A broader word of the query against a broader word of a label would make siblings match
-      // ("car" → motor vehicle ← "truck"): hypernyms only meet what a segment itself shows.
-      const any = alternative.kind === 'hypernym' ? direct : tsQueryText(alternative.text);
-      if (!any || !direct) return undefined;
-      alternatives.push({ direct, any });
+      const query = tsQueryText(alternative.text);
+      if (!query) return undefined;
+      alternatives.push({ query, ownOnly: alternative.kind === 'hypernym' });
       return alternatives.length - 1;
     }),
   );
   if (alternatives.length === 0) return undefined;
   const groupQueries = slots
-    .map((groupSlots, g) => {
-      const usable = groupSlots.flatMap((slot, a) => (slot === undefined ? [] : [{ slot, kind: groups[g]!.alternatives[a]!.kind }]));
-      const narrow = usable.filter((u) => u.kind !== 'hypernym');
-      return (narrow.length > 0 ? narrow : usable).map((u) => `(${alternatives[u.slot]!.any})`);
+    .map((groupSlots) => {
+      const usable = groupSlots.filter((slot): slot is number => slot !== undefined).map((slot) => alternatives[slot]!);
+      const narrow = usable.filter((a) => !a.ownOnly);
+      return (narrow.length > 0 ? narrow : usable).map((a) => `(${a.ownOnly ? weighted(a.query) : a.query})`);
     })
     .filter((ored) => ored.length > 0)
     .map((ored) => `(${ored.join(' | ')})`);
-  return { anyQuery: alternatives.map((a) => `(${a.any})`).join(' | '), everyQuery: groupQueries.join(' & '), alternatives, slots };
+  return {
+    broadQuery: orQuery(alternatives.filter((a) => !a.ownOnly).map((a) => a.query)),
+    ownQuery: orQuery(alternatives.filter((a) => a.ownOnly).map((a) => a.query)),
+    rankQuery: orQuery(alternatives.map((a) => (a.ownOnly ? weighted(a.query) : a.query)))!,
+    everyQuery: groupQueries.join(' & '),
+    alternatives,
+    slots,
+  };
 }
 
 /**

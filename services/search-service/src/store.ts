@@ -2,6 +2,7 @@ import type { Database, Queryable } from '@vus/db';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { SearchOption } from './clips';
+import type { LexicalPlan } from './lexical';
 
 /** A segment as the worker hands it over, plus the WordNet expansions of its labels. */
 export interface NewSegment {
@@ -194,10 +195,10 @@ export function createSegmentStore(db: Database) {
     },
 
     /**
-     * Segments of the given modalities whose document matches `plan.anyQuery` (tsquery texts,
-     * english configuration), at most `limit`, each with its match kinds: one character per
-     * alternative, `d` when the segment matched it at weight A (its own words), `e` when only with
-     * expansions (weight B), `-` when not at all.
+     * Segments of the given modalities that match the plan (its broad alternatives anywhere in the
+     * document, its own-only ones in the segment's own words), at most `limit`, each with its
+     * match kinds: one character per alternative, `d` when the segment's own words matched it
+     * (direct), `e` when only its label expansions did, `-` when nothing did.
      *
      * Common words can match a large share of an index, and ranking every match was the cost of a
      * search (the benchmark: 110k matches, about 1 s). So candidates come in two tiers, each ranking
@@ -206,44 +207,43 @@ export function createSegmentStore(db: Database) {
      * the scans (not read from a CTE) so that the planner sees how common their words are: for a
      * common word a sequential scan that stops at the pool size beats building the whole bitmap.
      */
-    async lexical(
-      scope: Scope,
-      modalities: readonly SearchOption[],
-      plan: { anyQuery: string; everyQuery: string; alternatives: readonly { direct: string; any: string }[] },
-      limit: number,
-    ): Promise<LexicalHit[]> {
-      const inScope = `s.org_id = $1 AND s.index_id = $2 AND s.modality = ANY($3::text[]) AND ($6::text[] IS NULL OR s.video_id = ANY($6::text[]))`;
+    async lexical(scope: Scope, modalities: readonly SearchOption[], plan: LexicalPlan, limit: number): Promise<LexicalHit[]> {
+      const values: unknown[] = [];
+      const param = (value: unknown): string => `$${values.push(value)}`;
+      const tsquery = (text: string): string => `to_tsquery('english', ${param(text)})`;
+      const inModalities = `s.modality = ANY(${param(modalities)}::text[])`;
+      const videoIds = param(scope.videoIds ?? null);
+      const inScope = `s.org_id = ${param(scope.orgId)} AND s.index_id = ${param(scope.indexId)} AND ${inModalities}
+        AND (${videoIds}::text[] IS NULL OR s.video_id = ANY(${videoIds}::text[]))`;
+      const pool = `${param(limit)}::int`;
+      const every = tsquery(plan.everyQuery);
+      const rank = tsquery(plan.rankQuery);
+      const any = [plan.broadQuery && `s.doc @@ ${tsquery(plan.broadQuery)}`, plan.ownQuery && `s.own @@ ${tsquery(plan.ownQuery)}`].filter(Boolean).join(' OR ');
       // One test per alternative, written out so that each tsquery is parsed once, at planning
-      // (a subquery over an array of them cost 13 ms per 500 rows). A direct match is also a
-      // match: most alternatives miss, and cost one test each.
+      // (a subquery over an array of them cost 13 ms per 500 rows). Most alternatives miss, and
+      // cost one test each.
       const kinds = plan.alternatives
-        .map((_, i) => `CASE WHEN s.doc @@ to_tsquery('english', $${8 + 2 * i}) THEN CASE WHEN s.doc @@ to_tsquery('english', $${9 + 2 * i}) THEN 'd' ELSE 'e' END ELSE '-' END`)
+        .map((alternative) => {
+          const query = tsquery(alternative.query);
+          return alternative.ownOnly
+            ? `CASE WHEN s.own @@ ${query} THEN 'd' ELSE '-' END`
+            : `CASE WHEN s.doc @@ ${query} THEN CASE WHEN s.own @@ ${query} THEN 'd' ELSE 'e' END ELSE '-' END`;
+        })
         .join(' || ');
-      const anyQuery = `to_tsquery('english', $4)`;
-      const everyQuery = `to_tsquery('english', $7)`;
       const { rows } = await db.query<HitRow & { kinds: string }>(
         `WITH best AS MATERIALIZED (
-           SELECT c.id FROM (SELECT s.id, s.doc FROM segments s WHERE ${inScope} AND s.doc @@ ${everyQuery} LIMIT $5 * ${RANKED_POOL_FACTOR}) c
-           ORDER BY ts_rank(c.doc, ${anyQuery}) DESC, c.id LIMIT $5),
+           SELECT c.id FROM (SELECT s.id, s.doc FROM segments s WHERE ${inScope} AND s.doc @@ ${every} LIMIT ${pool} * ${RANKED_POOL_FACTOR}) c
+           ORDER BY ts_rank(c.doc, ${rank}) DESC, c.id LIMIT ${pool}),
          rest AS MATERIALIZED (
            SELECT c.id FROM (
              SELECT s.id, s.doc FROM segments s
-             WHERE (SELECT count(*) FROM best) < $5 AND ${inScope} AND s.doc @@ ${anyQuery} AND NOT s.doc @@ ${everyQuery}
-             LIMIT $5 * ${RANKED_POOL_FACTOR}) c
-           ORDER BY ts_rank(c.doc, ${anyQuery}) DESC, c.id LIMIT GREATEST(0, $5 - (SELECT count(*) FROM best)))
+             WHERE (SELECT count(*) FROM best) < ${pool} AND ${inScope} AND (${any}) AND NOT s.doc @@ ${every}
+             LIMIT ${pool} * ${RANKED_POOL_FACTOR}) c
+           ORDER BY ts_rank(c.doc, ${rank}) DESC, c.id LIMIT GREATEST(0, ${pool} - (SELECT count(*) FROM best)))
          SELECT ${HIT_COLUMNS}, ${kinds} AS kinds
          FROM segments s
-         WHERE s.modality = ANY($3::text[]) AND s.id IN (SELECT id FROM best UNION ALL SELECT id FROM rest)`,
-        [
-          scope.orgId,
-          scope.indexId,
-          modalities,
-          plan.anyQuery,
-          limit,
-          scope.videoIds ?? null,
-          plan.everyQuery,
-          ...plan.alternatives.flatMap((a) => [a.any, a.direct]),
-        ],
+         WHERE ${inModalities} AND s.id IN (SELECT id FROM best UNION ALL SELECT id FROM rest)`,
+        values,
       );
       return rows.map((row) => ({ ...toHit(row), kinds: row.kinds }));
     },

@@ -74,14 +74,20 @@ describe('tsquery texts', () => {
     ];
     const plan = lexicalPlan(groups)!;
     expect(plan.alternatives).toEqual([
-      { direct: 'car:A', any: 'car' },
-      { direct: 'motor:A <-> vehicle:A', any: 'motor:A <-> vehicle:A' },
-      { direct: 'red:A', any: 'red' },
+      { query: 'car', ownOnly: false },
+      { query: 'motor <-> vehicle', ownOnly: true },
+      { query: 'red', ownOnly: false },
     ]);
-    expect(plan.anyQuery).toBe('(car) | (motor:A <-> vehicle:A) | (red)');
+    expect(plan.broadQuery).toBe('(car) | (red)');
+    expect(plan.ownQuery).toBe('(motor <-> vehicle)');
+    expect(plan.rankQuery).toBe('(car) | (motor:A <-> vehicle:A) | (red)');
     expect(plan.everyQuery).toBe('((car)) & ((red))');
     // A group of hypernyms alone still takes part.
-    expect(lexicalPlan([{ term: 'x', alternatives: [{ text: 'vehicle', weight: 0.6, kind: 'hypernym' }] }])!.everyQuery).toBe('((vehicle:A))');
+    expect(lexicalPlan([{ term: 'x', alternatives: [{ text: 'vehicle', weight: 0.6, kind: 'hypernym' }] }])).toMatchObject({
+      broadQuery: undefined,
+      ownQuery: '(vehicle)',
+      everyQuery: '((vehicle:A))',
+    });
     expect(scoreHit(groups, plan, '-de')).toBeCloseTo((0.6 + 0.75) / 2);
     expect(lexicalPlan([{ term: '!!', alternatives: [{ text: '!!', weight: 1 }] }])).toBeUndefined();
   });
