@@ -61,11 +61,12 @@ export function toProtoTask(task: TaskRecord, now: Date): Task__Input {
     // remain_seconds is 0 while it cannot be told yet (the field has no "unknown").
     process: task.status === 'indexing' ? { percentage: task.progress, remain_seconds: completion?.remainSeconds ?? 0 } : null,
     estimated_time: completion ? toTimestamp(completion.estimatedAt) : null,
-    // Blob keys: the gateway signs them into URLs.
+    // Blob keys: the gateway signs them into URLs. A task that failed while its stream was being
+    // made will never finish it.
     hls: task.hls && {
       video_url: task.hls.videoKey ?? '',
       thumbnail_urls: task.hls.thumbnailKeys,
-      status: task.hls.status,
+      status: task.status === 'failed' && task.hls.status === 'PROCESSING' ? 'CANCELED' : task.hls.status,
       updated_at: toTimestamp(task.hls.updatedAt),
     },
     user_metadata: toMetadataValues(task.userMetadata),
