@@ -10,6 +10,7 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { IndexClient } from '../index-client';
+import { videoBlobPrefix } from '../video-blobs';
 import type { ClaimedTask, TaskChanges, TaskLeaseStore } from '../tasks/leases';
 import type { TaskStatus } from '../tasks/status';
 import { failureOf, statusChangedEvent, type ExtractorReport, type SystemMetadata, type TaskHls, type TaskRecord } from '../tasks/tasks';
@@ -77,7 +78,7 @@ export function thumbnailKey(videoId: string, timeSec: number): string {
 
 /** The folder of a video's HLS rendition: under the video, so its deletion removes it. */
 export function hlsPrefix(videoId: string): string {
-  return `videos/${videoId}/hls/`;
+  return `${videoBlobPrefix(videoId)}hls/`;
 }
 
 /** The still stored beside the playlist (the stream's `thumbnail_urls`). */
@@ -313,9 +314,9 @@ export class TaskPipeline {
   }
 
   /**
-   * The HLS rendition the task asked for (`enable_video_stream`), stored under the video's folder:
-   * segments first, the playlist last, so a stored playlist never names a missing segment; a
-   * re-run overwrites. It is a convenience, not part of the index: when it cannot be made the
+   * The HLS rendition the task asked for (`enable_video_stream`), stored under the video's folder
+   * with a still: the playlist last, so a stored playlist never names a missing segment; a re-run
+   * overwrites. It is a convenience, not part of the index: when it cannot be made the
    * stream says ERROR and the video is indexed all the same.
    */
   private async videoStream(
@@ -335,10 +336,10 @@ export class TaskPipeline {
       const dir = join(workDir, 'hls');
       await mkdir(dir);
       const rendition = await makeHls(file, dir, { probe: probed, signal });
-      for (const name of rendition.files) await blobs.put(`${prefix}${name}`, createReadStream(join(dir, name)), { signal });
       // A keyframe from the frame pass: the middle one shows more of the video than its first frame.
       const still = stills[Math.floor(stills.length / 2)];
       if (still) await blobs.put(`${prefix}${HLS_THUMBNAIL}`, Readable.from([still.jpeg]), { signal });
+      for (const name of rendition.files) await blobs.put(`${prefix}${name}`, createReadStream(join(dir, name)), { signal });
       logger.info({ taskId: task.id, plan: rendition.plan, segments: rendition.segments.length, ms: Math.round(performance.now() - started) }, 'video stream made');
       return { status: 'COMPLETE', videoKey: `${prefix}${HLS_PLAYLIST}`, thumbnailKeys: still ? [`${prefix}${HLS_THUMBNAIL}`] : [], updatedAt: clock.now() };
     } catch (error) {
