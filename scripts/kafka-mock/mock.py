@@ -7,6 +7,8 @@ Pre-creates the topics (the mock serves neither CreateTopics nor idempotent prod
 `BOOTSTRAP host:port` on stdout, then obeys one command per stdin line:
   down   the broker drops its connections and refuses new ones (an outage; data is kept)
   up     the broker accepts connections again
+  fail API_KEY ERROR_CODE   the next request of that API (e.g. 14, SyncGroup) is answered with
+         that Kafka error code (e.g. 42, INVALID_REQUEST), whoever sends it
   stop   shut down (so do EOF on stdin, SIGTERM and SIGINT)
 Each command is answered with `OK <command>`.
 """
@@ -35,6 +37,8 @@ def load():
     lib.rd_kafka_mock_broker_set_down.restype = ci
     lib.rd_kafka_mock_broker_set_up.argtypes = [vp, ctypes.c_int32]
     lib.rd_kafka_mock_broker_set_up.restype = ci
+    lib.rd_kafka_mock_push_request_errors_array.argtypes = [vp, ctypes.c_int16, ctypes.c_size_t, ctypes.POINTER(ci)]
+    lib.rd_kafka_mock_push_request_errors_array.restype = None
     lib.rd_kafka_destroy.argtypes = [vp]
     lib.rd_kafka_err2str.argtypes = [ci]
     lib.rd_kafka_err2str.restype = cp
@@ -72,6 +76,9 @@ def main(specs):
             lib.rd_kafka_mock_broker_set_down(cluster, BROKER_ID)
         elif command == "up":
             lib.rd_kafka_mock_broker_set_up(cluster, BROKER_ID)
+        elif command.startswith("fail "):
+            api_key, error_code = (int(v) for v in command.split()[1:3])
+            lib.rd_kafka_mock_push_request_errors_array(cluster, api_key, 1, (ctypes.c_int * 1)(error_code))
         elif command == "stop":
             print("OK stop", flush=True)
             break

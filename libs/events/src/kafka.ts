@@ -4,6 +4,7 @@ import {
   logLevel as KafkaLogLevel,
   Partitioners,
   type Consumer,
+  type ConsumerRunConfig,
   type KafkaMessage,
   type LogEntry,
   type Producer,
@@ -59,6 +60,19 @@ class Abandoned extends Error {
     super('consumer abandoned its event in flight');
   }
 }
+
+/** The consumer stopped for good while joining its group (kafkajs does not restart it). */
+class JoinCrashed extends Error {
+  constructor(readonly groupId: string, readonly reason: Error) {
+    super(`consumer of group ${groupId} crashed while joining: ${reason.message}`);
+  }
+}
+
+/**
+ * Consumers a member tries before `subscribe` fails with the last crash. (On the mock broker about
+ * one join in ten of a second member crashed so, and a retry can crash again.)
+ */
+export const JOIN_ATTEMPTS = 5;
 
 /** The retry delay before attempt `attempt + 1`: linear, so a flaky dependency gets a breather. */
 export function retryDelay(baseMs: number, attempt: number): number {
@@ -200,28 +214,12 @@ export class KafkaEventBus implements EventBus {
     handle: (message: MessageContext, member: { abandoned: Promise<never> }) => Promise<void>,
   ): Promise<SubscriptionHandle> {
     if (this.closed) throw new Error('event bus is closed');
-    const consumer: Consumer = this.kafka.consumer({
-      groupId,
-      sessionTimeout: this.options.sessionTimeoutMs ?? 30_000,
-      heartbeatInterval: Math.min(3000, Math.floor((this.options.sessionTimeoutMs ?? 30_000) / 3)),
-      maxWaitTimeInMs: this.options.maxWaitTimeMs ?? 1000,
-      allowAutoTopicCreation: false,
-      retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 5000 },
-    });
     let abandon: (reason: Abandoned) => void = () => undefined;
     const abandoned = new Promise<never>((_, reject) => (abandon = reject));
     abandoned.catch(() => undefined);
     let leaving = false;
 
-    await consumer.connect();
-    await consumer.subscribe({ topics, fromBeginning: true });
-    const joined = new Promise<void>((resolve) => {
-      const off = consumer.on(consumer.events.GROUP_JOIN, () => {
-        off();
-        resolve();
-      });
-    });
-    await consumer.run({
+    const run: ConsumerRunConfig = {
       autoCommit: false,
       eachBatchAutoResolve: false,
       // Partitions of one member are handled side by side; one partition stays sequential.
@@ -241,24 +239,70 @@ export class KafkaEventBus implements EventBus {
           await heartbeat();
         }
       },
-    });
-    await joined;
+    };
+    let consumer = await this.startMember(groupId, topics, run);
+    let stopping = false;
+    let replacing = Promise.resolve();
+    // A consumer kafkajs gives up on later (a crash it does not restart from, say in a rebalance)
+    // is replaced by a fresh one, so the member goes on taking its partitions' events.
+    const supervise = (watched: Consumer) =>
+      watched.on(watched.events.CRASH, ({ payload }) => {
+        if (payload.restart || stopping) return;
+        this.options.logger.error({ err: payload.error, groupId }, 'consumer crashed: a fresh one joins the group');
+        replacing = this.startMember(groupId, topics, run).then(
+          (fresh) => {
+            consumer = fresh;
+            supervise(fresh);
+          },
+          (error: unknown) => this.options.logger.error({ err: error, groupId }, 'consumer could not join its group again: this member takes no more events'),
+        );
+      });
+    supervise(consumer);
+    const leave = async () => {
+      this.members.delete(handle_);
+      stopping = true;
+      await replacing;
+      await consumer.disconnect();
+    };
 
     const handle_: SubscriptionHandle = {
-      stop: async () => {
-        this.members.delete(handle_);
-        // kafkajs lets the batch in flight stop after its current message, which is committed.
-        await consumer.disconnect();
-      },
+      // kafkajs lets the batch in flight stop after its current message, which is committed.
+      stop: leave,
       abandon: async () => {
-        this.members.delete(handle_);
         leaving = true;
         abandon(new Abandoned());
-        await consumer.disconnect();
+        await leave();
       },
     };
     this.members.add(handle_);
     return handle_;
+  }
+
+  /**
+   * A consumer of the group that has joined it (its first assignment received). One that crashes
+   * for good while joining is dropped and a fresh one joins, up to JOIN_ATTEMPTS times: waiting
+   * for the join alone hung forever then. (The Debian mock broker answers a follower's SyncGroup
+   * that arrives after the leader's with INVALID_REQUEST, which kafkajs does not retry.)
+   */
+  private async startMember(groupId: string, topics: string[], run: ConsumerRunConfig): Promise<Consumer> {
+    for (let attempt = 1; ; attempt++) {
+      const consumer = this.kafka.consumer({
+        groupId,
+        sessionTimeout: this.options.sessionTimeoutMs ?? 30_000,
+        heartbeatInterval: Math.min(3000, Math.floor((this.options.sessionTimeoutMs ?? 30_000) / 3)),
+        maxWaitTimeInMs: this.options.maxWaitTimeMs ?? 1000,
+        allowAutoTopicCreation: false,
+        retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 5000 },
+      });
+      try {
+        await joinGroup(consumer, topics, run);
+        return consumer;
+      } catch (error) {
+        await consumer.disconnect().catch(() => undefined);
+        if (!(error instanceof JoinCrashed) || attempt >= JOIN_ATTEMPTS) throw error;
+        this.options.logger.warn({ err: error.reason, groupId, attempt }, 'consumer crashed while joining its group: joining again');
+      }
+    }
   }
 
   private async sendDeadLetter(
@@ -289,6 +333,33 @@ export class KafkaEventBus implements EventBus {
         },
       ],
     });
+  }
+}
+
+/**
+ * Connects, subscribes and runs a consumer; resolves once it has joined its group, rejects with
+ * JoinCrashed when it crashes for good first (a crash kafkajs restarts from is waited through).
+ */
+async function joinGroup(consumer: Consumer, topics: string[], run: ConsumerRunConfig): Promise<void> {
+  // Listening before run(): kafkajs emits both events from inside it.
+  const listeners: (() => void)[] = [];
+  const joined = new Promise<void>((resolve, reject) => {
+    listeners.push(consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
+    listeners.push(
+      consumer.on(consumer.events.CRASH, ({ payload }) => {
+        if (!payload.restart) reject(new JoinCrashed(payload.groupId, payload.error));
+      }),
+    );
+  });
+  // Settled (maybe rejected) before it is awaited below.
+  joined.catch(() => undefined);
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topics, fromBeginning: true });
+    await consumer.run(run);
+    await joined;
+  } finally {
+    for (const off of listeners) off();
   }
 }
 

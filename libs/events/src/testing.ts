@@ -9,6 +9,11 @@ export interface TestKafka {
   brokers: string[];
   /** Present only on the mock broker: drops and restores the broker's connections (data kept). */
   outage?: { down(): Promise<void>; up(): Promise<void> };
+  /**
+   * Present only on the mock broker: the next request of a Kafka API (by API key, e.g. 14 for
+   * SyncGroup) is answered with this Kafka error code (e.g. 42, INVALID_REQUEST).
+   */
+  failNextRequest?(apiKey: number, errorCode: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -56,6 +61,7 @@ async function startMockKafka(): Promise<TestKafka> {
   return {
     brokers: match[1]!.split(','),
     outage: { down: () => command('down'), up: () => command('up') },
+    failNextRequest: (apiKey, errorCode) => command(`fail ${apiKey} ${errorCode}`),
     async stop() {
       if (child.exitCode !== null) return;
       child.stdin.end();
