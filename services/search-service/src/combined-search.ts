@@ -28,21 +28,20 @@ export function createCombinedSearch(search: Search) {
       const tree = fromProtoQuery(query, { searchOptions: params.searchOptions, conversationOption: params.conversationOption });
       const leaves = leavesOf(tree);
       const options = [...new Set(leaves.flatMap((leaf) => leaf.searchOptions))] as SearchOption[];
-      const index = await search.searchableIndex(orgId, indexId, options);
-      const scope = await search.scopeOf(orgId, indexId, params.filter);
-
       // Leaves are found at every confidence and the threshold applies to the combined moments: a
       // weak match still counts for `not` (it removes), and `and` already keeps the weaker score.
+      // The leaves' searches are independent: they run at once.
+      const { index, result: leafClips } = await search.onSearchableIndex(orgId, indexId, options, params.filter, (scope) =>
+        Promise.all(
+          leaves.map(async (leaf) => {
+            const leafOptions = leaf.searchOptions as SearchOption[];
+            const matches = await search.matchesOf(scope, { text: leaf.text }, { options: leafOptions, conversationOption: leaf.conversationOption });
+            return clipsOf(matches, { operator: 'or', options: leafOptions, threshold: 'none', adjustConfidenceLevel: adjust });
+          }),
+        ),
+      );
       const leafMoments = new Map<string, Map<string, Moment[]>>();
       const leafClipsByVideo = new Map<string, Clip[]>();
-      // The leaves' searches are independent: they run at once.
-      const leafClips = await Promise.all(
-        leaves.map(async (leaf) => {
-          const leafOptions = leaf.searchOptions as SearchOption[];
-          const matches = await search.matchesOf(scope, { text: leaf.text }, { options: leafOptions, conversationOption: leaf.conversationOption });
-          return clipsOf(matches, { operator: 'or', options: leafOptions, threshold: 'none', adjustConfidenceLevel: adjust });
-        }),
-      );
       for (const [i, leaf] of leaves.entries()) {
         const clips = leafClips[i]!;
         leafMoments.set(leaf.key, momentsByVideo(clips));

@@ -125,6 +125,24 @@ export function createSearch(deps: SearchDeps) {
     return { orgId, indexId, videoIds: await indexes.videoIdsMatching(orgId, indexId, filter) };
   }
 
+  /**
+   * Runs `work` on the search's scope while the index is checked, rather than after: a round trip
+   * to index-service less on every search. The index's error, if any, is the one reported (the
+   * work's results are then dropped; its queries were bound to this organization all the same).
+   */
+  async function onSearchableIndex<T>(
+    orgId: string,
+    indexId: string,
+    options: readonly SearchOption[],
+    filter: VideoFilter__Input | undefined,
+    work: (scope: Scope) => Promise<T>,
+  ): Promise<{ index: IndexInfo; result: T }> {
+    const [index, result] = await Promise.allSettled([searchableIndex(orgId, indexId, options), scopeOf(orgId, indexId, filter).then(work)]);
+    if (index.status === 'rejected') throw index.reason;
+    if (result.status === 'rejected') throw result.reason;
+    return { index: index.value, result: result.value };
+  }
+
   /** Segments answering a text through the lexical options (and exact_match), scored. */
   async function textMatches(scope: Scope, text: string, options: readonly SearchOption[], conversationOption: ConversationOption): Promise<SegmentMatch[]> {
     const matches: SegmentMatch[] = [];
@@ -236,19 +254,18 @@ export function createSearch(deps: SearchDeps) {
   }
 
   return {
-    searchableIndex,
-    scopeOf,
+    onSearchableIndex,
     matchesOf,
     saveAndServe,
 
     async search(orgId: string, indexId: string, query: Query, params: SearchParams, includeUserMetadata: boolean): Promise<ResultPage> {
-      const index = await searchableIndex(orgId, indexId, params.options);
-      if (query.image) await checkQueryImage(query.image);
-      if (query.image && !params.options.includes('visual')) {
-        throw errors.invalid('search_options', 'A query image is searched through the visual option; include visual.');
+      if (query.image) {
+        // Image checks come after the index's (a missing index is the first thing to say).
+        await searchableIndex(orgId, indexId, params.options);
+        await checkQueryImage(query.image);
+        if (!params.options.includes('visual')) throw errors.invalid('search_options', 'A query image is searched through the visual option; include visual.');
       }
-      const scope = await scopeOf(orgId, indexId, params.filter);
-      const matches = await matchesOf(scope, query, params);
+      const { index, result: matches } = await onSearchableIndex(orgId, indexId, params.options, params.filter, (scope) => matchesOf(scope, query, params));
       const clips = clipsOf(matches, {
         operator: params.operator,
         options: query.text === undefined ? ['visual'] : params.options,
