@@ -77,8 +77,12 @@ function lint(valuesFiles: string[]): HelmResult {
   return helm(['lint', '--strict', CHART, ...valuesFiles.flatMap((f) => ['-f', f])]);
 }
 
+function template(valuesFiles: string[]): HelmResult {
+  return helm(['template', RELEASE, CHART, '--kube-version', KUBE_VERSION, ...valuesFiles.flatMap((f) => ['-f', f])]);
+}
+
 function render(valuesFiles: string[]): Obj[] {
-  const result = helm(['template', RELEASE, CHART, '--kube-version', KUBE_VERSION, ...valuesFiles.flatMap((f) => ['-f', f])]);
+  const result = template(valuesFiles);
   if (result.status !== 0) throw new Error(`helm template failed:\n${result.output}`);
   const docs = parseAllDocuments(result.stdout);
   for (const doc of docs) {
@@ -138,6 +142,20 @@ function merged(base: Obj, override: Obj): Obj {
 }
 
 describe('charts/vus', () => {
+  /** One folder for the values files the tests below write. */
+  let valuesDir: string;
+  beforeAll(() => {
+    valuesDir = mkdtempSync(path.join(tmpdir(), 'vus-chart-'));
+  });
+  afterAll(() => rmSync(valuesDir, { recursive: true, force: true }));
+  /** Writes `text` as the values file `name`.yaml; returns its path. */
+  const valuesFile = (name: string, text: string) => {
+    const file = path.join(valuesDir, `${name}.yaml`);
+    writeFileSync(file, text);
+    return file;
+  };
+  const renderWith = (text: string) => render([valuesFile('values', text)]);
+
   it('has the default, an overridden and a standalone-worker ci values profile', () => {
     expect(PROFILES).toEqual(expect.arrayContaining(['default-values.yaml', 'scaled-values.yaml', 'standalone-worker-values.yaml']));
   });
@@ -320,17 +338,6 @@ describe('charts/vus', () => {
   });
 
   describe('optional services', () => {
-    let dir: string;
-    beforeAll(() => {
-      dir = mkdtempSync(path.join(tmpdir(), 'vus-chart-'));
-    });
-    afterAll(() => rmSync(dir, { recursive: true, force: true }));
-    const renderWith = (text: string) => {
-      const file = path.join(dir, 'values.yaml');
-      writeFileSync(file, text);
-      return render([file]);
-    };
-
     it('without task-service and search-service the gateway gets neither address (their endpoints answer 501)', () => {
       const objects = renderWith('taskService:\n  enabled: false\nsearchService:\n  enabled: false\n');
       expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(['billing-service', 'gateway', 'index-service']);
@@ -345,25 +352,13 @@ describe('charts/vus', () => {
     });
 
     it('refuses to render task-service without index-service, which it cannot start without', () => {
-      const file = path.join(dir, 'no-index.yaml');
-      writeFileSync(file, 'indexService:\n  enabled: false\n');
-      const result = helm(['template', RELEASE, CHART, '--kube-version', KUBE_VERSION, '-f', file]);
+      const result = template([valuesFile('no-index', 'indexService:\n  enabled: false\n')]);
       expect(result.status).not.toBe(0);
       expect(result.output).toMatch(/index-service is disabled but another service needs its address/);
     });
   });
 
   describe('the standalone indexing worker (taskService.worker)', () => {
-    let dir: string;
-    beforeAll(() => {
-      dir = mkdtempSync(path.join(tmpdir(), 'vus-chart-'));
-    });
-    afterAll(() => rmSync(dir, { recursive: true, force: true }));
-    const renderWith = (text: string) => {
-      const file = path.join(dir, 'values.yaml');
-      writeFileSync(file, text);
-      return render([file]);
-    };
     const WORKER_ON = [
       'global:\n  kafka:\n    brokers: kafka:9092\n  models:\n    existingClaim: models\n',
       'gateway:\n  redisUrl:\n    secretName: redis\n    key: url\n',
@@ -439,26 +434,14 @@ describe('charts/vus', () => {
     });
 
     it("refuses WORKER_ENABLED in task-service's env when the chart sets it", () => {
-      const file = path.join(dir, 'worker-enabled.yaml');
-      writeFileSync(file, 'taskService:\n  env:\n    WORKER_ENABLED: "true"\n  worker:\n    enabled: true\n');
-      const result = helm(['template', RELEASE, CHART, '--kube-version', KUBE_VERSION, '-f', file]);
+      const result = template([valuesFile('worker-enabled', 'taskService:\n  env:\n    WORKER_ENABLED: "true"\n  worker:\n    enabled: true\n')]);
       expect(result.status).not.toBe(0);
       expect(result.output).toMatch(/env WORKER_ENABLED of task-service is set by the chart/);
     });
   });
 
   describe('values.schema.json', () => {
-    let dir: string;
-    beforeAll(() => {
-      dir = mkdtempSync(path.join(tmpdir(), 'vus-chart-'));
-    });
-    afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-    const lintWith = (name: string, text: string) => {
-      const file = path.join(dir, `${name}.yaml`);
-      writeFileSync(file, text);
-      return lint([file]);
-    };
+    const lintWith = (name: string, text: string) => lint([valuesFile(name, text)]);
 
     it('accepts a correctly spelled override (the control for the cases below)', () => {
       const result = lintWith('control', 'indexService:\n  replicas: 2\ngateway:\n  env:\n    LOG_LEVEL: debug\n');
