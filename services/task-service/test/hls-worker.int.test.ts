@@ -3,38 +3,24 @@
  * folder and recorded on the task and on the video; absent when the task declined it; ERROR, with
  * the video indexed all the same, when it cannot be made.
  */
-import { FileBlobStore, type BlobInfo, type BlobStore } from '@vus/blob';
-import { createLogger, newId } from '@vus/core';
+import type { BlobInfo, BlobStore } from '@vus/blob';
+import { newId } from '@vus/core';
 import { InProcessEventBus } from '@vus/events';
-import { callUnary, createClient, fromTimestamp, loadProto } from '@vus/grpc';
-import type { IndexServiceClient } from '@vus/grpc/types/index/v1/IndexService';
+import { fromTimestamp } from '@vus/grpc';
 import type { Video } from '@vus/grpc/types/index/v1/Video';
 import type { Task } from '@vus/grpc/types/task/v1/Task';
-import type { TaskServiceClient } from '@vus/grpc/types/task/v1/TaskService';
-import { startIndexService, type RunningIndexService } from '@vus/index-service';
 import { parseHlsPlaylist } from '@vus/media';
-import { createModelRegistry, type ModelRegistry } from '@vus/models';
 import { textScenesVideo } from '@vus/testing';
-import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { startTaskService, type RunningTaskService } from '../src/main';
+import { startTaskStack, type TaskStack } from './stack';
 
-const logger = createLogger({ service: 'hls-worker-test', level: 'silent' });
 const ORG = newId();
 
-let dir: string;
+let stack: TaskStack;
 let blobs: BlobStore;
 /** Videos whose stream cannot be stored (a full disk, say). */
 const failingStreams = new Set<string>();
-let bus: InProcessEventBus;
-let models: ModelRegistry;
-let indexService: RunningIndexService;
-let taskService: RunningTaskService;
-let indexes: IndexServiceClient;
-let tasks: TaskServiceClient;
 let indexId: string;
 let upload: string;
 
@@ -50,56 +36,23 @@ function withFailingStreams(store: BlobStore): BlobStore {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'vus-hls-worker-'));
-  blobs = await FileBlobStore.open(join(dir, 'blobs'));
-  bus = new InProcessEventBus();
-  models = createModelRegistry({ modelsDir: join(dir, 'no-models'), allowDownload: false, clipModel: 'none/clip', whisperModel: 'none/whisper' });
-  indexService = await startIndexService({ bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, bus, logger, blobs });
-  const workerBlobs = withFailingStreams(blobs);
-  taskService = await startTaskService({
-    bind: '127.0.0.1:0',
-    database: { kind: 'pglite', dataDir: 'memory://' },
-    bus,
-    logger,
-    indexServiceAddress: indexService.address,
-    blobs,
-    worker: { blobs: workerBlobs, models, workRoot: join(dir, 'work'), concurrency: 1, pollMs: 200 },
-  });
-  indexes = createClient(loadProto().proto.vus.index.v1.IndexService, indexService.address);
-  tasks = createClient(loadProto().proto.vus.task.v1.TaskService, taskService.address);
+  stack = await startTaskStack({ name: 'hls-worker', bus: new InProcessEventBus(), worker: ({ blobs }) => ({ blobs: withFailingStreams(blobs) }) });
+  blobs = stack.blobs;
   // Conversation only, without Whisper: the cheapest index (the frame pass still runs for stills).
-  indexId = (await rpc<{ id: string }>((md, opts, cb) => indexes.CreateIndex({ name: 'hls', models: [{ name: 'marengo2.6', options: ['conversation'] }], addons: [] }, md, opts, cb))).id;
-  upload = `uploads/${newId()}/video_file-0`;
-  await blobs.put(upload, createReadStream((await textScenesVideo()).path));
+  indexId = await stack.createIndex(ORG, ['conversation']);
+  upload = await stack.upload((await textScenesVideo()).path);
 }, 60_000);
 
-afterAll(async () => {
-  indexes?.close();
-  tasks?.close();
-  await taskService?.stop();
-  await indexService?.stop();
-  await models?.dispose();
-  await bus?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function rpc<T>(invoke: Parameters<typeof callUnary<T>>[0]): Promise<T> {
-  return callUnary<T>(invoke, { orgId: ORG });
-}
+afterAll(() => stack?.stop());
 
 async function indexed(enableVideoStream: boolean | undefined, beforeStart?: (task: Task) => void): Promise<{ task: Task; video: Video }> {
   const request = { index_id: indexId, video_blob_key: upload, filename: 'scenes.mp4', ...(enableVideoStream === undefined ? {} : { enable_video_stream: enableVideoStream }) };
-  const created = await rpc<Task>((md, opts, cb) => tasks.CreateTask(request, md, opts, cb));
+  const created = await stack.rpc<Task>(ORG, (md, opts, cb) => stack.tasks.CreateTask(request, md, opts, cb));
   beforeStart?.(created);
-  for (;;) {
-    const task = await rpc<Task>((md, opts, cb) => tasks.GetTask({ task_id: created.id }, md, opts, cb));
-    if (task.status === 'ready' || task.status === 'failed') {
-      expect(task).toMatchObject({ status: 'ready', failure: null });
-      const video = await rpc<Video>((md, opts, cb) => indexes.GetVideo({ index_id: indexId, video_id: task.video_id }, md, opts, cb));
-      return { task, video };
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const task = await stack.waitForTask(ORG, created.id);
+  expect(task).toMatchObject({ status: 'ready', failure: null });
+  const video = await stack.rpc<Video>(ORG, (md, opts, cb) => stack.indexes.GetVideo({ index_id: indexId, video_id: task.video_id }, md, opts, cb));
+  return { task, video };
 }
 
 const readBlob = async (key: string) => text(await blobs.get(key));
