@@ -31,7 +31,13 @@ let busiest = 0;
 
 beforeAll(async () => {
   counters = new UsageCounters(memoryLimiters());
-  const meter = new Meter(counters, limits, { recordSpend: async (orgId, record) => void spend.push({ ...record, orgId }) });
+  const meter = new Meter(counters, limits, {
+    // Answered as billing-service answers a first record (RecordSpendResponse): every record is kept, so a repeat would show.
+    recordSpend: async (orgId, record) => {
+      spend.push({ ...record, orgId });
+      return { plan: null, duplicate: false, upgraded: false };
+    },
+  });
   stack = await startTaskStack({
     name: 'worker',
     bus: new InProcessEventBus(),
