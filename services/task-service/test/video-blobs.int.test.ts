@@ -7,14 +7,13 @@ import { createIndexClient, type IndexClient } from '@vus/clients';
 import { createLogger, newId } from '@vus/core';
 import { createMemoryDatabase, migrate, type ThrowawayDatabase } from '@vus/db';
 import { buildEvent, EVENTS_MIGRATIONS, InProcessEventBus, type EventEnvelope, type VideoDeletedPayload } from '@vus/events';
-import { startIndexService, type RunningIndexService } from '@vus/index-service';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { startTaskService, type RunningTaskService } from '../src/main';
 import { videoBlobCleanup, videoBlobsOf } from '../src/video-blobs';
 import { thumbnailKey } from '../src/worker/pipeline';
+import { startTaskStack, type TaskStack } from './stack';
 
 const logger = createLogger({ service: 'video-blobs-test', level: 'silent' });
 
@@ -37,31 +36,22 @@ describe('videoBlobsOf', () => {
 });
 
 describe('video.deleted through index-service', () => {
-  let dir: string;
+  let stack: TaskStack;
   let blobs: BlobStore;
   let bus: InProcessEventBus;
-  let indexService: RunningIndexService;
-  let taskService: RunningTaskService;
   let index: IndexClient;
   const orgId = newId();
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'vus-video-blobs-'));
-    blobs = await FileBlobStore.open(join(dir, 'blobs'));
     bus = new InProcessEventBus({ logger, retryDelayMs: 10 });
-    indexService = await startIndexService({ bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, bus, logger, blobs });
-    taskService = await startTaskService({
-      bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, bus, logger, indexServiceAddress: indexService.address, blobs,
-    });
-    index = createIndexClient(indexService.address);
+    stack = await startTaskStack({ name: 'video-blobs', bus });
+    blobs = stack.blobs;
+    index = createIndexClient(stack.indexService.address);
   }, 60_000);
 
   afterAll(async () => {
     index?.close();
-    await taskService?.stop();
-    await indexService?.stop();
-    await bus?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await stack?.stop();
   });
 
   const ctx = () => ({ orgId, requestId: 'test', deadline: new Date(Date.now() + 10_000) });
@@ -91,7 +81,7 @@ describe('video.deleted through index-service', () => {
     return { id, keys: [media, ...thumbnails, unrecorded] };
   }
 
-  const newIndex = async () => (await index.createIndex(ctx(), { name: `i-${newId()}`, models: [{ name: 'marengo2.6', options: ['visual'] }], addons: [] })).id;
+  const newIndex = () => stack.createIndex(orgId, ['visual']);
 
   it('deleting a video removes its media, its thumbnails and its folder, and nothing else', async () => {
     const indexId = await newIndex();
