@@ -163,6 +163,20 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
     expect(car.clips[0]!.score).toBeGreaterThan(vehicle.clips.find((c) => c.video_id === videos.street)!.score);
   });
 
+  it("matches a query's broader words against a segment's own words only", async () => {
+    // "truck" has the hypernym "motor vehicle"; so has the car label (as a broader term, weight B):
+    // siblings must not meet through their common parent.
+    const truck = await run('truck', ['visual', 'text_in_video'], { threshold: 'none' });
+    expect(truck.clips).toEqual([]);
+    const sign = newId();
+    await addVideo(indexId, sign, 5, [{ start: 1, end: 3, modality: 'text_in_video', text: 'NO MOTOR VEHICLES' }]);
+    const withSign = await run('truck', ['visual', 'text_in_video'], { threshold: 'none' });
+    expect(withSign.clips.map((c) => [c.video_id, c.start, c.end])).toEqual([[sign, 1, 3]]);
+    // A hypernym is a weaker match than the word itself.
+    expect(withSign.clips[0]!.score).toBeLessThan((await run('motor vehicles', ['text_in_video'])).clips[0]!.score);
+    await search.deleteVideoSegments(ctx, indexId, sign);
+  });
+
   it('merges options on one moment and reports each as a module; operator and keeps only moments every option matched', async () => {
     const either = await run('stop traffic light', ['visual', 'text_in_video'], { threshold: 'none' });
     const street = either.clips.find((c) => c.video_id === videos.street)!;
