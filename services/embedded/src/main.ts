@@ -4,7 +4,8 @@ import { startBillingService } from '@vus/billing-service';
 import { startGateway } from '@vus/gateway';
 import { startIndexService } from '@vus/index-service';
 import { startSearchService } from '@vus/search-service';
-import { inProcessMediaMeter, parseAllowList, startTaskService, workerEnvShape } from '@vus/task-service';
+import { mediaMeter, parseAllowList, startTaskService, workerEnvShape } from '@vus/task-service';
+import { memoryLimiters } from '@vus/limits';
 import { FileBlobStore } from '@vus/blob';
 import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/models';
 import { randomBytes } from 'node:crypto';
@@ -115,10 +116,11 @@ export async function startEmbedded(env: Record<string, string | undefined> = pr
     stops.unshift(() => search.stop());
     // Media minutes are metered as in the cluster: each probed video is reserved against the
     // organization's duration budgets (its plan's, from billing-service) and recorded there as
-    // spend. The budgets are counted in memory, but not in the gateway's counters: startGateway
-    // makes its own, so its X-RateLimit-Duration-* headers do not see these minutes. Unshifted
-    // before task-service, so it is closed after the worker has stopped.
-    const meter = inProcessMediaMeter(billing.address, log.child({ service: 'task-service' }));
+    // spend. The budgets are counted in this process's memory, in the same counters the gateway
+    // admits requests with (as Redis is shared in the cluster). Unshifted before task-service, so
+    // it is closed after the worker has stopped.
+    const limiters = memoryLimiters();
+    const meter = mediaMeter(billing.address, limiters, log.child({ service: 'task-service' }));
     stops.unshift(async () => meter.close());
     // Indexing tasks with their worker, and webhooks: task events come through the same bus.
     const task = await startTaskService({
@@ -149,7 +151,8 @@ export async function startEmbedded(env: Record<string, string | undefined> = pr
       taskServiceAddress: task.address,
       searchServiceAddress: search.address,
       blobs,
-      // Rate-limit counters stay in this process (no Redis in embedded mode).
+      // Rate-limit counters stay in this process (no Redis in embedded mode), shared with the Meter.
+      limiters,
       billingServiceAddress: billing.address,
       logger: log.child({ service: 'gateway' }),
       adminToken: token,

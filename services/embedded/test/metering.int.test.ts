@@ -4,7 +4,8 @@
 /*
  * Embedded mode meters media minutes as the cluster does: the worker reserves each probed video
  * against the organization's plan (from the embedded billing-service) and records the spend there;
- * a video longer than the minutes left fails its task with the rate-limit reason.
+ * a video longer than the minutes left fails its task with the rate-limit reason. The gateway
+ * admits and reports (X-RateLimit-Duration-*) on the same counters.
  */
 import { createLogger } from '@vus/core';
 import { generateVideo, textScenesVideo } from '@vus/testing';
@@ -38,14 +39,14 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function call(path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<{ status: number; body: Json }> {
+async function call(path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<{ status: number; body: Json; headers: Headers }> {
   const json = init.body !== undefined && !(init.body instanceof FormData);
   const response = await fetch(`${running.url}${path}`, {
     method: init.method ?? 'GET',
     headers: { ...init.headers, ...(json ? { 'content-type': 'application/json' } : {}) },
     body: json ? JSON.stringify(init.body) : (init.body as FormData | undefined),
   });
-  return { status: response.status, body: (await response.json().catch(() => ({}))) as Json };
+  return { status: response.status, body: (await response.json().catch(() => ({}))) as Json, headers: response.headers };
 }
 
 const admin = (path: string, method = 'GET', body?: unknown) =>
@@ -58,7 +59,8 @@ async function monthSpendMicros(orgId: string): Promise<number> {
   return Math.round((body.month_spend_usd as number) * 1_000_000);
 }
 
-async function indexVideo(apiKey: string, indexId: string, path: string, filename: string): Promise<Json> {
+/** The task once settled, and the minutes the gateway said were left when it admitted the upload. */
+async function indexVideo(apiKey: string, indexId: string, path: string, filename: string): Promise<{ task: Json; minutesLeft: string | null }> {
   const headers = { 'x-api-key': apiKey };
   const form = new FormData();
   form.append('index_id', indexId);
@@ -67,7 +69,7 @@ async function indexVideo(apiKey: string, indexId: string, path: string, filenam
   expect(created.status).toBe(200);
   for (;;) {
     const { body } = await call(`/v1.3/tasks/${created.body._id as string}`, { headers });
-    if (body.status === 'ready' || body.status === 'failed') return body;
+    if (body.status === 'ready' || body.status === 'failed') return { task: body, minutesLeft: created.headers.get('x-ratelimit-duration-remaining') };
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -88,8 +90,9 @@ it('reserves each video against the plan, records its spend in billing, and fail
   const indexId = index.body._id as string;
 
   // 12 s: indexed, its seconds debited and charged.
-  const first = await indexVideo(key, indexId, (await textScenesVideo()).path, 'scenes.mp4');
+  const { task: first, minutesLeft: beforeFirst } = await indexVideo(key, indexId, (await textScenesVideo()).path, 'scenes.mp4');
   expect(first.status).toBe('ready');
+  expect(beforeFirst).toBe('1');
   const seconds = Math.ceil((first.system_metadata as { duration: number }).duration);
   expect(await monthSpendMicros(orgId)).toBe(seconds * MICROS_PER_VIDEO_SECOND);
 
@@ -98,7 +101,9 @@ it('reserves each video against the plan, records its spend in billing, and fail
     width: 640, height: 360, fps: 5, audio: 'tone', container: 'mp4',
     scenes: [{ durationSec: 50, background: '0x37474f' }],
   });
-  const second = await indexVideo(key, indexId, long.path, 'long.mp4');
+  const { task: second, minutesLeft: beforeSecond } = await indexVideo(key, indexId, long.path, 'long.mp4');
+  // The gateway counts in the worker's budgets: 48 s left is no whole minute, and still admitted.
+  expect(beforeSecond).toBe('0');
   expect(second).toMatchObject({ status: 'failed', error: { code: 'too_many_requests', message: expect.stringMatching(/DPH:1\/hour/) } });
   expect(await monthSpendMicros(orgId)).toBe(seconds * MICROS_PER_VIDEO_SECOND);
 });

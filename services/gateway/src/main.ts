@@ -8,6 +8,7 @@ import {
   createBillingClient,
   limitTableOf,
   memoryLimiters,
+  type LimiterSource,
   redisLimiters,
   staticLimits,
   UsageCounters,
@@ -42,6 +43,11 @@ export interface GatewayOptions {
   billingServiceAddress?: string | undefined;
   /** Shared rate-limit counters; without it they live in this process (embedded mode). */
   redisUrl?: string | undefined;
+  /**
+   * The counters' store, when the caller shares it (embedded mode: the indexing worker's Meter
+   * debits media minutes from the same budgets the gateway reports). Overrides `redisUrl`.
+   */
+  limiters?: LimiterSource | undefined;
   /** How long an organization's limits are cached: a tier change takes effect within this. */
   limitsCacheMs?: number;
   /** How long a valid API key is remembered: a revocation reaches other replicas within this. */
@@ -85,8 +91,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const task = options.taskServiceAddress ? createTaskClient(options.taskServiceAddress) : undefined;
   const search = options.searchServiceAddress ? createSearchClient(options.searchServiceAddress) : undefined;
   const billing = options.billingServiceAddress ? createBillingClient(options.billingServiceAddress) : undefined;
-  const redis = options.redisUrl ? connectRedis(options.redisUrl, logger) : undefined;
-  const counters = new UsageCounters(redis ? redisLimiters(redis) : memoryLimiters());
+  const redis = !options.limiters && options.redisUrl ? connectRedis(options.redisUrl, logger) : undefined;
+  const counters = new UsageCounters(options.limiters ?? (redis ? redisLimiters(redis) : memoryLimiters()));
   const limitsSource = billing
     ? cachedLimits(async (orgId) => limitTableOf(await billing.getPlan(orgId)), { logger, ttlMs: options.limitsCacheMs })
     : staticLimits();

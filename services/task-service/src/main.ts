@@ -18,7 +18,7 @@ import { workerEnvShape, workerConfigFromEnv } from './worker/config';
 
 export const MIGRATIONS = { dir: join(__dirname, '..', 'migrations'), table: 'pgmigrations' };
 export { parseAllowList } from '@vus/fetch';
-export { inProcessMediaMeter, workerEnvShape } from './worker/config';
+export { mediaMeter, workerEnvShape, type MediaMeterHandle } from './worker/config';
 
 export interface TaskServiceOptions {
   /** host:port to listen on; port 0 picks a free one. */

@@ -5,7 +5,6 @@ import {
   connectRedis,
   createBillingClient,
   limitTableOf,
-  memoryLimiters,
   Meter,
   redisLimiters,
   UsageCounters,
@@ -82,7 +81,3 @@ export function mediaMeter(billingAddress: string, limiters: LimiterSource, logg
   return { meter: new Meter(new UsageCounters(limiters), limits, billing), close: () => billing.close() };
 }
 
-/** Embedded mode: the budgets are counted in this process's memory, as the embedded gateway counts. */
-export function inProcessMediaMeter(billingAddress: string, logger: Logger): MediaMeterHandle {
-  return mediaMeter(billingAddress, memoryLimiters(), logger);
-}
