@@ -15,6 +15,19 @@ export type VerifyResult = { ok: true; grant: ThumbnailGrant; expiresAt: Date } 
 export const THUMBNAIL_PATH = '/thumbnails';
 
 /**
+ * A signed URL's signature against the expected one (constant time), then its expiry (Unix
+ * seconds) — in that order, so only a genuine URL is ever told that it expired.
+ */
+function checkSignature(given: string, expected: string, expiresUnix: number, now: Date): { ok: true; expiresAt: Date } | { ok: false; reason: 'invalid' | 'expired' } {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, reason: 'invalid' };
+  const expiresAt = new Date(expiresUnix * 1000);
+  if (expiresAt.getTime() <= now.getTime()) return { ok: false, reason: 'expired' };
+  return { ok: true, expiresAt };
+}
+
+/**
  * Thumbnail URLs that need no API key (they end up in <img> tags) but grant one thumbnail of
  * one organization until they expire: HMAC-SHA256 over every field, expiry included, so changing
  * any of them (or the expiry) breaks the signature. `hls` signs video streams with the same key.
@@ -41,13 +54,8 @@ export function createThumbnailSigner(secret: string) {
       const grant: ThumbnailGrant = { orgId: org, indexId, videoId, time };
       // String(time) must reproduce `t` exactly, or "5" and "5.0" would be two names for one grant.
       if (String(time) !== t) return { ok: false, reason: 'invalid' };
-      const expected = Buffer.from(mac(grant, Number(expires)));
-      const given = Buffer.from(signature);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
-      const expiresAt = new Date(Number(expires) * 1000);
-      // Checked after the signature: only a genuine URL is ever told that it expired.
-      if (expiresAt.getTime() <= now.getTime()) return { ok: false, reason: 'expired' };
-      return { ok: true, grant, expiresAt };
+      const checked = checkSignature(signature, mac(grant, Number(expires)), Number(expires), now);
+      return checked.ok ? { ok: true, grant, expiresAt: checked.expiresAt } : checked;
     },
 
     hls: createHlsSigner(secret),
@@ -98,13 +106,8 @@ export function createHlsSigner(secret: string) {
       const folder = Buffer.from(encoded, 'base64url').toString('utf8');
       // The folder must re-encode to exactly what was given: one name per grant.
       if (!isFolder(folder) || Buffer.from(folder).toString('base64url') !== encoded) return { ok: false, reason: 'invalid' };
-      const expected = Buffer.from(mac(folder, Number(expires)));
-      const given = Buffer.from(signature);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
-      const expiresAt = new Date(Number(expires) * 1000);
-      // Checked after the signature: only a genuine URL is ever told that it expired.
-      if (expiresAt.getTime() <= now.getTime()) return { ok: false, reason: 'expired' };
-      return { ok: true, folder, expiresAt };
+      const checked = checkSignature(signature, mac(folder, Number(expires)), Number(expires), now);
+      return checked.ok ? { ok: true, folder, expiresAt: checked.expiresAt } : checked;
     },
 
     /** The blob key of `file` in a verified folder, or undefined when `file` is not a plain name. */
