@@ -38,11 +38,9 @@ describeWithMock('Kafka group join', () => {
 
   const group = () => `join-${randomBytes(4).toString('hex')}`;
 
-  it('joins again with a fresh consumer when the consumer crashes while joining, and then takes events', async () => {
-    const run = randomBytes(4).toString('hex');
-    const seen: number[] = [];
-    await kafka.failNextRequest!(SYNC_GROUP, INVALID_REQUEST);
-    const member = await bus.subscribe({
+  /** A member of a new group that notes the `n` of this run's events in `seen`. */
+  const subscribeRun = (run: string, seen: number[]) =>
+    bus.subscribe({
       group: group(),
       types: ['task.status-changed'],
       handler: async (e) => {
@@ -51,6 +49,12 @@ describeWithMock('Kafka group join', () => {
         return 'done';
       },
     });
+
+  it('joins again with a fresh consumer when the consumer crashes while joining, and then takes events', async () => {
+    const run = randomBytes(4).toString('hex');
+    const seen: number[] = [];
+    await kafka.failNextRequest!(SYNC_GROUP, INVALID_REQUEST);
+    const member = await subscribeRun(run, seen);
     await bus.publish([buildEvent('task.status-changed', 'task-join', 'org-1', { run, n: 1 })]);
     await waitFor(() => seen.length > 0, 'the event', 45_000);
     expect(seen).toEqual([1]);
@@ -60,15 +64,7 @@ describeWithMock('Kafka group join', () => {
   it('replaces a consumer that crashes for good in a later rebalance: the member takes events again', async () => {
     const run = randomBytes(4).toString('hex');
     const seen: number[] = [];
-    const member = await bus.subscribe({
-      group: group(),
-      types: ['task.status-changed'],
-      handler: async (e) => {
-        if (e.payload.run !== run) return 'skipped';
-        seen.push(e.payload.n as number);
-        return 'done';
-      },
-    });
+    const member = await subscribeRun(run, seen);
     // kafkajs logs each crash; the event is published only after it, so the old consumer cannot take it.
     const crashes: string[] = [];
     const spy = jest.spyOn(logger, 'error').mockImplementation((_fields: unknown, message?: string) => {
