@@ -52,6 +52,9 @@ describe.each(DATABASE_KINDS)('media minutes on %s', (_kind, create) => {
         getIndex: async () => {
           throw new ApiError('resource_not_exist', 'gone');
         },
+        getVideo: async () => {
+          throw new Error('not reached');
+        },
         createVideo: async () => {
           throw new Error('not reached');
         },

@@ -32,7 +32,7 @@ export interface MediaMeter {
 export interface PipelineDeps {
   leases: TaskLeaseStore;
   blobs: BlobStore;
-  index: Pick<IndexClient, 'getIndex' | 'createVideo' | 'putVideoArtifacts'>;
+  index: Pick<IndexClient, 'getIndex' | 'getVideo' | 'createVideo' | 'putVideoArtifacts'>;
   models: Pick<ModelRegistry, 'find' | 'status'>;
   /** search-service's ingest; without it segments are not stored (the video cannot be searched). */
   segments?: SegmentSink | undefined;
@@ -83,6 +83,30 @@ export function hlsPrefix(videoId: string): string {
 
 /** The still stored beside the playlist (the stream's `thumbnail_urls`). */
 const HLS_THUMBNAIL = 'thumbnail.jpg';
+
+/**
+ * A task that failed while indexing may have stored its video's thumbnails and stream already
+ * (under `videos/<id>/`). When index-service has no such video, nothing would ever delete them
+ * (blobs go with `video.deleted`): they are removed here. A video that exists keeps them (its
+ * deletion removes them); when index-service cannot say, they are kept and the fact is logged.
+ */
+export async function dropBlobsOfUnwrittenVideo(deps: Pick<PipelineDeps, 'index' | 'blobs' | 'logger'>, task: Pick<TaskRecord, 'id' | 'orgId' | 'indexId' | 'videoId'>): Promise<void> {
+  try {
+    await deps.index.getVideo({ orgId: task.orgId, deadline: new Date(Date.now() + RPC_TIMEOUT_MS) }, task.indexId, task.videoId);
+    return;
+  } catch (error) {
+    if (!isApiError(error) || error.code !== 'resource_not_exist') {
+      deps.logger.warn({ err: error, taskId: task.id, videoId: task.videoId }, 'a failed task’s blobs are kept: index-service could not say whether its video exists');
+      return;
+    }
+  }
+  try {
+    const removed = await deps.blobs.deletePrefix(videoBlobPrefix(task.videoId));
+    if (removed > 0) deps.logger.info({ taskId: task.id, videoId: task.videoId, removed }, 'removed the blobs of a failed task’s unwritten video');
+  } catch (error) {
+    deps.logger.warn({ err: error, taskId: task.id, videoId: task.videoId }, 'removing a failed task’s blobs failed');
+  }
+}
 
 /** Where a fetched video_url is stored. */
 export function fetchedMediaKey(taskId: string): string {
@@ -135,6 +159,7 @@ export class TaskPipeline {
       const failure = failureOf(error);
       if (failure.code === 'internal_error') this.deps.logger.error({ err: error, taskId: task.id }, 'indexing failed');
       const failed = await this.write(task, { status: { from: task.status, to: 'failed' }, changes: { failure } });
+      if (failed && task.status === 'indexing') await dropBlobsOfUnwrittenVideo(this.deps, task);
       return failed ? { kind: 'failed', task: failed } : { kind: 'lost', task };
     } finally {
       await rm(workDir, { recursive: true, force: true });
