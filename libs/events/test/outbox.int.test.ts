@@ -10,11 +10,15 @@ import {
   jitteredBackoff,
   type EventBus,
   type EventEnvelope,
+  type SubscriptionHandle,
 } from '../src';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
-/** A bus that fails while `down` is set, like a broker outage. */
+/**
+ * A bus that fails while `down` is set, like a broker outage. The relay only publishes, so
+ * subscribing is refused rather than faked: a relay that started to subscribe would fail here.
+ */
 class FlakyBus implements EventBus {
   down = false;
   readonly published: EventEnvelope[] = [];
@@ -22,7 +26,12 @@ class FlakyBus implements EventBus {
     if (this.down) throw new Error('broker unreachable');
     this.published.push(...events);
   }
-  async subscribe() {}
+  async subscribe(): Promise<SubscriptionHandle> {
+    throw new Error('FlakyBus: the outbox relay only publishes');
+  }
+  async subscribeDeadLetters(): Promise<SubscriptionHandle> {
+    throw new Error('FlakyBus: the outbox relay only publishes');
+  }
   async close() {}
 }
 
