@@ -29,7 +29,7 @@ describe('PaddleOCR v4 text reader', () => {
       { text: 'RIGHT', x: 900, y: 300, size: 48 },
     ], undefined],
   ])('reads %s', async (_name, width, height, texts, background) => {
-    const frame = await renderTextFrame(width, height, texts, background && { background, colour: '#f5f5f5' });
+    const frame = await renderTextFrame(width, height, texts, background === undefined ? undefined : { background, colour: '#f5f5f5' });
     const lines = await reader.readText(frame);
     expect(lines.map((l) => l.text)).toEqual(texts.map((t) => t.text));
     lines.forEach((line, i) => {
