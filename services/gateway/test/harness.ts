@@ -63,18 +63,17 @@ export async function startStack(
     ...(options.clock ? { clock: options.clock } : {}),
   });
   let orgs = 0;
+  const newOrg = async (name = `org-${++orgs}-${Math.random().toString(36).slice(2)}`) => {
+    const org = await gateway.keys.createOrganization(name);
+    return { orgId: org.id, key: (await gateway.keys.createKey(org.id, 'test')).secret };
+  };
   return {
     url: gateway.url,
     gateway,
     indexService,
     blobs,
-    async newOrgKey(name?: string) {
-      return (await this.newOrg(name)).key;
-    },
-    async newOrg(name = `org-${++orgs}-${Math.random().toString(36).slice(2)}`) {
-      const org = await gateway.keys.createOrganization(name);
-      return { orgId: org.id, key: (await gateway.keys.createKey(org.id, 'test')).secret };
-    },
+    newOrgKey: async (name?: string) => (await newOrg(name)).key,
+    newOrg,
     async stop() {
       await gateway.stop();
       await indexService.stop();
