@@ -13,7 +13,7 @@ import { objectsVideo, SUBTITLE_SENTENCES, wordsAndSubtitlesVideo, type Generate
 import { createReadStream } from 'node:fs';
 import request from 'supertest';
 import { TwelveLabs as TwelveLabsV1 } from 'twelvelabs-js';
-import { TwelveLabs as TwelveLabsV0 } from 'twelvelabs-js-v0';
+import { TwelveLabs as TwelveLabsV0, type GroupByVideoSearchData, type SearchData } from 'twelvelabs-js-v0';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
 
 let stack: IndexingStack;
@@ -31,6 +31,29 @@ function expectMoment(clip: { start?: number; end?: number } | undefined, start:
   expect(clip).toBeDefined();
   expect(Math.abs(clip!.start! - start)).toBeLessThanOrEqual(1);
   expect(Math.abs(clip!.end! - end)).toBeLessThanOrEqual(1);
+}
+
+/** twelvelabs-js 0.2.8 types every page as clips or video groups: a clip has a video id, a group an id. */
+function isClip(hit: SearchData | GroupByVideoSearchData): hit is SearchData {
+  return 'videoId' in hit;
+}
+
+function isGroup(hit: SearchData | GroupByVideoSearchData): hit is GroupByVideoSearchData {
+  return !isClip(hit);
+}
+
+/** The page as clips; fails the test if any hit is a video group. */
+function clipsOf(hits: readonly (SearchData | GroupByVideoSearchData)[]): SearchData[] {
+  const clips = hits.filter(isClip);
+  expect(clips).toHaveLength(hits.length);
+  return clips;
+}
+
+/** The page as video groups; fails the test if any hit is a clip. */
+function groupsOf(hits: readonly (SearchData | GroupByVideoSearchData)[]): GroupByVideoSearchData[] {
+  const groups = hits.filter(isGroup);
+  expect(groups).toHaveLength(hits.length);
+  return groups;
 }
 
 beforeAll(async () => {
@@ -64,45 +87,46 @@ describe('twelvelabs-js 0.2.8 (v1.2)', () => {
 
   it('finds text shown on screen by the word, in the right video at the right time', async () => {
     const result = await client.search.query({ indexId, queryText: 'planet', options: ['text_in_video'] });
-    expect(result.data[0]).toMatchObject({ videoId: videoIds.words, confidence: 'high' });
-    expectMoment(result.data[0], 4, 8);
+    const [top] = clipsOf(result.data);
+    expect(top).toMatchObject({ videoId: videoIds.words, confidence: 'high' });
+    expectMoment(top, 4, 8);
     expect(result.pool).toMatchObject({ totalCount: 2, indexId });
-    expect((result.data[0] as unknown as { thumbnailUrl?: string }).thumbnailUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/thumbnails\//);
+    expect(top?.thumbnailUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/thumbnails\//);
   });
 
   it('finds a subtitle sentence by a paraphrase sharing its keywords, and by exact_match', async () => {
     const paraphrase = await client.search.query({ indexId, queryText: 'a fox leaping over a dog', options: ['conversation'] });
     expect(paraphrase.data[0]).toMatchObject({ videoId: videoIds.words });
-    expectMoment(paraphrase.data[0], 0.5, 3);
+    expectMoment(clipsOf(paraphrase.data)[0], 0.5, 3);
     const exact = await client.search.query({ indexId, queryText: 'welcome to the video', options: ['conversation'], conversationOption: 'exact_match' });
     expect(exact.data).toHaveLength(1);
-    expectMoment(exact.data[0], 3.5, 6);
+    expectMoment(clipsOf(exact.data)[0], 3.5, 6);
     expect((exact.data[0] as unknown as { metadata: unknown[] }).metadata).toEqual([{ type: 'conversation', text: SUBTITLE_SENTENCES[1] }]);
   });
 
   it('finds a labelled object by another word for it (WordNet)', async () => {
     const result = await client.search.query({ indexId, queryText: 'motorbike', options: ['visual'] });
     expect(result.data[0]).toMatchObject({ videoId: videoIds.objects });
-    expectMoment(result.data[0], 9, 12);
+    expectMoment(clipsOf(result.data)[0], 9, 12);
     // The astronaut is labelled person; "human" is one of its names. (The cat photo is not used:
     // the bundled COCO detector calls it a dog.)
     const human = await client.search.query({ indexId, queryText: 'human', options: ['visual'] });
     expect(human.data[0]).toMatchObject({ videoId: videoIds.objects });
-    expectMoment(human.data[0], 0, 3);
+    expectMoment(clipsOf(human.data)[0], 0, 3);
   });
 
   it('groups by video, and pages by token with disjoint pages', async () => {
     const grouped = await client.search.query({ indexId, queryText: 'orange planet bicycle', options: ['text_in_video'], groupBy: 'video' });
-    const group = grouped.data[0] as unknown as { id: string; clips: { start: number; videoId: string }[] };
-    expect(group.id).toBe(videoIds.words);
-    expect(group.clips.length).toBeGreaterThanOrEqual(3);
+    const [group] = groupsOf(grouped.data);
+    expect(group?.id).toBe(videoIds.words);
+    expect(group?.clips?.length).toBeGreaterThanOrEqual(3);
 
     const first = await client.search.query({ indexId, queryText: 'orange planet bicycle', options: ['text_in_video'], pageLimit: 2 });
     expect(first.data).toHaveLength(2);
-    const seen = first.data.map((c) => `${c.start}-${c.end}`);
-    const second = await first.next();
-    expect(second!.length).toBeGreaterThanOrEqual(1);
-    for (const clip of second!) expect(seen).not.toContain(`${clip.start}-${clip.end}`);
+    const seen = clipsOf(first.data).map((c) => `${c.start}-${c.end}`);
+    const second = clipsOf((await first.next()) ?? []);
+    expect(second.length).toBeGreaterThanOrEqual(1);
+    for (const clip of second) expect(seen).not.toContain(`${clip.start}-${clip.end}`);
   });
 
   it('refuses an expired or unknown page token with its code', async () => {
