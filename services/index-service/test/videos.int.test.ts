@@ -9,6 +9,7 @@ import {
   type CreateVideoInput,
   type VideoArtifacts,
   type VideoService,
+  type VideoSort,
 } from '../src/videos';
 import { codeOf } from '@vus/testing';
 
@@ -154,7 +155,7 @@ describe.each(DATABASE_KINDS)('videos on %s', (_kind, create) => {
       await videos.create(OTHER_ORG, buildVideo(theirs.id));
     });
 
-    const names = async (filter = {}, sort = { by: 'created_at' as const, order: 'desc' as const }, paging = {}) => {
+    const names = async (filter = {}, sort: VideoSort = { by: 'created_at', order: 'desc' }, paging = {}) => {
       const result = await videos.list(ORG, indexId, filter, sort, paging);
       return result.data.map((v) => Object.entries(ids).find(([, id]) => id === v.id)?.[0]);
     };
@@ -165,11 +166,11 @@ describe.each(DATABASE_KINDS)('videos on %s', (_kind, create) => {
       expect(await names()).toEqual(['c', 'b', 'a']);
     });
 
-    it.each([
+    it.each<[VideoSort, string[]]>([
       [{ by: 'created_at', order: 'asc' }, ['a', 'b', 'c']],
       [{ by: 'updated_at', order: 'desc' }, ['a', 'b', 'c']],
       [{ by: 'updated_at', order: 'asc' }, ['c', 'b', 'a']],
-    ] as const)('sorts by %j', async (sort, expected) => {
+    ])('sorts by %j', async (sort, expected) => {
       expect(await names({}, sort)).toEqual(expected);
     });
 
