@@ -9,7 +9,7 @@
  * SUBTITLE_SENTENCES at 0.5–3, 3.5–6 and 6.5–9.5 s. The second shows an astronaut at 0–3 s and
  * a motorcycle at 9–12 s.
  */
-import { objectsVideo, SUBTITLE_SENTENCES, wordsAndSubtitlesVideo, type GeneratedVideo } from '@vus/testing';
+import { objectsVideo, photoPath, SUBTITLE_SENTENCES, wordsAndSubtitlesVideo, type GeneratedVideo } from '@vus/testing';
 import { createReadStream } from 'node:fs';
 import request from 'supertest';
 import { TwelveLabs as TwelveLabsV1 } from 'twelvelabs-js';
@@ -259,7 +259,6 @@ describe('bad input', () => {
   });
 
   it('a real image query finds the scene showing the same object (detector labels without CLIP)', async () => {
-    const { photoPath } = await import('@vus/testing');
     const res = await search().field('index_id', indexId).field('search_options', 'visual').field('query_media_type', 'image').attach('query_media_file', await photoPath('motorcycle'));
     expect(res.status).toBe(200);
     expect(res.body.data[0].video_id).toBe(videoIds.objects);
