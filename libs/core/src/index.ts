@@ -6,3 +6,4 @@ export * from './config';
 export * from './paging';
 export * from './validation';
 export * from './process';
+export * from './poller';

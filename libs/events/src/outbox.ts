@@ -1,4 +1,4 @@
-import type { Logger } from '@vus/core';
+import { Poller, type Logger } from '@vus/core';
 import type { Database, MigrationSet, Queryable } from '@vus/db';
 import { join } from 'node:path';
 import type { EventBus, EventEnvelope } from './bus';
@@ -63,27 +63,29 @@ export interface OutboxRelayOptions {
  * succeeded but the commit failed, the batch goes again: consumers dedupe by event id.
  */
 export class OutboxRelay {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
-  private failures = 0;
+  private readonly poller: Poller;
 
-  constructor(private readonly options: OutboxRelayOptions) {}
+  constructor(private readonly options: OutboxRelayOptions) {
+    const { pollMs = 500, maxBackoffMs = 30_000, logger } = options;
+    this.poller = new Poller({
+      round: () => this.relayOnce(),
+      pollMs,
+      maxBackoffMs,
+      onError: (error, failures) => logger.warn({ err: error, failures }, 'outbox relay could not publish; backing off'),
+    });
+  }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.poller.start();
   }
 
   /** Called after a commit that enqueued events, so they go out without waiting for the poll. */
   wake(): void {
-    if (!this.stopped && this.failures === 0) this.schedule(0);
+    this.poller.wake();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.poller.stop();
   }
 
   /** Publishes one batch; returns how many events went out. */
@@ -118,32 +120,6 @@ export class OutboxRelay {
       throw error;
     }
   }
-
-  private schedule(delayMs: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), delayMs);
-    this.timer.unref();
-  }
-
-  private async tick(): Promise<void> {
-    if (this.stopped || this.running) return;
-    const { pollMs = 500, maxBackoffMs = 30_000, logger } = this.options;
-    let published = 0;
-    this.running = (async () => {
-      try {
-        published = await this.relayOnce();
-        this.failures = 0;
-      } catch (error) {
-        this.failures++;
-        logger.warn({ err: error, failures: this.failures }, 'outbox relay could not publish; backing off');
-      }
-    })();
-    await this.running;
-    this.running = undefined;
-    if (this.stopped) return;
-    const backoff = jitteredBackoff(pollMs, maxBackoffMs, this.failures);
-    this.schedule(this.failures > 0 ? backoff : published > 0 ? 0 : pollMs);
-  }
 }
 
 /**
@@ -159,12 +135,6 @@ export function startOutboxRelay(options: Omit<OutboxRelayOptions, 'bus'> & { bu
   const relay = new OutboxRelay({ ...options, bus });
   relay.start();
   return relay;
-}
-
-/** Exponential backoff (base × 2^failures, capped) with jitter over its upper half, so replicas do not retry in step. */
-export function jitteredBackoff(baseMs: number, maxMs: number, failures: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(maxMs, baseMs * 2 ** failures);
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
 function toEnvelope(row: OutboxRow): EventEnvelope {

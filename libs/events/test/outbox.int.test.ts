@@ -7,7 +7,6 @@ import {
   InProcessEventBus,
   markHandled,
   OutboxRelay,
-  jitteredBackoff,
   type EventBus,
   type EventEnvelope,
   type SubscriptionHandle,
@@ -114,13 +113,6 @@ describe.each(DATABASE_KINDS)('outbox on %s', (_kind, create) => {
     await Promise.all(relaying);
     await Promise.all(replicas.map((relay) => relay.relayOnce()));
     expect(bus.published.map((e) => e.id)).toEqual(events.map((e) => e.id));
-  });
-
-  it('backs off exponentially with jitter, capped', () => {
-    expect(jitteredBackoff(100, 1000, 1, () => 0)).toBe(100);
-    expect(jitteredBackoff(100, 1000, 1, () => 1)).toBe(200);
-    expect(jitteredBackoff(100, 1000, 3, () => 0.5)).toBe(600);
-    expect(jitteredBackoff(100, 1000, 10, () => 1)).toBe(1000);
   });
 
   it('remembers handled events', async () => {

@@ -1,5 +1,4 @@
-import type { Clock, Logger } from '@vus/core';
-import { jitteredBackoff } from '@vus/events';
+import { jitteredBackoff, Poller, type Clock, type Logger } from '@vus/core';
 import type { AddressGuard } from '@vus/fetch';
 import { postWebhook } from './sender';
 import { SIGNATURE_HEADERS, sign } from './signature';
@@ -53,9 +52,7 @@ export function nextAttemptAt(
  */
 export class WebhookDispatcher {
   private readonly settings: Required<Omit<DispatcherOptions, 'store' | 'guard' | 'clock' | 'logger'>>;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
+  private readonly poller: Poller;
 
   constructor(private readonly options: DispatcherOptions) {
     const timeoutMs = options.timeoutMs ?? DISPATCH_DEFAULTS.timeoutMs;
@@ -68,23 +65,28 @@ export class WebhookDispatcher {
       concurrency: options.concurrency ?? DISPATCH_DEFAULTS.concurrency,
       leaseMs: options.leaseMs ?? timeoutMs + 30_000,
     };
+    // A failing round is the store's (a delivery's own failure is recorded, not thrown): retried
+    // at about the poll interval.
+    this.poller = new Poller({
+      round: () => this.dispatchOnce(),
+      pollMs: this.settings.pollMs,
+      maxBackoffMs: this.settings.pollMs,
+      onError: (error) => options.logger.warn({ err: error }, 'webhook dispatch failed; trying again at the next poll'),
+    });
   }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.poller.start();
   }
 
   /** New deliveries were planned: look now rather than at the next poll. */
   wake(): void {
-    if (!this.stopped) this.schedule(0);
+    this.poller.wake();
   }
 
   /** Stops claiming; attempts in flight finish and are recorded. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.poller.stop();
   }
 
   /** Claims and sends one batch; returns how many deliveries were attempted. */
@@ -115,26 +117,5 @@ export class WebhookDispatcher {
     const retryAt = result.refused ? null : nextAttemptAt(clock.now(), attempts, this.settings);
     logger.warn({ deliveryId: delivery.id, attempts, status: result.status, error: result.error, retryAt }, 'webhook attempt failed');
     await store.recordFailure(delivery.id, result.status, result.error, retryAt);
-  }
-
-  private schedule(delayMs: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), delayMs);
-    this.timer.unref();
-  }
-
-  private async tick(): Promise<void> {
-    if (this.stopped || this.running) return;
-    let attempted = 0;
-    this.running = (async () => {
-      try {
-        attempted = await this.dispatchOnce();
-      } catch (error) {
-        this.options.logger.warn({ err: error }, 'webhook dispatch failed; trying again at the next poll');
-      }
-    })();
-    await this.running;
-    this.running = undefined;
-    if (!this.stopped) this.schedule(attempted > 0 ? 0 : this.settings.pollMs);
   }
 }
