@@ -259,13 +259,14 @@ export function createSearch(deps: SearchDeps) {
     saveAndServe,
 
     async search(orgId: string, indexId: string, query: Query, params: SearchParams, includeUserMetadata: boolean): Promise<ResultPage> {
-      if (query.image) {
-        // Image checks come after the index's (a missing index is the first thing to say).
-        await searchableIndex(orgId, indexId, params.options);
-        await checkQueryImage(query.image);
-        if (!params.options.includes('visual')) throw errors.invalid('search_options', 'A query image is searched through the visual option; include visual.');
-      }
-      const { index, result: matches } = await onSearchableIndex(orgId, indexId, params.options, params.filter, (scope) => matchesOf(scope, query, params));
+      // The image is checked inside the work: an index error is still the one reported first.
+      const { index, result: matches } = await onSearchableIndex(orgId, indexId, params.options, params.filter, async (scope) => {
+        if (query.image) {
+          await checkQueryImage(query.image);
+          if (!params.options.includes('visual')) throw errors.invalid('search_options', 'A query image is searched through the visual option; include visual.');
+        }
+        return matchesOf(scope, query, params);
+      });
       const clips = clipsOf(matches, {
         operator: params.operator,
         options: query.text === undefined ? ['visual'] : params.options,

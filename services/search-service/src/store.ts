@@ -201,11 +201,12 @@ export function createSegmentStore(db: Database) {
      * (direct), `e` when only its label expansions did, `-` when nothing did.
      *
      * Common words can match a large share of an index, and ranking every match was the cost of a
-     * search (the benchmark: 110k matches, about 1 s). So candidates come in two tiers, each ranking
-     * a bounded pool: first segments matching every word group of the query (only they can score
-     * highest), then the others; scoring in Node orders the union. The queries are written into
-     * the scans (not read from a CTE) so that the planner sees how common their words are: for a
-     * common word a sequential scan that stops at the pool size beats building the whole bitmap.
+     * search (the benchmark: 110k matches, about 1 s). So candidates come in two tiers: first
+     * segments matching every word group of the query (only they can score highest), ranked over a
+     * bounded pool, then the others as found; scoring in Node orders the union. The queries are
+     * written into the scans (not read from a CTE) so that the planner sees how common their words
+     * are: for a common word a sequential scan that stops at the pool size beats building the
+     * whole bitmap.
      */
     async lexical(scope: Scope, modalities: readonly SearchOption[], plan: LexicalPlan, limit: number): Promise<LexicalHit[]> {
       const values: unknown[] = [];
