@@ -92,7 +92,7 @@ const HLS_THUMBNAIL = 'thumbnail.jpg';
  */
 export async function dropBlobsOfUnwrittenVideo(deps: Pick<PipelineDeps, 'index' | 'blobs' | 'logger'>, task: Pick<TaskRecord, 'id' | 'orgId' | 'indexId' | 'videoId'>): Promise<void> {
   try {
-    await deps.index.getVideo({ orgId: task.orgId, deadline: new Date(Date.now() + RPC_TIMEOUT_MS) }, task.indexId, task.videoId);
+    await deps.index.getVideo(rpcContext(task.orgId), task.indexId, task.videoId);
     return;
   } catch (error) {
     if (!isApiError(error) || error.code !== 'resource_not_exist') {
@@ -114,6 +114,11 @@ export function fetchedMediaKey(taskId: string): string {
 }
 
 const RPC_TIMEOUT_MS = 30_000;
+
+/** An RPC of the worker on an organization's behalf, with the worker's deadline. */
+function rpcContext(orgId: string): OutgoingContext {
+  return { orgId, deadline: new Date(Date.now() + RPC_TIMEOUT_MS) };
+}
 
 /**
  * Runs one claimed task from whatever status it is in to `ready` or `failed`. Each stage ends in a
@@ -166,9 +171,6 @@ export class TaskPipeline {
     }
   }
 
-  private ctx(orgId: string): OutgoingContext {
-    return { orgId, deadline: new Date(Date.now() + RPC_TIMEOUT_MS) };
-  }
 
   private async write(task: TaskRecord, update: Parameters<TaskLeaseStore['update']>[3]): Promise<TaskRecord | undefined> {
     const clock = this.deps.clock;
@@ -208,7 +210,7 @@ export class TaskPipeline {
 
   private async indexOf(task: TaskRecord): Promise<Index> {
     try {
-      return await this.deps.index.getIndex(this.ctx(task.orgId), task.indexId);
+      return await this.deps.index.getIndex(rpcContext(task.orgId), task.indexId);
     } catch (error) {
       if (isApiError(error) && error.code === 'resource_not_exist') {
         throw new ApiError('resource_not_exist', `The index ${task.indexId} no longer exists; the video was not indexed.`);
@@ -292,7 +294,7 @@ export class TaskPipeline {
     if (hls) await this.progress(task, 97);
 
     const thumbnails = plan.thumbnails ? await this.storeThumbnails(task, frames.thumbnails) : [];
-    const ctx = this.ctx(task.orgId);
+    const ctx = rpcContext(task.orgId);
     await deps.index.createVideo(ctx, {
       index_id: task.indexId,
       video_id: task.videoId,
@@ -443,7 +445,7 @@ export class TaskPipeline {
 
   private async ingest(task: TaskRecord, segments: Segment[]): Promise<void> {
     if (!this.deps.segments) return;
-    await this.deps.segments.ingest(this.ctx(task.orgId), task.indexId, task.videoId, segments);
+    await this.deps.segments.ingest(rpcContext(task.orgId), task.indexId, task.videoId, segments);
   }
 }
 
