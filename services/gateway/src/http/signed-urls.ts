@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Which thumbnail a signed URL grants, and to which organization's data. */
@@ -10,6 +11,11 @@ export interface ThumbnailGrant {
 }
 
 export type VerifyResult = { ok: true; grant: ThumbnailGrant; expiresAt: Date } | { ok: false; reason: 'invalid' | 'expired' };
+
+/** The origin put in front of a signed path: the configured public URL, else the request's own. */
+export function publicOrigin(req: Request, publicUrl: string | undefined): string {
+  return (publicUrl ?? `${req.protocol}://${req.get('host')}`).replace(/\/$/, '');
+}
 
 /** The path the gateway serves thumbnails under (outside the versioned, key-checked API). */
 export const THUMBNAIL_PATH = '/thumbnails';

@@ -3,7 +3,7 @@ import { ApiError, type Clock } from '@vus/core';
 import { Router, type Request } from 'express';
 import { extname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { HLS_PATH, type HlsSigner } from '../http/signed-urls';
+import { HLS_PATH, publicOrigin, type HlsSigner } from '../http/signed-urls';
 import type { HlsUrlOf } from '../presenters/videos';
 
 /** What a stream folder holds: the playlist, its MPEG-TS segments, a still. */
@@ -29,7 +29,7 @@ export interface StreamUrlOptions {
  * are rounded up to the minute: a client polling the task sees one URL, not a new one per second.
  */
 export function streamUrls(req: Request, options: StreamUrlOptions): (durationSec: number) => HlsUrlOf {
-  const origin = (options.publicUrl ?? `${req.protocol}://${req.get('host')}`).replace(/\/$/, '');
+  const origin = publicOrigin(req, options.publicUrl);
   const now = options.clock.now().getTime();
   return (durationSec) => {
     const expiresAt = new Date(Math.ceil((now + options.ttlMs + Math.max(0, durationSec) * 2000) / 60_000) * 60_000);

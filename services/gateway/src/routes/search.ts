@@ -6,7 +6,7 @@ import type { SearchClient } from '../clients';
 import { locals, outgoing } from '../http/context';
 import { readQuery, scalar } from '../http/query';
 import { presentSearchPage } from '../presenters/search';
-import type { ThumbnailUrlOptions } from './videos';
+import { thumbnailUrls, type ThumbnailUrlOptions } from './videos';
 import { parseCombinedSearch, parsePageQuery, parseSearch } from './search.schema';
 
 /** v1.3 removed /search-v2 and combined queries (API-CONTRACT §3): say so, not a bare 404. */
@@ -34,12 +34,9 @@ export function searchRoutes(search: SearchClient | undefined, timeoutMs: number
 
   const respond = (req: Request, res: Response, page: SearchResultPage) => {
     const version = locals(res).version!;
-    const origin = thumbnails.publicUrl ?? `${req.protocol}://${req.get('host')}`;
-    const expiresAt = new Date(thumbnails.clock.now().getTime() + thumbnails.ttlMs);
+    const signed = thumbnailUrls(req, res, thumbnails);
     const thumbnailUrl = (clip: SearchClip, indexId: string) =>
-      clip.thumbnail_key
-        ? `${origin.replace(/\/$/, '')}${thumbnails.signer.sign({ orgId: locals(res).orgId!, indexId, videoId: clip.video_id, time: clip.start }, expiresAt)}`
-        : undefined;
+      clip.thumbnail_key ? signed({ indexId, videoId: clip.video_id, time: clip.start }) : undefined;
     res.json(presentSearchPage(page, { version, thumbnailUrl }));
   };
 

@@ -3,7 +3,7 @@ import { Router, type Request, type Response } from 'express';
 import type { IndexClient } from '../clients';
 import { locals, outgoing } from '../http/context';
 import { readQuery } from '../http/query';
-import type { ThumbnailSigner } from '../http/signed-urls';
+import { publicOrigin, type ThumbnailGrant, type ThumbnailSigner } from '../http/signed-urls';
 import { presentArtifact, presentVideo } from '../presenters/videos';
 import { streamUrls } from './hls';
 import {
@@ -22,6 +22,17 @@ export interface ThumbnailUrlOptions {
   ttlMs: number;
   /** Origin put in front of the path, e.g. https://video.example.com; default: the request's own. */
   publicUrl?: string | undefined;
+}
+
+/**
+ * Signed thumbnail URLs for one response, on behalf of the request's organization: one expiry
+ * for all of them.
+ */
+export function thumbnailUrls(req: Request, res: Response, thumbnails: ThumbnailUrlOptions): (grant: Omit<ThumbnailGrant, 'orgId'>) => string {
+  const origin = publicOrigin(req, thumbnails.publicUrl);
+  const expiresAt = new Date(thumbnails.clock.now().getTime() + thumbnails.ttlMs);
+  const orgId = locals(res).orgId!;
+  return (grant) => `${origin}${thumbnails.signer.sign({ orgId, ...grant }, expiresAt)}`;
 }
 
 const idParam = (what: 'Index' | 'Video', raw: string | string[] | undefined) => knownId(what, raw);
@@ -103,10 +114,7 @@ export function videoRoutes(index: IndexClient, timeoutMs: number, thumbnails: T
       ...(time !== undefined ? { time } : {}),
       include_data: false,
     });
-    const expiresAt = new Date(thumbnails.clock.now().getTime() + thumbnails.ttlMs);
-    const path = thumbnails.signer.sign({ orgId: locals(res).orgId!, indexId, videoId, time: chosen.time }, expiresAt);
-    const origin = thumbnails.publicUrl ?? `${req.protocol}://${req.get('host')}`;
-    res.json({ thumbnail: `${origin.replace(/\/$/, '')}${path}` });
+    res.json({ thumbnail: thumbnailUrls(req, res, thumbnails)({ indexId, videoId, time: chosen.time }) });
   });
 
   return router;
