@@ -11,6 +11,8 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
   moduleNameMapper: {
     '^@vus/grpc/types/(.*)$': '<rootDir>/libs/grpc/src/generated/vus/$1',
+    // Test helpers live beside their lib but outside its entry point.
+    '^@vus/(db|events)/testing$': '<rootDir>/libs/$1/src/testing',
     '^@vus/(core|grpc|db|events|limits|blob|media|models|testing|clients|fetch)$': '<rootDir>/libs/$1/src',
     '^@vus/(gateway|index-service|task-service|billing-service|search-service|embedded)$': '<rootDir>/services/$1/src/main.ts',
   },

@@ -1,3 +1,2 @@
 export * from './database';
 export * from './migrate';
-export * from './testing';

@@ -5,4 +5,3 @@ export * from './kafka';
 export * from './outbox';
 export * from './idempotent';
 export * from './payloads';
-export * from './testing';

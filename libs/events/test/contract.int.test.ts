@@ -1,20 +1,9 @@
 import { createLogger } from '@vus/core';
-import { createMemoryDatabase, migrate, type ThrowawayDatabase } from '@vus/db';
+import { migrate } from '@vus/db';
+import { createMemoryDatabase, type ThrowawayDatabase } from '@vus/db/testing';
 import { randomBytes } from 'node:crypto';
-import {
-  buildEvent,
-  EVENTS_MIGRATIONS,
-  handleOnce,
-  InProcessEventBus,
-  KafkaEventBus,
-  startTestKafka,
-  type DeadLetter,
-  type EventBus,
-  type EventEnvelope,
-  type EventHandler,
-  type SubscriptionHandle,
-  type TestKafka,
-} from '../src';
+import { buildEvent, EVENTS_MIGRATIONS, handleOnce, InProcessEventBus, KafkaEventBus, type DeadLetter, type EventBus, type EventEnvelope, type EventHandler, type SubscriptionHandle } from '../src';
+import { startTestKafka, type TestKafka } from '../src/testing';
 import { waitFor } from './wait';
 
 /**

@@ -1,6 +1,7 @@
 import { createLogger } from '@vus/core';
 import { randomBytes } from 'node:crypto';
-import { buildEvent, JOIN_ATTEMPTS, KafkaEventBus, startTestKafka, type TestKafka } from '../src';
+import { buildEvent, JOIN_ATTEMPTS, KafkaEventBus } from '../src';
+import { startTestKafka, type TestKafka } from '../src/testing';
 import { waitFor } from './wait';
 
 const logger = createLogger({ service: 'test', level: 'silent' });

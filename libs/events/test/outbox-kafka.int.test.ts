@@ -1,16 +1,8 @@
 import { createLogger } from '@vus/core';
-import { createThrowawayDatabase, migrate, type ThrowawayDatabase } from '@vus/db';
-import {
-  buildEvent,
-  enqueueEvents,
-  EVENTS_MIGRATIONS,
-  handleOnce,
-  KafkaEventBus,
-  OutboxRelay,
-  startTestKafka,
-  type SubscriptionHandle,
-  type TestKafka,
-} from '../src';
+import { migrate } from '@vus/db';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
+import { buildEvent, enqueueEvents, EVENTS_MIGRATIONS, handleOnce, KafkaEventBus, OutboxRelay, type SubscriptionHandle } from '../src';
+import { startTestKafka, type TestKafka } from '../src/testing';
 import { waitFor } from './wait';
 
 const logger = createLogger({ service: 'test', level: 'silent' });

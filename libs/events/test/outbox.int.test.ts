@@ -1,5 +1,6 @@
 import { createLogger } from '@vus/core';
-import { DATABASE_KINDS, migrate, type ThrowawayDatabase } from '@vus/db';
+import { migrate } from '@vus/db';
+import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
 import {
   buildEvent,
   enqueueEvents,

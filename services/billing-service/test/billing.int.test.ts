@@ -1,5 +1,6 @@
 import { createLogger, isApiError, ManualClock, newId } from '@vus/core';
-import { DATABASE_KINDS, migrate, type ThrowawayDatabase } from '@vus/db';
+import { migrate } from '@vus/db';
+import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
 import { FREE_PLAN_LIMITS } from '@vus/limits';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,6 @@
 import { createLogger, type Clock } from '@vus/core';
-import { createThrowawayDatabase, type DatabaseTarget, type ThrowawayDatabase } from '@vus/db';
+import { type DatabaseTarget } from '@vus/db';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
 import { InProcessEventBus } from '@vus/events';
 import { FileBlobStore, type BlobStore } from '@vus/blob';
 import { startIndexService, type RunningIndexService } from '@vus/index-service';

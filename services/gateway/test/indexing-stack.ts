@@ -4,7 +4,8 @@
  */
 import { FileBlobStore, type BlobStore } from '@vus/blob';
 import { createLogger } from '@vus/core';
-import { createThrowawayDatabase, type DatabaseTarget, type ThrowawayDatabase } from '@vus/db';
+import { type DatabaseTarget } from '@vus/db';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
 import { InProcessEventBus } from '@vus/events';
 import { startIndexService, type RunningIndexService } from '@vus/index-service';
 import { startSearchService, type RunningSearchService } from '@vus/search-service';

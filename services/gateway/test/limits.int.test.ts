@@ -1,6 +1,6 @@
 import { startBillingService, type RunningBillingService } from '@vus/billing-service';
 import { createLogger } from '@vus/core';
-import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
 import { InProcessEventBus } from '@vus/events';
 import { startIndexService, type RunningIndexService } from '@vus/index-service';
 import { cachedLimits, connectRedis, createBillingClient, limitTableOf, Meter, redisLimiters, UsageCounters, type BillingClient } from '@vus/limits';

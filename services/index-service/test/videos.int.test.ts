@@ -1,5 +1,6 @@
 import { ManualClock, newId } from '@vus/core';
-import { DATABASE_KINDS, migrate, type ThrowawayDatabase } from '@vus/db';
+import { migrate } from '@vus/db';
+import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
 import { EVENTS_MIGRATIONS } from '@vus/events';
 import { createIndexService, type IndexService } from '../src/indexes';
 import { MIGRATIONS } from '../src/main';

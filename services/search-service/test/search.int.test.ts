@@ -6,7 +6,8 @@
  */
 import { createIndexClient, createSearchClient, type IndexClient, type SearchClient } from '@vus/clients';
 import { createLogger, ManualClock, newId } from '@vus/core';
-import { createThrowawayDatabase, type DatabaseTarget, type ThrowawayDatabase } from '@vus/db';
+import { type DatabaseTarget } from '@vus/db';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
 import { buildEvent, InProcessEventBus } from '@vus/events';
 import type { OutgoingContext } from '@vus/grpc';
 import type { Segment__Input } from '@vus/grpc/types/search/v1/Segment';

@@ -1,5 +1,5 @@
 import { createLogger, newId } from '@vus/core';
-import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
 import { buildEvent, InProcessEventBus, type TaskStatusChangedPayload } from '@vus/events';
 import { callUnary, createClient, loadProto } from '@vus/grpc';
 import type { ListWebhookDeliveriesResponse } from '@vus/grpc/types/task/v1/ListWebhookDeliveriesResponse';

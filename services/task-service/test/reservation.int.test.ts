@@ -5,7 +5,8 @@
  */
 import { FileBlobStore } from '@vus/blob';
 import { ApiError, createLogger, ManualClock, newId } from '@vus/core';
-import { DATABASE_KINDS, migrate, type ThrowawayDatabase } from '@vus/db';
+import { migrate } from '@vus/db';
+import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
 import { EVENTS_MIGRATIONS } from '@vus/events';
 import { DEFAULT_FETCH_POLICY } from '@vus/fetch';
 import { memoryLimiters, Meter, staticLimits, UsageCounters, type SpendRecord } from '@vus/limits';

@@ -5,7 +5,8 @@
  */
 import { FileBlobStore, type BlobStore } from '@vus/blob';
 import { createLogger, newId } from '@vus/core';
-import { createThrowawayDatabase, type DatabaseTarget, type ThrowawayDatabase } from '@vus/db';
+import { type DatabaseTarget } from '@vus/db';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
 import type { EventBus } from '@vus/events';
 import { callUnary, createClient, loadProto, type UnaryInvoker } from '@vus/grpc';
 import type { IndexServiceClient } from '@vus/grpc/types/index/v1/IndexService';

@@ -5,7 +5,8 @@
 import { FileBlobStore, type BlobStore } from '@vus/blob';
 import { createIndexClient, type IndexClient } from '@vus/clients';
 import { createLogger, newId } from '@vus/core';
-import { createMemoryDatabase, migrate, type ThrowawayDatabase } from '@vus/db';
+import { migrate } from '@vus/db';
+import { createMemoryDatabase, type ThrowawayDatabase } from '@vus/db/testing';
 import { buildEvent, EVENTS_MIGRATIONS, InProcessEventBus, type EventEnvelope, type VideoDeletedPayload } from '@vus/events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

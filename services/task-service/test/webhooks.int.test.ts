@@ -1,6 +1,7 @@
 import { createLogger, newId, type ApiError } from '@vus/core';
-import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db';
-import { buildEvent, InProcessEventBus, KafkaEventBus, startTestKafka, type EventBus, type TaskStatusChangedPayload, type TestKafka } from '@vus/events';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
+import { buildEvent, InProcessEventBus, KafkaEventBus, type EventBus, type TaskStatusChangedPayload } from '@vus/events';
+import { startTestKafka, type TestKafka } from '@vus/events/testing';
 import { callUnary, createClient, loadProto, type OutgoingContext } from '@vus/grpc';
 import type { ListWebhookDeliveriesResponse } from '@vus/grpc/types/task/v1/ListWebhookDeliveriesResponse';
 import type { TaskServiceClient } from '@vus/grpc/types/task/v1/TaskService';

@@ -5,7 +5,8 @@
  * task-service's API runs in this process, without a worker, publishing through the same broker.
  */
 import { createLogger, newId } from '@vus/core';
-import { KafkaEventBus, startTestKafka, type TestKafka } from '@vus/events';
+import { KafkaEventBus } from '@vus/events';
+import { startTestKafka, type TestKafka } from '@vus/events/testing';
 import { checkHealth } from '@vus/grpc';
 import type { Task } from '@vus/grpc/types/task/v1/Task';
 import { textScenesVideo } from '@vus/testing';
