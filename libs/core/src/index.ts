@@ -7,3 +7,4 @@ export * from './paging';
 export * from './validation';
 export * from './process';
 export * from './poller';
+export * from './caller';

@@ -1,4 +1,4 @@
-import { newId, type Clock, systemClock } from '@vus/core';
+import { currentCaller, newId, type Clock, systemClock } from '@vus/core';
 import { isEventType, type EventType } from './topics';
 
 /**
@@ -13,6 +13,8 @@ export interface EventEnvelope<P = Record<string, unknown>> {
   occurred_at: string;
   org_id: string | null;
   payload: P;
+  /** The request it was written for (x-request-id), when written on a caller's behalf. */
+  request_id?: string;
 }
 
 export function buildEvent<P extends Record<string, unknown>>(
@@ -22,7 +24,16 @@ export function buildEvent<P extends Record<string, unknown>>(
   payload: P,
   clock: Clock = systemClock,
 ): EventEnvelope<P> {
-  return { id: newId(clock.now()), type, key, occurred_at: clock.now().toISOString(), org_id: orgId, payload };
+  const requestId = currentCaller()?.requestId;
+  return {
+    id: newId(clock.now()),
+    type,
+    key,
+    occurred_at: clock.now().toISOString(),
+    org_id: orgId,
+    payload,
+    ...(requestId ? { request_id: requestId } : {}),
+  };
 }
 
 /** What a handler says happened: retry asks for redelivery, skip means "not for me". */
@@ -88,5 +99,7 @@ export function parseEnvelope(raw: string): EventEnvelope {
   if (typeof e.occurred_at !== 'string' || typeof e.payload !== 'object' || e.payload === null) {
     throw new Error('not an event envelope: occurred_at and payload are required');
   }
-  return { id: e.id, type: e.type, key: e.key, occurred_at: e.occurred_at, org_id: e.org_id ?? null, payload: e.payload };
+  const envelope: EventEnvelope = { id: e.id, type: e.type, key: e.key, occurred_at: e.occurred_at, org_id: e.org_id ?? null, payload: e.payload };
+  if (typeof e.request_id === 'string' && e.request_id) envelope.request_id = e.request_id;
+  return envelope;
 }

@@ -1,4 +1,4 @@
-import { createLogger } from '@vus/core';
+import { createLogger, withCaller } from '@vus/core';
 import { migrate } from '@vus/db';
 import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
 import {
@@ -8,6 +8,7 @@ import {
   InProcessEventBus,
   markHandled,
   OutboxRelay,
+  parseEnvelope,
   type EventBus,
   type EventEnvelope,
   type SubscriptionHandle,
@@ -54,6 +55,16 @@ describe.each(DATABASE_KINDS)('outbox on %s', (_kind, create) => {
     expect(await relay.relayOnce()).toBe(0);
     expect(bus.published.map((e) => e.id)).toEqual(events.map((e) => e.id));
     expect(bus.published[0]).toEqual(events[0]);
+  });
+
+  it('carries the request id of the call it was written for to the bus', async () => {
+    const bus = new FlakyBus();
+    const [onBehalf] = withCaller({ requestId: 'req-7' }, () => [buildEvent('task.status-changed', 'task-1', null, {})]);
+    const own = buildEvent('task.status-changed', 'task-1', null, {});
+    await database.db.withTx((tx) => enqueueEvents(tx, [onBehalf!, own]));
+    await new OutboxRelay({ db: database.db, bus, logger }).relayOnce();
+    expect(bus.published.map((e) => e.request_id)).toEqual(['req-7', undefined]);
+    expect(parseEnvelope(JSON.stringify(bus.published[0])).request_id).toBe('req-7');
   });
 
   it('writes nothing when the transaction rolls back', async () => {

@@ -1,8 +1,10 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
+import { currentCaller, earlierDeadline } from '@vus/core';
 import { toMetadata, type OutgoingContext } from './context';
 import { fromServiceError } from './errors';
+import { internalSecret } from './internal-auth';
 
 export interface CallPolicy {
   /** Used when the caller has no deadline of its own. */
@@ -21,19 +23,38 @@ export type UnaryInvoker<Res> = (
 ) => unknown;
 
 /**
- * Calls one unary RPC with the caller's identity and deadline, retrying only UNAVAILABLE with
+ * The context of an outgoing call made while handling another (a gRPC call, an event): what `ctx`
+ * leaves out comes from the caller, and the deadline is the earlier of both — a call made on a
+ * caller's behalf never outlives that caller.
+ */
+export function inheritCaller(ctx: OutgoingContext): OutgoingContext {
+  const caller = currentCaller();
+  if (!caller) return ctx;
+  return {
+    ...ctx,
+    requestId: ctx.requestId ?? caller.requestId,
+    traceparent: ctx.traceparent ?? caller.traceparent,
+    deadline: earlierDeadline(ctx.deadline, caller.deadline),
+  };
+}
+
+/**
+ * Calls one unary RPC with the caller's identity and deadline (inherited from the call being
+ * handled, if any) and this deployment's internal secret, retrying only UNAVAILABLE with
  * exponential backoff and jitter, and turning failures into ApiErrors.
  */
 export async function callUnary<Res>(
   invoke: UnaryInvoker<Res>,
   ctx: OutgoingContext,
   policy: CallPolicy = DEFAULT_CALL_POLICY,
+  secret: string = internalSecret(),
 ): Promise<Res> {
-  const deadline = ctx.deadline ?? new Date(Date.now() + policy.defaultTimeoutMs);
+  const outgoing = inheritCaller(ctx);
+  const deadline = outgoing.deadline ?? new Date(Date.now() + policy.defaultTimeoutMs);
   for (let attempt = 0; ; attempt++) {
     try {
       return await new Promise<Res>((resolve, reject) => {
-        invoke(toMetadata(ctx), { deadline }, (error, response) =>
+        invoke(toMetadata({ ...outgoing, deadline }, secret), { deadline }, (error, response) =>
           error ? reject(error) : resolve(response as Res),
         );
       });

@@ -1,42 +1,61 @@
 import * as grpc from '@grpc/grpc-js';
-import { ApiError, isId, type Logger } from '@vus/core';
+import { ApiError, earlierDeadline, isId, type CallerContext, type Logger } from '@vus/core';
 import { randomUUID } from 'node:crypto';
+import { INTERNAL_AUTH_KEY } from './internal-auth';
 
 export const REQUEST_ID_KEY = 'x-request-id';
 export const ORG_ID_KEY = 'vus-org-id';
+/** W3C trace context; carried from hop to hop unchanged until tracing reads it. */
+export const TRACEPARENT_KEY = 'traceparent';
+/**
+ * The caller's absolute deadline (epoch ms). gRPC sends a deadline as the time left, which the
+ * server adds to its own clock on arrival — later than the caller's by the transit time at each hop.
+ */
+export const DEADLINE_KEY = 'vus-deadline-ms';
 
 /** What every handler knows about its caller, read from gRPC metadata. */
 export interface CallContext {
   readonly requestId: string;
   readonly orgId: string | undefined;
   readonly deadline: Date | undefined;
+  readonly traceparent: string | undefined;
   readonly logger: Logger;
 }
 
-/** What a caller passes on to the next hop: identity and the time left. */
-export interface OutgoingContext {
-  readonly requestId?: string | undefined;
+/**
+ * What a caller passes on to the next hop: identity and the time left. Inside a handler, what it
+ * leaves out is inherited from the call being handled (callUnary), and a deadline is never later.
+ */
+export interface OutgoingContext extends CallerContext {
   readonly orgId?: string | undefined;
-  /** Absolute deadline; the next hop never gets more time than the caller has. */
-  readonly deadline?: Date | undefined;
 }
 
 export function readCallContext(call: grpc.ServerUnaryCall<unknown, unknown>, logger: Logger): CallContext {
   const requestId = firstString(call.metadata, REQUEST_ID_KEY) ?? randomUUID();
   const orgId = firstString(call.metadata, ORG_ID_KEY);
-  const deadline = call.getDeadline();
+  const grpcDeadline = call.getDeadline();
+  const sentDeadline = Number(firstString(call.metadata, DEADLINE_KEY));
+  const deadline = earlierDeadline(
+    grpcDeadline instanceof Date ? grpcDeadline : Number.isFinite(grpcDeadline) ? new Date(grpcDeadline) : undefined,
+    Number.isFinite(sentDeadline) && sentDeadline > 0 ? new Date(sentDeadline) : undefined,
+  );
   return {
     requestId,
     orgId,
-    deadline: deadline instanceof Date ? deadline : Number.isFinite(deadline) ? new Date(deadline) : undefined,
+    deadline,
+    traceparent: firstString(call.metadata, TRACEPARENT_KEY),
     logger: logger.child({ requestId, orgId }),
   };
 }
 
-export function toMetadata(ctx: OutgoingContext): grpc.Metadata {
+/** The metadata of an outgoing call (the deadline also travels as the call's own). */
+export function toMetadata(ctx: OutgoingContext, internalSecret?: string): grpc.Metadata {
   const metadata = new grpc.Metadata();
   if (ctx.requestId) metadata.set(REQUEST_ID_KEY, ctx.requestId);
   if (ctx.orgId) metadata.set(ORG_ID_KEY, ctx.orgId);
+  if (ctx.traceparent) metadata.set(TRACEPARENT_KEY, ctx.traceparent);
+  if (ctx.deadline) metadata.set(DEADLINE_KEY, String(ctx.deadline.getTime()));
+  if (internalSecret) metadata.set(INTERNAL_AUTH_KEY, internalSecret);
   return metadata;
 }
 

@@ -5,3 +5,4 @@ export * from './server';
 export * from './client';
 export * from './timestamps';
 export * from './metadata-values';
+export * from './internal-auth';

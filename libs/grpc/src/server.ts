@@ -1,9 +1,10 @@
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
-import type { Logger } from '@vus/core';
+import { withCaller, type Logger } from '@vus/core';
 import { HealthImplementation } from 'grpc-health-check';
 import { readCallContext, type CallContext } from './context';
 import { toServiceError } from './errors';
+import { internalAuthInterceptor, internalSecret } from './internal-auth';
 import { loadProto } from './proto';
 
 export type UnaryHandler<Req, Res> = (request: Req, ctx: CallContext) => Promise<Res>;
@@ -17,8 +18,9 @@ export type AsyncHandlers<H> = {
 };
 
 /**
- * Adapts async handlers to grpc-js callbacks: reads the call context, maps thrown errors through
- * the one error table. Methods without a handler answer UNIMPLEMENTED (grpc-js default).
+ * Adapts async handlers to grpc-js callbacks: reads the call context, runs the handler on the
+ * caller's behalf (its own calls and events inherit the request id and deadline), maps thrown
+ * errors through the one error table. Methods without a handler answer UNIMPLEMENTED (grpc-js default).
  */
 export function implement<H extends grpc.UntypedServiceImplementation>(
   handlers: AsyncHandlers<H>,
@@ -28,7 +30,8 @@ export function implement<H extends grpc.UntypedServiceImplementation>(
   for (const [method, handler] of Object.entries(handlers) as [string, UnaryHandler<unknown, unknown>][]) {
     implementation[method] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       const ctx = readCallContext(call, logger);
-      handler(call.request, ctx).then(
+      const caller = { requestId: ctx.requestId, deadline: ctx.deadline, traceparent: ctx.traceparent };
+      withCaller(caller, () => handler(call.request, ctx)).then(
         (response) => callback(null, response),
         (error: unknown) => callback(toServiceError(error, ctx.logger)),
       );
@@ -54,21 +57,29 @@ export interface RunningGrpcServer {
 }
 
 /**
- * Starts a gRPC server with the given services plus the standard health service and reflection.
- * Named services start NOT_SERVING; the service's main marks them ready once its dependencies are.
+ * Starts a gRPC server with the given services plus the standard health service (and reflection
+ * when asked). Every call but health checks must carry the internal secret. Named services start
+ * NOT_SERVING; the service's main marks them ready once its dependencies are.
  */
 export async function startGrpcServer(options: {
   bind: string;
   services: ServiceRegistration[];
   logger: Logger;
+  /** The secret callers must present; default: this process's (internalSecret()). */
+  internalSecret?: string | undefined;
+  /** Serves grpc.reflection (grpcurl without protos); it lists the whole contract, so off by default. */
+  reflection?: boolean | undefined;
 }): Promise<RunningGrpcServer> {
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+    interceptors: [internalAuthInterceptor(options.internalSecret ?? internalSecret())],
+  });
   const names = options.services.map((s) => s.name);
   // "" (the whole server) answers liveness: serving while the process runs. The named services
   // answer readiness and start NOT_SERVING until their dependencies are ready.
   const health = new HealthImplementation({ '': 'SERVING', ...Object.fromEntries(names.map((n) => [n, 'NOT_SERVING'])) });
   health.addToServer(server);
-  new ReflectionService(loadProto().packageDefinition).addToServer(server);
+  if (options.reflection) new ReflectionService(loadProto().packageDefinition).addToServer(server);
   for (const service of options.services) server.addService(service.definition, service.implementation);
 
   const port = await new Promise<number>((resolve, reject) => {

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ApiError, createLogger } from '@vus/core';
 import type { IndexServiceClient, IndexServiceHandlers } from '@vus/grpc/types/index/v1/IndexService';
-import { callUnary, checkHealth, createClient, implement, loadProto, requireOrg, startGrpcServer, type RunningGrpcServer } from '../src';
+import { callUnary, checkHealth, createClient, implement, INTERNAL_AUTH_KEY, internalSecret, loadProto, requireOrg, startGrpcServer, type RunningGrpcServer } from '../src';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 const NAME = 'vus.index.v1.IndexService';
@@ -28,6 +28,7 @@ describe('startGrpcServer + callUnary', () => {
     server = await startGrpcServer({
       bind: '127.0.0.1:0',
       logger,
+      reflection: true,
       services: [{ name: NAME, definition: loadProto().proto.vus.index.v1.IndexService.service, implementation }],
     });
     client = createClient(loadProto().proto.vus.index.v1.IndexService, server.address);
@@ -85,13 +86,16 @@ describe('startGrpcServer + callUnary', () => {
     dead.close();
   });
 
-  it('lists its services through reflection', async () => {
+  it('lists its services through reflection when configured', async () => {
     const protoFile = require.resolve('@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto');
     const definition = protoLoader.loadSync(protoFile, { keepCase: true, oneofs: true });
     const Reflection = (grpc.loadPackageDefinition(definition) as any).grpc.reflection.v1.ServerReflection;
     const reflection = new Reflection(server.address, grpc.credentials.createInsecure());
     const names = await new Promise<string[]>((resolve, reject) => {
-      const stream = reflection.ServerReflectionInfo();
+      // Behind the internal secret like every other service (grpcurl -H 'vus-internal-auth: …').
+      const metadata = new grpc.Metadata();
+      metadata.set(INTERNAL_AUTH_KEY, internalSecret());
+      const stream = reflection.ServerReflectionInfo(metadata);
       stream.on('data', (response: { list_services_response?: { service: { name: string }[] } }) => {
         resolve(response.list_services_response?.service.map((s) => s.name) ?? []);
         stream.end();
