@@ -1,7 +1,5 @@
 import { isApiError } from '@vus/core';
-import { hostOf, SsrfRefused, type AddressGuard } from '@vus/fetch';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { HttpTimeout, send, SsrfRefused, TooManyRedirects, type AddressGuard, type OutboundResponse } from '@vus/fetch';
 import { parseWebhookUrl } from './webhook-url';
 
 export interface SendResult {
@@ -13,13 +11,15 @@ export interface SendResult {
   refused?: boolean;
 }
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 3;
+/** Receivers' answers are not kept: a bounded part is read so the exchange ends cleanly. */
+const MAX_ANSWER_BYTES = 64 * 1024;
 
 /**
- * POSTs a signed body, following at most three redirects, each hop checked by the guard (scheme,
- * literal addresses here, resolved addresses at connect time in the socket's lookup). Never
- * throws: the outcome of the attempt is the result.
+ * POSTs a signed body through the one outbound client (@vus/fetch `send`), following at most
+ * three redirects, each hop checked by the guard (scheme and credentials, literal addresses,
+ * resolved addresses at connect time). `timeoutMs` bounds the whole attempt, redirects included.
+ * Never throws: the outcome of the attempt is the result.
  */
 export async function postWebhook(
   guard: AddressGuard,
@@ -28,61 +28,40 @@ export async function postWebhook(
   headers: Record<string, string>,
   timeoutMs: number,
 ): Promise<SendResult> {
-  let url = rawUrl;
   try {
-    for (let hop = 0; ; hop++) {
-      const response = await postOnce(guard, url, body, headers, timeoutMs);
-      const location = response.headers.location;
-      if (REDIRECTS.has(response.statusCode ?? 0) && location) {
-        if (hop === MAX_REDIRECTS) return { status: response.statusCode ?? 0, error: `more than ${MAX_REDIRECTS} redirects` };
-        url = new URL(location, url).toString();
-        continue;
-      }
-      const status = response.statusCode ?? 0;
-      return status >= 200 && status < 300 ? { status } : { status, error: `the receiver answered ${status}` };
-    }
+    const response = await send({
+      url: parseWebhookUrl(rawUrl),
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body,
+      guard,
+      deadlines: { connectMs: timeoutMs, idleMs: timeoutMs, overallMs: timeoutMs },
+      redirects: { max: MAX_REDIRECTS, check: (url) => parseWebhookUrl(url.toString()) },
+    });
+    await skimAnswer(response);
+    const { status } = response;
+    return status >= 200 && status < 300 ? { status } : { status, error: `the receiver answered ${status}` };
   } catch (error) {
     if (error instanceof SsrfRefused) return { status: 0, error: error.message, refused: true };
     // A redirect to a URL that is not http(s), or carries credentials.
     if (isApiError(error)) return { status: 0, error: `refused: ${error.message}`, refused: true };
+    if (error instanceof TooManyRedirects) return { status: error.status, error: error.message };
+    if (error instanceof HttpTimeout) return { status: 0, error: `no answer within ${timeoutMs} ms` };
     return { status: 0, error: error instanceof Error ? error.message : String(error) };
   }
 }
 
-function postOnce(guard: AddressGuard, rawUrl: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<IncomingMessage> {
-  const url = parseWebhookUrl(rawUrl);
-  const hostname = hostOf(url);
-  // Node skips `lookup` for literal addresses: checked here.
-  const literal = guard.refuseLiteral(hostname);
-  if (literal) return Promise.reject(literal);
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body).toString() },
-        lookup: guard.lookupFor(hostname),
-        // A fresh connection per attempt: a pooled socket would skip the connect-time check.
-        agent: false,
-        signal: AbortSignal.timeout(timeoutMs),
-      },
-      (response) => {
-        // Read (and drop) a bounded body so the socket closes; receivers' answers are not kept.
-        let seen = 0;
-        response.on('data', (chunk: Buffer) => {
-          seen += chunk.length;
-          if (seen > 64 * 1024) response.destroy();
-        });
-        response.on('end', () => resolve(response));
-        response.on('close', () => resolve(response));
-        response.on('error', reject);
-      },
-    );
-    req.on('error', (error: Error) => {
-      if (error.name === 'AbortError' || error.name === 'TimeoutError') reject(new Error(`no answer within ${timeoutMs} ms`));
-      else reject(error);
-    });
-    req.end(body);
-  });
+/** Reads (and drops) at most MAX_ANSWER_BYTES of the receiver's answer, then lets it go. */
+async function skimAnswer(response: OutboundResponse): Promise<void> {
+  let seen = 0;
+  try {
+    for await (const chunk of response.body) {
+      seen += (chunk as Buffer).length;
+      if (seen > MAX_ANSWER_BYTES) break;
+    }
+  } catch (error) {
+    throw response.explain(error);
+  } finally {
+    response.body.destroy();
+  }
 }
