@@ -1,6 +1,8 @@
 import { open } from 'node:fs/promises';
 import { MediaError } from './errors';
 import { defaultTimeoutMs } from './frames';
+import { classifyInputFailure, inputArguments } from './input';
+import { probe as probeFile, type MediaProbe } from './probe';
 import { runTool, type MediaRunOptions } from './run';
 
 /** What speech recognisers expect: 16 kHz, mono, 16-bit PCM. */
@@ -21,18 +23,19 @@ export interface ExtractedAudio {
 export async function extractAudio(
   file: string,
   outPath: string,
-  options: MediaRunOptions & { durationHintSec?: number } = {},
+  options: MediaRunOptions & { probe?: MediaProbe } = {},
 ): Promise<ExtractedAudio> {
+  const probed = options.probe ?? (await probeFile(file, options));
   await runTool(
     'ffmpeg',
-    ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', '-i', file,
+    ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...inputArguments(file, probed.demuxer),
       '-map', '0:a:0', '-vn', '-sn', '-ac', '1', '-ar', String(SPEECH_SAMPLE_RATE), '-c:a', 'pcm_s16le',
       '-map_metadata', '-1', '-bitexact', '-f', 'wav', outPath],
-    { timeoutMs: options.timeoutMs ?? defaultTimeoutMs(options.durationHintSec ?? 3600), signal: options.signal },
+    { timeoutMs: options.timeoutMs ?? defaultTimeoutMs(probed.durationSec), signal: options.signal },
     (stderr) =>
       /matches no streams|does not contain any stream/i.test(stderr)
         ? new MediaError('no_audio', 'The video has no audio track.', stderr)
-        : undefined,
+        : classifyInputFailure(stderr),
   );
   const info = await readWavInfo(outPath);
   return { path: outPath, sampleRate: info.sampleRate, channels: 1, durationSec: info.durationSec };

@@ -8,6 +8,11 @@ import { ApiError, type ErrorCode } from '@vus/core';
 export type MediaFailure =
   /** The content is not a container ffprobe recognises (random bytes, a text file). */
   | 'unrecognised'
+  /**
+   * A format that is not a video container: a playlist or manifest (HLS, DASH, ffconcat) that names
+   * other files, a text or an image format. Refused before anything it lists is opened.
+   */
+  | 'not_a_container'
   /** A recognised container that cannot be read (truncated, corrupt, missing index). */
   | 'corrupt'
   /** Readable, but not a video: a still image, an audio-only file. */
@@ -27,6 +32,7 @@ export type MediaFailure =
 
 const CODE_BY_FAILURE: Readonly<Record<MediaFailure, ErrorCode>> = {
   unrecognised: 'unsupported_file_type',
+  not_a_container: 'unsupported_file_type',
   corrupt: 'video_file_broken',
   not_a_video: 'unsupported_file_type',
   no_audio: 'audio_file_broken',

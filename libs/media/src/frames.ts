@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { MediaError } from './errors';
+import { classifyInputFailure, inputArguments } from './input';
 import { probe as probeFile, type MediaProbe } from './probe';
 import { startTool, type MediaRunOptions } from './run';
 import { StreamReader } from './stream-reader';
@@ -66,7 +67,7 @@ export async function* sampleFrames(file: string, options: SampleFramesOptions =
     '-hide_banner', '-nostdin', '-loglevel', 'error',
     ...(startSec > 0 ? ['-ss', String(startSec)] : []),
     ...(options.durationSec !== undefined ? ['-t', String(options.durationSec)] : []),
-    '-i', file,
+    ...inputArguments(file, probed.demuxer),
     '-filter_complex', graph,
     '-map', '[out]',
     ...(format === 'jpeg'
@@ -78,7 +79,7 @@ export async function* sampleFrames(file: string, options: SampleFramesOptions =
     timeoutMs: options.timeoutMs ?? defaultTimeoutMs(probed.durationSec),
     signal: options.signal,
     extraPipes: 1,
-  });
+  }, classifyInputFailure);
   const frames = new StreamReader(running.child.stdout!);
   const signatures = new StreamReader(running.child.stdio[3] as Readable);
   const frameBytes = width * height * 3;

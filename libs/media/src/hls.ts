@@ -1,6 +1,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isMediaError, MediaError } from './errors';
+import { classifyInputFailure, inputArguments } from './input';
 import { probe as probeFile, type MediaProbe } from './probe';
 import { runTool, type MediaRunOptions } from './run';
 
@@ -78,11 +79,11 @@ export function planHls(probe: Pick<MediaProbe, 'video' | 'audio'>, options: Pic
 }
 
 /** ffmpeg's arguments for a plan (pure; exported for tests). */
-export function hlsArguments(input: string, outDir: string, plan: HlsPlan, probe: Pick<MediaProbe, 'audio'>, options: Pick<HlsOptions, 'segmentSec' | 'maxHeight'> = {}): string[] {
+export function hlsArguments(input: string, outDir: string, plan: HlsPlan, probe: Pick<MediaProbe, 'audio' | 'demuxer'>, options: Pick<HlsOptions, 'segmentSec' | 'maxHeight'> = {}): string[] {
   const segmentSec = options.segmentSec ?? DEFAULTS.segmentSec;
   const maxHeight = options.maxHeight ?? DEFAULTS.maxHeight;
   // `V` (not `v`): the picture, never an attached cover image.
-  const args = ['-i', input, '-map', '0:V:0'];
+  const args = [...inputArguments(input, probe.demuxer), '-map', '0:V:0'];
   if (plan.audio !== 'none') args.push('-map', '0:a:0');
   args.push('-sn', '-dn', '-map_metadata', '-1');
   if (plan.video === 'copy') {
@@ -170,7 +171,7 @@ async function render(file: string, outDir: string, plan: HlsPlan, probed: Media
   await runTool('ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...hlsArguments(file, outDir, plan, probed, options)], {
     timeoutMs: options.timeoutMs ?? hlsTimeoutMs(probed.durationSec),
     signal: options.signal,
-  });
+  }, classifyInputFailure);
   const playlist = parseHlsPlaylist(await readFile(join(outDir, HLS_PLAYLIST), 'utf8'));
   if (!playlist.ended || playlist.segments.length === 0) throw new MediaError('tool_failed', 'ffmpeg wrote an incomplete HLS playlist.');
   const written = new Set(await readdir(outDir));

@@ -14,6 +14,7 @@
 export { MediaError, isMediaError, type MediaFailure } from './errors';
 export { configureMediaTools, mediaToolsVersion, runFfmpeg, type MediaRunOptions, type MediaToolPaths } from './run';
 export { probe, type MediaProbe, type VideoStreamInfo, type AudioStreamInfo, type SubtitleTrack } from './probe';
+export { VIDEO_DEMUXERS } from './input';
 export {
   validateForIndexing,
   mediaProblemError,

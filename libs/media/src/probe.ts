@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { MediaError } from './errors';
+import { allowedDemuxer, inputArguments, refusalIn, refusedFormat } from './input';
 import { runTool, type MediaRunOptions } from './run';
 
 export interface VideoStreamInfo {
@@ -37,6 +38,11 @@ export interface SubtitleTrack {
 export interface MediaProbe {
   /** Container sniffed from the content: `mp4`, `mov`, `matroska`, `webm`, `avi`, `mpegts`, … */
   container: string;
+  /**
+   * The ffmpeg demuxer that read it (`mov`, `matroska`, `mpegts` …; one of VIDEO_DEMUXERS): every
+   * later ffmpeg run on the file is pinned to it.
+   */
+  demuxer: string;
   durationSec: number;
   sizeBytes: number;
   video: VideoStreamInfo;
@@ -83,8 +89,10 @@ const ffprobeOutputSchema = z.object({
 export type FfprobeOutput = z.infer<typeof ffprobeOutputSchema>;
 
 /**
- * Probes a media file. Throws a MediaError: `unrecognised` (not a media container), `corrupt`
- * (a container that cannot be read), `not_a_video` (image, audio only), `timeout`, `tool_missing`.
+ * Probes a media file. Throws a MediaError: `unrecognised` (not a media format), `not_a_container`
+ * (a playlist, manifest, text or other format outside VIDEO_DEMUXERS: refused before anything it
+ * names is opened), `corrupt` (a container that cannot be read), `not_a_video` (image, audio only),
+ * `timeout`, `tool_missing`.
  */
 export async function probe(file: string, options: MediaRunOptions = {}): Promise<MediaProbe> {
   const { size } = await stat(file);
@@ -96,7 +104,7 @@ export async function probe(file: string, options: MediaRunOptions = {}): Promis
     await symlink(resolve(file), link);
     const json = await runTool(
       'ffprobe',
-      ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', link],
+      ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', ...inputArguments(link)],
       { timeoutMs: options.timeoutMs ?? 30_000, signal: options.signal, maxOutputBytes: 8 * 1024 * 1024 },
       classifyProbeFailure,
     );
@@ -111,6 +119,8 @@ export async function probe(file: string, options: MediaRunOptions = {}): Promis
  * could not read it; an error without one means no format matched the content at all.
  */
 export function classifyProbeFailure(stderr: string): MediaError {
+  const refused = refusalIn(stderr);
+  if (refused) return refused;
   const demuxer = /\[([a-z0-9_,]+) @ 0x[0-9a-f]+\]/i.exec(stderr)?.[1];
   const lastLine = stderr.trim().split('\n').pop() ?? '';
   if (demuxer) {
@@ -153,14 +163,15 @@ export function describeProbe(output: FfprobeOutput, sizeBytes: number): MediaPr
   const format = output.format;
   if (!format) throw new MediaError('unrecognised', 'The file is not in a video format that can be read.');
   const formatNames = format.format_name.split(',');
-  if (formatNames.some((name) => name.endsWith('_pipe') || name === 'image2')) {
-    throw new MediaError('not_a_video', `The file is a still image (${formatNames[0]}), not a video.`);
-  }
+  const demuxer = allowedDemuxer(formatNames);
   const videoStream = output.streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
+  if (!demuxer && formatNames.some((name) => name.endsWith('_pipe') || name === 'image2')) throw refusedFormat(format.format_name);
   if (!videoStream) {
     const kinds = [...new Set(output.streams.map((s) => s.codec_type ?? 'unknown'))].join(', ') || 'none';
     throw new MediaError('not_a_video', `The file contains no video stream (streams found: ${kinds}). Upload a file with a video track.`);
   }
+  // ffprobe already refused these (-format_whitelist); a probe from elsewhere is held to the same list.
+  if (!demuxer) throw refusedFormat(format.format_name);
   if (!videoStream.codec_name || !videoStream.width || !videoStream.height) {
     throw new MediaError('corrupt', 'The video file is broken: its video stream has no readable codec or size.');
   }
@@ -176,6 +187,7 @@ export function describeProbe(output: FfprobeOutput, sizeBytes: number): MediaPr
     : undefined;
   return {
     container: containerName(formatNames, format.tags?.major_brand, output.streams.map((s) => s.codec_name ?? '')),
+    demuxer,
     durationSec,
     sizeBytes,
     video: {

@@ -1,4 +1,5 @@
 import { defaultTimeoutMs } from './frames';
+import { classifyInputFailure, inputArguments } from './input';
 import { probe as probeFile, type MediaProbe } from './probe';
 import { startTool, type MediaRunOptions } from './run';
 
@@ -40,7 +41,7 @@ export async function detectShots(file: string, options: DetectShotsOptions = {}
   const lines: string[] = [];
   const running = startTool(
     'ffmpeg',
-    ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info', '-i', file, '-an', '-sn', '-dn',
+    ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info', ...inputArguments(file, probed.demuxer), '-an', '-sn', '-dn',
       '-vf', `scale=160:-2,format=rgb24,select='gt(scene,${threshold})',metadata=mode=print`, '-f', 'null', '-'],
     {
       timeoutMs: options.timeoutMs ?? defaultTimeoutMs(probed.durationSec),
@@ -49,6 +50,7 @@ export async function detectShots(file: string, options: DetectShotsOptions = {}
         if (line.includes('pts_time:') || line.includes('lavfi.scene_score=')) lines.push(line);
       },
     },
+    classifyInputFailure,
   );
   await running.finished;
   const boundaries = dropCloseBoundaries(parseSceneScores(lines), options.minShotSec ?? 0.5);

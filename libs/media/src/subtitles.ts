@@ -1,4 +1,5 @@
 import { MediaError } from './errors';
+import { classifyInputFailure, inputArguments } from './input';
 import { probe as probeFile, type MediaProbe, type SubtitleTrack } from './probe';
 import { runTool, type MediaRunOptions } from './run';
 
@@ -27,8 +28,9 @@ export async function extractSubtitles(
   for (const track of probed.subtitles.filter((t) => t.isText)) {
     const srt = await runTool(
       'ffmpeg',
-      ['-hide_banner', '-nostdin', '-loglevel', 'error', '-i', file, '-map', `0:${track.streamIndex}`, '-c:s', 'srt', '-f', 'srt', 'pipe:1'],
+      ['-hide_banner', '-nostdin', '-loglevel', 'error', ...inputArguments(file, probed.demuxer), '-map', `0:${track.streamIndex}`, '-c:s', 'srt', '-f', 'srt', 'pipe:1'],
       { timeoutMs: options.timeoutMs ?? 120_000, signal: options.signal, maxOutputBytes: 32 * 1024 * 1024 },
+      classifyInputFailure,
     );
     result.push({ track, cues: parseSubtitleText(srt.toString('utf8')) });
   }

@@ -54,6 +54,7 @@ describe('probe', () => {
     const video = await textScenesVideo();
     expect(await probe(video.path)).toEqual({
       container: 'mp4',
+      demuxer: 'mov',
       durationSec: 12,
       sizeBytes: expect.any(Number),
       video: { codec: 'h264', width: 1280, height: 720, fps: 25, pixelFormat: 'yuv420p' },

@@ -1,6 +1,7 @@
 import { frameDifference, FrameChangeDetector, parseSubtitleText, shotsFromBoundaries } from '@vus/media';
 import { parseWavHeader } from '../src/audio';
 import { outputSize } from '../src/frames';
+import { classifyInputFailure, inputArguments } from '../src/input';
 import { classifyProbeFailure, describeProbe } from '../src/probe';
 import { parseSceneScores } from '../src/shots';
 
@@ -57,6 +58,9 @@ describe('classifyProbeFailure', () => {
   it.each([
     ['a recognised but unreadable container is broken', '[mov,mp4,m4a,3gp,3g2,mj2 @ 0x5648] moov atom not found\ninput: Invalid data found when processing input', 'video_file_broken', /mov container: moov atom not found/],
     ['content no demuxer recognises is unsupported', 'input: Invalid data found when processing input', 'unsupported_file_type', /not in a video format/],
+    ['a playlist is refused as one', "[hls,applehttp @ 0x3c35] Format not on whitelist 'mov,matroska'\ninput: Invalid argument", 'unsupported_file_type', /a playlist \(hls\) that lists other files/],
+    ['a DASH manifest too', "[dash @ 0x320e] Format not on whitelist 'mov,matroska'\ninput: Invalid argument", 'unsupported_file_type', /a playlist \(dash\)/],
+    ['a text format is not a container', "[srt @ 0x320e] Format not on whitelist 'mov,matroska'\ninput: Invalid argument", 'unsupported_file_type', /in the srt format, which is not a video container/],
   ])('%s', (_name, stderr, code, message) => {
     const error = classifyProbeFailure(stderr);
     expect(error.code).toBe(code);
@@ -75,7 +79,15 @@ describe('describeProbe', () => {
     expect(probe).toMatchObject({ container: 'mov', durationSec: 12.5, video: { width: 1080, height: 1920, fps: 29.97, rotation: -90 }, hasAudio: false });
   });
 
+  it('names the allowlisted demuxer every later run is pinned to', () => {
+    expect(describeProbe({ format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: 5 }, streams: [stream] }, 1).demuxer).toBe('mov');
+    expect(describeProbe({ format: { format_name: 'matroska,webm', duration: 5 }, streams: [stream] }, 1).demuxer).toBe('matroska');
+  });
+
   it.each([
+    ['an HLS playlist', { format_name: 'hls', duration: 10 }, [stream], 'not_a_container'],
+    ['a DASH manifest', { format_name: 'dash', duration: 10 }, [stream], 'not_a_container'],
+    ['raw H.264 (no container)', { format_name: 'h264', duration: 10 }, [stream], 'not_a_container'],
     ['a still image', { format_name: 'png_pipe' }, [stream], 'not_a_video'],
     ['audio with cover art only', { format_name: 'mp3', duration: '3' }, [{ index: 0, codec_type: 'audio', codec_name: 'mp3' }, { ...stream, disposition: { attached_pic: 1 } }], 'not_a_video'],
     ['no duration', { format_name: 'matroska,webm' }, [stream], 'corrupt'],
@@ -87,6 +99,29 @@ describe('describeProbe', () => {
     const vp9 = { ...stream, codec_name: 'vp9' };
     expect(describeProbe({ format: { format_name: 'matroska,webm', duration: 5 }, streams: [vp9] }, 1).container).toBe('webm');
     expect(describeProbe({ format: { format_name: 'matroska,webm', duration: 5 }, streams: [stream] }, 1).container).toBe('matroska');
+  });
+});
+
+describe('inputArguments', () => {
+  it('opens only the file protocol and only video containers, pinned to the probed demuxer', () => {
+    expect(inputArguments('/work/a:b.mp4', 'mov')).toEqual([
+      '-f', 'mov', '-format_whitelist', 'mov,matroska,avi,mpegts,mpeg,flv,asf,ogg,mxf', '-protocol_whitelist', 'file', '-i', 'file:/work/a:b.mp4',
+    ]);
+    expect(inputArguments('/work/in')).toEqual(['-format_whitelist', 'mov,matroska,avi,mpegts,mpeg,flv,asf,ogg,mxf', '-protocol_whitelist', 'file', '-i', 'file:/work/in']);
+  });
+
+  it.each(['hls', 'dash', 'concat', 'tty', 'image2', 'mov,mp4'])('refuses to pin %s', (demuxer) => {
+    expect(() => inputArguments('/work/in', demuxer)).toThrow(expect.objectContaining({ code: 'unsupported_file_type' }));
+  });
+});
+
+describe('classifyInputFailure', () => {
+  it.each([
+    ['a format refused by the allowlist', "[hls @ 0x1] Format not on whitelist 'mov'\nfile:/w/in: Invalid argument", 'unsupported_file_type'],
+    ['content that is not what the pinned demuxer reads', '[mov,mp4,m4a,3gp,3g2,mj2 @ 0x1] moov atom not found\nfile:/w/in: Invalid data found when processing input', 'video_file_broken'],
+    ['another failure (left to the step)', 'Error initializing output stream 0:0', undefined],
+  ])('%s', (_name, stderr, code) => {
+    expect(classifyInputFailure(stderr)?.code).toBe(code);
   });
 });
 

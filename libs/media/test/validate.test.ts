@@ -4,6 +4,7 @@ import { DEFAULT_INDEXING_RULES, mediaProblemError, validateForIndexing, type Me
 function probeOf(overrides: { durationSec?: number; width?: number; height?: number; hasAudio?: boolean }): MediaProbe {
   return {
     container: 'mp4',
+    demuxer: 'mov',
     durationSec: overrides.durationSec ?? 60,
     sizeBytes: 1_000_000,
     video: { codec: 'h264', width: overrides.width ?? 1280, height: overrides.height ?? 720, fps: 25 },

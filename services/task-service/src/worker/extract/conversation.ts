@@ -59,7 +59,7 @@ export async function extractConversation(input: ConversationInput): Promise<Con
   if (!input.recognizer) return { transcription: [], ran: undefined, skipped: { extractor: 'whisper', reason: input.recognizerMissing } };
   if (!input.probe.hasAudio) return { transcription: [], ran: undefined, skipped: { extractor: 'whisper', reason: 'the video has no audio track' } };
   try {
-    const audio = await extractAudio(input.file, join(input.workDir, 'speech.wav'), { signal: input.signal, durationHintSec: input.probe.durationSec });
+    const audio = await extractAudio(input.file, join(input.workDir, 'speech.wav'), { signal: input.signal, probe: input.probe });
     const segments = await input.recognizer.transcribe(audio.path, input.language ? { language: input.language } : {});
     return {
       transcription: segments
