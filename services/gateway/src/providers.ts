@@ -1,6 +1,5 @@
 import { ApiError } from '@vus/core';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { headerValue, HttpTimeout, send } from '@vus/fetch';
 
 /**
  * The outside services some import endpoints depend on (API-CONTRACT §5.3): YouTube for
@@ -26,23 +25,24 @@ export const DEFAULT_PROVIDERS: ProviderSettings = {
 export type ProviderAnswer = { reached: true; status: number; contentType: string } | { reached: false; why: string };
 
 /**
- * One GET, bounded by `timeoutMs` from start to response headers; the body is never read. Never
- * throws: an unreachable provider is an answer too.
+ * One GET through the one outbound client (no address rules: the URL is the operator's), bounded
+ * by `timeoutMs` from start to response headers; the body is never read. Never throws: an
+ * unreachable provider is an answer too.
  */
-export function askProvider(url: string, timeoutMs: number): Promise<ProviderAnswer> {
-  const signal = AbortSignal.timeout(timeoutMs);
-  const request = url.startsWith('https:') ? httpsRequest : httpRequest;
-  return new Promise((resolve) => {
-    const req = request(url, { method: 'GET', signal, agent: false, headers: { 'user-agent': 'vus-gateway/1' } }, (response) => {
-      resolve({ reached: true, status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() });
-      response.destroy();
+export async function askProvider(url: string, timeoutMs: number): Promise<ProviderAnswer> {
+  try {
+    const response = await send({
+      url: new URL(url),
+      headers: { 'user-agent': 'vus-gateway/1' },
+      deadlines: { connectMs: timeoutMs, idleMs: timeoutMs, overallMs: timeoutMs },
     });
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      if (signal.aborted) return resolve({ reached: false, why: `no answer within ${timeoutMs / 1000} s` });
-      resolve({ reached: false, why: error.code ? `${error.code}${error.message ? ` (${error.message})` : ''}` : error.message });
-    });
-    req.end();
-  });
+    response.body.destroy();
+    return { reached: true, status: response.status, contentType: headerValue(response.headers, 'content-type').split(';')[0]!.trim().toLowerCase() };
+  } catch (error) {
+    if (error instanceof HttpTimeout) return { reached: false, why: `no answer within ${timeoutMs / 1000} s` };
+    const e = error as NodeJS.ErrnoException;
+    return { reached: false, why: e.code ? `${e.code}${e.message ? ` (${e.message})` : ''}` : e.message };
+  }
 }
 
 /** The answer when a provider could not be reached: retryable, names who and what was tried. */
