@@ -2,6 +2,16 @@
  * One jest run over every workspace. Tests import workspace packages from their TypeScript
  * sources (swc strips types; `npm test` type-checks first through its `pretest` build).
  */
+const { readdirSync } = require('node:fs');
+const { join } = require('node:path');
+
+/** The package folders under libs/ or services/, as a regex alternation. */
+const workspaces = (dir) =>
+  readdirSync(join(__dirname, dir), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .join('|');
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
@@ -13,8 +23,9 @@ module.exports = {
     '^@vus/grpc/types/(.*)$': '<rootDir>/libs/grpc/src/generated/vus/$1',
     // Test helpers live beside their lib but outside its entry point.
     '^@vus/(db|events)/testing$': '<rootDir>/libs/$1/src/testing',
-    '^@vus/(core|grpc|db|events|limits|blob|media|models|testing|clients|fetch)$': '<rootDir>/libs/$1/src',
-    '^@vus/(gateway|index-service|task-service|billing-service|search-service|embedded)$': '<rootDir>/services/$1/src/main.ts',
+    // Every workspace package by its folder: a new lib or service needs no line here.
+    [`^@vus/(${workspaces('libs')})$`]: '<rootDir>/libs/$1/src',
+    [`^@vus/(${workspaces('services')})$`]: '<rootDir>/services/$1/src/main.ts',
   },
   testTimeout: 30000,
   // A suite that fails mid-way can leave a client (Kafka, Redis, gRPC) reconnecting forever; CI must

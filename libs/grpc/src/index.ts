@@ -6,3 +6,4 @@ export * from './client';
 export * from './timestamps';
 export * from './metadata-values';
 export * from './internal-auth';
+export * from './registry';

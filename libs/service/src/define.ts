@@ -1,0 +1,75 @@
+import type { Clock, Logger } from '@vus/core';
+import type { Database, DatabaseTarget } from '@vus/db';
+import type { EventBus, EventHandler, EventType } from '@vus/events';
+import type { GrpcServiceName, ServiceRegistration } from '@vus/grpc';
+import type { z } from 'zod';
+import type { BackgroundJob } from './jobs';
+
+/** One consumer group's subscription; the kit subscribes it when the service has a bus. */
+export interface Consumer {
+  group: string;
+  types: readonly EventType[];
+  handler: EventHandler;
+}
+
+/** What the kit hands a service's `build`: the resources it opened for it. */
+export interface ServiceScope {
+  readonly db: Database;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly bus: EventBus | undefined;
+  /** Wakes the outbox relay after a transaction that wrote events (a no-op without a bus). */
+  eventsWritten(): void;
+  /** Registers a closer (a client, a store): run after the server has stopped, last-registered first. */
+  onStop(close: () => unknown): void;
+}
+
+export interface ServiceParts<Extra extends object = object> {
+  implementation: ServiceRegistration['implementation'];
+  consumers?: readonly Consumer[];
+  /** Logged once when the service has consumers but no bus to take them from. */
+  withoutBus?: string;
+  jobs?: readonly BackgroundJob[];
+  /** Returned with the running service (e.g. a handle that tests read). */
+  extra?: Extra;
+}
+
+/** What every service is started with, in either mode. */
+export interface KitOptions {
+  /** host:port to listen on; port 0 picks a free one. */
+  bind: string;
+  database: DatabaseTarget;
+  /** Where committed events go and consumed ones come from; without one they wait in the outbox. */
+  bus?: EventBus | undefined;
+  logger: Logger;
+  clock?: Clock;
+  migrateOnStart?: boolean;
+  /** Serve grpc.reflection (off by default: it lists the whole contract). */
+  reflection?: boolean;
+  /** The secret callers must present; default: this process's. */
+  internalSecret?: string;
+}
+
+export interface ServiceDefinition<Options extends object, Env extends z.ZodRawShape, Extra extends object> {
+  /** Its registry row: proto service, port, database. */
+  name: GrpcServiceName;
+  /** Folder of its numbered SQL migrations. */
+  migrations: string;
+  /** Writes events through the transactional outbox (migrates the outbox, runs the relay). */
+  outbox?: boolean;
+  /** Consumes events (migrates the handled-events table, reads KAFKA_BROKERS). */
+  consumes?: boolean;
+  /** Its environment beyond the kit's (GRPC_BIND, DATABASE_URL, INTERNAL_GRPC_SECRET …), zod as everywhere. */
+  env: Env;
+  /** Cluster mode: the service's own options from its parsed environment. */
+  fromEnv(config: z.infer<z.ZodObject<Env>>, context: { logger: Logger }): Options | Promise<Options>;
+  /** Wires the domain onto the kit's resources. */
+  build(scope: ServiceScope, options: Options): Promise<ServiceParts<Extra>>;
+}
+
+/** Identity, for inference: `export const indexService = defineService({ … })`. */
+export function defineService<Options extends object, Env extends z.ZodRawShape, Extra extends object = object>(
+  definition: ServiceDefinition<Options, Env, Extra>,
+): ServiceDefinition<Options, Env, Extra> {
+  return definition;
+}

@@ -1,0 +1,89 @@
+import { createLogger, currentCaller } from '@vus/core';
+import { buildEvent, InProcessEventBus } from '@vus/events';
+import { callUnary, createClient, implement, loadProto } from '@vus/grpc';
+import type { IndexServiceHandlers } from '@vus/grpc/types/index/v1/IndexService';
+import { join } from 'node:path';
+import { defineService, intervalJob, startService } from '../src';
+
+const logger = createLogger({ service: 'test', level: 'silent' });
+
+/** A service on index-service's registry row, recording what the kit does in order. */
+function recordingService(steps: string[]) {
+  return defineService({
+    name: 'index-service',
+    migrations: join(__dirname, 'migrations'),
+    outbox: true,
+    consumes: true,
+    env: {},
+    fromEnv: () => ({}),
+    async build(scope) {
+      const { rows } = await scope.db.query<{ n: string }>('SELECT count(*) AS n FROM notes');
+      steps.push(`migrated: ${rows[0]!.n} notes`);
+      scope.onStop(() => steps.push('closer'));
+      return {
+        implementation: implement<IndexServiceHandlers>({ GetIndex: async (request) => ({ id: request.index_id, name: 'n' }) }, logger),
+        consumers: [
+          {
+            group: 'recorder',
+            types: ['video.deleted'],
+            handler: async () => {
+              steps.push(`event for ${currentCaller()?.requestId}`);
+              return 'done';
+            },
+          },
+        ],
+        jobs: [
+          {
+            name: 'recorder',
+            start: () => {
+              steps.push('job started');
+              return { stop: async () => void steps.push('job stopped') };
+            },
+          },
+        ],
+      };
+    },
+  });
+}
+
+describe('startService', () => {
+  it('migrates, serves, consumes with the event\'s request id, and stops jobs before closers', async () => {
+    const steps: string[] = [];
+    const bus = new InProcessEventBus({ logger });
+    const running = await startService(recordingService(steps), { bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, bus, logger });
+    const client = createClient(loadProto().proto.vus.index.v1.IndexService, running.address);
+    await expect(callUnary((md, opts, cb) => client.GetIndex({ index_id: 'x' }, md, opts, cb), {})).resolves.toMatchObject({ id: 'x' });
+    client.close();
+    await bus.publish([{ ...buildEvent('video.deleted', 'v', null, {}), request_id: 'req-9' }]);
+    await bus.drain();
+    await running.stop();
+    await bus.close();
+    expect(steps).toEqual(['migrated: 0 notes', 'job started', 'event for req-9', 'job stopped', 'closer']);
+  });
+});
+
+describe('intervalJob', () => {
+  it('runs at start when asked, logs a failed round, and waits for the round in flight on stop', async () => {
+    let rounds = 0;
+    let release!: () => void;
+    const job = intervalJob({
+      name: 'j',
+      everyMs: 60_000,
+      runAtStart: true,
+      logger,
+      run: () => {
+        rounds++;
+        return new Promise<void>((resolve) => (release = resolve));
+      },
+    });
+    const running = await job.start();
+    expect(rounds).toBe(1);
+    let stopped = false;
+    const stopping = running.stop().then(() => (stopped = true));
+    await Promise.resolve();
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(stopped).toBe(true);
+  });
+});

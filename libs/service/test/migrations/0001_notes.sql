@@ -1,0 +1,2 @@
+-- Up Migration
+CREATE TABLE notes (id text PRIMARY KEY);
