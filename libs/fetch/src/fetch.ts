@@ -1,10 +1,9 @@
 import { ApiError, errors } from '@vus/core';
-import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { allowListOfHosts } from './addresses';
+import { headerValue, HttpTimeout, send, TooManyRedirects, type OutboundResponse } from './client';
 import { AddressGuard, SsrfRefused } from './guard';
-import { checkHttpUrl, hostOf } from './url';
+import { checkHttpUrl } from './url';
 
 /**
  * Fetching a user's URL from inside the cluster, with the rules of a public service (no SSRF):
@@ -44,24 +43,19 @@ export function checkFetchableUrl(param: string, raw: string): URL {
   throw errors.invalid(param, checked.message);
 }
 
-function request(url: URL, param: string, guard: AddressGuard, policy: FetchPolicy, signal: AbortSignal | undefined): Promise<IncomingMessage> {
-  const hostname = hostOf(url);
-  if (guard.refuseLiteral(hostname)) return Promise.reject(fetchRefused(param, `${hostname} is a private or reserved address.`));
-  const client = url.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = client.get(url, { lookup: guard.lookupFor(hostname), agent: false, signal, headers: { 'user-agent': 'vus-fetch/1' } }, resolve);
-    req.setTimeout(policy.idleTimeoutMs, () => req.destroy(fetchRefused(param, `no answer within ${policy.idleTimeoutMs / 1000} s.`)));
-    req.on('error', (error) => reject(toFetchError(param, error, signal)));
-  });
-}
-
 function toFetchError(param: string, error: unknown, signal?: AbortSignal): ApiError {
   if (error instanceof ApiError) return error;
   // A body cut by the caller's abort surfaces as a reset connection.
   if (signal?.aborted) return new ApiError('request_canceled_or_timed_out', 'The fetch was cancelled.');
+  if (error instanceof SsrfRefused && error.hostname === error.address) return fetchRefused(param, `${error.hostname} is a private or reserved address.`);
   if (error instanceof SsrfRefused) {
     return fetchRefused(param, `${error.hostname} resolves only to private or reserved addresses (${error.address} is ${error.why}).`);
   }
+  if (error instanceof HttpTimeout) {
+    const seconds = error.ms / 1000;
+    return fetchRefused(param, error.phase === 'body' ? `the download stalled for ${seconds} s.` : `no answer within ${seconds} s.`);
+  }
+  if (error instanceof TooManyRedirects) return fetchRefused(param, `more than ${error.max} redirects.`);
   const e = error as NodeJS.ErrnoException;
   // DNS failures and refused connections are the URL's problem; say which.
   return fetchRefused(param, e.code ? `${e.code}${e.message ? ` (${e.message})` : ''}.` : String(e.message ?? e));
@@ -73,29 +67,35 @@ function toFetchError(param: string, error: unknown, signal?: AbortSignal): ApiE
  * (`payload_too_large`); a body without one is bounded by whoever reads it (fetchBytes does).
  */
 export async function openUrl(raw: string, param: string, policy: FetchPolicy, signal?: AbortSignal): Promise<Readable> {
-  const guard = new AddressGuard(allowListOfHosts(policy.allowHosts));
-  let url = checkFetchableUrl(param, raw);
-  for (let redirects = 0; ; redirects++) {
-    const response = await request(url, param, guard, policy, signal);
-    const status = response.statusCode ?? 0;
-    if (status >= 300 && status < 400 && response.headers.location) {
-      response.resume();
-      if (redirects >= policy.maxRedirects) throw fetchRefused(param, `more than ${policy.maxRedirects} redirects.`);
-      url = checkFetchableUrl(param, new URL(response.headers.location, url).toString());
-      continue;
-    }
-    if (status < 200 || status >= 300) {
-      response.resume();
-      throw fetchRefused(param, `the server answered HTTP ${status}.`);
-    }
-    const length = Number(response.headers['content-length']);
-    if (Number.isFinite(length) && length > policy.maxBytes) {
-      response.destroy();
-      throw tooLarge(param, policy.maxBytes);
-    }
-    response.setTimeout(policy.idleTimeoutMs, () => response.destroy(fetchRefused(param, `the download stalled for ${policy.idleTimeoutMs / 1000} s.`)));
-    return response;
+  let response: OutboundResponse;
+  try {
+    response = await send({
+      url: checkFetchableUrl(param, raw),
+      headers: { 'user-agent': 'vus-fetch/1' },
+      guard: new AddressGuard(allowListOfHosts(policy.allowHosts)),
+      deadlines: { connectMs: policy.idleTimeoutMs, idleMs: policy.idleTimeoutMs },
+      redirects: { max: policy.maxRedirects, check: (url) => checkFetchableUrl(param, url.toString()) },
+      signal,
+    });
+  } catch (error) {
+    throw toFetchError(param, error, signal);
   }
+  const { status, body } = response;
+  if (status < 200 || status >= 300) {
+    body.destroy();
+    throw fetchRefused(param, `the server answered HTTP ${status}.`);
+  }
+  const length = Number(headerValue(response.headers, 'content-length') || NaN);
+  if (Number.isFinite(length) && length > policy.maxBytes) {
+    body.destroy();
+    throw tooLarge(param, policy.maxBytes);
+  }
+  // The body's errors in this module's terms (a stalled download says so); a reader that gives up
+  // releases the connection.
+  const out = new PassThrough();
+  body.on('error', (error) => out.destroy(toFetchError(param, response.explain(error), signal)));
+  out.on('close', () => body.destroy());
+  return body.pipe(out);
 }
 
 /** A small resource (an image, a transcription file) read whole, within `maxBytes`. */
