@@ -1,0 +1,170 @@
+import { Poller, type Clock, type Logger } from '@vus/core';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { orgsKeptOut, retryAt, type RetryPolicy } from './rules';
+import type { ClaimedJob, JobStore } from './store';
+
+/** What a run hands its handler besides the job. */
+export interface JobContext {
+  /** Aborted when the lease is lost (taken over, cancelled) or the runner stops. */
+  signal: AbortSignal;
+  /** When a `retry` outcome runs again (the kind's retry policy); null when this attempt was the last. */
+  retryAt: Date | null;
+}
+
+export type JobOutcome =
+  | { kind: 'succeeded' }
+  | { kind: 'failed'; error: string }
+  /** A passing problem: queued again at `retryAt`, or failed when no attempt is left. */
+  | { kind: 'retry'; error: string }
+  /** The run lost its lease or was aborted: whoever holds the job now carries on. */
+  | { kind: 'lost' };
+
+export interface JobKind {
+  run(job: ClaimedJob, context: JobContext): Promise<JobOutcome>;
+  retry: RetryPolicy;
+}
+
+export interface JobRunnerOptions {
+  store: JobStore;
+  /** The kinds this runner takes, by name. */
+  kinds: Record<string, JobKind>;
+  /** Jobs run at the same time by this runner. */
+  concurrency: number;
+  /** How long a claim lasts without renewal; renewed every third of it while running. */
+  leaseMs: number;
+  /** How often to look for work without being woken (expired leases, retries coming due). */
+  pollMs: number;
+  /** At most this many running jobs per organization across all runners (default: no limit beyond fairness). */
+  perOrgLimit?: number | undefined;
+  /** This runner's name in leases; unique per process. */
+  owner: string;
+  clock: Clock;
+  logger: Logger;
+}
+
+export function runnerName(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+interface Running {
+  job: ClaimedJob;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/**
+ * Runs queued jobs with bounded concurrency. The work is found in the database (claims under a
+ * lease, renewed by a heartbeat); wake() and a poll timer only say when to look. So a job survives
+ * any crash: its lease expires and the next runner to look takes it over. Fair across
+ * organizations: a claim prefers the organization with the fewest running jobs, and the last free
+ * slot never goes to an organization already running here (rules.ts orgsKeptOut).
+ */
+export class JobRunner {
+  readonly owner: string;
+  private readonly running = new Map<string, Running>();
+  private readonly poller: Poller;
+  private stopped = true;
+
+  constructor(private readonly options: JobRunnerOptions) {
+    this.owner = options.owner;
+    this.poller = new Poller({
+      round: () => this.fill(),
+      pollMs: options.pollMs,
+      maxBackoffMs: Math.max(options.pollMs, 30_000),
+      onError: (error, failures) => options.logger.error({ err: error, failures }, 'claiming jobs failed'),
+    });
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.poller.start();
+  }
+
+  /** Looks for work now. */
+  wake(): void {
+    this.poller.wake();
+  }
+
+  /** Subjects of the jobs running here now. */
+  activeSubjects(): string[] {
+    return [...this.running.values()].map((r) => r.job.subjectId);
+  }
+
+  /** Stops claiming, aborts what runs and hands those jobs back, so another runner takes them at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.poller.stop();
+    for (const run of this.running.values()) run.controller.abort();
+    await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+
+  /** Claims until the slots are full or nothing is due; returns how many it claimed. */
+  private async fill(): Promise<number> {
+    const { store, clock, concurrency, leaseMs, perOrgLimit } = this.options;
+    const kinds = Object.keys(this.options.kinds);
+    let claimed = 0;
+    while (!this.stopped && this.running.size < concurrency) {
+      const keptOut = orgsKeptOut([...this.running.values()].map((r) => r.job.orgId), concurrency);
+      const job = await store.claim(this.owner, kinds, clock.now(), leaseMs, { keptOut, perOrgLimit });
+      if (!job) break;
+      claimed++;
+      this.begin(job);
+    }
+    return claimed;
+  }
+
+  private begin(job: ClaimedJob): void {
+    const { store, clock, logger, leaseMs } = this.options;
+    const kind = this.options.kinds[job.kind];
+    const controller = new AbortController();
+    const heartbeat = setInterval(() => {
+      store.renew(job.id, this.owner, clock.now(), leaseMs).then(
+        (held) => {
+          if (!held) controller.abort();
+        },
+        (error: unknown) => logger.warn({ err: error, jobId: job.id, kind: job.kind }, 'renewing a lease failed'),
+      );
+    }, Math.max(100, Math.floor(leaseMs / 3)));
+    const nextRun = kind ? retryAt(clock.now(), job.attempts, job.maxAttempts, kind.retry) : null;
+    const done = (async () => {
+      const outcome: JobOutcome = kind
+        ? await kind.run(job, { signal: controller.signal, retryAt: nextRun }).catch((error: unknown) => {
+            logger.error({ err: error, jobId: job.id, kind: job.kind }, 'a job run crashed');
+            return { kind: 'retry', error: error instanceof Error ? error.message : String(error) } as const;
+          })
+        : { kind: 'failed', error: `no handler for jobs of kind ${job.kind}` };
+      clearInterval(heartbeat);
+      await this.record(job, outcome, nextRun);
+    })()
+      .catch((error: unknown) => logger.error({ err: error, jobId: job.id, kind: job.kind }, 'recording a job run failed; its lease will expire'))
+      .finally(() => {
+        clearInterval(heartbeat);
+        this.running.delete(job.id);
+        this.wake();
+      });
+    this.running.set(job.id, { job, controller, done });
+  }
+
+  private async record(job: ClaimedJob, outcome: JobOutcome, nextRun: Date | null): Promise<void> {
+    const { store, clock, logger } = this.options;
+    const now = clock.now();
+    switch (outcome.kind) {
+      case 'succeeded':
+        await store.finish(job.id, this.owner, now, { state: 'succeeded' });
+        break;
+      case 'failed':
+        await store.finish(job.id, this.owner, now, { state: 'failed', error: outcome.error });
+        break;
+      case 'retry':
+        if (nextRun) await store.requeue(job.id, this.owner, now, nextRun, outcome.error);
+        else await store.finish(job.id, this.owner, now, { state: 'failed', error: outcome.error });
+        break;
+      case 'lost':
+        // Stopped mid-run: hand the job back now rather than when the lease runs out.
+        if (this.stopped) await store.requeue(job.id, this.owner, now, now);
+        break;
+    }
+    logger.info({ jobId: job.id, kind: job.kind, subjectId: job.subjectId, attempts: job.attempts, outcome: outcome.kind }, 'job run finished');
+  }
+}

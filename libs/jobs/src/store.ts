@@ -1,0 +1,205 @@
+import { newId } from '@vus/core';
+import type { Database, Queryable } from '@vus/db';
+import { join } from 'node:path';
+import type { JobState } from './rules';
+
+/** Every service that runs background jobs applies these beside its own migrations (before them). */
+export const JOBS_MIGRATIONS = {
+  dir: join(__dirname, '..', 'migrations'),
+  table: 'pgmigrations_jobs',
+};
+
+/** A job to queue, in the same transaction as the domain row it is about. */
+export interface NewJob {
+  kind: string;
+  /** The domain row (task, delivery, e-mail); one job per kind and subject. */
+  subjectId: string;
+  orgId: string;
+  /** Not claimed before then. */
+  runAt: Date;
+  maxAttempts: number;
+  payload?: Record<string, unknown>;
+}
+
+export interface Job {
+  id: string;
+  kind: string;
+  subjectId: string;
+  orgId: string;
+  payload: Record<string, unknown>;
+  state: JobState;
+  /** Claims so far, the current one included. */
+  attempts: number;
+  maxAttempts: number;
+  runAt: Date;
+  leaseOwner: string | null;
+  leaseExpiresAt: Date | null;
+  lastError: string | null;
+}
+
+/** A job held by a worker. */
+export interface ClaimedJob extends Job {
+  state: 'running';
+  leaseOwner: string;
+  leaseExpiresAt: Date;
+}
+
+interface JobRow {
+  id: string;
+  kind: string;
+  subject_id: string;
+  org_id: string;
+  payload: Record<string, unknown>;
+  state: JobState;
+  attempts: number;
+  max_attempts: number;
+  run_at: Date;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  last_error: string | null;
+  [column: string]: unknown;
+}
+
+function toJob(row: JobRow): Job {
+  return {
+    id: row.id,
+    kind: row.kind,
+    subjectId: row.subject_id,
+    orgId: row.org_id,
+    payload: row.payload,
+    state: row.state,
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+    runAt: row.run_at,
+    leaseOwner: row.lease_owner,
+    leaseExpiresAt: row.lease_expires_at,
+    lastError: row.last_error,
+  };
+}
+
+const ERROR_CHARS = 1000;
+
+/** Queues a job (nothing when the subject already has one of this kind); true when queued. */
+export async function enqueueJob(q: Queryable, job: NewJob): Promise<boolean> {
+  const result = await q.query(
+    `INSERT INTO jobs (id, kind, subject_id, org_id, payload, state, max_attempts, run_at, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $7, $7)
+     ON CONFLICT (kind, subject_id) DO NOTHING`,
+    [newId(), job.kind, job.subjectId, job.orgId, JSON.stringify(job.payload ?? {}), job.maxAttempts, job.runAt],
+  );
+  return result.rowCount === 1;
+}
+
+/**
+ * Cancels the subject's job if it is not finished. A worker running it finds out at its next
+ * heartbeat (the renewal is refused) and aborts the run. True when a job was cancelled.
+ */
+export async function cancelJob(q: Queryable, kind: string, subjectId: string, at: Date): Promise<boolean> {
+  const result = await q.query(
+    `UPDATE jobs SET state = 'cancelled', lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
+     WHERE kind = $1 AND subject_id = $2 AND state IN ('queued', 'running')`,
+    [kind, subjectId, at],
+  );
+  return result.rowCount === 1;
+}
+
+/**
+ * SQL that is true while `owner` holds a live lease on the job of `kind` about `subject`: domain
+ * writes made under a lease put it in their WHERE clause, so a worker that lost the job (paused,
+ * partitioned, cancelled) changes nothing. Arguments are SQL expressions (placeholders, columns).
+ */
+export function leaseHeldSql(kind: string, subject: string, owner: string, now: string): string {
+  return `EXISTS (SELECT 1 FROM jobs j WHERE j.kind = ${kind} AND j.subject_id = ${subject}
+            AND j.state = 'running' AND j.lease_owner = ${owner} AND j.lease_expires_at > ${now})`;
+}
+
+export interface ClaimOptions {
+  /** Organizations not to take a job of (the runner's last free slot; see orgsKeptOut). */
+  keptOut?: readonly string[];
+  /** At most this many running jobs (of these kinds, in every worker) per organization. */
+  perOrgLimit?: number | undefined;
+}
+
+/** The queue's own statements: claims, heartbeats and the end of each run. */
+export interface JobStore {
+  /**
+   * Takes a due job of one of `kinds` (queued, or running under an expired lease: a takeover),
+   * from the organization with the fewest running jobs, then the job due first; leases it to
+   * `owner` until `now + leaseMs` and counts the attempt. Concurrent claimers never get the same job.
+   */
+  claim(owner: string, kinds: readonly string[], now: Date, leaseMs: number, options?: ClaimOptions): Promise<ClaimedJob | undefined>;
+  /** Extends the lease; false when `owner` no longer holds it (taken over, cancelled, finished). */
+  renew(id: string, owner: string, now: Date, leaseMs: number): Promise<boolean>;
+  /** Ends the run: succeeded or failed for good. False when `owner` no longer held it. */
+  finish(id: string, owner: string, now: Date, outcome: { state: 'succeeded' } | { state: 'failed'; error: string }): Promise<boolean>;
+  /** Queues the job again, not before `runAt` (a retry, or `now` for a run handed back). */
+  requeue(id: string, owner: string, now: Date, runAt: Date, error?: string): Promise<boolean>;
+  get(kind: string, subjectId: string): Promise<Job | undefined>;
+}
+
+/** A transaction-scoped lock that makes claims one at a time, so the running counts they read are exact. */
+const CLAIM_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext('vus.jobs.claim'))";
+
+export function createJobStore(db: Database): JobStore {
+  return {
+    async claim(owner, kinds, now, leaseMs, options = {}) {
+      return db.withTx(async (tx) => {
+        await tx.query(CLAIM_LOCK_SQL);
+        const { rows } = await tx.query<JobRow>(
+          `WITH running AS (
+             SELECT org_id, count(*)::int AS n FROM jobs
+             WHERE kind = ANY($1::text[]) AND state = 'running' AND lease_expires_at > $2
+             GROUP BY org_id
+           ), next AS (
+             SELECT j.id FROM jobs j LEFT JOIN running r ON r.org_id = j.org_id
+             WHERE j.kind = ANY($1::text[]) AND j.run_at <= $2
+               AND (j.state = 'queued' OR (j.state = 'running' AND j.lease_expires_at <= $2))
+               AND NOT (j.org_id = ANY($3::text[]))
+               AND ($4::int IS NULL OR coalesce(r.n, 0) < $4)
+             ORDER BY coalesce(r.n, 0), j.run_at, j.id
+             LIMIT 1
+             FOR UPDATE OF j SKIP LOCKED
+           )
+           UPDATE jobs SET state = 'running', lease_owner = $5, lease_expires_at = $6, attempts = attempts + 1, updated_at = $2
+           FROM next WHERE jobs.id = next.id
+           RETURNING jobs.*`,
+          [kinds, now, options.keptOut ?? [], options.perOrgLimit ?? null, owner, new Date(now.getTime() + leaseMs)],
+        );
+        return rows[0] && (toJob(rows[0]) as ClaimedJob);
+      });
+    },
+
+    async renew(id, owner, now, leaseMs) {
+      const result = await db.query(
+        `UPDATE jobs SET lease_expires_at = $4
+         WHERE id = $1 AND state = 'running' AND lease_owner = $2 AND lease_expires_at > $3`,
+        [id, owner, now, new Date(now.getTime() + leaseMs)],
+      );
+      return result.rowCount === 1;
+    },
+
+    async finish(id, owner, now, outcome) {
+      const result = await db.query(
+        `UPDATE jobs SET state = $3, last_error = $4, lease_owner = NULL, lease_expires_at = NULL, updated_at = $5
+         WHERE id = $1 AND state = 'running' AND lease_owner = $2`,
+        [id, owner, outcome.state, outcome.state === 'failed' ? outcome.error.slice(0, ERROR_CHARS) : null, now],
+      );
+      return result.rowCount === 1;
+    },
+
+    async requeue(id, owner, now, runAt, error) {
+      const result = await db.query(
+        `UPDATE jobs SET state = 'queued', run_at = $4, last_error = coalesce($5, last_error),
+           lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
+         WHERE id = $1 AND state = 'running' AND lease_owner = $2`,
+        [id, owner, now, runAt, error?.slice(0, ERROR_CHARS) ?? null],
+      );
+      return result.rowCount === 1;
+    },
+
+    async get(kind, subjectId) {
+      const { rows } = await db.query<JobRow>('SELECT * FROM jobs WHERE kind = $1 AND subject_id = $2', [kind, subjectId]);
+      return rows[0] && toJob(rows[0]);
+    },
+  };
+}
