@@ -1,4 +1,4 @@
-import { isUniqueViolation, type Database, type Queryable } from '@vus/db';
+import { isUniqueViolation, Where, type Database, type Queryable } from '@vus/db';
 import { enqueueEvents } from '@vus/events';
 import type { EngineOption } from './engines';
 import { findEngine } from './engines';
@@ -8,7 +8,6 @@ import {
   type IndexRecord,
   type IndexStore,
   type ModelConfig,
-  type TimeBounds,
 } from './indexes';
 import type { DeletedVideo } from './video-events';
 import {
@@ -55,35 +54,15 @@ function toRecord(row: IndexRow): IndexRecord {
   };
 }
 
-/** Builds a parameterised WHERE clause; `params` starts with the org id as $1. */
-function whereClause(orgId: string, filter: IndexFilter): { sql: string; params: unknown[] } {
-  const params: unknown[] = [orgId];
-  const conditions = ['org_id = $1'];
-  const add = (condition: (placeholder: string) => string, value: unknown) => {
-    params.push(value);
-    conditions.push(condition(`$${params.length}`));
-  };
-  if (filter.ids?.length) add((p) => `id = ANY(${p}::text[])`, filter.ids);
-  if (filter.name !== undefined) add((p) => `name = ${p}`, filter.name);
-  if (filter.options?.length) add((p) => `options @> ${p}::text[]`, filter.options);
-  if (filter.family) add((p) => `${p} = ANY(families)`, filter.family);
-  if (filter.modelName) add((p) => `${p} = ANY(model_names)`, filter.modelName);
-  for (const [column, bounds] of [['created_at', filter.createdAt], ['updated_at', filter.updatedAt]] as const) {
-    addTimeBounds(column, bounds, add);
-  }
-  return { sql: conditions.join(' AND '), params };
-}
-
-function addTimeBounds(
-  column: string,
-  bounds: TimeBounds | undefined,
-  add: (condition: (placeholder: string) => string, value: unknown) => void,
-): void {
-  if (!bounds) return;
-  if (bounds.gte) add((p) => `${column} >= ${p}`, bounds.gte);
-  if (bounds.lte) add((p) => `${column} <= ${p}`, bounds.lte);
-  if (bounds.gt) add((p) => `${column} > ${p}`, bounds.gt);
-  if (bounds.lt) add((p) => `${column} < ${p}`, bounds.lt);
+/** The WHERE of an index list: the organization's indexes, narrowed by the filter. */
+function whereClause(orgId: string, filter: IndexFilter): Where {
+  const where = new Where().add((p) => `org_id = ${p}`, orgId);
+  if (filter.ids?.length) where.add((p) => `id = ANY(${p}::text[])`, filter.ids);
+  if (filter.name !== undefined) where.add((p) => `name = ${p}`, filter.name);
+  if (filter.options?.length) where.add((p) => `options @> ${p}::text[]`, filter.options);
+  if (filter.family) where.add((p) => `${p} = ANY(families)`, filter.family);
+  if (filter.modelName) where.add((p) => `${p} = ANY(model_names)`, filter.modelName);
+  return where.bounds('created_at', filter.createdAt).bounds('updated_at', filter.updatedAt);
 }
 
 /** Derived columns that let SQL filter on engines without unpacking the JSON. */
@@ -224,32 +203,18 @@ function hlsJson(hls: HlsInfo | null): string | null {
   });
 }
 
-/** WHERE for a video list; `params` starts with the org id ($1) and the index id ($2). */
-function videoWhereClause(orgId: string, indexId: string, filter: VideoFilter): { sql: string; params: unknown[] } {
-  const params: unknown[] = [orgId, indexId];
-  const conditions = ['org_id = $1', 'index_id = $2'];
-  const add = (condition: (placeholder: string) => string, value: unknown) => {
-    params.push(value);
-    conditions.push(condition(`$${params.length}`));
-  };
-  if (filter.ids?.length) add((p) => `id = ANY(${p}::text[])`, filter.ids);
-  if (filter.filename !== undefined) add((p) => `filename = ${p}`, filter.filename);
-  for (const field of NUMERIC_FILTER_FIELDS) {
-    const bounds = filter[field];
-    if (bounds?.gte !== undefined) add((p) => `${field} >= ${p}`, bounds.gte);
-    if (bounds?.lte !== undefined) add((p) => `${field} <= ${p}`, bounds.lte);
-    if (bounds?.gt !== undefined) add((p) => `${field} > ${p}`, bounds.gt);
-    if (bounds?.lt !== undefined) add((p) => `${field} < ${p}`, bounds.lt);
-  }
-  addTimeBounds('created_at', filter.createdAt, add);
-  addTimeBounds('updated_at', filter.updatedAt, add);
-  addTimeBounds('indexed_at', filter.indexedAt, add);
+/** The WHERE of a video list: one index's videos, narrowed by the filter. */
+function videoWhereClause(orgId: string, indexId: string, filter: VideoFilter): Where {
+  const where = new Where().add((p) => `org_id = ${p}`, orgId).add((p) => `index_id = ${p}`, indexId);
+  if (filter.ids?.length) where.add((p) => `id = ANY(${p}::text[])`, filter.ids);
+  if (filter.filename !== undefined) where.add((p) => `filename = ${p}`, filter.filename);
+  for (const field of NUMERIC_FILTER_FIELDS) where.bounds(field, filter[field]);
+  where.bounds('created_at', filter.createdAt).bounds('updated_at', filter.updatedAt).bounds('indexed_at', filter.indexedAt);
   for (const [key, values] of Object.entries(filter.userMetadata ?? {})) {
-    params.push(key);
-    const keyPlaceholder = `$${params.length}`;
-    add((p) => `user_metadata -> ${keyPlaceholder}::text = ANY(${p}::jsonb[])`, values.map((v) => JSON.stringify(v)));
+    const keyPlaceholder = where.param(key);
+    where.add((p) => `user_metadata -> ${keyPlaceholder}::text = ANY(${p}::jsonb[])`, values.map((v) => JSON.stringify(v)));
   }
-  return { sql: conditions.join(' AND '), params };
+  return where;
 }
 
 /** Keeps an index's counters equal to its videos (recounted: never drifts on retries). */

@@ -1,8 +1,8 @@
-import { isUniqueViolation, type Database, type Queryable } from '@vus/db';
+import { isUniqueViolation, Where, type Database, type Queryable } from '@vus/db';
 import { enqueueEvents } from '@vus/events';
 import type { ClaimedTask, TaskChanges, TaskLeaseStore } from './leases';
 import { TASK_STATUSES, type TaskStatus } from './status';
-import type { NumberBounds, StatusCounts, TaskFilter, TaskHls, TaskRecord, TaskStore, TimeBounds, UserMetadata } from './tasks';
+import type { StatusCounts, TaskFilter, TaskHls, TaskRecord, TaskStore, UserMetadata } from './tasks';
 
 interface TaskRow {
   id: string;
@@ -115,42 +115,19 @@ function toClaimed(row: TaskRow): ClaimedTask {
   };
 }
 
-type Add = (condition: (placeholder: string) => string, value: unknown) => void;
-
-function addNumberBounds(column: string, bounds: NumberBounds | undefined, add: Add): void {
-  if (!bounds) return;
-  if (bounds.gte !== undefined) add((p) => `${column} >= ${p}`, bounds.gte);
-  if (bounds.lte !== undefined) add((p) => `${column} <= ${p}`, bounds.lte);
-  if (bounds.gt !== undefined) add((p) => `${column} > ${p}`, bounds.gt);
-  if (bounds.lt !== undefined) add((p) => `${column} < ${p}`, bounds.lt);
-}
-
-function addTimeBounds(column: string, bounds: TimeBounds | undefined, add: Add): void {
-  if (!bounds) return;
-  if (bounds.gte) add((p) => `${column} >= ${p}`, bounds.gte);
-  if (bounds.lte) add((p) => `${column} <= ${p}`, bounds.lte);
-  if (bounds.gt) add((p) => `${column} > ${p}`, bounds.gt);
-  if (bounds.lt) add((p) => `${column} < ${p}`, bounds.lt);
-}
-
-/** A parameterised WHERE clause; `params` starts with the org id as $1. */
-function whereClause(orgId: string, filter: TaskFilter): { sql: string; params: unknown[] } {
-  const params: unknown[] = [orgId];
-  const conditions = ['t.org_id = $1'];
-  const add: Add = (condition, value) => {
-    params.push(value);
-    conditions.push(condition(`$${params.length}`));
-  };
-  if (filter.ids?.length) add((p) => `t.id = ANY(${p}::text[])`, filter.ids);
-  if (filter.indexId) add((p) => `t.index_id = ${p}`, filter.indexId);
-  if (filter.filename) add((p) => `t.filename = ${p}`, filter.filename);
-  if (filter.statuses?.length) add((p) => `t.status = ANY(${p}::text[])`, filter.statuses);
-  addNumberBounds('t.duration', filter.duration, add);
-  addNumberBounds('t.width', filter.width, add);
-  addNumberBounds('t.height', filter.height, add);
-  addTimeBounds('t.created_at', filter.createdAt, add);
-  addTimeBounds('t.updated_at', filter.updatedAt, add);
-  return { sql: conditions.join(' AND '), params };
+/** The WHERE of a task list: the organization's tasks, narrowed by the filter. */
+function whereClause(orgId: string, filter: TaskFilter): Where {
+  const where = new Where().add((p) => `t.org_id = ${p}`, orgId);
+  if (filter.ids?.length) where.add((p) => `t.id = ANY(${p}::text[])`, filter.ids);
+  if (filter.indexId) where.add((p) => `t.index_id = ${p}`, filter.indexId);
+  if (filter.filename) where.add((p) => `t.filename = ${p}`, filter.filename);
+  if (filter.statuses?.length) where.add((p) => `t.status = ANY(${p}::text[])`, filter.statuses);
+  return where
+    .bounds('t.duration', filter.duration)
+    .bounds('t.width', filter.width)
+    .bounds('t.height', filter.height)
+    .bounds('t.created_at', filter.createdAt)
+    .bounds('t.updated_at', filter.updatedAt);
 }
 
 async function appendHistory(tx: Queryable, taskId: string, status: TaskStatus, at: Date): Promise<void> {
