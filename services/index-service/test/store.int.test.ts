@@ -1,9 +1,9 @@
 import { isApiError, newId } from '@vus/core';
-import { migrate } from '@vus/db';
+import { migrateService } from '@vus/service';
 import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
-import { buildEvent, EVENTS_MIGRATIONS } from '@vus/events';
+import { buildEvent } from '@vus/events';
 import type { IndexRecord, IndexSort } from '../src/indexes';
-import { MIGRATIONS } from '../src/main';
+import { indexService } from '../src/main';
 import { createIndexStore } from '../src/store';
 
 const ORG = '6528dde58f9cd95a98cbd075';
@@ -33,8 +33,7 @@ describe.each(DATABASE_KINDS)('index store on %s', (_kind, create) => {
 
   beforeAll(async () => {
     database = await create();
-    await migrate(database.db, EVENTS_MIGRATIONS);
-    await migrate(database.db, MIGRATIONS);
+    await migrateService(database.db, indexService);
     store = createIndexStore(database.db);
   });
   afterAll(() => database.drop());

@@ -1,9 +1,8 @@
 import { ManualClock, newId } from '@vus/core';
-import { migrate } from '@vus/db';
+import { migrateService } from '@vus/service';
 import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
-import { EVENTS_MIGRATIONS } from '@vus/events';
 import { createIndexService, type IndexService } from '../src/indexes';
-import { MIGRATIONS } from '../src/main';
+import { indexService } from '../src/main';
 import { createIndexStore, createVideoStore } from '../src/store';
 import {
   createVideoService,
@@ -43,8 +42,7 @@ describe.each(DATABASE_KINDS)('videos on %s', (_kind, create) => {
 
   beforeAll(async () => {
     database = await create();
-    await migrate(database.db, EVENTS_MIGRATIONS);
-    await migrate(database.db, MIGRATIONS);
+    await migrateService(database.db, indexService);
     clock = new ManualClock('2024-05-01T00:00:00Z');
     const indexStore = createIndexStore(database.db);
     const eventsWritten = () => woken++;
