@@ -1,5 +1,5 @@
 import { createLogger, isApiError, ManualClock, newId } from '@vus/core';
-import { migrate } from '@vus/db';
+import { migrateService } from '@vus/service';
 import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
 import { FREE_PLAN_LIMITS } from '@vus/limits';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBillingService, type BillingService } from '../src/billing';
 import { createMailTransport, Mailer } from '../src/mailer';
-import { MIGRATIONS } from '../src/main';
+import { billingService } from '../src/main';
 
 const USD = 1_000_000;
 const logger = createLogger({ service: 'billing-test', level: 'silent' });
@@ -22,7 +22,7 @@ describe.each(DATABASE_KINDS)('billing on %s', (_kind, create) => {
 
   beforeAll(async () => {
     database = await create();
-    await migrate(database.db, MIGRATIONS);
+    await migrateService(database.db, billingService);
   });
   afterAll(async () => {
     await database.drop();
