@@ -7,6 +7,7 @@ import { parseBody, type BodyLimits } from './http/body';
 import { locals, requestContext } from './http/context';
 import { rateLimits } from './limits/middleware';
 import { errorHandler, writeError } from './http/errors';
+import { routeFinder } from './http/route-table';
 import type { KeyService } from './keys';
 import { DEFAULT_PROVIDERS, type ProviderSettings } from './providers';
 import { adminRoutes, requireAdminToken } from './routes/admin';
@@ -68,24 +69,27 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     next();
   });
   router.use(authenticate(deps.keys));
-  const parse = parseBody(deps.bodyLimits);
-  // A POST /tasks upload streams its video to the blob store (routes/tasks.ts): not parsed here.
-  router.use((req, res, next) => (isTaskUpload(req) ? ((req.body = {}), next()) : parse(req, res, next)));
-  router.use(rateLimits(deps.limits.counters, deps.limits.source));
-  router.use(indexRoutes(deps.clients.index, deps.requestTimeoutMs));
-  router.use(engineRoutes(deps.clients.index, deps.requestTimeoutMs));
-  router.use(videoRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails));
-  router.use(
+  const endpoints = [
+    indexRoutes(deps.clients.index, deps.requestTimeoutMs),
+    engineRoutes(deps.clients.index, deps.requestTimeoutMs),
+    videoRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails),
     taskRoutes(deps.clients.task, {
       timeoutMs: deps.requestTimeoutMs,
       blobs: deps.uploads?.blobs,
       uploadLimits: { fileBytes: deps.uploads?.maxBytes ?? DEFAULT_UPLOAD_BYTES, fieldBytes: deps.bodyLimits.field },
       streams: { ...deps.thumbnails, signer: deps.thumbnails.signer.hls },
     }),
-  );
-  router.use(importRoutes(deps.clients.index, deps.clients.task, { timeoutMs: deps.requestTimeoutMs, providers: deps.providers ?? DEFAULT_PROVIDERS }));
-  router.use(webhookRoutes(deps.clients.task, deps.requestTimeoutMs));
-  router.use(searchRoutes(deps.clients.search, deps.requestTimeoutMs, deps.thumbnails));
+    importRoutes(deps.clients.index, deps.clients.task, { timeoutMs: deps.requestTimeoutMs, providers: deps.providers ?? DEFAULT_PROVIDERS }),
+    webhookRoutes(deps.clients.task, deps.requestTimeoutMs),
+    searchRoutes(deps.clients.search, deps.requestTimeoutMs, deps.thumbnails),
+  ];
+  // Which endpoint serves the request is known before its body is read or its quota is used.
+  router.use(routeFinder(endpoints));
+  const parse = parseBody(deps.bodyLimits);
+  // A POST /tasks upload streams its video to the blob store (routes/tasks.ts): not parsed here.
+  router.use((req, res, next) => (isTaskUpload(req) ? ((req.body = {}), next()) : parse(req, res, next)));
+  router.use(rateLimits(deps.limits.counters, deps.limits.source));
+  for (const endpoint of endpoints) router.use(endpoint);
   router.use(notBuiltRoutes());
   return router;
 }

@@ -3,6 +3,7 @@ import type { OutgoingContext } from '@vus/grpc';
 import type { RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { ApiVersion } from '../versions';
+import type { RouteEntry } from './route-table';
 
 /** What the middleware chain learns about a request, kept on `res.locals`. */
 export interface RequestLocals {
@@ -10,6 +11,8 @@ export interface RequestLocals {
   logger: Logger;
   version?: ApiVersion;
   orgId?: string;
+  /** The endpoint that will serve the request (http/route-table.ts routeFinder); absent when none does. */
+  route?: RouteEntry;
 }
 
 export function locals(res: Response): RequestLocals {

@@ -4,13 +4,16 @@ import { locals } from '../http/context';
 import { categoriesOf } from './categories';
 
 /**
- * SPEC §8 at the edge: after auth and body parsing (an /embed request's category depends on its
- * input), every applicable dimension of every category the request counts in is checked. Headers
+ * SPEC §8 at the edge: after auth, routing and body parsing (an /embed request's category depends
+ * on its input), every applicable dimension of every category the request counts in is checked.
+ * The category follows the route that will serve the request (`res.locals.route`, its path
+ * pattern), never the path as spelt: a request no built endpoint serves counts in none. Headers
  * for those dimensions go on the response whatever its outcome; an exceeded limit answers 429.
  */
 export function rateLimits(counters: UsageCounters, limits: LimitsSource): RequestHandler {
   return (req, res, next) => {
-    const categories = categoriesOf(req.method, req.path, req.body);
+    const route = locals(res).route;
+    const categories = route ? categoriesOf(req.method, route.path, req.body) : [];
     if (categories.length === 0) return next();
     const orgId = locals(res).orgId!;
     admit(counters, limits, orgId, categories).then((admission) => {

@@ -1,0 +1,47 @@
+import { Router } from 'express';
+import { routesOf, spellsRoute } from '../src/http/route-table';
+
+describe('spellsRoute', () => {
+  it.each([
+    ['/tasks', '/tasks', true],
+    ['/tasks', '/tasks/', true],
+    ['/tasks', '/TASKS', false],
+    ['/tasks', '/Tasks/', false],
+    ['/tasks', '/tasks//', false],
+    ['/tasks/:taskId', '/tasks/6528dde58f9cd95a98cbd075', true],
+    ['/tasks/:taskId', '/tasks/ABC', true],
+    ['/tasks/:taskId', '/TASKS/abc', false],
+    ['/indexes/:indexId/videos/:videoId', '/indexes/a/Videos/b', false],
+    ['/indexes/:indexId/videos/:videoId', '/indexes/a/videos/b', true],
+    ['/embed/*rest', '/embed/tasks/x', true],
+    ['/embed/*rest', '/EMBED/tasks', false],
+  ])('%s spelt %s: %s', (pattern, path, expected) => {
+    expect(spellsRoute(pattern, path)).toBe(expected);
+  });
+});
+
+describe('routesOf', () => {
+  it('lists routes in the order Express tries them, with paths of arrays and mounted routers', () => {
+    const inner = Router();
+    inner.get('/items/:id', () => undefined);
+    const router = Router();
+    router.post('/tasks', () => undefined);
+    router.get(['/search/:token', '/search-v2/:token'], () => undefined);
+    router.all('/anything', () => undefined);
+    router.use((_req, _res, next) => next());
+    router.use(inner);
+    router.use('/prefix', inner);
+    expect(routesOf(router)).toEqual([
+      { method: 'post', path: '/tasks' },
+      { method: 'get', path: '/search/:token' },
+      { method: 'get', path: '/search-v2/:token' },
+      { method: 'all', path: '/anything' },
+      { method: 'get', path: '/items/:id' },
+      { method: 'get', path: '/prefix/items/:id' },
+    ]);
+  });
+
+  it('refuses what is not a router', () => {
+    expect(() => routesOf(() => undefined)).toThrow('not an Express router');
+  });
+});
