@@ -1,12 +1,7 @@
 /**
- * What differs between the URL versions the gateway serves, as pure mappings. Services speak one
- * canonical contract; these functions translate names and vocabularies at the edge.
+ * Index option vocabularies (API-CONTRACT §3, §4). Services speak the canonical one (v1.2's);
+ * v1.3 says visual and audio, and these pure mappings translate at the edge.
  */
-export const SERVED_VERSIONS = ['v1.2', 'v1.3'] as const;
-export type ApiVersion = (typeof SERVED_VERSIONS)[number];
-
-/** Versions that exist in the Twelve Labs API but that this server does not serve yet. */
-export const UNSERVED_VERSIONS = ['v1', 'v1.1', 'v1.1.1', 'v1.1.2'] as const;
 
 /** Canonical (and v1.2) option vocabulary. */
 export const V12_OPTIONS = ['visual', 'conversation', 'text_in_video', 'logo'] as const;

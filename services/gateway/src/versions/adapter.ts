@@ -1,0 +1,130 @@
+import type { CreateIndexRequest__Input } from '@vus/grpc/types/index/v1/CreateIndexRequest';
+import type { Engine } from '@vus/grpc/types/index/v1/Engine';
+import type { Index } from '@vus/grpc/types/index/v1/Index';
+import type { SearchClip } from '@vus/grpc/types/search/v1/SearchClip';
+import type { CanonicalOption } from './options';
+
+/**
+ * Endpoints that some versions have and others lack (API-CONTRACT §3). Their routes ask the
+ * adapter first (requireEndpoint); every other endpoint is the same in every version.
+ */
+export type VersionedEndpoint =
+  | 'GET /tasks/status'
+  | 'POST /tasks/external-provider'
+  | 'POST /tasks/transfers'
+  | `GET /indexes/{index_id}/videos/{video_id}/${'transcription' | 'text-in-video' | 'logo' | 'thumbnail'}`
+  | 'POST /search-v2'
+  /** POST /combined-search and its aliases: /search/combined, /beta/search, /search with a query object. */
+  | 'POST /combined-search';
+
+/**
+ * Why a version lacks an endpoint: gone since an older version (`endpoint_not_found`, 404), or
+ * not yet there (`api_upgrade_required`, API-CONTRACT §2.5).
+ */
+export interface UnavailableEndpoint {
+  readonly code: 'endpoint_not_found' | 'api_upgrade_required';
+  readonly message: string;
+}
+
+/** An endpoint a newer version removed; the message says what replaced it. */
+export const removed = (message: string): UnavailableEndpoint => ({ code: 'endpoint_not_found', message });
+
+/** Task statuses as services report them (API-CONTRACT §4), in the order a task passes them. */
+export const TASK_STATUSES = ['uploading', 'validating', 'pending', 'queued', 'indexing', 'ready', 'failed'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export type PlainMetadata = Record<string, string | number | boolean>;
+
+/** A video's metadata in canonical form, for the version to arrange. */
+export interface VideoMetadataParts {
+  /** The six fields every SDK requires. */
+  system: { filename: string; duration: number; fps: number; width: number; height: number; size: number };
+  user: PlainMetadata;
+  title: string;
+  /** Only when the request asked for it (VideoShape.transcriptionOnRetrieve). */
+  transcription?: { start: number; end: number; value: string }[] | undefined;
+}
+
+/**
+ * One URL version of the API (v1.2, v1.3, …) as a mapping to and from the one internal model.
+ * Routes and presenters do the common work and ask the adapter only where versions differ; no
+ * code outside src/versions/ asks which version it serves. Mostly data: names, vocabularies,
+ * flags; a function where a shape really differs.
+ */
+export interface VersionAdapter {
+  /** The URL segment, `v1.2`. */
+  readonly name: string;
+  /** Endpoints this version lacks, each with the error a call gets. */
+  readonly unavailable: Readonly<Partial<Record<VersionedEndpoint, UnavailableEndpoint>>>;
+  readonly indexes: IndexShape;
+  readonly engines: EngineShape;
+  readonly videos: VideoShape;
+  readonly tasks: TaskShape;
+  readonly search: SearchShape;
+}
+
+export interface IndexShape {
+  /** POST /indexes body → the canonical request (model names and canonical options). */
+  parseCreate(body: unknown): CreateIndexRequest__Input;
+  /** An index's models under this version's names (`engines` or `models`) and options. */
+  presentModels(index: Index): Record<string, unknown>;
+  /** GET /indexes: the family filter's name; the other versions' names still work. */
+  readonly familyFilter: string;
+  /** GET /indexes: the option filter's names (errors use the first), accepted values and their canonical meaning. */
+  readonly optionFilter: {
+    readonly keys: readonly [string, ...string[]];
+    readonly values: readonly [string, ...string[]];
+    toCanonical(options: readonly string[]): string[];
+  };
+}
+
+export interface EngineShape {
+  /** What an engine object adds to `_id, author, ready, finetune, created_at, updated_at`. */
+  presentFields(engine: Engine): Record<string, unknown>;
+}
+
+export interface VideoShape {
+  /** The metadata fields of a video object (`metadata`, or `system_metadata` and `user_metadata`). */
+  presentMetadata(parts: VideoMetadataParts): Record<string, unknown>;
+  /** PUT/PATCH …/videos/{id}: the field named when a body carries nothing to change. */
+  readonly updateField: 'metadata' | 'user_metadata';
+  /** PUT …/videos/{id} replaces the user metadata (PATCH always merges). */
+  readonly putReplacesUserMetadata: boolean;
+  /** GET …/videos/{id} reads `?transcription=true`. */
+  readonly transcriptionOnRetrieve: boolean;
+}
+
+export interface TaskShape {
+  /**
+   * The statuses this version shows, each with the canonical ones it stands for (filters,
+   * task objects, the counts of GET /tasks/status in this order).
+   */
+  readonly statuses: Readonly<Record<string, readonly TaskStatus[]>>;
+  /** Where a task's video metadata goes. */
+  readonly metadataField: 'metadata' | 'system_metadata';
+  /** `video_id` on every task, or only once it is ready. */
+  readonly videoId: 'always' | 'once-ready';
+  /** `estimated_time` and `process` while indexing. */
+  readonly showsProgress: boolean;
+  /** POST /tasks: the video stream switch this version reads (`negated`: true turns streams off). */
+  readonly videoStreamFlag: { readonly field: 'enable_video_stream' | 'disable_video_stream'; readonly negated: boolean };
+  /** POST /tasks reads `user_metadata`. */
+  readonly acceptsUserMetadata: boolean;
+  /** POST /tasks answer: its status, and whether it names the video. */
+  readonly created: { readonly status: 200 | 201; readonly withVideoId: boolean };
+}
+
+export interface SearchShape {
+  /** Search option names and the canonical options each stands for. */
+  readonly options: Readonly<Record<string, readonly CanonicalOption[]>>;
+  /** A single search reads `conversation_option` (where it is gone it is ignored, not refused). */
+  readonly conversationOption: boolean;
+  /** The JSON search's text is `query`: a missing text is reported under that name when the body used it. */
+  readonly jsonQuery: boolean;
+  /** A result clip's fields beyond score, start, end, video_id, confidence, thumbnail_url. */
+  presentClipFields(clip: SearchClip): Record<string, unknown>;
+  /** Clips and video groups carry their video's `user_metadata` (when asked and present). */
+  readonly userMetadata: boolean;
+  /** The page expiry's name in `page_info`. */
+  readonly pageExpiryField: 'page_expired_at' | 'page_expires_at';
+}
