@@ -8,3 +8,4 @@ export * from './validation';
 export * from './process';
 export * from './poller';
 export * from './caller';
+export * from './vocabulary';

@@ -2,8 +2,9 @@
  * Payloads of the events that cross service boundaries: the producer writes exactly this, every
  * consumer reads exactly this. (The envelope around them is EventEnvelope.)
  */
-export const TASK_STATUSES = ['uploading', 'validating', 'pending', 'queued', 'indexing', 'ready', 'failed'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+import { TASK_STATUSES, type TaskStatus } from '@vus/core';
+
+export { TASK_STATUSES, type TaskStatus } from '@vus/core';
 
 /** `task.status-changed`, keyed by the task id, one per transition (including the first). */
 export interface TaskStatusChangedPayload {

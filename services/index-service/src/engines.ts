@@ -1,13 +1,11 @@
-/**
- * The engine (model) catalogue and the canonical option vocabulary. Pure data and rules.
- *
- * Canonical options are the fine-grained ones of API v1.2: visual, conversation, text_in_video,
- * logo. The gateway's v1.3 adapter maps `audio` and its coarser `visual` onto these.
- */
-export const CANONICAL_OPTIONS = ['visual', 'conversation', 'text_in_video', 'logo'] as const;
-export type EngineOption = (typeof CANONICAL_OPTIONS)[number];
+import type { CanonicalOption, EngineFamily } from '@vus/core';
 
-export type EngineFamily = 'marengo' | 'pegasus';
+/**
+ * The engine (model) catalogue: which engine allows which of the canonical options (@vus/core's
+ * vocabulary). Pure data and rules.
+ */
+export { CANONICAL_OPTIONS, isEngineFamily, type EngineFamily } from '@vus/core';
+export type EngineOption = CanonicalOption;
 
 export interface EngineSpec {
   id: string;
@@ -37,6 +35,3 @@ export function findEngine(id: string): EngineSpec | undefined {
   return ENGINES.find((engine) => engine.id === id);
 }
 
-export function isEngineFamily(value: string): value is EngineFamily {
-  return value === 'marengo' || value === 'pegasus';
-}

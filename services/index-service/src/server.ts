@@ -1,4 +1,4 @@
-import { errors, pageInfo, pageOffset, parseInput, resolvePage, type Logger, knownId, pageRequestSchema } from '@vus/core';
+import { ENGINE_FAMILIES, errors, pageInfo, pageOffset, parseInput, resolvePage, type Logger, knownId, pageRequestSchema } from '@vus/core';
 import {
   fromMetadataValues,
   fromTimestamp,
@@ -44,7 +44,7 @@ const listSchema = z.object({
   ids: z.array(z.string()),
   name: z.string(),
   options: z.array(z.enum(CANONICAL_OPTIONS)),
-  family: z.enum(['', 'marengo', 'pegasus']),
+  family: z.enum(['', ...ENGINE_FAMILIES]),
   model_name: z.string(),
 });
 

@@ -1,22 +1,9 @@
-import { ApiError, errors, isId, pageInfo, pageOffset, resolvePage, type Clock, type PageInfo } from '@vus/core';
+import { ApiError, errors, isId, pageInfo, pageOffset, resolvePage, type Clock, type MetadataValue, type PageInfo, type SystemMetadata, type UserMetadata } from '@vus/core';
 import type { EventEnvelope } from '@vus/events';
 import type { IndexStore, TimeBounds } from './indexes';
 import { videoDeletedEvent, type DeletedVideo } from './video-events';
 
-/** User metadata values (API-CONTRACT §5.2): string, number or boolean. */
-export type MetadataValue = string | number | boolean;
-export type UserMetadata = Record<string, MetadataValue>;
-
-export interface SystemMetadata {
-  filename: string;
-  /** Seconds. */
-  duration: number;
-  fps: number;
-  width: number;
-  height: number;
-  /** Bytes. */
-  size: number;
-}
+export type { MetadataValue, SystemMetadata, UserMetadata };
 
 export interface HlsInfo {
   videoUrl: string;

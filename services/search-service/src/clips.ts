@@ -3,10 +3,12 @@
  * option) merge into one clip that says which options matched it and how well; clips are then
  * filtered, ranked and, with `group_by=video`, grouped.
  */
+import { CANONICAL_OPTIONS, type CanonicalOption } from '@vus/core';
 import { confidenceOf, fuseScores, meetsThreshold, type Confidence, type Threshold } from './scoring';
 
-export const SEARCH_OPTIONS = ['visual', 'conversation', 'text_in_video', 'logo'] as const;
-export type SearchOption = (typeof SEARCH_OPTIONS)[number];
+/** A search goes through the canonical options (@vus/core's vocabulary). */
+export const SEARCH_OPTIONS = CANONICAL_OPTIONS;
+export type SearchOption = CanonicalOption;
 
 /** One segment that answered the query through one option, with its calibrated score. */
 export interface SegmentMatch {

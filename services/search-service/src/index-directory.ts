@@ -1,4 +1,5 @@
 import type { IndexClient } from '@vus/clients';
+import { familyOfEngine } from '@vus/core';
 import { fromMetadataValues, type OutgoingContext, type PlainMetadataValue } from '@vus/grpc';
 import { SEARCH_OPTIONS, type SearchOption } from './clips';
 import type { IndexDirectory } from './search';
@@ -9,7 +10,7 @@ const MAX_FILTERED_VIDEOS = 100_000;
 
 /** Search models are Marengo's (Pegasus indexes generate text; they are not searched). */
 function isSearchModel(name: string): boolean {
-  return name.startsWith('marengo');
+  return familyOfEngine(name) === 'marengo';
 }
 
 /** The IndexDirectory port over index-service's RPCs. */

@@ -11,8 +11,9 @@
  * - indexing:   extractors running (the task's `process` percentage moves).
  * - ready / failed: terminal.
  */
-export const TASK_STATUSES = ['uploading', 'validating', 'pending', 'queued', 'indexing', 'ready', 'failed'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+import { TASK_STATUSES, type TaskStatus } from '@vus/core';
+
+export { TASK_STATUSES, type TaskStatus } from '@vus/core';
 
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['ready', 'failed'];
 

@@ -1,21 +1,10 @@
-import { errors, isApiError, isId, newId, pageInfo, pageOffset, resolvePage, type Clock, type PageInfo } from '@vus/core';
+import { errors, isApiError, isId, newId, pageInfo, pageOffset, resolvePage, type Clock, type MetadataValue, type PageInfo, type SystemMetadata, type UserMetadata } from '@vus/core';
 import { buildEvent, type EventEnvelope, type TaskStatusChangedPayload } from '@vus/events';
 import { checkFetchableUrl } from '@vus/fetch';
 import { initialStatus, isDeletable, type TaskStatus } from './status';
 
-/** User metadata values (API-CONTRACT §5.2): string, number or boolean. */
-export type MetadataValue = string | number | boolean;
-export type UserMetadata = Record<string, MetadataValue>;
-
-/** What the probe found; empty on the wire until the task is validated. */
-export interface SystemMetadata {
-  filename: string;
-  duration: number;
-  fps: number;
-  width: number;
-  height: number;
-  size: number;
-}
+// SystemMetadata (what the probe found) is empty on the wire until the task is validated.
+export type { MetadataValue, SystemMetadata, UserMetadata };
 
 /** Where the video comes from: an upload the gateway stored, or a URL the worker fetches. */
 export type VideoSource = { kind: 'upload'; blobKey: string } | { kind: 'url'; url: string };

@@ -1,11 +1,12 @@
 import { createSearchClient } from '@vus/clients';
+import type { CanonicalOption } from '@vus/core';
 import type { OutgoingContext } from '@vus/grpc';
 
 /** One searchable stretch of a video (search.proto Segment), as the worker builds it. */
 export interface Segment {
   start: number;
   end: number;
-  modality: 'visual' | 'conversation' | 'text_in_video' | 'logo';
+  modality: CanonicalOption;
   text: string;
   labels: string[];
   vector?: Float32Array | undefined;
