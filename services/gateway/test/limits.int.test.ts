@@ -2,6 +2,7 @@ import { startBillingService, type RunningBillingService } from '@vus/billing-se
 import { createLogger } from '@vus/core';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
 import { InProcessEventBus } from '@vus/events';
+import { internalSecret } from '@vus/grpc';
 import { startIndexService, type RunningIndexService } from '@vus/index-service';
 import { cachedLimits, connectRedis, createBillingClient, limitTableOf, Meter, redisLimiters, UsageCounters, type BillingClient } from '@vus/limits';
 import express, { Router } from 'express';
@@ -314,6 +315,8 @@ describe('two gateway processes sharing Redis', () => {
         INDEX_SERVICE_ADDR: indexService.address,
         BILLING_SERVICE_ADDR: billingService.address,
         REDIS_URL,
+        // This process's secret: the services it started refuse calls without it.
+        INTERNAL_GRPC_SECRET: internalSecret(),
         LOG_LEVEL: 'info',
       },
       stdio: ['ignore', 'pipe', 'inherit'],
