@@ -1,7 +1,5 @@
 import { errors, newId, type Clock } from '@vus/core';
-import type { Database, Queryable } from '@vus/db';
 import { FREE_PLAN_LIMITS, type LimitTable, type RateLimit } from '@vus/limits';
-import { billingStore as store, type PlanRecord } from './store';
 import {
   downgradedToFree,
   enterpriseSet,
@@ -17,6 +15,80 @@ import {
   type PlanState,
   type Transition,
 } from './tiers';
+
+/** An organization's plan as the domain sees it; the store maps rows to this and server.ts maps it to proto. */
+export interface PlanRecord extends PlanState {
+  orgId: string;
+  paymentMethodRef: string | null;
+  billingEmail: string | null;
+  customLimits: RateLimit[] | null;
+  /** The last month whose end was applied to the plan (YYYY-MM). */
+  closedThrough: string;
+  updatedAt: Date;
+}
+
+/** One ledger entry, priced. */
+export interface SpendEntry {
+  orgId: string;
+  idempotencyKey: string;
+  unitKind: string;
+  quantity: number;
+  amountMicros: number;
+  occurredAt: Date;
+  month: string;
+  recordedAt: Date;
+}
+
+/** The record of one month's end for one organization. */
+export interface MonthClosing {
+  orgId: string;
+  month: string;
+  spendMicros: number;
+  from: PlanState;
+  to: PlanState;
+  reason: string | null;
+  closedAt: Date;
+}
+
+export interface OutgoingMail {
+  id: string;
+  orgId: string;
+  kind: string;
+  recipient: string;
+  subject: string;
+  body: string;
+  createdAt: Date;
+}
+
+/** What reads a month's spend: the store, or a transaction on a locked plan. */
+export interface SpendReader {
+  /** The organization's total for a month (YYYY-MM), in micro-dollars. */
+  monthSpend(orgId: string, month: string): Promise<number>;
+}
+
+/** What the domain may do while it holds an organization's plan: all of it commits, or none. */
+export interface LockedPlanTx extends SpendReader {
+  savePlan(plan: PlanRecord): Promise<void>;
+  /** False when the key was recorded before (the entry is not added twice). */
+  insertSpend(entry: SpendEntry): Promise<boolean>;
+  insertClosing(closing: MonthClosing): Promise<void>;
+  /** Queues an e-mail for the mailer, sent after the transaction commits. */
+  enqueueMail(mail: OutgoingMail): Promise<void>;
+}
+
+/** What billing needs from storage: store.ts implements it on SQL, tests on memory. */
+export interface BillingStore extends SpendReader {
+  findPlan(orgId: string): Promise<PlanRecord | undefined>;
+  /**
+   * Runs `work` in one transaction on the organization's plan, created as Free (closed through
+   * `closedThrough`, updated `now`) on first sight and locked until the work is done.
+   */
+  withLockedPlan<T>(orgId: string, closedThrough: string, now: Date, work: (plan: PlanRecord, tx: LockedPlanTx) => Promise<T>): Promise<T>;
+  /** Organizations whose last closed month is before `month`. */
+  orgsToClose(month: string): Promise<string[]>;
+  /** The organization's queued e-mails, oldest first. */
+  listMail(orgId: string): Promise<(OutgoingMail & { sentAt: Date | null })[]>;
+}
 
 /** Price of one unit of each metered kind, in micro-dollars. */
 export type PriceList = Readonly<Record<string, number>>;
@@ -55,7 +127,7 @@ export interface PlanTransitionView {
 }
 
 export interface BillingDeps {
-  db: Database;
+  store: BillingStore;
   clock: Clock;
   prices?: PriceList;
   /** Developer tier limits; a tier that is absent uses the Free table (SPEC §8: "the same values"). */
@@ -89,7 +161,7 @@ function samePlan(a: PlanState, b: PlanState): boolean {
 }
 
 export function createBillingService(deps: BillingDeps) {
-  const { db, clock } = deps;
+  const { store, clock } = deps;
   const prices = deps.prices ?? DEFAULT_PRICES;
 
   const limitsOf = (plan: PlanRecord): LimitTable => {
@@ -98,7 +170,7 @@ export function createBillingService(deps: BillingDeps) {
     return FREE_PLAN_LIMITS;
   };
 
-  async function view(q: Queryable, plan: PlanRecord): Promise<PlanView> {
+  async function view(spend: SpendReader, plan: PlanRecord): Promise<PlanView> {
     const month = monthOf(clock.now());
     return {
       orgId: plan.orgId,
@@ -106,7 +178,7 @@ export function createBillingService(deps: BillingDeps) {
       tier: plan.tier,
       graceMonth: plan.graceMonth,
       month,
-      monthSpend: await store.monthSpend(q, plan.orgId, month),
+      monthSpend: await spend.monthSpend(plan.orgId, month),
       nextTierThreshold: nextTierThreshold(plan),
       hasPaymentMethod: plan.paymentMethodRef !== null,
       limits: limitsOf(plan),
@@ -121,26 +193,26 @@ export function createBillingService(deps: BillingDeps) {
    */
   type Apply = (plan: PlanRecord, transition: Transition, month: string, changes?: Partial<PlanRecord>) => Promise<PlanRecord>;
 
-  /** Runs `fn` on the organization's locked plan row in one transaction; wakes the mailer if it queued mail. */
-  async function withPlan<T>(orgId: string, fn: (q: Queryable, plan: PlanRecord, apply: Apply) => Promise<T>): Promise<T> {
+  /** Runs `fn` on the organization's locked plan in one transaction; wakes the mailer if it queued mail. */
+  async function withPlan<T>(orgId: string, fn: (tx: LockedPlanTx, plan: PlanRecord, apply: Apply) => Promise<T>): Promise<T> {
     const now = clock.now();
     let mailQueued = false;
-    const result = await db.withTx(async (q) => {
+    const result = await store.withLockedPlan(orgId, previousMonth(monthOf(now)), now, async (locked, tx) => {
       const apply: Apply = async (plan, transition, month, changes = {}) => {
         const stateChanged = !samePlan(plan, transition.state);
         if (!stateChanged && Object.keys(changes).length === 0) return plan;
         // Only the state fields: a transition of an unchanged plan hands back the whole record it was given.
         const next: PlanRecord = { ...plan, ...changes, ...planState(transition.state), updatedAt: stateChanged ? clock.now() : changes.updatedAt ?? clock.now() };
-        await store.savePlan(q, next);
+        await tx.savePlan(next);
         for (const n of transition.notifications) {
           // Developer plans always have an address (it comes with the payment method).
           if (!next.billingEmail) continue;
-          await store.enqueueMail(q, { id: newId(), orgId: next.orgId, kind: n.kind, recipient: next.billingEmail, subject: SUBJECTS[n.kind](n), body: mailBody(n, month), createdAt: clock.now() });
+          await tx.enqueueMail({ id: newId(), orgId: next.orgId, kind: n.kind, recipient: next.billingEmail, subject: SUBJECTS[n.kind](n), body: mailBody(n, month), createdAt: clock.now() });
           mailQueued = true;
         }
         return next;
       };
-      return fn(q, await store.lockPlan(q, orgId, previousMonth(monthOf(now)), now), apply);
+      return fn(tx, locked, apply);
     });
     if (mailQueued) deps.mailQueued?.();
     return result;
@@ -148,10 +220,10 @@ export function createBillingService(deps: BillingDeps) {
 
   return {
     async getPlan(orgId: string): Promise<PlanView> {
-      const plan = await store.findPlan(db, orgId);
-      if (plan) return view(db, plan);
+      const plan = await store.findPlan(orgId);
+      if (plan) return view(store, plan);
       const now = clock.now();
-      return view(db, { orgId, plan: 'free', tier: 0, graceMonth: null, paymentMethodRef: null, billingEmail: null, customLimits: null, closedThrough: previousMonth(monthOf(now)), updatedAt: now });
+      return view(store, { orgId, plan: 'free', tier: 0, graceMonth: null, paymentMethodRef: null, billingEmail: null, customLimits: null, closedThrough: previousMonth(monthOf(now)), updatedAt: now });
     },
 
     /** Adds a ledger entry once per key; reaching a threshold in the current month upgrades at once. */
@@ -163,33 +235,33 @@ export function createBillingService(deps: BillingDeps) {
       const amountMicros = input.amountMicros !== 0 ? input.amountMicros : Math.round(input.quantity * price!);
       const occurredAt = input.occurredAt ?? clock.now();
       const month = monthOf(occurredAt);
-      return withPlan(orgId, async (q, plan, apply) => {
-        const inserted = await store.insertSpend(q, { orgId, idempotencyKey: input.idempotencyKey, unitKind: input.unitKind, quantity: input.quantity, amountMicros, occurredAt, month, recordedAt: clock.now() });
+      return withPlan(orgId, async (tx, plan, apply) => {
+        const inserted = await tx.insertSpend({ orgId, idempotencyKey: input.idempotencyKey, unitKind: input.unitKind, quantity: input.quantity, amountMicros, occurredAt, month, recordedAt: clock.now() });
         let current = plan;
         let upgraded = false;
         // Spend that arrives late for a past month counts in that month's total, but tiers move only on the current month.
         if (inserted && month === monthOf(clock.now())) {
-          const transition = spendReached(plan, await store.monthSpend(q, orgId, month));
+          const transition = spendReached(plan, await tx.monthSpend(orgId, month));
           upgraded = transition.state.tier > plan.tier;
           current = await apply(plan, transition, month);
         }
-        return { plan: await view(q, current), duplicate: !inserted, upgraded };
+        return { plan: await view(tx, current), duplicate: !inserted, upgraded };
       });
     },
 
     async addPaymentMethod(orgId: string, paymentMethodRef: string, billingEmail: string): Promise<PlanView> {
-      return withPlan(orgId, async (q, plan, apply) =>
-        view(q, await apply(plan, paymentMethodAdded(plan), monthOf(clock.now()), { paymentMethodRef, billingEmail })),
+      return withPlan(orgId, async (tx, plan, apply) =>
+        view(tx, await apply(plan, paymentMethodAdded(plan), monthOf(clock.now()), { paymentMethodRef, billingEmail })),
       );
     },
 
     async downgradeToFree(orgId: string): Promise<PlanView> {
-      return withPlan(orgId, async (q, plan, apply) => view(q, await apply(plan, downgradedToFree(plan), monthOf(clock.now()))));
+      return withPlan(orgId, async (tx, plan, apply) => view(tx, await apply(plan, downgradedToFree(plan), monthOf(clock.now()))));
     },
 
     async setEnterpriseLimits(orgId: string, limits: RateLimit[]): Promise<PlanView> {
-      return withPlan(orgId, async (q, plan, apply) =>
-        view(q, await apply(plan, enterpriseSet(plan), monthOf(clock.now()), { customLimits: limits })),
+      return withPlan(orgId, async (tx, plan, apply) =>
+        view(tx, await apply(plan, enterpriseSet(plan), monthOf(clock.now()), { customLimits: limits })),
       );
     },
 
@@ -199,18 +271,18 @@ export function createBillingService(deps: BillingDeps) {
      */
     async runMonthEnd(asOf: Date, orgId?: string): Promise<{ closedMonth: string; transitions: PlanTransitionView[] }> {
       const lastClosable = previousMonth(monthOf(asOf));
-      const orgIds = orgId ? [orgId] : await store.orgsToClose(db, lastClosable);
+      const orgIds = orgId ? [orgId] : await store.orgsToClose(lastClosable);
       const transitions: PlanTransitionView[] = [];
       for (const id of orgIds) {
-        await withPlan(id, async (q, plan, apply) => {
+        await withPlan(id, async (tx, plan, apply) => {
           let current = plan;
           for (const month of monthsToClose(plan.closedThrough, lastClosable)) {
-            const spend = await store.monthSpend(q, id, month);
+            const spend = await tx.monthSpend(id, month);
             const transition = monthEnded(current, month, spend);
             const reason = transition.state.tier < current.tier ? 'downgraded' : transition.notifications.some((n) => n.kind === 'grace_started') ? 'grace_started' : null;
             // The month's e-mails go out at the start of the next month, which is now.
             const next = await apply(current, transition, nextMonth(month), { closedThrough: month, updatedAt: current.updatedAt });
-            await store.insertClosing(q, { orgId: id, month, spendMicros: spend, from: current, to: next, reason, closedAt: clock.now() });
+            await tx.insertClosing({ orgId: id, month, spendMicros: spend, from: current, to: next, reason, closedAt: clock.now() });
             if (reason) transitions.push({ orgId: id, from: planState(current), to: planState(next), reason, monthSpend: spend });
             current = next;
           }
@@ -220,7 +292,7 @@ export function createBillingService(deps: BillingDeps) {
     },
 
     async listMail(orgId: string) {
-      return store.listMail(db, orgId);
+      return store.listMail(orgId);
     },
   };
 }

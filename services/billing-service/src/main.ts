@@ -5,6 +5,7 @@ import { createBillingService, type PriceList } from './billing';
 import { billingEnvShape, mailTargetFromEnv, tierLimitsFromEnv } from './env';
 import { createMailTransport, Mailer, type MailTarget } from './mailer';
 import { billingServiceImplementation } from './server';
+import { createBillingStore } from './store';
 
 export type { MailTarget } from './mailer';
 
@@ -26,7 +27,7 @@ export const billingService = defineService({
   fromEnv: (config): BillingServiceOptions => ({ mail: mailTargetFromEnv(config), tierLimits: tierLimitsFromEnv(config) }),
   async build({ db, clock, logger }, options: BillingServiceOptions) {
     const mailer = new Mailer({ db, clock, send: createMailTransport(options.mail), logger, pollMs: options.mailPollMs });
-    const billing = createBillingService({ db, clock, prices: options.prices, tierLimits: options.tierLimits, mailQueued: () => mailer.wake() });
+    const billing = createBillingService({ store: createBillingStore(db), clock, prices: options.prices, tierLimits: options.tierLimits, mailQueued: () => mailer.wake() });
     return {
       implementation: billingServiceImplementation(billing, logger),
       jobs: [

@@ -1,46 +1,9 @@
-import type { Queryable } from '@vus/db';
+import type { Database, Queryable } from '@vus/db';
 import type { RateLimit } from '@vus/limits';
-import type { PlanName, PlanState } from './tiers';
+import type { BillingStore, MonthClosing, OutgoingMail, PlanRecord, SpendEntry } from './billing';
+import type { PlanName } from './tiers';
 
-export interface PlanRecord extends PlanState {
-  orgId: string;
-  paymentMethodRef: string | null;
-  billingEmail: string | null;
-  customLimits: RateLimit[] | null;
-  closedThrough: string;
-  updatedAt: Date;
-}
-
-export interface SpendEntry {
-  orgId: string;
-  idempotencyKey: string;
-  unitKind: string;
-  quantity: number;
-  amountMicros: number;
-  occurredAt: Date;
-  month: string;
-  recordedAt: Date;
-}
-
-export interface MonthClosing {
-  orgId: string;
-  month: string;
-  spendMicros: number;
-  from: PlanState;
-  to: PlanState;
-  reason: string | null;
-  closedAt: Date;
-}
-
-export interface OutgoingMail {
-  id: string;
-  orgId: string;
-  kind: string;
-  recipient: string;
-  subject: string;
-  body: string;
-  createdAt: Date;
-}
+export type { OutgoingMail } from './billing';
 
 interface PlanRow {
   org_id: string;
@@ -67,7 +30,10 @@ const toPlan = (row: PlanRow): PlanRecord => ({
   updatedAt: row.updated_at,
 });
 
-/** Billing's SQL. Every function takes the connection so that the caller owns the transaction. */
+/**
+ * Billing's SQL. Every function takes the connection so that the caller owns the transaction:
+ * createBillingStore runs the domain's work in one, the mailer its own rounds.
+ */
 export const billingStore = {
   /** The plan row, created as Free on first sight, locked for the rest of the transaction. */
   async lockPlan(q: Queryable, orgId: string, closedThrough: string, now: Date): Promise<PlanRecord> {
@@ -160,3 +126,24 @@ export const billingStore = {
     return rows.map((r) => ({ id: r.id, orgId: r.org_id, kind: r.kind, recipient: r.recipient, subject: r.subject, body: r.body, createdAt: r.created_at, sentAt: r.sent_at }));
   },
 };
+
+/** The BillingStore the domain declares, on SQL: a locked plan's work runs in one transaction. */
+export function createBillingStore(db: Database): BillingStore {
+  const sql = billingStore;
+  return {
+    findPlan: (orgId) => sql.findPlan(db, orgId),
+    monthSpend: (orgId, month) => sql.monthSpend(db, orgId, month),
+    orgsToClose: (month) => sql.orgsToClose(db, month),
+    listMail: (orgId) => sql.listMail(db, orgId),
+    withLockedPlan: (orgId, closedThrough, now, work) =>
+      db.withTx(async (q) =>
+        work(await sql.lockPlan(q, orgId, closedThrough, now), {
+          monthSpend: (id, month) => sql.monthSpend(q, id, month),
+          savePlan: (plan) => sql.savePlan(q, plan),
+          insertSpend: (entry) => sql.insertSpend(q, entry),
+          insertClosing: (closing) => sql.insertClosing(q, closing),
+          enqueueMail: (mail) => sql.enqueueMail(q, mail),
+        }),
+      ),
+  };
+}

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createBillingService, type BillingService } from '../src/billing';
 import { createMailTransport, Mailer } from '../src/mailer';
 import { billingService } from '../src/main';
+import { createBillingStore } from '../src/store';
 
 const USD = 1_000_000;
 const logger = createLogger({ service: 'billing-test', level: 'silent' });
@@ -31,7 +32,7 @@ describe.each(DATABASE_KINDS)('billing on %s', (_kind, create) => {
     clock = new ManualClock('2026-01-10T12:00:00Z');
     mailDir = mkdtempSync(join(tmpdir(), 'vus-mail-'));
     mailer = new Mailer({ db: database.db, clock, send: createMailTransport({ kind: 'folder', dir: mailDir, from: 'billing@test' }), logger });
-    billing = createBillingService({ db: database.db, clock });
+    billing = createBillingService({ store: createBillingStore(database.db), clock });
     org = newId();
   });
   afterEach(async () => {
@@ -154,7 +155,7 @@ describe.each(DATABASE_KINDS)('billing on %s', (_kind, create) => {
 
   it('gives a Developer tier its configured limits, and the Free table when none are configured', async () => {
     const tier2 = [{ category: 'search' as const, dimension: 'RPM' as const, limit: 1_200 }];
-    const configured = createBillingService({ db: database.db, clock, tierLimits: { 2: tier2 } });
+    const configured = createBillingService({ store: createBillingStore(database.db), clock, tierLimits: { 2: tier2 } });
     await configured.addPaymentMethod(org, 'pm_1', email());
     expect((await configured.getPlan(org)).limits).toEqual(FREE_PLAN_LIMITS);
     await configured.recordSpend(org, { idempotencyKey: 'big', unitKind: 'manual', quantity: 0, amountMicros: 200 * USD });
