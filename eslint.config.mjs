@@ -29,7 +29,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/src/main.ts', 'libs/core/src/**', '**/src/cli/**', '**/test/**', 'libs/db/src/testing.ts'],
+    // libs/media/src/tools.ts: FFMPEG_PATH/FFPROBE_PATH locate binaries like PATH does, and children inherit the environment.
+    files: ['**/src/main.ts', 'libs/core/src/**', '**/src/cli/**', '**/test/**', 'libs/db/src/testing.ts', 'libs/media/src/tools.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },
   {

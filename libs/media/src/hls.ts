@@ -54,6 +54,9 @@ export interface HlsRendition {
 
 const DEFAULTS = { segmentSec: 4, maxHeight: 720 } as const;
 
+/** Frame rate cap of an encoded rendition: faster sources (120 fps phone clips) are thinned to it. */
+const MAX_HLS_FPS = 60;
+
 /** 8-bit 4:2:0 H.264 is what every HLS player (Safari, hls.js over MSE, Android) decodes. */
 const PLAYABLE_PIXEL_FORMATS = new Set(['yuv420p', 'yuvj420p']);
 
@@ -79,7 +82,7 @@ export function planHls(probe: Pick<MediaProbe, 'video' | 'audio'>, options: Pic
 }
 
 /** ffmpeg's arguments for a plan (pure; exported for tests). */
-export function hlsArguments(input: string, outDir: string, plan: HlsPlan, probe: Pick<MediaProbe, 'audio' | 'demuxer'>, options: Pick<HlsOptions, 'segmentSec' | 'maxHeight'> = {}): string[] {
+export function hlsArguments(input: string, outDir: string, plan: HlsPlan, probe: Pick<MediaProbe, 'audio' | 'demuxer'> & { video?: Pick<MediaProbe['video'], 'fps'> }, options: Pick<HlsOptions, 'segmentSec' | 'maxHeight'> = {}): string[] {
   const segmentSec = options.segmentSec ?? DEFAULTS.segmentSec;
   const maxHeight = options.maxHeight ?? DEFAULTS.maxHeight;
   // `V` (not `v`): the picture, never an attached cover image.
@@ -90,10 +93,10 @@ export function hlsArguments(input: string, outDir: string, plan: HlsPlan, probe
     args.push('-c:v', 'copy');
   } else {
     args.push(
-      // Even sides (H.264 4:2:0 needs them), at most maxHeight tall, the aspect kept.
-      '-vf', `scale=-2:'min(${maxHeight},trunc(ih/2)*2)'`,
+      // Even sides (H.264 4:2:0 needs them), at most maxHeight tall, the aspect kept; at most
+      // MAX_HLS_FPS frames a second (an fps filter rather than -fpsmax, which ffmpeg < 4.3 lacks).
+      '-vf', `${(probe.video?.fps ?? 0) > MAX_HLS_FPS ? `fps=${MAX_HLS_FPS},` : ''}scale=-2:'min(${maxHeight},trunc(ih/2)*2)'`,
       '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p', '-profile:v', 'high',
-      '-fpsmax', '60',
       // A keyframe at every segment boundary, so segments are exactly segmentSec long.
       '-force_key_frames', `expr:gte(t,n_forced*${segmentSec})`,
     );

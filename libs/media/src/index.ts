@@ -1,7 +1,9 @@
 /**
  * @vus/media: everything the service does with video files, over the real ffmpeg/ffprobe
- * (Debian package `ffmpeg`). Children are spawned with argument lists (never a shell), killed on
- * timeout or abort, and every failure is a MediaError (an ApiError with a media `failure` kind).
+ * (`FFMPEG_PATH`/`FFPROBE_PATH`, else the static binaries of the npm packages
+ * `@ffmpeg-installer/<platform>` and `@ffprobe-installer/<platform>`, else PATH). Children are
+ * spawned with argument lists (never a shell), killed on timeout or abort, and every failure is a
+ * MediaError (an ApiError with a media `failure` kind).
  *
  * ```ts
  * const info = await probe(path);                       // container, codecs, size, duration, fps, audio, subtitles
@@ -12,7 +14,18 @@
  * ```
  */
 export { MediaError, isMediaError, type MediaFailure } from './errors';
-export { configureMediaTools, mediaToolsVersion, runFfmpeg, type MediaRunOptions, type MediaToolPaths } from './run';
+export {
+  configureMediaTools,
+  mediaTool,
+  mediaToolsReport,
+  formatMediaToolsReport,
+  mediaToolsVersion,
+  runFfmpeg,
+  type MediaRunOptions,
+  type MediaToolPaths,
+  type MediaToolsReport,
+} from './run';
+export { chooseMediaTool, mediaToolPackage, MEDIA_TOOL_ENV, type MediaTool, type MediaToolSource, type ResolvedMediaTool, type ToolLookup } from './tools';
 export { probe, type MediaProbe, type VideoStreamInfo, type AudioStreamInfo, type SubtitleTrack } from './probe';
 export { VIDEO_DEMUXERS } from './input';
 export {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { MediaError } from './errors';
+import { chooseMediaTool, describeSource, processToolLookup, toolEnv, toolVersion, type MediaTool, type ResolvedMediaTool } from './tools';
 
 /** Options every media operation accepts. */
 export interface MediaRunOptions {
@@ -14,14 +15,28 @@ export interface MediaToolPaths {
   ffprobe: string;
 }
 
-const toolPaths: MediaToolPaths = { ffmpeg: 'ffmpeg', ffprobe: 'ffprobe' };
+const resolvedTools = new Map<MediaTool, ResolvedMediaTool>();
 
-/** Where the binaries are; by default they are looked up on PATH (Debian package `ffmpeg`). */
+/**
+ * Sets the binaries to run, overriding the lookup: `FFMPEG_PATH`/`FFPROBE_PATH`, then the
+ * registry package for this platform, then PATH (see chooseMediaTool).
+ */
 export function configureMediaTools(paths: Partial<MediaToolPaths>): void {
-  Object.assign(toolPaths, paths);
+  for (const tool of ['ffmpeg', 'ffprobe'] as const) {
+    const path = paths[tool];
+    if (path) resolvedTools.set(tool, { tool, path, source: 'env' });
+  }
 }
 
-export type MediaTool = keyof MediaToolPaths;
+/** The binary a tool runs from, looked up once per process. */
+export function mediaTool(tool: MediaTool): ResolvedMediaTool {
+  let resolved = resolvedTools.get(tool);
+  if (!resolved) {
+    resolved = chooseMediaTool(tool, processToolLookup());
+    resolvedTools.set(tool, resolved);
+  }
+  return resolved;
+}
 
 interface SpawnOptions extends MediaRunOptions {
   timeoutMs: number;
@@ -54,7 +69,8 @@ export function startTool(
 ): RunningTool {
   const stdio: ('ignore' | 'pipe')[] = ['ignore', 'pipe', 'pipe'];
   for (let i = 0; i < (options.extraPipes ?? 0); i++) stdio.push('pipe');
-  const child = spawn(toolPaths[tool], args, { stdio });
+  const resolved = mediaTool(tool);
+  const child = spawn(resolved.path, args, { stdio, env: toolEnv(resolved) });
 
   let stderrTail = '';
   let partialLine = '';
@@ -89,7 +105,7 @@ export function startTool(
       options.signal?.removeEventListener('abort', onAbort);
       if (partialLine && options.onStderrLine) options.onStderrLine(partialLine);
       if (spawnError?.code === 'ENOENT') {
-        reject(new MediaError('tool_missing', `${tool} is not installed (looked for "${toolPaths[tool]}"); install the Debian package ffmpeg.`));
+        reject(new MediaError('tool_missing', `${tool} is not available (looked in ${describeSource(resolved)}): run npm install, or set ${tool === 'ffmpeg' ? 'FFMPEG_PATH' : 'FFPROBE_PATH'}.`));
       } else if (killedFor === 'timeout') {
         reject(new MediaError('timeout', `${tool} took longer than ${options.timeoutMs} ms and was stopped.`, stderrTail));
       } else if (killedFor === 'aborted') {
@@ -145,9 +161,34 @@ export async function runFfmpeg(args: readonly string[], options: MediaRunOption
   });
 }
 
-/** Which ffmpeg is installed (`ffmpeg version 5.1.6-0+deb12u1`), or a `tool_missing` MediaError. */
+export interface MediaToolsReport {
+  ffmpeg: { version: string; source: string };
+  ffprobe: { version: string; source: string };
+}
+
+/**
+ * Which ffmpeg and ffprobe run and their versions, for the start-up log; a `tool_missing`
+ * MediaError naming the tool when one cannot be run.
+ */
+export async function mediaToolsReport(options: { timeoutMs?: number } = {}): Promise<MediaToolsReport> {
+  const describe = async (tool: MediaTool) => {
+    const resolved = mediaTool(tool);
+    try {
+      return { version: await toolVersion(resolved, options.timeoutMs), source: describeSource(resolved) };
+    } catch (error) {
+      throw new MediaError('tool_missing', (error as Error).message);
+    }
+  };
+  const [ffmpeg, ffprobe] = await Promise.all([describe('ffmpeg'), describe('ffprobe')]);
+  return { ffmpeg, ffprobe };
+}
+
+/** The report as one line: `ffmpeg N-47683 (npm package @ffmpeg-installer/linux-x64), ffprobe 5.2.2 (…)`. */
+export function formatMediaToolsReport(report: MediaToolsReport): string {
+  return `ffmpeg ${report.ffmpeg.version} (${report.ffmpeg.source}), ffprobe ${report.ffprobe.version} (${report.ffprobe.source})`;
+}
+
+/** Which ffmpeg/ffprobe run (one line), or a `tool_missing` MediaError. */
 export async function mediaToolsVersion(options: MediaRunOptions = {}): Promise<string> {
-  const out = await runTool('ffmpeg', ['-hide_banner', '-version'], { timeoutMs: options.timeoutMs ?? 10_000, signal: options.signal });
-  await runTool('ffprobe', ['-hide_banner', '-version'], { timeoutMs: options.timeoutMs ?? 10_000, signal: options.signal });
-  return out.toString('utf8').split('\n')[0]?.trim() ?? 'ffmpeg';
+  return formatMediaToolsReport(await mediaToolsReport({ timeoutMs: options.timeoutMs }));
 }

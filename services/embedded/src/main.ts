@@ -8,6 +8,7 @@ import { mediaMeter, parseAllowList, startTaskService, workerEnvShape } from '@v
 import { memoryLimiters } from '@vus/limits';
 import { FileBlobStore } from '@vus/blob';
 import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/models';
+import { formatMediaToolsReport, mediaToolsReport } from '@vus/media';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -185,6 +186,7 @@ if (require.main === module) {
     process.stdout.write(`Base URL: ${running.url}\n`);
     if (running.newKey) process.stdout.write(`API key: ${running.newKey}\n`);
     process.stdout.write(`Data: ${running.dataDir} (Ctrl-C to stop)\n`);
+    process.stdout.write(`Media: ${await mediaToolsReport().then(formatMediaToolsReport, (error: Error) => `unavailable: ${error.message}`)}\n`);
     return running;
   });
 }

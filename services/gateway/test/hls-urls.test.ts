@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import { createHlsSigner, createThumbnailSigner } from '../src/http/signed-urls';
 import { presentTask } from '../src/presenters/tasks';
 import { streamUrls } from '../src/routes/hls';
+import { ADAPTERS } from '../src/versions';
 
 const FOLDER = 'videos/6528dde58f9cd95a98cbd077/hls/';
 const now = new Date('2024-06-01T00:00:00Z');
@@ -118,29 +119,29 @@ describe('presentTask', () => {
   const hlsUrl = (key: string) => `https://signed/${key}`;
 
   it('shows v1.2 when indexing should end, and how much is left', () => {
-    expect(presentTask('v1.2', task, { hlsUrl })).toMatchObject({
+    expect(presentTask(ADAPTERS['v1.2'], task, { hlsUrl })).toMatchObject({
       estimated_time: '2024-06-01T00:00:30.000Z',
       process: { percentage: 40, remain_seconds: 30 },
     });
   });
 
   it('leaves estimated_time out of v1.3, and out of v1.2 when unknown', () => {
-    expect(presentTask('v1.3', task, { hlsUrl })).not.toHaveProperty('estimated_time');
-    expect(presentTask('v1.2', { ...task, estimated_time: null })).not.toHaveProperty('estimated_time');
+    expect(presentTask(ADAPTERS['v1.3'], task, { hlsUrl })).not.toHaveProperty('estimated_time');
+    expect(presentTask(ADAPTERS['v1.2'], { ...task, estimated_time: null })).not.toHaveProperty('estimated_time');
   });
 
   it.each(['v1.2', 'v1.3'] as const)('shows %s the stream with signed URLs, never the blob keys', (version) => {
-    expect(presentTask(version, task, { hlsUrl }).hls).toEqual({
+    expect(presentTask(ADAPTERS[version], task, { hlsUrl }).hls).toEqual({
       video_url: `https://signed/${FOLDER}index.m3u8`,
       thumbnail_urls: [`https://signed/${FOLDER}thumbnail.jpg`],
       status: 'COMPLETE',
       updated_at: '2024-06-01T00:00:00.000Z',
     });
-    expect(presentTask(version, task).hls).toEqual({ thumbnail_urls: [], status: 'COMPLETE', updated_at: '2024-06-01T00:00:00.000Z' });
+    expect(presentTask(ADAPTERS[version], task).hls).toEqual({ thumbnail_urls: [], status: 'COMPLETE', updated_at: '2024-06-01T00:00:00.000Z' });
   });
 
   it('shows a stream still being made (or failed) without URLs', () => {
     const processing = { ...task, hls: { video_url: '', thumbnail_urls: [], status: 'PROCESSING', updated_at: task.updated_at } };
-    expect(presentTask('v1.3', processing, { hlsUrl }).hls).toEqual({ thumbnail_urls: [], status: 'PROCESSING', updated_at: '2024-06-01T00:00:00.000Z' });
+    expect(presentTask(ADAPTERS['v1.3'], processing, { hlsUrl }).hls).toEqual({ thumbnail_urls: [], status: 'PROCESSING', updated_at: '2024-06-01T00:00:00.000Z' });
   });
 });

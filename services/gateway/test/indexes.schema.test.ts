@@ -1,48 +1,7 @@
 import { readQuery } from '../src/http/query';
-import { parseCreateIndex, parseListIndexes, parseRenameIndex } from '../src/routes/indexes.schema';
+import { parseListIndexes, parseRenameIndex } from '../src/routes/indexes.schema';
 import { codeOf } from '@vus/testing';
-
-describe('parseCreateIndex', () => {
-  it('reads v1.2 engines', () => {
-    expect(
-      parseCreateIndex('v1.2', {
-        index_name: 'ads',
-        engines: [{ engine_name: 'marengo2.6', engine_options: ['visual', 'conversation'] }],
-        addons: ['thumbnail'],
-      }),
-    ).toEqual({ name: 'ads', models: [{ name: 'marengo2.6', options: ['visual', 'conversation'] }], addons: ['thumbnail'] });
-  });
-
-  it.each(['index_options', 'indexing_options'])('reads the deprecated engine_id + %s of v1.2', (key) => {
-    expect(parseCreateIndex('v1.2', { index_name: 'a', engine_id: 'marengo2.5', [key]: 'visual,logo' })).toEqual({
-      name: 'a',
-      models: [{ name: 'marengo2.5', options: ['visual', 'logo'] }],
-      addons: [],
-    });
-  });
-
-  it('reads v1.3 models and maps their options', () => {
-    expect(parseCreateIndex('v1.3', { index_name: 'a', models: [{ model_name: 'pegasus1.2', model_options: ['visual', 'audio'] }] })).toEqual({
-      name: 'a',
-      models: [{ name: 'pegasus1.2', options: ['visual', 'conversation'] }],
-      addons: [],
-    });
-  });
-
-  it.each([
-    ['v1.2', {}, 'parameter_not_provided'],
-    ['v1.2', { index_name: 'a' }, 'parameter_not_provided'],
-    ['v1.2', { index_name: 'a', engine_id: 'marengo2.6' }, 'parameter_not_provided'],
-    ['v1.2', { index_name: 'a', engines: [{ engine_name: 'marengo2.6', engine_options: ['smell'] }] }, 'parameter_invalid'],
-    ['v1.2', { index_name: 42, engines: [] }, 'parameter_invalid'],
-    ['v1.2', { index_name: 'a', engines: 'marengo' }, 'parameter_invalid'],
-    ['v1.3', { index_name: 'a', engines: [{ engine_name: 'marengo2.6', engine_options: ['visual'] }] }, 'parameter_not_provided'],
-    ['v1.3', { index_name: 'a', models: [{ model_name: 'marengo2.7', model_options: ['taste'] }] }, 'parameter_invalid'],
-    ['v1.3', [], 'parameter_invalid'],
-  ] as const)('%s %p → %s', (version, body, code) => {
-    expect(codeOf(() => parseCreateIndex(version, body))).toBe(code);
-  });
-});
+import { ADAPTERS } from '../src/versions';
 
 describe('parseRenameIndex', () => {
   it.each([
@@ -59,7 +18,7 @@ describe('parseRenameIndex', () => {
 describe('parseListIndexes', () => {
   it('reads paging, sorting, filters and aliases', () => {
     const request = parseListIndexes(
-      'v1.2',
+      ADAPTERS['v1.2'],
       readQuery('?page=2&page_limit=5&sort_by=updated_at&sort_option=asc&_id=6528dde58f9cd95a98cbd075&index_name=a&engine_options=visual,logo&engine_family=marengo&createdAt[gte]=2024-01-01T00:00:00Z'),
     );
     expect(request).toMatchObject({
@@ -74,7 +33,7 @@ describe('parseListIndexes', () => {
   });
 
   it('maps v1.3 option filters', () => {
-    expect(parseListIndexes('v1.3', readQuery('?model_options=audio&model_family=pegasus'))).toMatchObject({
+    expect(parseListIndexes(ADAPTERS['v1.3'], readQuery('?model_options=audio&model_family=pegasus'))).toMatchObject({
       options: ['conversation'],
       family: 'pegasus',
     });
@@ -93,6 +52,6 @@ describe('parseListIndexes', () => {
     ['?engine_options=smell', 'parameter_invalid'],
     ['?created_at=yesterday', 'parameter_invalid'],
   ])('%s → %p', (search, code) => {
-    expect(codeOf(() => parseListIndexes('v1.2', readQuery(search)))).toBe(code);
+    expect(codeOf(() => parseListIndexes(ADAPTERS['v1.2'], readQuery(search)))).toBe(code);
   });
 });

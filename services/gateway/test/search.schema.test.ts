@@ -1,5 +1,6 @@
 import { canonicalSearchOptions, parseSearch, parseSearchFilter } from '../src/routes/search.schema';
 import { codeOf } from '@vus/testing';
+import { ADAPTERS } from '../src/versions';
 
 const INDEX = '6528dde58f9cd95a98cbd075';
 
@@ -11,14 +12,14 @@ describe('canonicalSearchOptions', () => {
     ['v1.3', ['audio'], ['conversation']],
     ['v1.3', ['transcription', 'audio'], ['conversation']],
   ] as const)('%s %j → %j', (version, options, expected) => {
-    expect(canonicalSearchOptions(version, options)).toEqual(expected);
+    expect(canonicalSearchOptions(ADAPTERS[version], options)).toEqual(expected);
   });
   it.each([
     ['v1.2', 'audio'],
     ['v1.2', 'smell'],
     ['v1.3', 'smell'],
   ] as const)('%s refuses %s', (version, option) => {
-    expect(codeOf(() => canonicalSearchOptions(version, [option]))).toBe('parameter_invalid');
+    expect(codeOf(() => canonicalSearchOptions(ADAPTERS[version], [option]))).toBe('parameter_invalid');
   });
 });
 
@@ -56,7 +57,7 @@ describe('parseSearchFilter', () => {
 describe('parseSearch', () => {
   const base = { index_id: INDEX, search_options: ['visual'], query_text: 'a dog' };
   it('reads multipart strings and defaults', () => {
-    expect(parseSearch('v1.2', { ...base, page_limit: '5', adjust_confidence_level: '0.7', group_by: 'video', conversation_option: 'exact_match' })).toMatchObject({
+    expect(parseSearch(ADAPTERS['v1.2'], { ...base, page_limit: '5', adjust_confidence_level: '0.7', group_by: 'video', conversation_option: 'exact_match' })).toMatchObject({
       index_id: INDEX,
       query_text: 'a dog',
       search_options: ['visual'],
@@ -69,11 +70,11 @@ describe('parseSearch', () => {
     });
   });
   it('takes v1.2 JSON `query` text and ignores conversation_option on v1.3', () => {
-    expect(parseSearch('v1.2', { index_id: INDEX, search_options: ['visual'], query: 'a dog' }).query_text).toBe('a dog');
-    expect(parseSearch('v1.3', { ...base, conversation_option: 'exact_match' }).conversation_option).toBe('');
+    expect(parseSearch(ADAPTERS['v1.2'], { index_id: INDEX, search_options: ['visual'], query: 'a dog' }).query_text).toBe('a dog');
+    expect(parseSearch(ADAPTERS['v1.3'], { ...base, conversation_option: 'exact_match' }).conversation_option).toBe('');
   });
   it('prefers the media URL over a file', () => {
-    const parsed = parseSearch('v1.3', { ...base, query_media_type: 'image', query_media_url: 'https://example.com/a.png', query_media_file: Buffer.from('x') });
+    const parsed = parseSearch(ADAPTERS['v1.3'], { ...base, query_media_type: 'image', query_media_url: 'https://example.com/a.png', query_media_file: Buffer.from('x') });
     expect(parsed.query_media).toEqual({ media_type: 'image', url: 'https://example.com/a.png' });
   });
   it.each([
@@ -88,6 +89,6 @@ describe('parseSearch', () => {
     ['an unknown threshold', { ...base, threshold: 'very' }, 'parameter_invalid'],
     ['a filter that is not JSON', { ...base, filter: '{' }, 'search_filter_invalid'],
   ])('refuses %s', (_case, body, code) => {
-    expect(codeOf(() => parseSearch('v1.3', body))).toBe(code);
+    expect(codeOf(() => parseSearch(ADAPTERS['v1.3'], body))).toBe(code);
   });
 });

@@ -1,6 +1,7 @@
 import { readQuery } from '../src/http/query';
 import { parseArtifactWindow, parseListVideos, parseUpdateVideo } from '../src/routes/videos.schema';
 import { codeOf } from '@vus/testing';
+import { ADAPTERS } from '../src/versions';
 
 const INDEX = '6528dde58f9cd95a98cbd075';
 const IDS = { indexId: INDEX, videoId: '6528dde58f9cd95a98cbd076' };
@@ -50,11 +51,11 @@ describe('parseUpdateVideo', () => {
     ['v1.3', 'PUT', { user_metadata: { a: 1 } }, { replace_user_metadata: true }],
     ['v1.2', 'PATCH', { user_metadata: { a: 1 } }, { replace_user_metadata: false }],
   ] as const)('%s %s %j', (version, method, body, expected) => {
-    expect(parseUpdateVideo(version, method, IDS, body)).toMatchObject({ index_id: IDS.indexId, video_id: IDS.videoId, ...expected });
+    expect(parseUpdateVideo(ADAPTERS[version], method, IDS, body)).toMatchObject({ index_id: IDS.indexId, video_id: IDS.videoId, ...expected });
   });
 
   it('keeps null as a delete marker', () => {
-    expect(parseUpdateVideo('v1.2', 'PUT', IDS, { metadata: { gone: null } }).user_metadata).toEqual({ gone: { null_value: true } });
+    expect(parseUpdateVideo(ADAPTERS['v1.2'], 'PUT', IDS, { metadata: { gone: null } }).user_metadata).toEqual({ gone: { null_value: true } });
   });
 
   it.each([
@@ -63,7 +64,7 @@ describe('parseUpdateVideo', () => {
     [{ metadata: '{"a":' }, 'parameter_invalid'],
     [{ video_title: ['x'] }, 'parameter_invalid'],
   ])('refuses %j', (body, code) => {
-    expect(codeOf(() => parseUpdateVideo('v1.2', 'PUT', IDS, body))).toBe(code);
+    expect(codeOf(() => parseUpdateVideo(ADAPTERS['v1.2'], 'PUT', IDS, body))).toBe(code);
   });
 });
 

@@ -2,10 +2,10 @@ import { fromMetadataValues, fromTimestamp } from '@vus/grpc';
 import type { MetadataValue } from '@vus/grpc/types/common/v1/MetadataValue';
 import type { SearchClip } from '@vus/grpc/types/search/v1/SearchClip';
 import type { SearchResultPage } from '@vus/grpc/types/search/v1/SearchResultPage';
-import type { ApiVersion } from '../versions';
+import type { VersionAdapter } from '../versions';
 
 export interface SearchPresentation {
-  version: ApiVersion;
+  version: VersionAdapter;
   /** The signed URL of a clip's thumbnail, or undefined when it has none. */
   thumbnailUrl(clip: SearchClip, indexId: string): string | undefined;
 }
@@ -26,17 +26,9 @@ function presentClip(clip: SearchClip, indexId: string, how: SearchPresentation)
   };
   const thumbnail = how.thumbnailUrl(clip, indexId);
   if (thumbnail) item.thumbnail_url = thumbnail;
-  if (how.version === 'v1.2') {
-    item.metadata = clip.matches.map((m) => (m.type === 'visual' || !m.text ? { type: m.type } : { type: m.type, text: m.text }));
-    // The docs show `modules` only for searches with several options; later pages cannot tell, so
-    // v1.2 always carries it (an optional field to every SDK).
-    item.modules = clip.modules.map((m) => ({ type: m.type, confidence: m.confidence }));
-  } else {
-    item.rank = clip.rank;
-    if (clip.transcription) item.transcription = clip.transcription;
-    const metadata = userMetadata(clip.user_metadata);
-    if (metadata) item.user_metadata = metadata;
-  }
+  Object.assign(item, how.version.search.presentClipFields(clip));
+  const metadata = how.version.search.userMetadata ? userMetadata(clip.user_metadata) : undefined;
+  if (metadata) item.user_metadata = metadata;
   return item;
 }
 
@@ -47,7 +39,7 @@ export function presentSearchPage(page: SearchResultPage, how: SearchPresentatio
     page.group_by === 'video'
       ? page.videos.map((group) => {
           const item: Record<string, unknown> = { id: group.id, clips: group.clips.map((clip) => presentClip(clip, indexId, how)) };
-          const metadata = how.version === 'v1.3' ? userMetadata(group.user_metadata) : undefined;
+          const metadata = how.version.search.userMetadata ? userMetadata(group.user_metadata) : undefined;
           if (metadata) item.user_metadata = metadata;
           return item;
         })
@@ -57,7 +49,7 @@ export function presentSearchPage(page: SearchResultPage, how: SearchPresentatio
   const pageInfo: Record<string, unknown> = {
     limit_per_page: info?.limit_per_page ?? 0,
     total_results: info?.total_results ?? 0,
-    [how.version === 'v1.2' ? 'page_expired_at' : 'page_expires_at']: expiresAt,
+    [how.version.search.pageExpiryField]: expiresAt,
     // Falsy on the last page: every SDK stops on it (API-CONTRACT §2.6).
     next_page_token: info?.next_page_token || null,
   };

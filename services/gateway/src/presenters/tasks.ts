@@ -1,16 +1,15 @@
 import { fromTimestamp } from '@vus/grpc';
 import type { Task } from '@vus/grpc/types/task/v1/Task';
 import type { TaskStatusCounts } from '@vus/grpc/types/task/v1/TaskStatusCounts';
-import type { ApiVersion } from '../versions';
+import type { TaskStatus, VersionAdapter } from '../versions';
 import { presentHls, type HlsUrlOf } from './videos';
 
 const iso = (ts: Task['created_at']): string | undefined => fromTimestamp(ts)?.toISOString();
 
-/** v1.2 knows neither `uploading` nor `queued`: each shows as its nearest status. */
-const V12_STATUS: Record<string, string> = { uploading: 'validating', queued: 'pending' };
-
-export function presentStatus(version: ApiVersion, status: string): string {
-  return version === 'v1.3' ? status : (V12_STATUS[status] ?? status);
+/** A canonical status under the version's name for it (v1.2 shows `uploading` as validating). */
+export function presentStatus(version: VersionAdapter, status: string): string {
+  const shown = Object.entries(version.tasks.statuses).find(([, canonical]) => (canonical as readonly string[]).includes(status));
+  return shown?.[0] ?? status;
 }
 
 /** filename, duration, width, height: what the task shows of the video (py 0.2 requires the object). */
@@ -24,13 +23,16 @@ function taskMetadata(task: Task): Record<string, unknown> {
 }
 
 /**
- * A task as each version shows it (API-CONTRACT §5.3). v1.2: `metadata`, `video_id` once ready,
- * `process` and `estimated_time` while indexing. v1.3: `system_metadata` and always `video_id`.
- * Both: `hls` once the video stream is being made (URLs signed by `hlsUrl`). A failed task carries
- * `error` {code, message}: the reason a person can act on (no SDK reads it; they ignore extras).
+ * A task as the version shows it (API-CONTRACT §5.3): its statuses, `video_id` always or once
+ * ready, the video's metadata as `metadata` or `system_metadata`, and `process` and
+ * `estimated_time` while indexing where the version has them. Every version: `hls` once the
+ * video stream is being made (URLs signed by `hlsUrl`). A failed task carries `error` {code,
+ * message}: the reason a person can act on (no SDK reads it; they ignore extras).
  */
-export function presentTask(version: ApiVersion, task: Task, options: { hlsUrl?: HlsUrlOf } = {}): Record<string, unknown> {
-  const common = {
+export function presentTask(version: VersionAdapter, task: Task, options: { hlsUrl?: HlsUrlOf } = {}): Record<string, unknown> {
+  const shape = version.tasks;
+  const estimatedTime = shape.showsProgress ? iso(task.estimated_time) : undefined;
+  return {
     _id: task.id,
     index_id: task.index_id,
     status: presentStatus(version, task.status),
@@ -38,27 +40,19 @@ export function presentTask(version: ApiVersion, task: Task, options: { hlsUrl?:
     updated_at: iso(task.updated_at),
     ...(task.hls ? { hls: presentHls(task.hls, options.hlsUrl) } : {}),
     ...(task.failure ? { error: { code: task.failure.code, message: task.failure.message } } : {}),
-  };
-  if (version === 'v1.3') return { ...common, video_id: task.video_id, system_metadata: taskMetadata(task) };
-  const estimatedTime = iso(task.estimated_time);
-  return {
-    ...common,
-    ...(task.status === 'ready' ? { video_id: task.video_id } : {}),
-    metadata: taskMetadata(task),
+    ...(shape.videoId === 'always' || task.status === 'ready' ? { video_id: task.video_id } : {}),
+    [shape.metadataField]: taskMetadata(task),
     ...(estimatedTime ? { estimated_time: estimatedTime } : {}),
-    ...(task.process ? { process: { percentage: task.process.percentage, remain_seconds: task.process.remain_seconds } } : {}),
+    ...(shape.showsProgress && task.process ? { process: { percentage: task.process.percentage, remain_seconds: task.process.remain_seconds } } : {}),
   };
 }
 
-/** GET /tasks/status (v1.2): counts under v1.2's statuses, with the singular `total_result`. */
-export function presentStatusCounts(counts: TaskStatusCounts): Record<string, unknown> {
+/** GET /tasks/status: the count of each status the version shows, and the singular `total_result`. */
+export function presentStatusCounts(version: VersionAdapter, counts: TaskStatusCounts): Record<string, unknown> {
+  const count = (statuses: readonly TaskStatus[]) => statuses.reduce((sum, status) => sum + counts[status], 0);
   return {
     index_id: counts.index_id,
-    ready: counts.ready,
-    validating: counts.uploading + counts.validating,
-    pending: counts.pending + counts.queued,
-    indexing: counts.indexing,
-    failed: counts.failed,
+    ...Object.fromEntries(Object.entries(version.tasks.statuses).map(([shown, canonical]) => [shown, count(canonical)])),
     total_result: counts.total_result,
   };
 }

@@ -2,7 +2,7 @@ import { fromMetadataValues, fromTimestamp } from '@vus/grpc';
 import type { Hls } from '@vus/grpc/types/index/v1/Hls';
 import type { TimedValue } from '@vus/grpc/types/index/v1/TimedValue';
 import type { Video } from '@vus/grpc/types/index/v1/Video';
-import type { ApiVersion } from '../versions';
+import type { VersionAdapter } from '../versions';
 
 const iso = (ts: Video['created_at']): string | undefined => fromTimestamp(ts)?.toISOString();
 
@@ -45,33 +45,27 @@ export function presentHls(hls: Hls, urlOf: HlsUrlOf | undefined): Record<string
 export const presentTimedValues = (values: readonly TimedValue[]) => values.map(({ start, end, value }) => ({ start, end, value }));
 
 /**
- * A video as each version shows it (API-CONTRACT §5.2). v1.2: one `metadata` object with the
- * system fields, the title as `video_title` and the user's keys merged in (system fields win).
- * v1.3: `system_metadata` and `user_metadata` apart. Never an `index_id` (py SDK constructor).
+ * A video as the version shows it (API-CONTRACT §5.2): the common fields, then its system and
+ * user metadata, title and (when asked) transcription arranged by the version. Never an
+ * `index_id` (py SDK constructor).
  */
 export function presentVideo(
-  version: ApiVersion,
+  version: VersionAdapter,
   video: Video,
   extra: { transcription?: readonly TimedValue[]; hlsUrl?: HlsUrlOf } = {},
 ): Record<string, unknown> {
-  const common = {
+  return {
     _id: video.id,
     created_at: iso(video.created_at),
     updated_at: iso(video.updated_at),
     indexed_at: iso(video.indexed_at),
     ...(video.hls ? { hls: presentHls(video.hls, extra.hlsUrl) } : {}),
-  };
-  if (version === 'v1.2') {
-    return {
-      ...common,
-      metadata: { ...userMetadata(video), ...(video.title ? { video_title: video.title } : {}), ...systemMetadata(video) },
-    };
-  }
-  return {
-    ...common,
-    system_metadata: systemMetadata(video),
-    user_metadata: userMetadata(video),
-    ...(extra.transcription ? { transcription: presentTimedValues(extra.transcription) } : {}),
+    ...version.videos.presentMetadata({
+      system: systemMetadata(video),
+      user: userMetadata(video),
+      title: video.title,
+      transcription: extra.transcription ? presentTimedValues(extra.transcription) : undefined,
+    }),
   };
 }
 

@@ -2,9 +2,11 @@ import { ApiError, knownId } from '@vus/core';
 import type { CreateTaskRequest__Input } from '@vus/grpc/types/task/v1/CreateTaskRequest';
 import { Router, type Response } from 'express';
 import type { IndexClient, TaskClient } from '../clients';
-import { locals, outgoing } from '../http/context';
+import { outgoing } from '../http/context';
 import { askProvider, isMediaType, providerUnreachable, type ProviderSettings } from '../providers';
+import { requireEndpoint } from '../versions';
 import { objectUrl, parseExternalProvider, parseTransfers } from './imports.schema';
+import { versionOf } from './version';
 
 /**
  * Imports from outside services (API-CONTRACT §5.3), as far as they are honest on a server
@@ -33,9 +35,7 @@ export function importRoutes(index: IndexClient, client: TaskClient | undefined,
   };
 
   router.post('/tasks/external-provider', async (req, res) => {
-    if (locals(res).version === 'v1.3') {
-      throw new ApiError('endpoint_not_found', 'POST /tasks/external-provider was removed in v1.3. Upload the video with POST /tasks instead.');
-    }
+    requireEndpoint(versionOf(res), 'POST /tasks/external-provider');
     const input = parseExternalProvider(req.body);
     await requireIndexes(res, [input.indexId]);
     const tried = `${providers.youtubeUrl.replace(/\/+$/, '')}/watch?v=${input.youtubeId}`;
@@ -58,12 +58,7 @@ export function importRoutes(index: IndexClient, client: TaskClient | undefined,
   });
 
   router.post('/tasks/transfers', async (req, res) => {
-    if (locals(res).version === 'v1.3') {
-      throw new ApiError(
-        'endpoint_not_found',
-        'POST /tasks/transfers was removed in v1.3; its replacement, POST /tasks/transfers/import/{integration_id}, is not available on this server.',
-      );
-    }
+    requireEndpoint(versionOf(res), 'POST /tasks/transfers');
     const videos = parseTransfers(req.body);
     await requireIndexes(res, videos.map((v) => v.indexId));
     if (videos.some((v) => v.object.kind === 's3' || v.transcription?.kind === 's3')) {

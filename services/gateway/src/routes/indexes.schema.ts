@@ -1,57 +1,12 @@
-import { ApiError, errors, parseInput } from '@vus/core';
-import type { CreateIndexRequest__Input } from '@vus/grpc/types/index/v1/CreateIndexRequest';
+import { ApiError, parseInput } from '@vus/core';
 import type { ListIndexesRequest__Input } from '@vus/grpc/types/index/v1/ListIndexesRequest';
 import { z } from 'zod';
-import { looseList } from '../http/coerce';
 import { parsePageQuery } from '../http/paging';
 import { list, scalar, type RawQuery } from '../http/query';
 import { parseTimeRange } from '../http/ranges';
-import {
-  V12_OPTIONS,
-  V13_OPTIONS,
-  v13FilterToCanonical,
-  v13ToCanonicalOptions,
-  type ApiVersion,
-} from '../versions';
+import type { VersionAdapter } from '../versions';
 
 const indexName = z.string({ error: 'expected a string' });
-const addons = looseList(z.string()).optional();
-
-const createV12 = z.object({
-  index_name: indexName,
-  engines: z
-    .array(z.object({ engine_name: z.string(), engine_options: looseList(z.enum(V12_OPTIONS)) }))
-    .optional(),
-  // Deprecated in v1.2 but still accepted (API-CONTRACT §5.1).
-  engine_id: z.string().optional(),
-  index_options: looseList(z.enum(V12_OPTIONS)).optional(),
-  indexing_options: looseList(z.enum(V12_OPTIONS)).optional(),
-  addons,
-});
-
-const createV13 = z.object({
-  index_name: indexName,
-  models: z.array(z.object({ model_name: z.string(), model_options: looseList(z.enum(V13_OPTIONS)) })),
-  addons,
-});
-
-export function parseCreateIndex(version: ApiVersion, body: unknown): CreateIndexRequest__Input {
-  if (version === 'v1.3') {
-    const input = parseInput(createV13, body);
-    return {
-      name: input.index_name,
-      models: input.models.map((m) => ({ name: m.model_name, options: v13ToCanonicalOptions(m.model_name, m.model_options) })),
-      addons: input.addons ?? [],
-    };
-  }
-  const input = parseInput(createV12, body);
-  const models = input.engines?.map((e) => ({ name: e.engine_name, options: e.engine_options }));
-  if (models) return { name: input.index_name, models, addons: input.addons ?? [] };
-  if (input.engine_id === undefined) throw errors.notProvided('engines');
-  const options = input.index_options ?? input.indexing_options;
-  if (!options) throw errors.notProvided('index_options');
-  return { name: input.index_name, models: [{ name: input.engine_id, options }], addons: input.addons ?? [] };
-}
 
 const ENGINE_KEYS = ['engines', 'engine_id', 'models', 'engine_name', 'model_name'];
 const OPTION_KEYS = ['index_options', 'indexing_options', 'engine_options', 'model_options', 'addons'];
@@ -72,25 +27,17 @@ export function parseRenameIndex(body: unknown): string {
 const familyQuery = z.object({ family: z.enum(['marengo', 'pegasus']).optional() });
 
 /** GET /indexes query, with the aliases and encodings of API-CONTRACT §2.3. */
-export function parseListIndexes(version: ApiVersion, query: RawQuery): ListIndexesRequest__Input {
-  const familyKey = version === 'v1.3' ? 'model_family' : 'engine_family';
+export function parseListIndexes(version: VersionAdapter, query: RawQuery): ListIndexesRequest__Input {
   const page = parsePageQuery(query);
-  const { family } = parseInput(familyQuery, { family: scalar(query, familyKey, 'engine_family', 'model_family') });
-  const options =
-    version === 'v1.3'
-      ? v13FilterToCanonical(
-          parseInput(z.object({ model_options: z.array(z.enum(V13_OPTIONS)) }), {
-            model_options: list(query, 'model_options', 'engine_options') ?? [],
-          }).model_options,
-        )
-      : parseInput(z.object({ engine_options: z.array(z.enum(V12_OPTIONS)) }), {
-          engine_options: list(query, 'engine_options', 'index_options') ?? [],
-        }).engine_options;
+  const { family } = parseInput(familyQuery, { family: scalar(query, version.indexes.familyFilter, 'engine_family', 'model_family') });
+  const optionFilter = version.indexes.optionFilter;
+  const [optionKey] = optionFilter.keys;
+  const asked = parseInput(z.object({ [optionKey]: z.array(z.enum(optionFilter.values)) }), { [optionKey]: list(query, ...optionFilter.keys) ?? [] });
   return {
     page: { page: page.page, page_limit: page.pageLimit, sort_by: page.sortBy ?? '', sort_option: page.sortOption ?? '' },
     ids: list(query, '_id', 'id') ?? [],
     name: scalar(query, 'index_name') ?? '',
-    options,
+    options: optionFilter.toCanonical(asked[optionKey] ?? []),
     family: family ?? '',
     model_name: scalar(query, 'model_name', 'engine_name') ?? '',
     created_at: parseTimeRange('created_at', query, 'createdAt'),

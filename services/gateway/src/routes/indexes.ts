@@ -1,10 +1,11 @@
 import { knownId } from '@vus/core';
 import { Router } from 'express';
 import type { IndexClient } from '../clients';
-import { locals, outgoing } from '../http/context';
+import { outgoing } from '../http/context';
 import { readQuery } from '../http/query';
 import { presentIndex } from '../presenters/indexes';
-import { parseCreateIndex, parseListIndexes, parseRenameIndex } from './indexes.schema';
+import { parseListIndexes, parseRenameIndex } from './indexes.schema';
+import { versionOf } from './version';
 
 const indexIdParam = (raw: string | string[] | undefined) => knownId('Index', raw);
 
@@ -12,20 +13,19 @@ export function indexRoutes(index: IndexClient, timeoutMs: number): Router {
   const router = Router();
 
   router.post('/indexes', async (req, res) => {
-    const version = locals(res).version!;
-    const created = await index.createIndex(outgoing(res, timeoutMs), parseCreateIndex(version, req.body));
+    const created = await index.createIndex(outgoing(res, timeoutMs), versionOf(res).indexes.parseCreate(req.body));
     res.status(201).json({ _id: created.id });
   });
 
   router.get('/indexes', async (req, res) => {
-    const version = locals(res).version!;
+    const version = versionOf(res);
     const result = await index.listIndexes(outgoing(res, timeoutMs), parseListIndexes(version, readQuery(req.originalUrl)));
     res.json({ data: result.data.map((i) => presentIndex(version, i)), page_info: result.page_info });
   });
 
   router.get('/indexes/:indexId', async (req, res) => {
     const found = await index.getIndex(outgoing(res, timeoutMs), indexIdParam(req.params.indexId));
-    res.json(presentIndex(locals(res).version!, found));
+    res.json(presentIndex(versionOf(res), found));
   });
 
   router.put('/indexes/:indexId', async (req, res) => {

@@ -7,7 +7,7 @@ import type { CombinedSearchRequest__Input } from '@vus/grpc/types/search/v1/Com
 import type { SearchRequest__Input } from '@vus/grpc/types/search/v1/SearchRequest';
 import { z } from 'zod';
 import { looseBoolean, looseInt, looseList, firstValue } from '../http/coerce';
-import type { ApiVersion, CanonicalOption } from '../versions';
+import { named, type CanonicalOption, type VersionAdapter } from '../versions';
 import { parseCombinedQuery, parseConversationOption } from './combined-query.schema';
 
 const text = z.preprocess(firstValue, z.string({ error: 'expected a string' }));
@@ -16,24 +16,11 @@ const looseNumber = z.preprocess(
   z.number({ error: 'expected a number' }),
 );
 
-const SEARCH_OPTION_NAMES: Record<ApiVersion, Readonly<Record<string, readonly CanonicalOption[]>>> = {
-  'v1.2': { visual: ['visual'], conversation: ['conversation'], text_in_video: ['text_in_video'], logo: ['logo'] },
-  // v1.3 `visual` covers on-screen text and logos; `audio` (and Marengo 3.0's `transcription`) is speech.
-  'v1.3': {
-    visual: ['visual', 'text_in_video', 'logo'],
-    audio: ['conversation'],
-    transcription: ['conversation'],
-    conversation: ['conversation'],
-    text_in_video: ['text_in_video'],
-    logo: ['logo'],
-  },
-};
-
 /** A version's search options in the canonical vocabulary; parameter_invalid names an unknown one. */
-export function canonicalSearchOptions(version: ApiVersion, options: readonly string[], param = 'search_options'): CanonicalOption[] {
-  const names = SEARCH_OPTION_NAMES[version];
+export function canonicalSearchOptions(version: VersionAdapter, options: readonly string[], param = 'search_options'): CanonicalOption[] {
+  const names = version.search.options;
   const canonical = options.flatMap((option) => {
-    const mapped = names[option.trim().toLowerCase()];
+    const mapped = named(names, option.trim().toLowerCase());
     if (!mapped) throw errors.invalid(param, `"${option}" is not a search option. Use ${Object.keys(names).join(', ')}.`);
     return mapped;
   });
@@ -61,7 +48,7 @@ const indexIdOf = (raw: string) => knownId('Index', raw.trim());
  * POST /search (v1.3 multipart, v1.2 JSON with a text `query`) and /search-v2 (v1.2 multipart):
  * one single search. `query_media_file` arrives as bytes (http/body.ts BINARY_PARTS).
  */
-export function parseSearch(version: ApiVersion, body: Record<string, unknown>): SearchRequest__Input {
+export function parseSearch(version: VersionAdapter, body: Record<string, unknown>): SearchRequest__Input {
   const input = parseInput(commonSchema, body);
   if (!input.search_options || input.search_options.length === 0) throw errors.notProvided('search_options');
   const options = canonicalSearchOptions(version, input.search_options);
@@ -73,15 +60,16 @@ export function parseSearch(version: ApiVersion, body: Record<string, unknown>):
   if (hasMedia && (input.query_media_type ?? '').trim() !== 'image') {
     throw input.query_media_type ? errors.invalid('query_media_type', 'The only query media type is image.') : errors.notProvided('query_media_type');
   }
-  if (!hasMedia && (queryText === undefined || queryText.trim() === '')) throw errors.notProvided(version === 'v1.2' && 'query' in body ? 'query' : 'query_text');
+  if (!hasMedia && (queryText === undefined || queryText.trim() === '')) throw errors.notProvided(version.search.jsonQuery && 'query' in body ? 'query' : 'query_text');
   return {
       index_id: indexIdOf(input.index_id),
       query_text: queryText ?? '',
       // The URL wins over a file (API-CONTRACT §5.5).
       query_media: hasMedia ? { media_type: 'image', ...(url ? { url } : { data: file as Buffer }) } : null,
       search_options: options,
-      // v1.3 dropped conversation_option (API-CONTRACT §3): ignored there, not refused.
-      conversation_option: version === 'v1.2' && body.conversation_option !== undefined ? parseConversationOption(firstValue(body.conversation_option)) : '',
+      // Where the version dropped conversation_option (v1.3, API-CONTRACT §3) it is ignored, not refused.
+      conversation_option:
+        version.search.conversationOption && body.conversation_option !== undefined ? parseConversationOption(firstValue(body.conversation_option)) : '',
       operator: input.operator ?? '',
       threshold: input.threshold ?? '',
       ...(input.adjust_confidence_level !== undefined ? { adjust_confidence_level: input.adjust_confidence_level } : {}),
@@ -97,7 +85,7 @@ export function parseSearch(version: ApiVersion, body: Record<string, unknown>):
  * POST /combined-search (and v1.2's /search with an object `query`): the query tree, global
  * options for its leaves, and the paging and confidence settings of a single search.
  */
-export function parseCombinedSearch(version: ApiVersion, body: Record<string, unknown>): CombinedSearchRequest__Input {
+export function parseCombinedSearch(version: VersionAdapter, body: Record<string, unknown>): CombinedSearchRequest__Input {
   const input = parseInput(commonSchema, body);
   if (body.query === undefined) throw errors.notProvided('query');
   return {

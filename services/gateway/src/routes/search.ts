@@ -3,17 +3,13 @@ import type { SearchClip } from '@vus/grpc/types/search/v1/SearchClip';
 import type { SearchResultPage } from '@vus/grpc/types/search/v1/SearchResultPage';
 import { Router, type Request, type Response } from 'express';
 import type { SearchClient } from '../clients';
-import { locals, outgoing } from '../http/context';
+import { outgoing } from '../http/context';
 import { readQuery, scalar } from '../http/query';
 import { presentSearchPage } from '../presenters/search';
+import { requireEndpoint } from '../versions';
 import { thumbnailUrls, type ThumbnailUrlOptions } from './videos';
 import { parseCombinedSearch, parsePageQuery, parseSearch } from './search.schema';
-
-/** v1.3 removed /search-v2 and combined queries (API-CONTRACT §3): say so, not a bare 404. */
-function onlyInV12(res: Response, what: string): void {
-  if (locals(res).version === 'v1.2') return;
-  throw new ApiError('endpoint_not_found', `${what} was removed in v1.3; use POST /search (multipart).`);
-}
+import { versionOf } from './version';
 
 /** A JSON body whose `query` is an object is v1.2's combined query sent to /search. */
 function isCombinedQuery(body: Record<string, unknown>): boolean {
@@ -33,7 +29,7 @@ export function searchRoutes(search: SearchClient | undefined, timeoutMs: number
   };
 
   const respond = (req: Request, res: Response, page: SearchResultPage) => {
-    const version = locals(res).version!;
+    const version = versionOf(res);
     const signed = thumbnailUrls(req, res, thumbnails);
     const thumbnailUrl = (clip: SearchClip, indexId: string) =>
       clip.thumbnail_key ? signed({ indexId, videoId: clip.video_id, time: clip.start }) : undefined;
@@ -42,14 +38,15 @@ export function searchRoutes(search: SearchClient | undefined, timeoutMs: number
 
   const single = async (req: Request, res: Response) => {
     const body = req.body as Record<string, unknown>;
-    const version = locals(res).version!;
+    const version = versionOf(res);
     if (isCombinedQuery(body)) return combined(req, res);
     respond(req, res, await client().search(outgoing(res, timeoutMs), parseSearch(version, body)));
   };
 
   const combined = async (req: Request, res: Response) => {
-    onlyInV12(res, 'Combined queries');
-    const request = parseCombinedSearch(locals(res).version!, req.body as Record<string, unknown>);
+    const version = versionOf(res);
+    requireEndpoint(version, 'POST /combined-search');
+    const request = parseCombinedSearch(version, req.body as Record<string, unknown>);
     respond(req, res, await client().combinedSearch(outgoing(res, timeoutMs), request));
   };
 
@@ -61,7 +58,7 @@ export function searchRoutes(search: SearchClient | undefined, timeoutMs: number
 
   router.post('/search', single);
   router.post('/search-v2', (req, res) => {
-    onlyInV12(res, 'POST /search-v2');
+    requireEndpoint(versionOf(res), 'POST /search-v2');
     return single(req, res);
   });
   router.post(['/combined-search', '/search/combined', '/beta/search'], combined);

@@ -8,7 +8,7 @@ import { parsePageQuery } from '../http/paging';
 import { list, scalar, type RawQuery } from '../http/query';
 import { parseNumberRange, parseTimeRange } from '../http/ranges';
 import type { StoredFile } from '../http/upload';
-import type { ApiVersion } from '../versions';
+import { named, type VersionAdapter } from '../versions';
 
 /** Multipart parts of POST /tasks that carry files (streamed to the blob store). */
 export const TASK_FILE_FIELDS: ReadonlySet<string> = new Set(['video_file', 'transcription_file']);
@@ -38,12 +38,13 @@ export interface CreateTaskPlan {
 
 /**
  * POST /tasks (API-CONTRACT §5.3): `index_id` and `video_file` or `video_url` (the URL wins when
- * both come); a transcription as `transcription_file` or `transcription_url` (≤ v1.2);
- * `disable_video_stream` (v1.2) or `enable_video_stream` (v1.3); `user_metadata` (v1.3) as a
- * JSON string. The video file is already in the blob store.
+ * both come); a transcription as `transcription_file` or `transcription_url` (≤ v1.2); the
+ * version's video stream switch (`disable_video_stream` in v1.2, `enable_video_stream` in v1.3)
+ * and, where the version has it, `user_metadata` as a JSON string. The video file is already in
+ * the blob store.
  */
 export function parseCreateTask(
-  version: ApiVersion,
+  version: VersionAdapter,
   fields: unknown,
   files: readonly StoredFile[],
   idempotencyKey: string | undefined,
@@ -68,31 +69,20 @@ export function parseCreateTask(
   } else if (transcription) {
     request.transcription_blob_key = transcription.blobKey;
   }
-  if (version === 'v1.3') {
-    if (input.enable_video_stream !== undefined) request.enable_video_stream = input.enable_video_stream;
-    if (input.user_metadata) request.user_metadata = toMetadataValues(input.user_metadata);
-  } else if (input.disable_video_stream !== undefined) {
-    request.enable_video_stream = !input.disable_video_stream;
-  }
+  const { videoStreamFlag, acceptsUserMetadata } = version.tasks;
+  const streams = input[videoStreamFlag.field];
+  if (streams !== undefined) request.enable_video_stream = videoStreamFlag.negated ? !streams : streams;
+  if (acceptsUserMetadata && input.user_metadata) request.user_metadata = toMetadataValues(input.user_metadata);
   return { request, unused };
 }
 
-/** Statuses a v1.2 client knows, and the ones each stands for (it lacks uploading and queued). */
-const V12_STATUS_FILTER: Record<string, string[]> = {
-  validating: ['uploading', 'validating'],
-  pending: ['pending', 'queued'],
-  indexing: ['indexing'],
-  ready: ['ready'],
-  failed: ['failed'],
-};
-const V13_STATUSES = ['uploading', 'validating', 'pending', 'queued', 'indexing', 'ready', 'failed'];
-
-function statusFilter(version: ApiVersion, query: RawQuery): string[] {
+/** `status` filters: each of the version's statuses stands for one or more canonical ones. */
+function statusFilter(version: VersionAdapter, query: RawQuery): string[] {
   const asked = list(query, 'status') ?? [];
   return [
     ...new Set(
       asked.flatMap((status) => {
-        const statuses = version === 'v1.3' ? (V13_STATUSES.includes(status) ? [status] : undefined) : V12_STATUS_FILTER[status];
+        const statuses = named(version.tasks.statuses, status);
         if (!statuses) throw errors.invalid('status', `"${status}" is not a task status.`);
         return statuses;
       }),
@@ -101,7 +91,7 @@ function statusFilter(version: ApiVersion, query: RawQuery): string[] {
 }
 
 /** GET /tasks query (API-CONTRACT §5.3): paging, ids, index, filename, sizes, dates, status. */
-export function parseListTasks(version: ApiVersion, query: RawQuery): ListTasksRequest__Input {
+export function parseListTasks(version: VersionAdapter, query: RawQuery): ListTasksRequest__Input {
   const page = parsePageQuery(query);
   return {
     page: { page: page.page, page_limit: page.pageLimit, sort_by: page.sortBy ?? '', sort_option: page.sortOption ?? '' },

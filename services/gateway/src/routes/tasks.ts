@@ -2,12 +2,14 @@ import type { BlobStore } from '@vus/blob';
 import { ApiError, knownId } from '@vus/core';
 import { Router, type Request } from 'express';
 import type { TaskClient } from '../clients';
-import { locals, outgoing } from '../http/context';
+import { outgoing } from '../http/context';
 import { readQuery } from '../http/query';
 import { receiveMultipart, type MultipartUpload, type UploadLimits } from '../http/upload';
 import { presentStatusCounts, presentTask } from '../presenters/tasks';
+import { requireEndpoint } from '../versions';
 import { streamUrls, type StreamUrlOptions } from './hls';
 import { parseCreateTask, parseListTasks, parseStatusCounts, TASK_FILE_FIELDS } from './tasks.schema';
+import { versionOf } from './version';
 
 export interface TaskRouteOptions {
   timeoutMs: number;
@@ -43,7 +45,7 @@ export function taskRoutes(client: TaskClient | undefined, options: TaskRouteOpt
 
   // Answered as soon as the upload is stored and the task written; indexing runs asynchronously.
   router.post('/tasks', async (req, res) => {
-    const version = locals(res).version!;
+    const version = versionOf(res);
     const upload = isTaskUpload(req)
       ? await receiveMultipart(req, blobs, TASK_FILE_FIELDS, options.uploadLimits)
       : { ...NOTHING_STORED, fields: req.body as unknown };
@@ -52,8 +54,8 @@ export function taskRoutes(client: TaskClient | undefined, options: TaskRouteOpt
       const store = blobs;
       if (store) await Promise.all(plan.unused.map((f) => store.delete(f.blobKey)));
       const task = await tasks.createTask(outgoing(res, timeoutMs), plan.request);
-      if (version === 'v1.3') res.status(200).json({ _id: task.id, video_id: task.video_id });
-      else res.status(201).json({ _id: task.id });
+      const { created } = version.tasks;
+      res.status(created.status).json(created.withVideoId ? { _id: task.id, video_id: task.video_id } : { _id: task.id });
     } catch (error) {
       await upload.discard();
       throw error;
@@ -61,15 +63,14 @@ export function taskRoutes(client: TaskClient | undefined, options: TaskRouteOpt
   });
 
   router.get('/tasks/status', async (req, res) => {
-    if (locals(res).version === 'v1.3') {
-      throw new ApiError('endpoint_not_found', 'GET /tasks/status was removed in v1.3. Use GET /tasks?index_id=…&status=… instead.');
-    }
+    const version = versionOf(res);
+    requireEndpoint(version, 'GET /tasks/status');
     const counts = await tasks.getTaskStatusCounts(outgoing(res, timeoutMs), parseStatusCounts(readQuery(req.originalUrl)));
-    res.json(presentStatusCounts(counts));
+    res.json(presentStatusCounts(version, counts));
   });
 
   router.get('/tasks', async (req, res) => {
-    const version = locals(res).version!;
+    const version = versionOf(res);
     const result = await tasks.listTasks(outgoing(res, timeoutMs), parseListTasks(version, readQuery(req.originalUrl)));
     const urls = streamUrls(req, options.streams);
     res.json({ data: result.data.map((t) => presentTask(version, t, { hlsUrl: urls(t.system_metadata?.duration ?? 0) })), page_info: result.page_info });
@@ -78,7 +79,7 @@ export function taskRoutes(client: TaskClient | undefined, options: TaskRouteOpt
   router.get('/tasks/:taskId', async (req, res) => {
     const task = await tasks.getTask(outgoing(res, timeoutMs), taskIdParam(req.params.taskId));
     const hlsUrl = streamUrls(req, options.streams)(task.system_metadata?.duration ?? 0);
-    res.json(presentTask(locals(res).version!, task, { hlsUrl }));
+    res.json(presentTask(versionOf(res), task, { hlsUrl }));
   });
 
   router.delete('/tasks/:taskId', async (req, res) => {

@@ -7,7 +7,7 @@ import { looseBoolean, looseJson } from '../http/coerce';
 import { parsePageQuery } from '../http/paging';
 import { list, RANGE_OPERATORS, scalar, type RawQuery } from '../http/query';
 import { parseNumberRange, parseTimeRange } from '../http/ranges';
-import type { ApiVersion } from '../versions';
+import type { VersionAdapter } from '../versions';
 
 const NUMERIC_FIELDS = ['duration', 'fps', 'width', 'height', 'size'] as const;
 const TIME_FIELDS = { created_at: 'createdAt', updated_at: 'updatedAt', indexed_at: 'indexedAt' } as const;
@@ -86,12 +86,13 @@ const updateSchema = z.object({
 export type UpdateMethod = 'PUT' | 'PATCH';
 
 /**
- * PUT/PATCH /indexes/{id}/videos/{video_id} (API-CONTRACT §5.2). v1.2 PUT `{video_title?, metadata?}`
- * merges; v1.3 PATCH `{user_metadata}` merges; v1.3 PUT replaces the user metadata. Either name
- * of the metadata field is accepted in either version; null deletes a key when merging.
+ * PUT/PATCH /indexes/{id}/videos/{video_id} (API-CONTRACT §5.2): `{video_title?, metadata?}`
+ * (v1.2) or `{user_metadata}` (v1.3). PATCH merges; PUT merges or, where the version says so,
+ * replaces the user metadata. Either name of the metadata field is accepted in every version;
+ * null deletes a key when merging.
  */
 export function parseUpdateVideo(
-  version: ApiVersion,
+  version: VersionAdapter,
   method: UpdateMethod,
   ids: { indexId: string; videoId: string },
   body: unknown,
@@ -99,25 +100,25 @@ export function parseUpdateVideo(
   const input = parseInput(updateSchema, body);
   const metadata: Record<string, PlainMetadataValue> | undefined = input.user_metadata ?? input.metadata;
   if (metadata === undefined && input.video_title === undefined) {
-    throw errors.notProvided(version === 'v1.3' ? 'user_metadata' : 'metadata');
+    throw errors.notProvided(version.videos.updateField);
   }
   return {
     index_id: ids.indexId,
     video_id: ids.videoId,
     ...(input.video_title !== undefined ? { title: input.video_title } : {}),
     user_metadata: toMetadataValues(metadata ?? {}),
-    replace_user_metadata: version === 'v1.3' && method === 'PUT',
+    replace_user_metadata: method === 'PUT' && version.videos.putReplacesUserMetadata,
   };
 }
 
 const retrieveSchema = z.object({ transcription: looseBoolean.optional() });
 
-/** GET …/videos/{video_id} options: v1.3 `transcription=true`; embeddings are not built yet. */
-export function parseRetrieveVideo(version: ApiVersion, query: RawQuery): { transcription: boolean } {
+/** GET …/videos/{video_id} options: `transcription=true` where the version has it; embeddings are not built yet. */
+export function parseRetrieveVideo(version: VersionAdapter, query: RawQuery): { transcription: boolean } {
   if (list(query, 'embedding_option') || scalar(query, 'embed') === 'true') {
     throw new ApiError('not_implemented', 'Video embeddings are not available on this server yet.');
   }
-  if (version !== 'v1.3') return { transcription: false };
+  if (!version.videos.transcriptionOnRetrieve) return { transcription: false };
   const input = parseInput(retrieveSchema, { transcription: scalar(query, 'transcription') });
   return { transcription: input.transcription ?? false };
 }

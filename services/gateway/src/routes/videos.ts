@@ -1,10 +1,11 @@
-import { ApiError, type Clock, knownId } from '@vus/core';
+import { type Clock, knownId } from '@vus/core';
 import { Router, type Request, type Response } from 'express';
 import type { IndexClient } from '../clients';
 import { locals, outgoing } from '../http/context';
 import { readQuery } from '../http/query';
 import { publicOrigin, type ThumbnailGrant, type ThumbnailSigner } from '../http/signed-urls';
 import { presentArtifact, presentVideo } from '../presenters/videos';
+import { requireEndpoint } from '../versions';
 import { streamUrls } from './hls';
 import {
   parseArtifactWindow,
@@ -14,6 +15,7 @@ import {
   parseUpdateVideo,
   type UpdateMethod,
 } from './videos.schema';
+import { versionOf } from './version';
 
 /** How thumbnail URLs are made: signed by the gateway, valid for `ttlMs`. */
 export interface ThumbnailUrlOptions {
@@ -47,13 +49,6 @@ const ARTIFACT_PATHS = [
   ['logo', 'logo'],
 ] as const;
 
-/** v1.3 dropped the per-artifact endpoints (API-CONTRACT §3); say where the data went. */
-function removedInV13(res: Response, path: string): void {
-  if (locals(res).version !== 'v1.3') return;
-  const hint = path === 'transcription' ? ' Use GET /indexes/{index_id}/videos/{video_id}?transcription=true.' : '';
-  throw new ApiError('endpoint_not_found', `GET …/videos/{video_id}/${path} was removed in v1.3.${hint}`);
-}
-
 export function videoRoutes(index: IndexClient, timeoutMs: number, thumbnails: ThumbnailUrlOptions): Router {
   const router = Router();
   const base = '/indexes/:indexId/videos';
@@ -61,14 +56,14 @@ export function videoRoutes(index: IndexClient, timeoutMs: number, thumbnails: T
   router.get(base, async (req, res) => {
     const request = parseListVideos(idParam('Index', req.params.indexId), readQuery(req.originalUrl));
     const result = await index.listVideos(outgoing(res, timeoutMs), request);
-    const version = locals(res).version!;
+    const version = versionOf(res);
     const urls = streamUrls(req, { ...thumbnails, signer: thumbnails.signer.hls });
     res.json({ data: result.data.map((v) => presentVideo(version, v, { hlsUrl: urls(v.system_metadata?.duration ?? 0) })), page_info: result.page_info });
   });
 
   router.get(`${base}/:videoId`, async (req, res) => {
     const { indexId, videoId } = ids(req);
-    const version = locals(res).version!;
+    const version = versionOf(res);
     const options = parseRetrieveVideo(version, readQuery(req.originalUrl));
     const ctx = outgoing(res, timeoutMs);
     const video = await index.getVideo(ctx, indexId, videoId);
@@ -80,7 +75,7 @@ export function videoRoutes(index: IndexClient, timeoutMs: number, thumbnails: T
   });
 
   const update = (method: UpdateMethod) => async (req: Request, res: Response) => {
-    const request = parseUpdateVideo(locals(res).version!, method, ids(req), req.body);
+    const request = parseUpdateVideo(versionOf(res), method, ids(req), req.body);
     await index.updateVideo(outgoing(res, timeoutMs), request);
     // No Content-Type on 204: js 0.1/0.2 would try to parse an empty JSON body (API-CONTRACT §2.4).
     res.status(204).end();
@@ -96,7 +91,7 @@ export function videoRoutes(index: IndexClient, timeoutMs: number, thumbnails: T
 
   for (const [path, kind] of ARTIFACT_PATHS) {
     router.get(`${base}/:videoId/${path}`, async (req, res) => {
-      removedInV13(res, path);
+      requireEndpoint(versionOf(res), `GET /indexes/{index_id}/videos/{video_id}/${path}`);
       const { indexId, videoId } = ids(req);
       const window = parseArtifactWindow(readQuery(req.originalUrl));
       const artifacts = await index.getVideoArtifacts(outgoing(res, timeoutMs), { index_id: indexId, video_id: videoId, kinds: [kind], ...window });
@@ -105,7 +100,7 @@ export function videoRoutes(index: IndexClient, timeoutMs: number, thumbnails: T
   }
 
   router.get(`${base}/:videoId/thumbnail`, async (req, res) => {
-    removedInV13(res, 'thumbnail');
+    requireEndpoint(versionOf(res), 'GET /indexes/{index_id}/videos/{video_id}/thumbnail');
     const { indexId, videoId } = ids(req);
     const time = parseThumbnailTime(readQuery(req.originalUrl));
     const chosen = await index.getVideoThumbnail(outgoing(res, timeoutMs), {
