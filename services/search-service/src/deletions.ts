@@ -1,0 +1,20 @@
+import type { Database } from '@vus/db';
+import { handleOnce, isVideoDeleted } from '@vus/events';
+import type { Consumer } from '@vus/service';
+import type { SegmentStore } from './store';
+
+/** The consumer group (and handled-events name) of search-service. */
+export const SEARCH_CONSUMER = 'search-service';
+
+/** `video.deleted` drops the video's segments (once per event). */
+export function segmentCleanup(db: Database, store: Pick<SegmentStore, 'deleteVideo'>): Consumer {
+  return {
+    group: SEARCH_CONSUMER,
+    types: ['video.deleted'],
+    handler: handleOnce(db, SEARCH_CONSUMER, async (event, tx) => {
+      if (!event.org_id || !isVideoDeleted(event.payload)) return 'skipped';
+      await store.deleteVideo(event.org_id, event.payload.index_id, event.payload.video_id, tx);
+      return 'done';
+    }),
+  };
+}
