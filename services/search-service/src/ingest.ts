@@ -5,7 +5,6 @@
  */
 import type { Logger } from '@vus/core';
 import type { SearchOption } from './clips';
-import type { NewSegment, SegmentStore } from './store';
 
 export interface IncomingSegment {
   start: number;
@@ -18,8 +17,33 @@ export interface IncomingSegment {
   thumbnail_key: string;
 }
 
+/** A segment as the worker hands it over, plus the WordNet expansions of its labels. */
+export interface NewSegment {
+  start: number;
+  end: number;
+  modality: SearchOption;
+  text: string;
+  labels: string[];
+  /** Other names of the labels (WordNet synonyms, aliases): matched like the labels themselves (weight A). */
+  labelNames: string[];
+  /** Broader terms of the labels (WordNet hypernyms): weight B, an expanded match. */
+  broaderTerms: string[];
+  thumbnailKey: string;
+  vector?: number[] | undefined;
+  vectorModel?: string | undefined;
+}
+
+/** What ingest needs from storage: store.ts implements it on SQL, tests on memory. */
+export interface SegmentWriter {
+  /** Replaces every segment of the video at once (a retried ingest never duplicates). */
+  replaceVideoSegments(orgId: string, indexId: string, videoId: string, segments: readonly NewSegment[]): Promise<void>;
+  /** How many segments were deleted. */
+  deleteVideo(orgId: string, indexId: string, videoId: string): Promise<number>;
+  deleteIndex(orgId: string, indexId: string): Promise<number>;
+}
+
 export interface IngestDeps {
-  store: SegmentStore;
+  store: SegmentWriter;
   /** A label's other names and broader terms (expansion.ts labelTerms). */
   labelTerms(label: string): { names: string[]; broader: string[] };
   logger: Logger;

@@ -7,10 +7,72 @@ import type { PlainMetadataValue } from '@vus/grpc';
 import type { VideoFilter__Input } from '@vus/grpc/types/index/v1/VideoFilter';
 import { describeImage, type ObjectDetector, type VisualEmbedder } from '@vus/models';
 import { clipsOf, groupByVideo, type Clip, type SearchOption, type SegmentMatch, type VideoGroup } from './clips';
-import { lexicalPlan, scoreHit, type TermGroup } from './lexical';
+import { lexicalPlan, scoreHit, type LexicalPlan, type TermGroup } from './lexical';
 import { newResultSetId, parsePageToken, slicePage } from './pages';
 import { vectorScore, type Threshold } from './scoring';
-import type { Scope, SegmentHit, SegmentStore, StoredResultSet } from './store';
+
+/** Which segments a search may read: one organization's index, and maybe only some of its videos. */
+export interface Scope {
+  orgId: string;
+  indexId: string;
+  /** Only these videos (a search filter); undefined: every video of the index. */
+  videoIds?: readonly string[] | undefined;
+}
+
+export interface SegmentHit {
+  id: string;
+  videoId: string;
+  modality: SearchOption;
+  start: number;
+  end: number;
+  text: string;
+  thumbnailKey: string;
+}
+
+/**
+ * A lexical hit and how it matched each query alternative: `d` the segment's own words (direct),
+ * `e` only with expansions, `-` not at all.
+ */
+export interface LexicalHit extends SegmentHit {
+  kinds: string;
+}
+
+export interface VectorHit extends SegmentHit {
+  similarity: number;
+}
+
+/** A search's results, kept so that later pages are served from it. */
+export interface StoredResultSet {
+  id: string;
+  orgId: string;
+  indexId: string;
+  groupBy: 'clip' | 'video';
+  pageLimit: number;
+  items: unknown[];
+  totalResults: number;
+  totalInnerMatches: number;
+  searchPool: unknown;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** What search needs from storage: store.ts implements it on SQL, tests on memory. */
+export interface SearchStore {
+  /**
+   * Segments of the given modalities that match the plan, at most `limit`, each with its match
+   * kinds (one character per alternative of the plan).
+   */
+  lexical(scope: Scope, modalities: readonly SearchOption[], plan: LexicalPlan, limit: number): Promise<LexicalHit[]>;
+  /** Conversation segments containing `phrase` word for word (unstemmed, in order). */
+  exactPhrase(scope: Scope, phrase: string, limit: number): Promise<SegmentHit[]>;
+  /** Whether vectors are stored at all (pgvector present). */
+  vectorsEnabled(): Promise<boolean>;
+  /** Visual segments nearest to `vector` (cosine) among those embedded by `model`; none without vectors. */
+  nearest(scope: Scope, model: string, vector: readonly number[], limit: number): Promise<VectorHit[]>;
+  saveResultSet(set: StoredResultSet): Promise<void>;
+  /** The organization's result set, expired or not (the caller tells the two apart). */
+  loadResultSet(orgId: string, id: string): Promise<StoredResultSet | undefined>;
+}
 
 /** What search needs to know of an index (index-service owns it). */
 export interface IndexInfo {
@@ -36,7 +98,7 @@ export interface QueryModels {
 }
 
 export interface SearchDeps {
-  store: SegmentStore;
+  store: SearchStore;
   indexes: IndexDirectory;
   expand(text: string): TermGroup[];
   models: QueryModels;

@@ -2,65 +2,18 @@ import type { Database, Queryable } from '@vus/db';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { SearchOption } from './clips';
+import type { NewSegment, SegmentWriter } from './ingest';
 import type { LexicalPlan } from './lexical';
-
-/** A segment as the worker hands it over, plus the WordNet expansions of its labels. */
-export interface NewSegment {
-  start: number;
-  end: number;
-  modality: SearchOption;
-  text: string;
-  labels: string[];
-  /** Other names of the labels (WordNet synonyms, aliases): matched like the labels themselves (weight A). */
-  labelNames: string[];
-  /** Broader terms of the labels (WordNet hypernyms): weight B, an expanded match. */
-  broaderTerms: string[];
-  thumbnailKey: string;
-  vector?: number[] | undefined;
-  vectorModel?: string | undefined;
-}
-
-export interface SegmentHit {
-  id: string;
-  videoId: string;
-  modality: SearchOption;
-  start: number;
-  end: number;
-  text: string;
-  thumbnailKey: string;
-}
+import type { LexicalHit, Scope, SearchStore, SegmentHit, StoredResultSet, VectorHit } from './search';
 
 /**
- * A lexical hit and how it matched each query alternative: `d` the segment's own words (direct),
- * `e` only with expansions, `-` not at all.
+ * The stores search and ingest declare, on SQL, with what main.ts and the deletion consumer add:
+ * a video's segments deleted inside the caller's transaction, and the purge of old result sets.
  */
-export interface LexicalHit extends SegmentHit {
-  kinds: string;
-}
-
-export interface VectorHit extends SegmentHit {
-  similarity: number;
-}
-
-export interface Scope {
-  orgId: string;
-  indexId: string;
-  /** Only these videos (a search filter); undefined: every video of the index. */
-  videoIds?: readonly string[] | undefined;
-}
-
-export interface StoredResultSet {
-  id: string;
-  orgId: string;
-  indexId: string;
-  groupBy: 'clip' | 'video';
-  pageLimit: number;
-  items: unknown[];
-  totalResults: number;
-  totalInnerMatches: number;
-  searchPool: unknown;
-  createdAt: Date;
-  expiresAt: Date;
+export interface SegmentStore extends SearchStore, SegmentWriter {
+  deleteVideo(orgId: string, indexId: string, videoId: string, q?: Queryable): Promise<number>;
+  /** Drops sets that expired before `before` (kept a while after expiry to answer "expired", not "unknown"). */
+  purgeResultSets(before: Date): Promise<number>;
 }
 
 const HIT_COLUMNS = `s.id::text AS id, s.video_id, s.modality, s.start_sec, s.end_sec, s.text, s.thumbnail_key`;
@@ -114,7 +67,7 @@ async function unpackItems(packed: Buffer): Promise<unknown[]> {
 /** The first tier ranks this many times the wanted candidates (see lexical). */
 const RANKED_POOL_FACTOR = 2;
 
-export function createSegmentStore(db: Database) {
+export function createSegmentStore(db: Database): SegmentStore {
   /** Whether this database has pgvector (migration 0002 created the table). */
   let vectors: boolean | undefined;
   const vectorsEnabled = async (q: Queryable = db): Promise<boolean> => {
@@ -343,4 +296,3 @@ export function createSegmentStore(db: Database) {
   };
 }
 
-export type SegmentStore = ReturnType<typeof createSegmentStore>;

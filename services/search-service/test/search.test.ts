@@ -1,0 +1,161 @@
+import { ApiError, createLogger, ManualClock } from '@vus/core';
+import type { SearchOption } from '../src/clips';
+import { createIngest, type NewSegment, type SegmentWriter } from '../src/ingest';
+import { queryWords, type TermGroup } from '../src/lexical';
+import { createSearch, type IndexDirectory, type IndexInfo, type SearchParams, type SearchStore, type StoredResultSet } from '../src/search';
+
+/** Search's domain on a memory store, as store.ts is on SQL (the SQL itself: search.int.test.ts). */
+interface StoredSegment {
+  id: string;
+  orgId: string;
+  indexId: string;
+  videoId: string;
+  segment: NewSegment;
+}
+
+/** A memory store: a segment matches an alternative when it holds all of the alternative's words. */
+function memoryStore() {
+  const segments: StoredSegment[] = [];
+  const sets = new Map<string, StoredResultSet>();
+  const reads: string[] = [];
+  const inScope = (s: StoredSegment, scope: { orgId: string; indexId: string; videoIds?: readonly string[] | undefined }) =>
+    s.orgId === scope.orgId && s.indexId === scope.indexId && (!scope.videoIds || scope.videoIds.includes(s.videoId));
+  const hit = (s: StoredSegment) => ({ id: s.id, videoId: s.videoId, modality: s.segment.modality, start: s.segment.start, end: s.segment.end, text: s.segment.text, thumbnailKey: s.segment.thumbnailKey });
+  const store: SearchStore & SegmentWriter = {
+    async lexical(scope, modalities, plan, limit) {
+      reads.push('lexical');
+      return segments
+        .filter((s) => inScope(s, scope) && modalities.includes(s.segment.modality))
+        .map((s) => {
+          const own = new Set(queryWords([s.segment.text, ...s.segment.labels, ...s.segment.labelNames].join(' ')));
+          const kinds = plan.alternatives.map((a) => (a.query.split(' <-> ').every((w) => own.has(w)) ? 'd' : '-')).join('');
+          return { ...hit(s), kinds };
+        })
+        .filter((h) => h.kinds.includes('d'))
+        .slice(0, limit);
+    },
+    exactPhrase: async (scope, phrase, limit) =>
+      segments.filter((s) => inScope(s, scope) && s.segment.modality === 'conversation' && s.segment.text.includes(phrase)).slice(0, limit).map(hit),
+    vectorsEnabled: async () => false,
+    nearest: async () => [],
+    saveResultSet: async (set) => void sets.set(set.id, set),
+    loadResultSet: async (orgId, id) => (sets.get(id)?.orgId === orgId ? sets.get(id) : undefined),
+    async replaceVideoSegments(orgId, indexId, videoId, rows) {
+      await store.deleteVideo(orgId, indexId, videoId);
+      rows.forEach((segment, i) => segments.push({ id: `${videoId}-${i}`, orgId, indexId, videoId, segment }));
+    },
+    async deleteVideo(orgId, indexId, videoId) {
+      const before = segments.length;
+      segments.splice(0, segments.length, ...segments.filter((s) => !(s.orgId === orgId && s.indexId === indexId && s.videoId === videoId)));
+      return before - segments.length;
+    },
+    async deleteIndex(orgId, indexId) {
+      const before = segments.length;
+      segments.splice(0, segments.length, ...segments.filter((s) => !(s.orgId === orgId && s.indexId === indexId)));
+      return before - segments.length;
+    },
+  };
+  return { store, segments, reads };
+}
+
+const ORG = 'org1';
+const INDEX: IndexInfo = { id: 'idx1', searchOptions: ['visual', 'conversation'], videoCount: 2, totalDuration: 120 };
+
+function directory(indexes: IndexInfo[], videoIds: string[] = []): IndexDirectory {
+  return {
+    async getIndex(orgId, indexId) {
+      const index = indexes.find((i) => i.id === indexId);
+      if (orgId !== ORG || !index) throw new ApiError('resource_not_exist', `The index ${indexId} does not exist.`);
+      return index;
+    },
+    videoIdsMatching: async () => videoIds,
+    userMetadata: async () => new Map(),
+  };
+}
+
+/** Every query word stands for itself only (no WordNet). */
+const literal = (text: string): TermGroup[] => queryWords(text).map((term) => ({ term, alternatives: [{ text: term, weight: 1 }] }));
+
+const params = (overrides: Partial<SearchParams> = {}): SearchParams => ({
+  options: ['visual', 'conversation'],
+  conversationOption: 'semantic',
+  operator: 'or',
+  threshold: 'none',
+  adjustConfidenceLevel: 0.5,
+  groupBy: 'clip',
+  sortOption: 'score',
+  pageLimit: 10,
+  ...overrides,
+});
+
+const segment = (modality: SearchOption, start: number, text: string, labels: string[] = []): NewSegment => ({
+  start,
+  end: start + 5,
+  modality,
+  text,
+  labels,
+  labelNames: [],
+  broaderTerms: [],
+  thumbnailKey: `t${start}`,
+});
+
+describe('search (domain, on a memory store)', () => {
+  let memory: ReturnType<typeof memoryStore>;
+  let clock: ManualClock;
+  const logger = createLogger({ service: 'search-test', level: 'silent' });
+  const search = (indexes = directory([INDEX, { ...INDEX, id: 'pegasus-only', searchOptions: [] }])) =>
+    createSearch({ store: memory.store, indexes, expand: literal, models: { embedder: async () => undefined, detector: async () => undefined }, clock, logger, pageTtlMs: 60_000 });
+  const codeOf = (promise: Promise<unknown>) => promise.then(() => 'no error', (error: unknown) => (error instanceof ApiError ? error.code : String(error)));
+
+  beforeEach(async () => {
+    memory = memoryStore();
+    clock = new ManualClock('2026-01-10T12:00:00Z');
+    const ingest = createIngest({ store: memory.store, labelTerms: (label) => ({ names: label === 'car' ? ['automobile'] : [], broader: [] }), logger });
+    await ingest.replace(ORG, 'idx1', 'v1', [
+      { start: 0, end: 5, modality: 'conversation', text: 'a red car drives by', labels: [], vector: [], vector_model: '', thumbnail_key: 't0' },
+      { start: 10, end: 15, modality: 'visual', text: '', labels: ['car'], vector: [], vector_model: '', thumbnail_key: 't10' },
+    ]);
+    await memory.store.replaceVideoSegments(ORG, 'idx1', 'v2', [segment('conversation', 0, 'nothing to see')]);
+  });
+
+  it('ingests labels with their other names, so that a query for one finds the other', async () => {
+    const page = await search().search(ORG, 'idx1', { text: 'automobile' }, params(), false);
+    expect(page.clips.map((c) => [c.videoId, c.start, c.modules.map((m) => m.option)])).toEqual([['v1', 10, ['visual']]]);
+  });
+
+  it('answers through every requested option, ranks, and keeps the result set for later pages', async () => {
+    const first = await search().search(ORG, 'idx1', { text: 'car' }, params({ pageLimit: 1 }), false);
+    expect([first.clips.length, first.pageInfo.totalResults, first.searchPool]).toEqual([1, 2, { totalCount: 2, totalDuration: 120, indexId: 'idx1' }]);
+    const second = await search().page(ORG, first.pageInfo.nextPageToken, false);
+    expect(second.clips.map((c) => c.rank)).toEqual([2]);
+    expect([...first.clips, ...second.clips].map((c) => c.start).sort()).toEqual([0, 10]);
+  });
+
+  it('reads nothing when the filter leaves no video', async () => {
+    const page = await search(directory([INDEX], [])).search(ORG, 'idx1', { text: 'car' }, params({ filter: { filename: 'none' } }), false);
+    expect([page.clips, memory.reads]).toEqual([[], []]);
+  });
+
+  it.each([
+    ['an index without a search model', 'pegasus-only', params(), 'index_not_supported_for_search'],
+    ['an option the index was not built with', 'idx1', params({ options: ['logo'] }), 'search_option_not_supported'],
+    ['an unknown index', 'nope', params(), 'resource_not_exist'],
+  ])('refuses %s', async (_name, indexId, searchParams, code) => {
+    expect(await codeOf(search().search(ORG, indexId, { text: 'car' }, searchParams, false))).toBe(code);
+  });
+
+  it.each([
+    ['an expired', async (token: string) => (clock.advance(60_001), search().page(ORG, token, false))],
+    ["another organization's", async (token: string) => search().page('org2', token, false)],
+    ['a malformed', async () => search().page(ORG, 'not-a-token', false)],
+  ])('reads %s page token as expired', async (_name, page) => {
+    const first = await search().search(ORG, 'idx1', { text: 'car' }, params({ pageLimit: 1 }), false);
+    expect(await codeOf(page(first.pageInfo.nextPageToken))).toBe('search_page_token_expired');
+  });
+
+  it('deletes a video’s and an index’s segments', async () => {
+    expect(await createIngest({ store: memory.store, labelTerms: () => ({ names: [], broader: [] }), logger }).deleteVideo(ORG, 'idx1', 'v2')).toBe(1);
+    expect(await memory.store.deleteIndex(ORG, 'idx1')).toBe(2);
+    expect(memory.segments).toEqual([]);
+  });
+});
