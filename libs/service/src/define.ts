@@ -1,5 +1,5 @@
 import type { Clock, Logger } from '@vus/core';
-import type { Database, DatabaseTarget } from '@vus/db';
+import type { Database, DatabaseTarget, MigrationSet } from '@vus/db';
 import type { EventBus, EventHandler, EventType } from '@vus/events';
 import type { GrpcServiceName, ServiceRegistration } from '@vus/grpc';
 import type { z } from 'zod';
@@ -55,6 +55,8 @@ export interface ServiceDefinition<Options extends object, Env extends z.ZodRawS
   name: GrpcServiceName;
   /** Folder of its numbered SQL migrations. */
   migrations: string;
+  /** Libraries' tables it uses (e.g. the job queue's), migrated before its own, each in its own bookkeeping table. */
+  libraryMigrations?: readonly MigrationSet[];
   /** Writes events through the transactional outbox (migrates the outbox, runs the relay). */
   outbox?: boolean;
   /** Consumes events (migrates the handled-events table, reads KAFKA_BROKERS). */

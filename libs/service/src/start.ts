@@ -13,9 +13,10 @@ type ExtraOf<D> = D extends ServiceDefinition<object, z.ZodRawShape, infer X> ? 
 
 export type RunningService<Extra extends object = object> = { readonly address: string; stop(): Promise<void> } & Extra;
 
-/** Its migrations, after the events tables when it writes or consumes events. */
-export async function migrateService(db: Database, definition: Pick<AnyDefinition, 'migrations' | 'outbox' | 'consumes'>): Promise<void> {
+/** Its migrations, after the events tables (when it writes or consumes events) and its libraries'. */
+export async function migrateService(db: Database, definition: Pick<AnyDefinition, 'migrations' | 'outbox' | 'consumes' | 'libraryMigrations'>): Promise<void> {
   if (definition.outbox || definition.consumes) await migrate(db, EVENTS_MIGRATIONS);
+  for (const set of definition.libraryMigrations ?? []) await migrate(db, set);
   await migrate(db, { dir: definition.migrations, table: 'pgmigrations' });
 }
 
