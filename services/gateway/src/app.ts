@@ -76,7 +76,7 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     taskRoutes(deps.clients.task, {
       timeoutMs: deps.requestTimeoutMs,
       blobs: deps.uploads?.blobs,
-      uploadLimits: { fileBytes: deps.uploads?.maxBytes ?? DEFAULT_UPLOAD_BYTES, fieldBytes: deps.bodyLimits.field },
+      uploadLimits: { fileBytes: deps.uploads?.maxBytes ?? DEFAULT_UPLOAD_BYTES, fieldBytes: deps.bodyLimits.field, textBytes: deps.bodyLimits.json },
       streams: { ...deps.thumbnails, signer: deps.thumbnails.signer.hls },
     }),
     importRoutes(deps.clients.index, deps.clients.task, { timeoutMs: deps.requestTimeoutMs, providers: deps.providers ?? DEFAULT_PROVIDERS }),
@@ -116,8 +116,8 @@ export function createApp(deps: AppDeps): Express {
   // Video streams are read from the blob store the indexing worker writes (BLOB_DIR).
   app.use(hlsFileRoutes(deps.uploads?.blobs, deps.thumbnails.signer.hls, deps.thumbnails.clock));
   if (deps.adminToken) {
-    const billingRoutes = adminBillingRoutes(deps.keys, deps.billing, deps.requestTimeoutMs);
-    app.use('/admin', requireAdminToken(deps.adminToken), parseBody(deps.bodyLimits), adminRoutes(deps.keys), billingRoutes);
+    const endpoints = [adminRoutes(deps.keys), adminBillingRoutes(deps.keys, deps.billing, deps.requestTimeoutMs)];
+    app.use('/admin', requireAdminToken(deps.adminToken), routeFinder(endpoints), parseBody(deps.bodyLimits), ...endpoints);
   }
 
   for (const version of SERVED_VERSIONS) {

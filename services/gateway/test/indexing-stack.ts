@@ -38,6 +38,8 @@ export interface IndexingStackOptions {
   /** Worker settings (lease, poll …) when it runs. */
   workerOptions?: Partial<NonNullable<TaskServiceOptions['worker']>>;
   uploadMaxBytes?: number;
+  /** The gateway's limit on a request's JSON or text (default 1 MiB). */
+  bodyLimitBytes?: number;
   /** The key the gateway signs thumbnail and stream URLs with (default: a random one). */
   urlSigningSecret?: string;
 }
@@ -96,6 +98,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     searchServiceAddress: searchService.address,
     blobs,
     uploadMaxBytes: options.uploadMaxBytes,
+    bodyLimitBytes: options.bodyLimitBytes,
     urlSigningSecret: options.urlSigningSecret,
     logger,
   });

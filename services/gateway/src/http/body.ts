@@ -1,9 +1,10 @@
 import { ApiError } from '@vus/core';
 import busboy from 'busboy';
 import express, { type RequestHandler } from 'express';
+import { locals } from './context';
 
 export interface BodyLimits {
-  /** Bytes of a JSON or urlencoded body. */
+  /** Bytes of a JSON or urlencoded body, and of all the text of a multipart body together. */
   json: number;
   /** Bytes of one multipart text field, or of a file part read as text. */
   field: number;
@@ -11,48 +12,83 @@ export interface BodyLimits {
 
 export type BodyFields = Record<string, string | string[]>;
 
-/**
- * Multipart file parts kept as bytes (not read as text), with their size limit: the images a
- * request carries in its body. They land in `req.body` as Buffers under their part name.
- */
-export const BINARY_PARTS: ReadonlyMap<string, number> = new Map([['query_media_file', 5 * 1024 * 1024]]);
+/** The largest query image (API-CONTRACT §5.5: JPEG/PNG ≤ 5 MB). */
+const QUERY_IMAGE_BYTES = 5 * 1024 * 1024;
 
 /**
- * Parses any body the SDKs send (API-CONTRACT §2.2) into `req.body`: JSON, urlencoded or multipart.
+ * Multipart file parts kept as bytes (not read as text), by the route that takes them (method and
+ * path pattern, http/route-table.ts): part name → size limit. They land in `req.body` as Buffers
+ * under their part name. Every other file part is read as text (§2.2).
+ */
+const BINARY_PARTS: Readonly<Record<string, ReadonlyMap<string, number>>> = {
+  'post /search': new Map([['query_media_file', QUERY_IMAGE_BYTES]]),
+  'post /search-v2': new Map([['query_media_file', QUERY_IMAGE_BYTES]]),
+};
+const NO_BINARY_PARTS: ReadonlyMap<string, number> = new Map();
+
+/**
+ * Parses the body of a request that a route will serve (`res.locals.route`) into `req.body`:
+ * JSON, urlencoded or multipart, as the SDKs send them (API-CONTRACT §2.2). A request no built
+ * endpoint serves is not read at all (it is answered 404 or 501).
  * A GET or DELETE labelled JSON with no body is fine (js 0.1/0.2 always send the header).
  * In multipart, repeated keys become arrays, file parts of scalar fields are read as UTF-8 text
- * (py 0.4 sends `video_url` twice, once as a file), and empty dummy parts (`dummy`, `_`) are ignored.
- * The parts of BINARY_PARTS stay bytes.
+ * (py 0.4 sends `video_url` twice, once as a file), and empty dummy parts (`dummy`, `_`) are
+ * ignored. The route's binary parts stay bytes. All the text of a multipart body together is held
+ * to the JSON limit, so one request costs at most that plus its one image.
  */
 export function parseBody(limits: BodyLimits): RequestHandler {
   const json = express.json({ limit: limits.json, type: ['application/json', 'application/*+json'] });
   const urlencoded = express.urlencoded({ extended: false, limit: limits.json, parameterLimit: 1000 });
   return (req, res, next) => {
+    const route = locals(res).route;
     const length = Number(req.headers['content-length'] ?? 0);
     const hasBody = req.headers['transfer-encoding'] !== undefined || length > 0;
-    if (!hasBody) {
+    if (!route || !hasBody) {
       req.body = {};
       return next();
     }
     if (req.is(['application/json', 'application/*+json'])) return json(req, res, next);
     if (req.is('application/x-www-form-urlencoded')) return urlencoded(req, res, next);
-    if (req.is('multipart/form-data')) return parseMultipart(req, limits.field).then((fields) => {
-      req.body = fields;
-      next();
-    }, next);
+    if (req.is('multipart/form-data')) {
+      const binaryParts = BINARY_PARTS[`${req.method.toLowerCase()} ${route.path}`] ?? NO_BINARY_PARTS;
+      return parseMultipart(req, limits, binaryParts).then((fields) => {
+        req.body = fields;
+        next();
+      }, next);
+    }
     next(new ApiError('unsupported_media_type', 'Send the body as application/json, multipart/form-data or application/x-www-form-urlencoded.'));
   };
 }
 
-const MULTIPART_COUNTS = { fields: 1000, parts: 1000 };
+/**
+ * Parts and fields one multipart body may have: the SDKs send a dozen at most (repeated
+ * `search_options`, a dummy part). Each part costs a parser state and an event.
+ */
+export const MULTIPART_COUNTS = { fields: 100, parts: 100 };
 
-/** A busboy parser for the request (at most 1000 fields and parts), or body_malformed without a boundary. */
+/** A busboy parser for the request (at most MULTIPART_COUNTS), or body_malformed without a boundary. */
 export function openMultipart(req: express.Request, limits: busboy.Limits): busboy.Busboy {
   try {
     return busboy({ headers: req.headers, limits: { ...MULTIPART_COUNTS, ...limits } });
   } catch {
     throw new ApiError('body_malformed', 'The multipart body has no valid boundary.');
   }
+}
+
+/**
+ * The bytes of text a multipart body holds in memory, fields and file parts read as text
+ * together: `take` answers false (and reports payload_too_large) once they pass `limit`.
+ */
+export function textAllowance(limit: number, fail: (error: ApiError) => void): { take: (bytes: number) => boolean } {
+  let used = 0;
+  return {
+    take: (bytes) => {
+      used += bytes;
+      if (used <= limit) return true;
+      fail(new ApiError('payload_too_large', `The multipart body holds more than ${limit} bytes of text in all.`));
+      return false;
+    },
+  };
 }
 
 /** Multipart fields, where a repeated key becomes an array (API-CONTRACT §2.2). */
@@ -77,9 +113,9 @@ export function onMultipartFailures(req: express.Request, parser: busboy.Busboy,
   req.on('aborted', () => fail(new ApiError('request_canceled_or_timed_out', 'The request was aborted by the client.')));
 }
 
-async function parseMultipart(req: express.Request, fieldLimit: number): Promise<BodyFields & Record<string, Buffer>> {
-  const fileLimit = Math.max(fieldLimit, ...BINARY_PARTS.values());
-  const parser = openMultipart(req, { fieldSize: fieldLimit, fileSize: fileLimit });
+async function parseMultipart(req: express.Request, limits: BodyLimits, binaryParts: ReadonlyMap<string, number>): Promise<BodyFields & Record<string, Buffer>> {
+  const fileLimit = Math.max(limits.field, ...binaryParts.values());
+  const parser = openMultipart(req, { fieldSize: limits.field, fileSize: fileLimit });
   return new Promise((resolve, reject) => {
     const { fields, add } = fieldCollector();
     const binary: Record<string, Buffer> = {};
@@ -91,23 +127,31 @@ async function parseMultipart(req: express.Request, fieldLimit: number): Promise
       req.resume();
       reject(error);
     };
-    const tooLarge = (name: string, limit = fieldLimit) => fail(new ApiError('payload_too_large', `The multipart field ${name} is larger than ${limit} bytes.`));
+    const text = textAllowance(limits.json, fail);
+    const tooLarge = (name: string, limit: number) => fail(new ApiError('payload_too_large', `The multipart field ${name} is larger than ${limit} bytes.`));
 
-    parser.on('field', (name, value, info) => (info.valueTruncated ? tooLarge(name) : add(name, value)));
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) tooLarge(name, limits.field);
+      else if (text.take(Buffer.byteLength(value))) add(name, value);
+    });
     parser.on('file', (name, stream) => {
-      const limit = BINARY_PARTS.get(name) ?? fieldLimit;
+      const binaryLimit = binaryParts.get(name);
+      if (failed) return stream.resume();
+      const limit = binaryLimit ?? limits.field;
       const chunks: Buffer[] = [];
       let size = 0;
       stream.on('data', (chunk: Buffer) => {
+        if (failed) return;
         size += chunk.length;
         if (size > limit) return tooLarge(name, limit);
+        if (binaryLimit === undefined && !text.take(chunk.length)) return;
         chunks.push(chunk);
       });
       stream.on('limit', () => tooLarge(name, limit));
       stream.on('end', () => {
-        if (size > limit) return;
+        if (failed) return;
         const bytes = Buffer.concat(chunks);
-        if (BINARY_PARTS.has(name)) {
+        if (binaryLimit !== undefined) {
           if (bytes.length > 0) binary[name] = bytes;
         } else if (bytes.length > 0) add(name, bytes.toString('utf8'));
       });

@@ -3,7 +3,7 @@ import { ApiError, newId } from '@vus/core';
 import type { Request } from 'express';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
-import { fieldCollector, onMultipartFailures, openMultipart, type BodyFields } from './body';
+import { fieldCollector, onMultipartFailures, openMultipart, textAllowance, type BodyFields } from './body';
 
 /** A file part streamed into the blob store. */
 export interface StoredFile {
@@ -27,13 +27,16 @@ export interface UploadLimits {
   fileBytes: number;
   /** Bytes of a text field, or of a file part read as text. */
   fieldBytes: number;
+  /** Bytes of all the text fields and file parts read as text together. */
+  textBytes: number;
 }
 
 /**
  * Reads a multipart body whose `fileFields` parts may be large (a video): each such part streams
  * straight into the blob store with backpressure, never held in memory, and is all-or-nothing
- * there (without a store, such a part is refused). Empty file parts are ignored (dummy parts, js 0.2's dropped Buffers). On any failure every
- * file stored so far is removed. Parts may come in any order.
+ * there (without a store, such a part is refused). Empty file parts are ignored (dummy parts,
+ * js 0.2's dropped Buffers). The text held in memory is bounded in all (`textBytes`). On any
+ * failure every file stored so far is removed. Parts may come in any order.
  */
 export async function receiveMultipart(req: Request, blobs: BlobStore | undefined, fileFields: ReadonlySet<string>, limits: UploadLimits): Promise<MultipartUpload> {
   const uploadId = newId();
@@ -57,9 +60,11 @@ export async function receiveMultipart(req: Request, blobs: BlobStore | undefine
       void Promise.allSettled(pending).then(discard).then(() => reject(error));
     };
 
+    const text = textAllowance(limits.textBytes, fail);
+
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) fail(new ApiError('payload_too_large', `The multipart field ${name} is larger than ${limits.fieldBytes} bytes.`));
-      else add(name, value);
+      else if (text.take(Buffer.byteLength(value))) add(name, value);
     });
     parser.on('file', (name, stream, info) => {
       if (failure) return stream.resume();
@@ -90,10 +95,11 @@ export async function receiveMultipart(req: Request, blobs: BlobStore | undefine
           stream.resume();
           return fail(new ApiError('payload_too_large', `The multipart field ${name} is larger than ${limits.fieldBytes} bytes.`));
         }
+        if (!text.take((chunk as Buffer).length)) return stream.resume();
         chunks.push(chunk as Buffer);
       }
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (text !== '') add(name, text);
+      const value = Buffer.concat(chunks).toString('utf8');
+      if (value !== '') add(name, value);
     };
     onMultipartFailures(req, parser, fail);
     parser.on('close', () => {
