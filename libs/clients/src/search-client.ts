@@ -1,6 +1,7 @@
 import { callUnary, createClient, loadProto, type OutgoingContext } from '@vus/grpc';
 import type { CombinedSearchRequest__Input } from '@vus/grpc/types/search/v1/CombinedSearchRequest';
 import type { GetSearchPageRequest__Input } from '@vus/grpc/types/search/v1/GetSearchPageRequest';
+import type { ListVideoSegmentsResponse } from '@vus/grpc/types/search/v1/ListVideoSegmentsResponse';
 import type { IngestSegmentsRequest__Input } from '@vus/grpc/types/search/v1/IngestSegmentsRequest';
 import type { SearchRequest__Input } from '@vus/grpc/types/search/v1/SearchRequest';
 import type { SearchResultPage } from '@vus/grpc/types/search/v1/SearchResultPage';
@@ -16,6 +17,8 @@ export function createSearchClient(address: string) {
       callUnary<unknown>((md, opts, cb) => client.DeleteVideoSegments({ index_id: indexId, video_id: videoId }, md, opts, cb), ctx),
     deleteIndexSegments: (ctx: OutgoingContext, indexId: string) =>
       callUnary<unknown>((md, opts, cb) => client.DeleteIndexSegments({ index_id: indexId }, md, opts, cb), ctx),
+    listVideoSegments: (ctx: OutgoingContext, indexId: string, videoId: string) =>
+      callUnary<ListVideoSegmentsResponse>((md, opts, cb) => client.ListVideoSegments({ index_id: indexId, video_id: videoId }, md, opts, cb), ctx),
     search: (ctx: OutgoingContext, request: SearchRequest__Input) =>
       callUnary<SearchResultPage>((md, opts, cb) => client.Search(request, md, opts, cb), ctx),
     getSearchPage: (ctx: OutgoingContext, request: GetSearchPageRequest__Input) =>

@@ -13,6 +13,7 @@ import { queryModels } from './query-models';
 import { createSearch, QUERY_IMAGE_MAX_BYTES } from './search';
 import { searchServiceImplementation } from './server';
 import { createSegmentStore } from './store';
+import { createVideoSegmentReader } from './video-segments';
 import { openWordNet } from './wordnet';
 
 export interface SearchServiceOptions {
@@ -44,7 +45,7 @@ export const searchService = defineService({
     const fetchPolicy = { ...DEFAULT_FETCH_POLICY, allowHosts: options.fetchAllowHosts ?? [], maxBytes: QUERY_IMAGE_MAX_BYTES, idleTimeoutMs: 10_000 };
     const fetchImage = (url: string) => fetchBytes(url, 'query_media_url', fetchPolicy);
     return {
-      implementation: searchServiceImplementation({ ingest, search, combined: createCombinedSearch(search), fetchImage }, logger),
+      implementation: searchServiceImplementation({ ingest, search, combined: createCombinedSearch(search), segments: createVideoSegmentReader(db), fetchImage }, logger),
       consumers: [segmentCleanup(db, store)],
       withoutBus: "no event bus: deleted videos' segments stay until re-ingested or their index's are deleted",
       // Expired sets are kept a day, so that an old token reads "expired" rather than "unknown".

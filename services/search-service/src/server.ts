@@ -1,5 +1,5 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import { errors, parseInput, type Logger, knownId } from '@vus/core';
+import { checkQueryText, errors, parseInput, type Logger, knownId } from '@vus/core';
 import { implement, requireOrg, toMetadataValues, toTimestamp } from '@vus/grpc';
 import type { SearchClip__Input } from '@vus/grpc/types/search/v1/SearchClip';
 import type { SearchResultPage__Input } from '@vus/grpc/types/search/v1/SearchResultPage';
@@ -11,6 +11,7 @@ import type { CombinedSearch } from './combined-search';
 import type { Ingest } from './ingest';
 import type { ResultPage, Search, SearchParams } from './search';
 import { displayScore } from './scoring';
+import type { VideoSegmentReader } from './video-segments';
 
 // proto3 has no required fields and the gateway is not the only caller: validate here too.
 const option = z.enum(SEARCH_OPTIONS);
@@ -106,7 +107,7 @@ export function toProtoPage(page: ResultPage): SearchResultPage__Input {
 }
 
 export function searchServiceImplementation(
-  deps: { ingest: Ingest; search: Search; combined: CombinedSearch; fetchImage: (url: string) => Promise<Buffer> },
+  deps: { ingest: Ingest; search: Search; combined: CombinedSearch; segments: VideoSegmentReader; fetchImage: (url: string) => Promise<Buffer> },
   logger: Logger,
 ): UntypedServiceImplementation {
   return implement<SearchServiceHandlers>(
@@ -124,6 +125,12 @@ export function searchServiceImplementation(
         await deps.ingest.deleteIndex(requireOrg(ctx), indexId(request.index_id));
         return {};
       },
+      async ListVideoSegments(request, ctx) {
+        const segments = await deps.segments.videoSegments(requireOrg(ctx), indexId(request.index_id), videoId(request.video_id));
+        return {
+          segments: segments.map((s) => ({ start: s.start, end: s.end, modality: s.modality, text: s.text, labels: s.labels, thumbnail_key: s.thumbnailKey })),
+        };
+      },
       async Search(request, ctx) {
         const orgId = requireOrg(ctx);
         const params = searchParams(request, request.filter);
@@ -132,6 +139,8 @@ export function searchServiceImplementation(
         const image = media?.source === 'url' ? await deps.fetchImage(media.url!) : media?.source === 'data' ? Buffer.from(media.data!) : undefined;
         const text = request.query_text.trim() ? request.query_text : undefined;
         if (text === undefined && !image) throw errors.notProvided('query_text');
+        // Before any work: a query is planned per word, and an unbounded text is an unbounded statement.
+        if (text !== undefined) checkQueryText(text);
         const page = await deps.search.search(orgId, indexId(request.index_id), { text, image }, params, request.include_user_metadata);
         return toProtoPage(page);
       },
