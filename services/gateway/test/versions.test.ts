@@ -3,6 +3,7 @@ import type { Index } from '@vus/grpc/types/index/v1/Index';
 import type { SearchClip } from '@vus/grpc/types/search/v1/SearchClip';
 import type { SearchResultPage } from '@vus/grpc/types/search/v1/SearchResultPage';
 import type { Task } from '@vus/grpc/types/task/v1/Task';
+import { ApiError } from '@vus/core';
 import { codeOf } from '@vus/testing';
 import { readQuery } from '../src/http/query';
 import { presentSearchPage } from '../src/presenters/search';
@@ -15,6 +16,7 @@ import {
   canonicalToV13Options,
   familyOfModel,
   named,
+  presentError,
   requireEndpoint,
   SERVED_VERSIONS,
   TASK_STATUSES,
@@ -78,6 +80,13 @@ describe('requireEndpoint', () => {
     expect(() => requireEndpoint(ADAPTERS['v1.3'], 'GET /indexes/{index_id}/videos/{video_id}/transcription')).toThrow(
       'Use GET /indexes/{index_id}/videos/{video_id}?transcription=true.',
     );
+  });
+});
+
+describe('presentError', () => {
+  const error = new ApiError('resource_not_exist', 'Index 1 does not exist.');
+  it.each([['v1.2'], ['v1.3'], [undefined]] as const)('%s: {code, message}', (version) => {
+    expect(presentError(version, error)).toEqual({ code: 'resource_not_exist', message: 'Index 1 does not exist.' });
   });
 });
 

@@ -1,9 +1,11 @@
 import { ApiError, isApiError, type Logger } from '@vus/core';
 import type { ErrorRequestHandler, Response } from 'express';
+import { presentError } from '../versions';
+import { locals } from './context';
 
-/** The Twelve Labs error body, the only error shape the gateway writes. */
+/** The Twelve Labs error body in the request's version's form, the only error shape the gateway writes. */
 export function writeError(res: Response, error: ApiError): void {
-  res.status(error.httpStatus).json({ code: error.code, message: error.message });
+  res.status(error.httpStatus).json(presentError(locals(res).version, error));
 }
 
 // Errors raised by express's own body parsers, by their `type`.

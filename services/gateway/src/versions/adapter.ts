@@ -1,3 +1,4 @@
+import type { ApiError } from '@vus/core';
 import type { CreateIndexRequest__Input } from '@vus/grpc/types/index/v1/CreateIndexRequest';
 import type { Engine } from '@vus/grpc/types/index/v1/Engine';
 import type { Index } from '@vus/grpc/types/index/v1/Index';
@@ -61,7 +62,12 @@ export interface VersionAdapter {
   readonly videos: VideoShape;
   readonly tasks: TaskShape;
   readonly search: SearchShape;
+  /** An error's body (API-CONTRACT §2.5); the status is the error's own. */
+  presentError(error: ApiError): Record<string, unknown>;
 }
+
+/** The error body from v1.1 on, and outside any version (health, admin, unknown paths). */
+export const codeAndMessage = (error: ApiError): Record<string, unknown> => ({ code: error.code, message: error.message });
 
 export interface IndexShape {
   /** POST /indexes body → the canonical request (model names and canonical options). */

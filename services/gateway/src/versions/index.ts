@@ -1,5 +1,5 @@
 import { ApiError } from '@vus/core';
-import type { VersionAdapter, VersionedEndpoint } from './adapter';
+import { codeAndMessage, type VersionAdapter, type VersionedEndpoint } from './adapter';
 import { v12 } from './v1.2';
 import { v13 } from './v1.3';
 
@@ -22,6 +22,11 @@ export const UNSERVED_VERSIONS = KNOWN_VERSIONS.filter((v) => !(SERVED_VERSIONS 
 
 export function adapterFor(version: ApiVersion): VersionAdapter {
   return ADAPTERS[version];
+}
+
+/** An error's body in the form of the request's version, if it came in on one. */
+export function presentError(version: ApiVersion | undefined, error: ApiError): Record<string, unknown> {
+  return version ? adapterFor(version).presentError(error) : codeAndMessage(error);
 }
 
 /** Throws the version's error for an endpoint it does not have. */

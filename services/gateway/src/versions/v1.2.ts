@@ -2,7 +2,7 @@ import { errors, parseInput } from '@vus/core';
 import type { CreateIndexRequest__Input } from '@vus/grpc/types/index/v1/CreateIndexRequest';
 import { z } from 'zod';
 import { looseList } from '../http/coerce';
-import type { VersionAdapter } from './adapter';
+import { codeAndMessage, type VersionAdapter } from './adapter';
 import { V12_OPTIONS } from './options';
 
 const createIndexSchema = z.object({
@@ -85,4 +85,6 @@ export const v12: VersionAdapter = {
     userMetadata: false,
     pageExpiryField: 'page_expired_at',
   },
+
+  presentError: codeAndMessage,
 };

@@ -2,7 +2,7 @@ import { parseInput } from '@vus/core';
 import type { CreateIndexRequest__Input } from '@vus/grpc/types/index/v1/CreateIndexRequest';
 import { z } from 'zod';
 import { looseList } from '../http/coerce';
-import { removed, TASK_STATUSES, type VersionAdapter } from './adapter';
+import { codeAndMessage, removed, TASK_STATUSES, type VersionAdapter } from './adapter';
 import { canonicalToV13Options, V13_OPTIONS, v13FilterToCanonical, v13ToCanonicalOptions } from './options';
 
 const createIndexSchema = z.object({
@@ -96,4 +96,6 @@ export const v13: VersionAdapter = {
     userMetadata: true,
     pageExpiryField: 'page_expires_at',
   },
+
+  presentError: codeAndMessage,
 };
