@@ -1,6 +1,6 @@
 /**
- * Issue 15, defect 5: what one multipart request may cost the gateway. The body limit is 64 KiB
- * here (text of one request, in all); uploads 1 MiB.
+ * Issue 15, defects 5 and 6: what one multipart request may cost the gateway, and duplicate file
+ * parts. The body limit is 64 KiB here (text of one request, in all); uploads 1 MiB.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -85,6 +85,36 @@ describe('multipart bodies', () => {
       expect(created.status).toBe(200);
       const form = await post('/v1.2/indexes').field('index_name', 'small-form').field('engine_id', 'marengo2.6').field('index_options', 'visual').attach('dummy', Buffer.alloc(0), '');
       expect(form.status).toBe(201);
+    });
+  });
+
+  describe('defect 6: duplicate file parts', () => {
+    it('two video_file parts are refused with 400, without the internal key, and nothing stays stored', async () => {
+      const before = stored().length;
+      const res = await post('/v1.3/tasks').field('index_id', indexId).attach('video_file', VIDEO, 'a.mp4').attach('video_file', VIDEO, 'b.mp4');
+      expect([res.status, res.body.code]).toEqual([400, 'parameter_invalid']);
+      expect(res.body.message).toMatch(/video_file/);
+      expect(res.body.message).not.toMatch(/uploads\/|blob|\/tmp|[0-9a-f]{24}/i);
+      expect(stored()).toHaveLength(before);
+    });
+
+    it('two query_media_file parts are refused with 400', async () => {
+      const png = Buffer.alloc(1024, 1);
+      const res = await post('/v1.3/search')
+        .field('index_id', indexId)
+        .field('search_options', 'visual')
+        .field('query_media_type', 'image')
+        .attach('query_media_file', png, 'a.png')
+        .attach('query_media_file', png, 'b.png');
+      expect([res.status, res.body.code]).toEqual([400, 'parameter_invalid']);
+      expect(res.body.message).toMatch(/query_media_file/);
+    });
+
+    it('an upload over the limit names the part and the limit, not where it was being stored', async () => {
+      const res = await post('/v1.3/tasks').field('index_id', indexId).attach('video_file', Buffer.alloc(2 * 1024 * 1024), 'big.mp4');
+      expect([res.status, res.body.code]).toEqual([413, 'payload_too_large']);
+      expect(res.body.message).toMatch(/video_file/);
+      expect(res.body.message).not.toMatch(/uploads\/|blob|\/tmp/i);
     });
   });
 });

@@ -1,4 +1,4 @@
-import { ApiError } from '@vus/core';
+import { ApiError, errors } from '@vus/core';
 import busboy from 'busboy';
 import express, { type RequestHandler } from 'express';
 import { locals } from './context';
@@ -18,7 +18,7 @@ const QUERY_IMAGE_BYTES = 5 * 1024 * 1024;
 /**
  * Multipart file parts kept as bytes (not read as text), by the route that takes them (method and
  * path pattern, http/route-table.ts): part name → size limit. They land in `req.body` as Buffers
- * under their part name. Every other file part is read as text (§2.2).
+ * under their part name, one of each. Every other file part is read as text (§2.2).
  */
 const BINARY_PARTS: Readonly<Record<string, ReadonlyMap<string, number>>> = {
   'post /search': new Map([['query_media_file', QUERY_IMAGE_BYTES]]),
@@ -91,6 +91,11 @@ export function textAllowance(limit: number, fail: (error: ApiError) => void): {
   };
 }
 
+/** The error for a second file part of a name that takes one file. */
+export function duplicatePart(name: string): ApiError {
+  return errors.invalid(name, `Send one ${name} part; this request has more than one.`);
+}
+
 /** Multipart fields, where a repeated key becomes an array (API-CONTRACT §2.2). */
 export function fieldCollector(): { fields: BodyFields; add: (name: string, value: string) => void } {
   const fields: BodyFields = {};
@@ -136,10 +141,14 @@ async function parseMultipart(req: express.Request, limits: BodyLimits, binaryPa
     });
     parser.on('file', (name, stream) => {
       const binaryLimit = binaryParts.get(name);
-      if (failed) return stream.resume();
+      if (binaryLimit !== undefined && (name in binary || failed)) {
+        stream.resume();
+        return failed || fail(duplicatePart(name));
+      }
       const limit = binaryLimit ?? limits.field;
       const chunks: Buffer[] = [];
       let size = 0;
+      if (binaryLimit !== undefined) binary[name] = Buffer.alloc(0); // taken: a second one is a duplicate
       stream.on('data', (chunk: Buffer) => {
         if (failed) return;
         size += chunk.length;
@@ -153,6 +162,7 @@ async function parseMultipart(req: express.Request, limits: BodyLimits, binaryPa
         const bytes = Buffer.concat(chunks);
         if (binaryLimit !== undefined) {
           if (bytes.length > 0) binary[name] = bytes;
+          else delete binary[name];
         } else if (bytes.length > 0) add(name, bytes.toString('utf8'));
       });
     });

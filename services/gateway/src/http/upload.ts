@@ -3,7 +3,7 @@ import { ApiError, newId } from '@vus/core';
 import type { Request } from 'express';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
-import { fieldCollector, onMultipartFailures, openMultipart, textAllowance, type BodyFields } from './body';
+import { duplicatePart, fieldCollector, onMultipartFailures, openMultipart, textAllowance, type BodyFields } from './body';
 
 /** A file part streamed into the blob store. */
 export interface StoredFile {
@@ -34,9 +34,10 @@ export interface UploadLimits {
 /**
  * Reads a multipart body whose `fileFields` parts may be large (a video): each such part streams
  * straight into the blob store with backpressure, never held in memory, and is all-or-nothing
- * there (without a store, such a part is refused). Empty file parts are ignored (dummy parts,
- * js 0.2's dropped Buffers). The text held in memory is bounded in all (`textBytes`). On any
- * failure every file stored so far is removed. Parts may come in any order.
+ * there (without a store, such a part is refused). One part of each file field: a second is
+ * refused. Empty file parts are ignored (dummy parts, js 0.2's dropped Buffers). The text held in
+ * memory is bounded in all (`textBytes`). On any failure every file stored so far is removed.
+ * Parts may come in any order. Errors name the part, never where it was being stored.
  */
 export async function receiveMultipart(req: Request, blobs: BlobStore | undefined, fileFields: ReadonlySet<string>, limits: UploadLimits): Promise<MultipartUpload> {
   const uploadId = newId();
@@ -61,6 +62,8 @@ export async function receiveMultipart(req: Request, blobs: BlobStore | undefine
     };
 
     const text = textAllowance(limits.textBytes, fail);
+    const fileParts = new Set<string>();
+    let stored = 0;
 
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) fail(new ApiError('payload_too_large', `The multipart field ${name} is larger than ${limits.fieldBytes} bytes.`));
@@ -68,22 +71,29 @@ export async function receiveMultipart(req: Request, blobs: BlobStore | undefine
     });
     parser.on('file', (name, stream, info) => {
       if (failure) return stream.resume();
-      if (fileFields.has(name)) pending.push(storeFile(name, stream, info.filename));
-      else pending.push(readText(name, stream).catch(() => fail(new ApiError('body_malformed', `The multipart part ${name} could not be read.`))));
+      if (!fileFields.has(name)) {
+        pending.push(readText(name, stream).catch(() => fail(new ApiError('body_malformed', `The multipart part ${name} could not be read.`))));
+      } else if (fileParts.has(name)) {
+        stream.resume();
+        fail(duplicatePart(name));
+      } else {
+        fileParts.add(name);
+        pending.push(storeFile(name, stream, info.filename));
+      }
     });
     const storeFile = async (name: string, stream: Readable, filename: string | undefined) => {
       if (!blobs) {
         stream.resume();
         return fail(new ApiError('service_unavailable', `File uploads (${name}) are not available: this server has no blob store configured.`));
       }
-      const blobKey = `uploads/${uploadId}/${name}-${files.length}`;
+      const blobKey = `uploads/${uploadId}/${name}-${stored++}`;
       try {
         const info = await blobs.put(blobKey, stream, { maxBytes: limits.fileBytes, signal: abort.signal });
         if (info.size === 0) await blobs.delete(blobKey);
         else files.push({ field: name, filename: filename ? basename(filename.replace(/\\/g, '/')) : '', blobKey, size: info.size });
       } catch (error) {
         stream.resume();
-        fail(error instanceof ApiError ? error : new ApiError('request_canceled_or_timed_out', `The upload of ${name} did not complete.`));
+        fail(storeFailure(name, error, limits.fileBytes));
       }
     };
     const readText = async (name: string, stream: Readable) => {
@@ -109,4 +119,16 @@ export async function receiveMultipart(req: Request, blobs: BlobStore | undefine
     });
     req.pipe(parser);
   });
+}
+
+/**
+ * What a client is told when its file could not be stored: the part and the limit when it was too
+ * large; otherwise that the upload did not complete. The blob store's own message (its keys and
+ * folders) stays on the server.
+ */
+function storeFailure(name: string, error: unknown, maxBytes: number): ApiError {
+  if (error instanceof ApiError && error.code === 'payload_too_large') {
+    return new ApiError('payload_too_large', `The ${name} file is larger than the limit of ${maxBytes} bytes.`);
+  }
+  return new ApiError('request_canceled_or_timed_out', `The upload of ${name} did not complete.`);
 }
