@@ -9,3 +9,4 @@ export * from './process';
 export * from './poller';
 export * from './caller';
 export * from './vocabulary';
+export * from './query-text';

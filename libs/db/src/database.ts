@@ -1,8 +1,6 @@
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { mkdirSync } from 'node:fs';
+import { ApiError } from '@vus/core';
 import pg from 'pg';
+import { EmbeddedEngine } from './embedded';
 
 export type Row = Record<string, unknown>;
 
@@ -11,73 +9,139 @@ export interface Queryable {
   query<R extends Row = Row>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>>;
 }
 
-export type DatabaseTarget =
+export type DatabaseTarget = (
   | { kind: 'postgres'; url: string; maxConnections?: number }
-  /** Embedded mode: PostgreSQL compiled to WASM, in this process; `dataDir` may be `memory://`. */
-  | { kind: 'pglite'; dataDir: string };
+  /** Embedded mode: PostgreSQL compiled to WASM, in a thread of this process; `dataDir` may be `memory://`. */
+  | { kind: 'pglite'; dataDir: string }
+) & {
+  /** The longest one statement may run (default DEFAULT_STATEMENT_TIMEOUT_MS); it then fails with `deadline_exceeded`. */
+  statementTimeoutMs?: number;
+};
+
+/** Every statement is bounded: no request can hold a connection (or, embedded, the engine) for long. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+
+/** A client outside the pool, for the caller's exclusive use; `release()` closes it. */
+export type DedicatedClient = pg.ClientBase & { release(): void };
 
 /**
  * One database of one service. The same `pg` API whether the server is PostgreSQL or PGlite,
  * so store.ts code runs unchanged in both modes.
+ *
+ * Every statement has a timeout: PostgreSQL's statement_timeout, and for PGlite (which ignores it)
+ * the client's own timer. A PGlite statement that times out is still running in the engine, so the
+ * engine is killed and opened again from its folder (a `memory://` database comes back empty); the
+ * statements waiting meanwhile run on the new one.
  */
 export class Database implements Queryable {
-  private constructor(
-    private readonly pool: pg.Pool,
-    readonly target: DatabaseTarget,
-    private readonly embedded?: { pglite: PGlite; server: PGLiteSocketServer },
-  ) {}
+  private pool: pg.Pool;
+  private restarting: Promise<void> | undefined;
+  private readonly statementTimeoutMs: number;
 
-  static async open(target: DatabaseTarget): Promise<Database> {
-    if (target.kind === 'postgres') {
-      const pool = new pg.Pool({ connectionString: target.url, max: target.maxConnections ?? 10 });
-      // An idle client that loses its server emits here; without a listener that would crash the process.
-      pool.on('error', () => undefined);
-      return new Database(pool, target);
-    }
-    if (!target.dataDir.startsWith('memory://')) mkdirSync(target.dataDir, { recursive: true });
-    // pgvector is offered (not created): a service's migration enables it where it needs vectors.
-    const pglite = await PGlite.create(target.dataDir, { extensions: { vector } });
-    // Served over the real wire protocol on loopback, so `pg` drives it exactly as it drives
-    // PostgreSQL. (pglite's in-process node-postgres adapter loses sync after a failed statement.)
-    // PGlite is single-session: with several connections, statements of concurrent queries were
-    // seen to interleave and fail now and then, so one connection serialises this process's
-    // callers. (Never wait on `db.query` inside `withTx`: it would wait for itself.)
-    const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 2 });
-    await server.start();
-    const [host, port] = server.getServerConn().split(':');
-    const pool = new pg.Pool({ host, port: Number(port), user: 'postgres', database: 'postgres', max: 1 });
-    pool.on('error', () => undefined);
-    return new Database(pool, target, { pglite, server });
+  private constructor(
+    readonly target: DatabaseTarget,
+    private engine?: EmbeddedEngine,
+  ) {
+    this.statementTimeoutMs = target.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+    this.pool = this.newPool();
   }
 
-  query<R extends Row = Row>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>> {
-    return this.pool.query<R>(text, values as unknown[] | undefined);
+  static async open(target: DatabaseTarget): Promise<Database> {
+    if (target.kind === 'postgres') return new Database(target);
+    return new Database(target, await EmbeddedEngine.start(target.dataDir));
+  }
+
+  private connectionConfig(): pg.ClientConfig {
+    if (this.target.kind === 'postgres') return { connectionString: this.target.url };
+    return { host: this.engine!.host, port: this.engine!.port, user: 'postgres', database: 'postgres' };
+  }
+
+  private newPool(): pg.Pool {
+    const pool =
+      this.target.kind === 'postgres'
+        ? new pg.Pool({ ...this.connectionConfig(), max: this.target.maxConnections ?? 10, statement_timeout: this.statementTimeoutMs })
+        : // PGlite is single-session: with several connections, statements of concurrent queries were
+          // seen to interleave and fail now and then, so one connection serialises this process's
+          // callers. (Never wait on `db.query` inside `withTx`: it would wait for itself.)
+          new pg.Pool({ ...this.connectionConfig(), max: 1, query_timeout: this.statementTimeoutMs });
+    // An idle client that loses its server emits here; without a listener that would crash the process.
+    pool.on('error', () => undefined);
+    return pool;
+  }
+
+  private async currentPool(): Promise<pg.Pool> {
+    while (this.restarting) await this.restarting;
+    return this.pool;
+  }
+
+  /**
+   * What a failed statement becomes: a timeout is `deadline_exceeded` (and, embedded, restarts the
+   * engine it is still running in); a lost embedded engine restarts it too. Other errors pass as they are.
+   */
+  private failed(error: unknown): unknown {
+    const timedOut = isStatementTimeout(error);
+    if (this.engine && (timedOut || isConnectionLost(error))) this.restartEngine();
+    if (!timedOut) return error;
+    return new ApiError('deadline_exceeded', `A database statement took longer than ${this.statementTimeoutMs} ms and was stopped. Try again with a smaller request.`);
+  }
+
+  private restartEngine(): void {
+    if (this.restarting || !this.engine) return;
+    const old = { engine: this.engine, pool: this.pool };
+    this.restarting = (async () => {
+      await old.engine.kill();
+      void old.pool.end().catch(() => undefined);
+      // If the folder cannot be opened again, keep trying on the next failure rather than never.
+      this.engine = await EmbeddedEngine.start(this.target.kind === 'pglite' ? this.target.dataDir : '').catch(() => old.engine);
+      this.pool = this.newPool();
+    })().finally(() => {
+      this.restarting = undefined;
+    });
+  }
+
+  async query<R extends Row = Row>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>> {
+    const pool = await this.currentPool();
+    try {
+      return await pool.query<R>(text, values as unknown[] | undefined);
+    } catch (error) {
+      throw this.failed(error);
+    }
   }
 
   /** Runs `fn` in one transaction; rolls back if it throws. */
   async withTx<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await (await this.currentPool()).connect();
+    let broken: unknown;
     try {
       await client.query('BEGIN');
       const result = await fn(client);
       await client.query('COMMIT');
       return result;
     } catch (error) {
+      broken = error;
       await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      throw this.failed(error);
     } finally {
-      client.release();
+      // A client whose statement failed for lack of time or connection is not reused.
+      client.release(isStatementTimeout(broken) || isConnectionLost(broken) ? (broken as Error) : undefined);
     }
   }
 
-  /** A client held for the caller's exclusive use (migrations, advisory locks). */
-  connect(): Promise<pg.PoolClient> {
-    return this.pool.connect();
+  /**
+   * A client of its own, outside the pool and without the statement timeout, for work the caller
+   * bounds itself (migrations under their advisory lock).
+   */
+  async connect(): Promise<DedicatedClient> {
+    await this.currentPool();
+    const client = new pg.Client(this.connectionConfig());
+    client.on('error', () => undefined);
+    await client.connect();
+    return Object.assign(client, { release: () => void client.end().catch(() => undefined) });
   }
 
   async ping(): Promise<boolean> {
     try {
-      await this.pool.query('SELECT 1');
+      await this.query('SELECT 1');
       return true;
     } catch {
       return false;
@@ -85,10 +149,27 @@ export class Database implements Queryable {
   }
 
   async close(): Promise<void> {
+    await this.restarting;
     await this.pool.end();
-    await this.embedded?.server.stop();
-    await this.embedded?.pglite.close();
+    await this.engine?.stop();
   }
+}
+
+/** PostgreSQL's statement_timeout (57014 query_canceled), or pg's client-side timer (PGlite). */
+export function isStatementTimeout(error: unknown): boolean {
+  const e = error as { code?: string; message?: string } | undefined;
+  return e?.code === '57014' || e?.message === 'Query read timeout';
+}
+
+/** The connection to the server went away (the embedded engine's thread ended, say). */
+function isConnectionLost(error: unknown): boolean {
+  const e = error as { code?: string; message?: string } | undefined;
+  return (
+    e?.code === 'ECONNREFUSED' ||
+    e?.code === 'ECONNRESET' ||
+    e?.code === 'EPIPE' ||
+    /Connection terminated|not queryable|Client has encountered a connection error/i.test(e?.message ?? '')
+  );
 }
 
 /** Postgres unique_violation, optionally on a named constraint. */

@@ -6,7 +6,7 @@
  * Error parameters are named by their place in the JSON grammar (`query.$and[1].text`), since that
  * is what the API client wrote.
  */
-import { ApiError, errors } from '@vus/core';
+import { ApiError, checkQueryText, errors } from '@vus/core';
 import type { CombinedQuery } from '@vus/grpc/types/search/v1/CombinedQuery';
 import { SEARCH_OPTIONS } from './clips';
 import { intersect, closeGaps, normalise, sequence, subtract, unionAll, type Moment } from './intervals';
@@ -110,6 +110,7 @@ function nodeKind(query: CombinedQuery, path: string): 'leaf' | 'group' | 'not' 
 function resolveLeaf(leaf: NonNullable<CombinedQuery['leaf']>, path: string, globals: Resolved): Leaf {
   const text = (leaf.text ?? '').trim();
   if (!text) throw errors.notProvided(`${path}.text`);
+  checkQueryText(text, `${path}.text`);
   const own = checkOptions(leaf.search_options ?? [], `${path}.search_options`);
   const searchOptions = own.length > 0 ? own : globals.searchOptions;
   if (searchOptions.length === 0) throw errors.notProvided('search_options');

@@ -15,7 +15,8 @@ import { startIndexService, type RunningIndexService } from '@vus/index-service'
 import { ModelRegistry, type VisualEmbedder } from '@vus/models';
 import sharp from 'sharp';
 import { startSearchService, type RunningSearchService } from '../src/main';
-import { codeOf } from '@vus/testing';
+import { codeOf, errorOf } from '@vus/testing';
+import { MAX_QUERY_TEXT_WORDS } from '@vus/core';
 
 const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
@@ -238,6 +239,22 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
     const notAnImage = Buffer.from('GIF89a this is not really an image');
     expect(await codeOf(search.search(ctx, { index_id: indexId, query_media: { media_type: 'image', data: notAnImage }, search_options: ['visual'] }))).toBe('parameter_invalid');
     expect(await codeOf(search.search(ctx, { index_id: indexId, query_media: { media_type: 'image', url: 'http://169.254.169.254/latest' }, search_options: ['visual'] }))).toBe('parameter_invalid');
+  });
+
+  it('refuses an over-long query text with a clear error, and still answers an ordinary search (a 1,000-word query wedged PGlite)', async () => {
+    const words = 'automobile person bicycle planet garden orange traffic light vehicle dog'.split(' ');
+    // Distinct words: a repeated word makes one group only.
+    const long = Array.from({ length: 1000 }, (_, i) => (i < words.length ? words[i] : `${words[i % words.length]}${i}`)).join(' ');
+    const refused = await errorOf(run(long));
+    expect(refused).toMatchObject({ code: 'parameter_invalid' });
+    expect(refused && refused.message).toMatch(/query_text/);
+    expect(await codeOf(run('x'.repeat(5000), ['visual']))).toBe('parameter_invalid');
+    // The longest accepted text is searched on every option without trouble.
+    const longest = Array.from({ length: MAX_QUERY_TEXT_WORDS }, (_, i) => words[i % words.length]).join(' ');
+    expect((await run(longest)).clips.length).toBeGreaterThan(0);
+    expect((await run('planet', ['text_in_video'])).clips).toHaveLength(1);
+    const combinedLeaf = { index_id: indexId, search_options: ['visual'], query: { leaf: { text: long } } };
+    expect(await errorOf(search.combinedSearch(ctx, combinedLeaf))).toMatchObject({ code: 'parameter_invalid', message: expect.stringContaining('query.text') });
   });
 
   it('refuses segments that are not well formed', async () => {
