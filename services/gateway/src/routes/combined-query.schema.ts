@@ -2,6 +2,7 @@ import { errors } from '@vus/core';
 import type { CombinedQuery__Input } from '@vus/grpc/types/search/v1/CombinedQuery';
 import { z } from 'zod';
 import { looseList } from '../http/coerce';
+import { checkQueryText } from '../http/text-limits';
 import { V12_OPTIONS } from '../versions';
 
 /**
@@ -108,6 +109,7 @@ function parseLeaf(node: Record<string, unknown>, path: string) {
     throw errors.invalid(param, issue.message);
   }
   const leaf = parsed.data;
+  checkQueryText(`${path}.text`, leaf.text);
   return { text: leaf.text, search_options: leaf.search_options ?? [], conversation_option: leaf.conversation_option ?? '' };
 }
 

@@ -7,6 +7,7 @@ import type { CombinedSearchRequest__Input } from '@vus/grpc/types/search/v1/Com
 import type { SearchRequest__Input } from '@vus/grpc/types/search/v1/SearchRequest';
 import { z } from 'zod';
 import { looseBoolean, looseInt, looseList, firstValue } from '../http/coerce';
+import { checkQueryText } from '../http/text-limits';
 import { named, type CanonicalOption, type VersionAdapter } from '../versions';
 import { parseCombinedQuery, parseConversationOption } from './combined-query.schema';
 
@@ -53,6 +54,7 @@ export function parseSearch(version: VersionAdapter, body: Record<string, unknow
   if (!input.search_options || input.search_options.length === 0) throw errors.notProvided('search_options');
   const options = canonicalSearchOptions(version, input.search_options);
   const queryText = input.query_text ?? (typeof body.query === 'string' ? body.query : undefined);
+  if (queryText !== undefined) checkQueryText(input.query_text !== undefined ? 'query_text' : 'query', queryText);
   const file = firstValue(body.query_media_file);
   const url = input.query_media_url?.trim();
   const hasMedia = Buffer.isBuffer(file) || Boolean(url);
