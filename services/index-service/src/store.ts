@@ -22,37 +22,12 @@ import {
   type VideoStore,
 } from './videos';
 
-interface IndexRow {
-  id: string;
-  org_id: string;
-  name: string;
-  models: ModelConfig[];
-  addons: string[];
-  video_count: number;
-  total_duration: number;
-  created_at: Date;
-  updated_at: Date;
-  expires_at: Date | null;
-  total?: string;
-  [column: string]: unknown;
-}
+/** An IndexRecord's fields, read straight from the columns (the names are the mapping). */
+const INDEX_FIELDS =
+  'id, org_id AS "orgId", name, models, addons, video_count AS "videoCount", total_duration AS "totalDuration", created_at AS "createdAt", updated_at AS "updatedAt", expires_at AS "expiresAt"';
 
-const COLUMNS = 'id, org_id, name, models, addons, video_count, total_duration, created_at, updated_at, expires_at';
-
-function toRecord(row: IndexRow): IndexRecord {
-  return {
-    id: row.id,
-    orgId: row.org_id,
-    name: row.name,
-    models: row.models,
-    addons: row.addons,
-    videoCount: row.video_count,
-    totalDuration: row.total_duration,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    expiresAt: row.expires_at,
-  };
-}
+/** An index as a row (pg's rows are records of anything). */
+type IndexRow = IndexRecord & Record<string, unknown>;
 
 /** The WHERE of an index list: the organization's indexes, narrowed by the filter. */
 function whereClause(orgId: string, filter: IndexFilter): Where {
@@ -98,8 +73,8 @@ export function createIndexStore(db: Database): IndexStore {
     },
 
     async get(orgId, id) {
-      const { rows } = await db.query<IndexRow>(`SELECT ${COLUMNS} FROM indexes WHERE org_id = $1 AND id = $2`, [orgId, id]);
-      return rows[0] && toRecord(rows[0]);
+      const { rows } = await db.query<IndexRow>(`SELECT ${INDEX_FIELDS} FROM indexes WHERE org_id = $1 AND id = $2`, [orgId, id]);
+      return rows[0];
     },
 
     async list(orgId, filter, sort, limit, offset) {
@@ -107,22 +82,22 @@ export function createIndexStore(db: Database): IndexStore {
       const order = `${sort.by === 'updated_at' ? 'updated_at' : 'created_at'} ${sort.order === 'asc' ? 'ASC' : 'DESC'}, id ${sort.order === 'asc' ? 'ASC' : 'DESC'}`;
       const [page, count] = await Promise.all([
         db.query<IndexRow>(
-          `SELECT ${COLUMNS} FROM indexes WHERE ${where.sql} ORDER BY ${order}
+          `SELECT ${INDEX_FIELDS} FROM indexes WHERE ${where.sql} ORDER BY ${order}
            LIMIT $${where.params.length + 1} OFFSET $${where.params.length + 2}`,
           [...where.params, limit, offset],
         ),
         db.query<{ total: string }>(`SELECT count(*) AS total FROM indexes WHERE ${where.sql}`, where.params),
       ]);
-      return { rows: page.rows.map(toRecord), total: Number(count.rows[0]?.total ?? 0) };
+      return { rows: page.rows, total: Number(count.rows[0]?.total ?? 0) };
     },
 
     async rename(orgId, id, name, at) {
       try {
         const { rows } = await db.query<IndexRow>(
-          `UPDATE indexes SET name = $3, updated_at = $4 WHERE org_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+          `UPDATE indexes SET name = $3, updated_at = $4 WHERE org_id = $1 AND id = $2 RETURNING ${INDEX_FIELDS}`,
           [orgId, id, name, at],
         );
-        return rows[0] && toRecord(rows[0]);
+        return rows[0];
       } catch (error) {
         if (isUniqueViolation(error, 'indexes_org_name')) throw duplicateIndexName(name);
         throw error;

@@ -16,29 +16,11 @@ export interface SegmentStore extends SearchStore, SegmentWriter {
   purgeResultSets(before: Date): Promise<number>;
 }
 
-const HIT_COLUMNS = `s.id::text AS id, s.video_id, s.modality, s.start_sec, s.end_sec, s.text, s.thumbnail_key`;
+/** A SegmentHit's fields, read straight from the columns (the names are the mapping). */
+const HIT_COLUMNS = `s.id::text AS id, s.video_id AS "videoId", s.modality, s.start_sec AS start, s.end_sec AS "end", s.text, s.thumbnail_key AS "thumbnailKey"`;
 
-type HitRow = {
-  id: string;
-  video_id: string;
-  modality: SearchOption;
-  start_sec: number;
-  end_sec: number;
-  text: string;
-  thumbnail_key: string;
-};
-
-function toHit(row: HitRow): SegmentHit {
-  return {
-    id: row.id,
-    videoId: row.video_id,
-    modality: row.modality,
-    start: row.start_sec,
-    end: row.end_sec,
-    text: row.text,
-    thumbnailKey: row.thumbnail_key,
-  };
-}
+/** A hit as a row (pg's rows are records of anything). */
+type HitRow = SegmentHit & Record<string, unknown>;
 
 /** Labels and expansions travel as one newline-joined string per row (unnest takes flat arrays). */
 function joinWords(words: readonly string[]): string {
@@ -202,7 +184,7 @@ export function createSegmentStore(db: Database): SegmentStore {
          WHERE ${inModalities} AND s.id IN (SELECT id FROM best UNION ALL SELECT id FROM rest)`,
         values,
       );
-      return rows.map((row) => ({ ...toHit(row), kinds: row.kinds }));
+      return rows;
     },
 
     /** Conversation segments containing `phrase` word for word (unstemmed, in order). */
@@ -216,7 +198,7 @@ export function createSegmentStore(db: Database): SegmentStore {
          LIMIT $4`,
         [scope.orgId, scope.indexId, phrase, limit, scope.videoIds ?? null],
       );
-      return rows.map(toHit);
+      return rows;
     },
 
     /** Visual segments nearest to `vector` (cosine) among those embedded by `model`. */
@@ -233,7 +215,7 @@ export function createSegmentStore(db: Database): SegmentStore {
          LIMIT $6`,
         [scope.orgId, scope.indexId, model, vectorLiteral(vector), vector.length, limit, scope.videoIds ?? null],
       );
-      return rows.map((row) => ({ ...toHit(row), similarity: Number(row.similarity) }));
+      return rows.map((row) => ({ ...row, similarity: Number(row.similarity) }));
     },
 
     async saveResultSet(set: StoredResultSet): Promise<void> {
