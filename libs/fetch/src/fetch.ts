@@ -1,5 +1,5 @@
 import { ApiError, errors } from '@vus/core';
-import { PassThrough, type Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { allowListOfHosts } from './addresses';
 import { headerValue, HttpTimeout, send, TooManyRedirects, type OutboundResponse } from './client';
 import { AddressGuard, SsrfRefused } from './guard';
@@ -18,6 +18,14 @@ export interface FetchPolicy {
   maxBytes: number;
   /** Until the response headers arrive, and between two chunks of the body. */
   idleTimeoutMs: number;
+  /** The whole fetch, redirects and body included. */
+  overallTimeoutMs: number;
+  /**
+   * The slowest body accepted, averaged over each `rateWindowMs`: a server that trickles a byte
+   * now and then never stalls long enough for `idleTimeoutMs`, and would hold a worker for days.
+   */
+  minBytesPerSecond: number;
+  rateWindowMs: number;
   maxRedirects: number;
 }
 
@@ -25,6 +33,10 @@ export const DEFAULT_FETCH_POLICY: FetchPolicy = {
   allowHosts: [],
   maxBytes: 2 * 1024 ** 3,
   idleTimeoutMs: 30_000,
+  // 2 GiB (maxBytes) within the hour is about 600 KB/s; the floor is far below it.
+  overallTimeoutMs: 60 * 60_000,
+  minBytesPerSecond: 32 * 1024,
+  rateWindowMs: 30_000,
   maxRedirects: 5,
 };
 
@@ -53,6 +65,7 @@ function toFetchError(param: string, error: unknown, signal?: AbortSignal): ApiE
   }
   if (error instanceof HttpTimeout) {
     const seconds = error.ms / 1000;
+    if (error.phase === 'overall') return fetchRefused(param, `the download took longer than ${seconds} s.`);
     return fetchRefused(param, error.phase === 'body' ? `the download stalled for ${seconds} s.` : `no answer within ${seconds} s.`);
   }
   if (error instanceof TooManyRedirects) return fetchRefused(param, `more than ${error.max} redirects.`);
@@ -73,7 +86,7 @@ export async function openUrl(raw: string, param: string, policy: FetchPolicy, s
       url: checkFetchableUrl(param, raw),
       headers: { 'user-agent': 'vus-fetch/1' },
       guard: new AddressGuard(allowListOfHosts(policy.allowHosts)),
-      deadlines: { connectMs: policy.idleTimeoutMs, idleMs: policy.idleTimeoutMs },
+      deadlines: { connectMs: policy.idleTimeoutMs, idleMs: policy.idleTimeoutMs, overallMs: policy.overallTimeoutMs },
       redirects: { max: policy.maxRedirects, check: (url) => checkFetchableUrl(param, url.toString()) },
       signal,
     });
@@ -90,12 +103,42 @@ export async function openUrl(raw: string, param: string, policy: FetchPolicy, s
     body.destroy();
     throw tooLarge(param, policy.maxBytes);
   }
-  // The body's errors in this module's terms (a stalled download says so); a reader that gives up
-  // releases the connection.
-  const out = new PassThrough();
+  // The body's errors in this module's terms (a stalled or too slow download says so); a reader
+  // that gives up releases the connection.
+  const tooSlow = () =>
+    fetchRefused(param, `the download was slower than ${policy.minBytesPerSecond} bytes/s over ${policy.rateWindowMs / 1000} s.`);
+  const out = rateFloor(policy.minBytesPerSecond, policy.rateWindowMs, tooSlow);
   body.on('error', (error) => out.destroy(toFetchError(param, response.explain(error), signal)));
   out.on('close', () => body.destroy());
   return body.pipe(out);
+}
+
+/**
+ * A pass-through that fails with `tooSlow()` when fewer than `minBytesPerSecond` arrive on average
+ * over a window of `windowMs` (each window on its own; 0 turns the floor off). A window in which
+ * the reader held the stream back (its buffer full) does not count: that slowness is the reader's.
+ */
+function rateFloor(minBytesPerSecond: number, windowMs: number, tooSlow: () => Error): Transform {
+  let received = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const floor = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      received += chunk.length;
+      done(null, chunk);
+    },
+  });
+  if (minBytesPerSecond > 0 && windowMs > 0) {
+    const needed = (minBytesPerSecond * windowMs) / 1000;
+    timer = setInterval(() => {
+      const heldBack = floor.readableLength > 0 || floor.writableNeedDrain;
+      if (received < needed && !heldBack) floor.destroy(tooSlow());
+      received = 0;
+    }, windowMs);
+    timer.unref();
+    floor.on('close', () => clearInterval(timer));
+    floor.on('end', () => clearInterval(timer));
+  }
+  return floor;
 }
 
 /** A small resource (an image, a transcription file) read whole, within `maxBytes`. */

@@ -1,5 +1,5 @@
 import { isApiError } from '@vus/core';
-import { checkFetchableUrl, DEFAULT_FETCH_POLICY, fetchBytes, fetchText, type FetchPolicy } from '@vus/fetch';
+import { checkFetchableUrl, DEFAULT_FETCH_POLICY, fetchBytes, fetchText, openUrl, type FetchPolicy } from '@vus/fetch';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -21,6 +21,13 @@ describe('fetching a user URL', () => {
         return res.end();
       }
       if (req.url === '/stall') return res.writeHead(200).write('x');
+      if (req.url === '/trickle') {
+        // A byte at a time, never idle long enough for the idle timeout: forever, unless stopped.
+        res.writeHead(200, { 'content-type': 'video/mp4' });
+        const timer = setInterval(() => res.write('x'), 20);
+        res.on('close', () => clearInterval(timer));
+        return;
+      }
       if (req.url === '/loop') return res.writeHead(302, { location: '/loop' }).end();
       res.writeHead(404).end();
     });
@@ -63,8 +70,31 @@ describe('fetching a user URL', () => {
     ['an undeclared body over the limit', () => `http://127.0.0.1:${port}/big-chunked`, {}, /payload_too_large: The transcription_url is larger than 1024 bytes/],
     ['a body that stalls', () => `http://127.0.0.1:${port}/stall`, { idleTimeoutMs: 200 }, /parameter_invalid: .*stalled for 0.2 s/],
     ['a redirect loop', () => `http://127.0.0.1:${port}/loop`, {}, /parameter_invalid: .*more than 5 redirects/],
+    [
+      'a body trickling below the minimum rate',
+      () => `http://127.0.0.1:${port}/trickle`,
+      { idleTimeoutMs: 1_000, minBytesPerSecond: 1_000, rateWindowMs: 200 },
+      /parameter_invalid: .*the download was slower than 1000 bytes\/s over 0.2 s/,
+    ],
+    [
+      'a body past the overall deadline',
+      () => `http://127.0.0.1:${port}/trickle`,
+      { idleTimeoutMs: 1_000, minBytesPerSecond: 0, overallTimeoutMs: 300 },
+      /parameter_invalid: .*the download took longer than 0.3 s/,
+    ],
   ])('refuses %s', async (_name, url, overrides, expected) => {
     expect(await failure(fetchText(url(), 'transcription_url', policy(overrides)))).toMatch(expected);
+  });
+
+  it.each([
+    ['below the minimum rate', { minBytesPerSecond: 1_000, rateWindowMs: 200 }, /slower than 1000 bytes\/s/],
+    ['past the overall deadline', { minBytesPerSecond: 0, overallTimeoutMs: 300 }, /took longer than 0.3 s/],
+  ])('a streamed video download (openUrl) fails %s, however long the server would go on', async (_name, overrides, expected) => {
+    const body = await openUrl(`http://127.0.0.1:${port}/trickle`, 'video_url', policy({ idleTimeoutMs: 1_000, maxBytes: 2 * 1024 ** 3, ...overrides }));
+    const drained = (async () => {
+      for await (const chunk of body) void chunk;
+    })();
+    expect(await failure(drained)).toMatch(expected);
   });
 
   it('a cancelled fetch says so', async () => {
