@@ -83,11 +83,12 @@ export function wordsAndSubtitlesVideo(): Promise<GeneratedVideo> {
 }
 
 /**
- * 12 s, 1280x720, four 3 s scenes, each a real photo (astronaut, coffee cup, cat, motorcycle) with
- * its COCO labels in `truth.scenes[i].labels`: for the object and face detectors.
+ * 12 s, 1280x720, four 3 s scenes, each a real photo (people, cells under a microscope, a cat, a
+ * phone) with its COCO labels in `truth.scenes[i].labels` (none for the cells): for the object and
+ * face detectors.
  */
 export function objectsVideo(): Promise<GeneratedVideo> {
-  const photos: PhotoName[] = ['astronaut', 'coffee', 'cat', 'motorcycle'];
+  const photos: PhotoName[] = ['people', 'cells', 'cat', 'phone'];
   const backgrounds = ['0x101010', '0xf5f5f5', '0x37474f', '0xe0e0e0'];
   return generateVideo('objects', {
     width: 1280, height: 720, fps: 25, audio: 'tone', container: 'mp4',
@@ -125,7 +126,7 @@ export function lowResolutionVideo(): Promise<GeneratedVideo> {
  */
 export function benchmarkVideo(): Promise<GeneratedVideo> {
   const words = ['ALPHA', 'BRAVO', 'CHARLIE', 'DELTA', 'ECHO', 'FOXTROT', 'GOLF', 'HOTEL', 'INDIA', 'JULIET', 'KILO', 'LIMA'];
-  const photos: PhotoName[] = ['astronaut', 'coffee', 'cat', 'motorcycle'];
+  const photos: PhotoName[] = ['people', 'cells', 'cat', 'phone'];
   const backgrounds = ['0x0d47a1', '0x1b5e20', '0xb71c1c', '0x4a148c', '0xe65100', '0x006064'];
   const scenes: SceneSpec[] = words.map((word, i) => ({
     durationSec: 5,
