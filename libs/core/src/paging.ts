@@ -59,6 +59,19 @@ export function pageInfo({ page, pageLimit }: PageRequest, totalResults: number)
 }
 
 /**
+ * One page of a list: the requested paging resolved (an error names a bad `page`/`page_limit`
+ * before anything is read), that page's rows and the total read by `read`, and where the page is.
+ */
+export async function listPage<T>(
+  requested: { page?: number | undefined; pageLimit?: number | undefined },
+  read: (limit: number, offset: number) => Promise<{ rows: T[]; total: number }>,
+): Promise<{ data: T[]; pageInfo: PageInfo }> {
+  const page = resolvePage(requested);
+  const { rows, total } = await read(page.pageLimit, pageOffset(page));
+  return { data: rows, pageInfo: pageInfo(page, total) };
+}
+
+/**
  * A sortable list RPC's `PageRequest` (common.proto) as it arrives: proto3 zero values mean
  * "the default", so 0 and '' pass here and resolvePage applies the defaults.
  */

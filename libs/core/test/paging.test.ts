@@ -1,4 +1,4 @@
-import { isApiError, pageInfo, pageOffset, resolvePage } from '../src';
+import { isApiError, listPage, pageInfo, pageOffset, resolvePage } from '../src';
 
 describe('resolvePage', () => {
   it.each([
@@ -45,5 +45,30 @@ describe('pageInfo', () => {
   it('offsets pages', () => {
     expect(pageOffset({ page: 1, pageLimit: 10 })).toBe(0);
     expect(pageOffset({ page: 3, pageLimit: 25 })).toBe(50);
+  });
+});
+
+describe('listPage', () => {
+  const letters = 'abcdefghijklmnopqrstuvw'.split('');
+  const reads: [number, number][] = [];
+  const read = async (limit: number, offset: number) => {
+    reads.push([limit, offset]);
+    return { rows: letters.slice(offset, offset + limit), total: letters.length };
+  };
+  beforeEach(() => (reads.length = 0));
+
+  it.each([
+    [{}, ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'], [10, 0], 3],
+    [{ page: 3, pageLimit: 10 }, ['u', 'v', 'w'], [10, 20], 3],
+    [{ page: 2, pageLimit: 5 }, ['f', 'g', 'h', 'i', 'j'], [5, 5], 5],
+    [{ page: 9, pageLimit: 10 }, [], [10, 80], 3],
+  ])('%j reads its page and says where it is', async (requested, data, limitAndOffset, totalPages) => {
+    const page = await listPage(requested, read);
+    expect([page.data, reads, page.pageInfo.total_page, page.pageInfo.total_results]).toEqual([data, [limitAndOffset], totalPages, 23]);
+  });
+
+  it('refuses bad paging before reading anything', async () => {
+    const error: unknown = await listPage({ pageLimit: 51 }, read).catch((e: unknown) => e);
+    expect([isApiError(error) && error.code, reads]).toEqual(['parameter_invalid', []]);
   });
 });

@@ -1,4 +1,4 @@
-import { ApiError, errors, newId, pageInfo, pageOffset, resolvePage, type Clock, type PageInfo } from '@vus/core';
+import { ApiError, errors, listPage, newId, type Clock, type PageInfo } from '@vus/core';
 import { buildEvent, type EventEnvelope } from '@vus/events';
 import { ADDONS, findEngine, type EngineFamily, type EngineOption } from './engines';
 import { videoDeletedEvent, type DeletedVideo } from './video-events';
@@ -147,9 +147,7 @@ export function createIndexService({ store, clock, eventsWritten }: IndexDeps) {
       sort: IndexSort,
       paging: { page?: number; pageLimit?: number },
     ): Promise<{ data: IndexRecord[]; pageInfo: PageInfo }> {
-      const page = resolvePage(paging);
-      const { rows, total } = await store.list(orgId, filter, sort, page.pageLimit, pageOffset(page));
-      return { data: rows, pageInfo: pageInfo(page, total) };
+      return listPage(paging, (limit, offset) => store.list(orgId, filter, sort, limit, offset));
     },
 
     async rename(orgId: string, id: string, rawName: string): Promise<IndexRecord> {

@@ -1,4 +1,4 @@
-import { ApiError, errors, isId, pageInfo, pageOffset, resolvePage, type Clock, type MetadataValue, type PageInfo, type SystemMetadata, type UserMetadata } from '@vus/core';
+import { ApiError, errors, isId, listPage, type Clock, type MetadataValue, type PageInfo, type SystemMetadata, type UserMetadata } from '@vus/core';
 import type { EventEnvelope } from '@vus/events';
 import type { IndexStore, TimeBounds } from './indexes';
 import { videoDeletedEvent, type DeletedVideo } from './video-events';
@@ -306,10 +306,10 @@ export function createVideoService({ store, indexes, blobs, clock, eventsWritten
       sort: VideoSort,
       paging: { page?: number | undefined; pageLimit?: number | undefined },
     ): Promise<{ data: VideoRecord[]; pageInfo: PageInfo }> {
-      const page = resolvePage(paging);
-      if (!(await indexes.get(orgId, indexId))) throw errors.notFound('Index', indexId);
-      const { rows, total } = await store.list(orgId, indexId, filter, sort, page.pageLimit, pageOffset(page));
-      return { data: rows, pageInfo: pageInfo(page, total) };
+      return listPage(paging, async (limit, offset) => {
+        if (!(await indexes.get(orgId, indexId))) throw errors.notFound('Index', indexId);
+        return store.list(orgId, indexId, filter, sort, limit, offset);
+      });
     },
 
     /** Every video passing the filter (for search), up to `limit`; says when there were more. */

@@ -1,4 +1,4 @@
-import { errors, isApiError, isId, newId, pageInfo, pageOffset, resolvePage, type Clock, type MetadataValue, type PageInfo, type SystemMetadata, type UserMetadata } from '@vus/core';
+import { errors, isApiError, isId, listPage, newId, type Clock, type MetadataValue, type PageInfo, type SystemMetadata, type UserMetadata } from '@vus/core';
 import { buildEvent, type EventEnvelope, type TaskStatusChangedPayload } from '@vus/events';
 import { checkFetchableUrl } from '@vus/fetch';
 import { initialStatus, isDeletable, type TaskStatus } from './status';
@@ -255,9 +255,7 @@ export function createTaskService({ store, indexes, blobs, clock, eventsWritten 
       sort: TaskSort,
       paging: { page?: number | undefined; pageLimit?: number | undefined },
     ): Promise<{ data: TaskRecord[]; pageInfo: PageInfo }> {
-      const page = resolvePage(paging);
-      const { rows, total } = await store.list(orgId, filter, sort, page.pageLimit, pageOffset(page));
-      return { data: rows, pageInfo: pageInfo(page, total) };
+      return listPage(paging, (limit, offset) => store.list(orgId, filter, sort, limit, offset));
     },
 
     /** Only a finished task can go; a ready task's video must be deleted first (API-CONTRACT §5.3). */

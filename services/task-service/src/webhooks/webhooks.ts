@@ -1,4 +1,4 @@
-import { ApiError, errors, newId, pageInfo, pageOffset, resolvePage, type Clock, type PageInfo } from '@vus/core';
+import { ApiError, errors, listPage, newId, type Clock, type PageInfo } from '@vus/core';
 import type { Queryable } from '@vus/db';
 import type { EventEnvelope, TaskStatusChangedPayload } from '@vus/events';
 import type { AddressGuard } from '@vus/fetch';
@@ -175,9 +175,7 @@ export function createWebhookService({ store, guard, clock }: WebhookDeps) {
     },
 
     async list(orgId: string, paging: { page?: number; pageLimit?: number }): Promise<{ data: WebhookEndpointRecord[]; pageInfo: PageInfo }> {
-      const page = resolvePage(paging);
-      const { rows, total } = await store.listEndpoints(orgId, page.pageLimit, pageOffset(page));
-      return { data: rows, pageInfo: pageInfo(page, total) };
+      return listPage(paging, (limit, offset) => store.listEndpoints(orgId, limit, offset));
     },
 
     async delete(orgId: string, id: string): Promise<void> {
@@ -190,10 +188,10 @@ export function createWebhookService({ store, guard, clock }: WebhookDeps) {
       statuses: DeliveryStatus[],
       paging: { page?: number; pageLimit?: number },
     ): Promise<{ data: WebhookDeliveryRecord[]; pageInfo: PageInfo }> {
-      const page = resolvePage(paging);
-      await requireEndpoint(orgId, endpointId);
-      const { rows, total } = await store.listDeliveries(orgId, endpointId, statuses, page.pageLimit, pageOffset(page));
-      return { data: rows, pageInfo: pageInfo(page, total) };
+      return listPage(paging, async (limit, offset) => {
+        await requireEndpoint(orgId, endpointId);
+        return store.listDeliveries(orgId, endpointId, statuses, limit, offset);
+      });
     },
   };
 }
