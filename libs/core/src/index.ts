@@ -10,3 +10,4 @@ export * from './poller';
 export * from './caller';
 export * from './vocabulary';
 export * from './query-text';
+export * from './transcription';

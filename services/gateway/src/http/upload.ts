@@ -25,6 +25,8 @@ export interface MultipartUpload {
 export interface UploadLimits {
   /** Bytes of one streamed file. */
   fileBytes: number;
+  /** A lower limit for the files of some parts (`transcription_file`: a few MiB, read whole by the worker). */
+  fileBytesOf?: Readonly<Record<string, number>>;
   /** Bytes of a text field, or of a file part read as text. */
   fieldBytes: number;
   /** Bytes of all the text fields and file parts read as text together. */
@@ -87,13 +89,14 @@ export async function receiveMultipart(req: Request, blobs: BlobStore | undefine
         return fail(new ApiError('service_unavailable', `File uploads (${name}) are not available: this server has no blob store configured.`));
       }
       const blobKey = `uploads/${uploadId}/${name}-${stored++}`;
+      const maxBytes = Math.min(limits.fileBytes, limits.fileBytesOf?.[name] ?? Infinity);
       try {
-        const info = await blobs.put(blobKey, stream, { maxBytes: limits.fileBytes, signal: abort.signal });
+        const info = await blobs.put(blobKey, stream, { maxBytes, signal: abort.signal });
         if (info.size === 0) await blobs.delete(blobKey);
         else files.push({ field: name, filename: filename ? basename(filename.replace(/\\/g, '/')) : '', blobKey, size: info.size });
       } catch (error) {
         stream.resume();
-        fail(storeFailure(name, error, limits.fileBytes));
+        fail(storeFailure(name, error, maxBytes));
       }
     };
     const readText = async (name: string, stream: Readable) => {

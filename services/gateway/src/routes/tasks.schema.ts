@@ -1,4 +1,4 @@
-import { errors, parseInput } from '@vus/core';
+import { errors, MAX_TRANSCRIPTION_BYTES, parseInput } from '@vus/core';
 import { toMetadataValues } from '@vus/grpc';
 import type { CreateTaskRequest__Input } from '@vus/grpc/types/task/v1/CreateTaskRequest';
 import type { ListTasksRequest__Input } from '@vus/grpc/types/task/v1/ListTasksRequest';
@@ -12,6 +12,8 @@ import { named, type VersionAdapter } from '../versions';
 
 /** Multipart parts of POST /tasks that carry files (streamed to the blob store). */
 export const TASK_FILE_FIELDS: ReadonlySet<string> = new Set(['video_file', 'transcription_file']);
+/** Streamed parts smaller than an upload: a transcription is read whole by the worker. */
+export const TASK_FILE_LIMITS: Readonly<Record<string, number>> = { transcription_file: MAX_TRANSCRIPTION_BYTES };
 
 const text = z.preprocess(firstValue, z.string({ error: 'expected a string' }).trim());
 const flag = z.preprocess(firstValue, looseBoolean);

@@ -8,7 +8,7 @@ import { receiveMultipart, type MultipartUpload, type UploadLimits } from '../ht
 import { presentStatusCounts, presentTask } from '../presenters/tasks';
 import { requireEndpoint } from '../versions';
 import { streamUrls, type StreamUrlOptions } from './hls';
-import { parseCreateTask, parseListTasks, parseStatusCounts, TASK_FILE_FIELDS } from './tasks.schema';
+import { parseCreateTask, parseListTasks, parseStatusCounts, TASK_FILE_FIELDS, TASK_FILE_LIMITS } from './tasks.schema';
 import { versionOf } from './version';
 
 export interface TaskRouteOptions {
@@ -47,7 +47,7 @@ export function taskRoutes(client: TaskClient | undefined, options: TaskRouteOpt
   router.post('/tasks', async (req, res) => {
     const version = versionOf(res);
     const upload = isTaskUpload(req)
-      ? await receiveMultipart(req, blobs, TASK_FILE_FIELDS, options.uploadLimits)
+      ? await receiveMultipart(req, blobs, TASK_FILE_FIELDS, { ...options.uploadLimits, fileBytesOf: TASK_FILE_LIMITS })
       : { ...NOTHING_STORED, fields: req.body as unknown };
     try {
       const plan = parseCreateTask(version, upload.fields, upload.files, req.get('idempotency-key'));

@@ -6,7 +6,7 @@ import type { Index } from '@vus/grpc/types/index/v1/Index';
 import { HLS_PLAYLIST, makeHls, mediaProblemError, probe, validateForIndexing, type MediaProbe } from '@vus/media';
 import type { ModelRegistry } from '@vus/models';
 import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { IndexClient } from '../index-client';
@@ -19,6 +19,7 @@ import { analyseFrames, type FrameModels } from './extract/frames';
 import { BRANDS } from './extract/brands';
 import { logosOf, progressPercent, scenesOf, textInVideo, type TimedValue } from './extract/timeline';
 import { planExtractors, type ExtractorPlan } from './plan';
+import { readTranscriptionBlob } from './transcription';
 import { thumbnailFor, type Segment, type SegmentSink } from './segments';
 
 /** Charges a task's media minutes (libs/limits Meter); refuses with `too_many_requests`. */
@@ -414,11 +415,7 @@ export class TaskPipeline {
     const readTranscription = source
       ? source.kind === 'url'
         ? () => fetchText(source.url, 'transcription_url', { ...deps.fetchPolicy, maxBytes: deps.maxTranscriptionBytes }, signal)
-        : async () => {
-            const path = join(workDir, 'transcription');
-            await deps.blobs.download(source.blobKey, path);
-            return readFile(path, 'utf8');
-          }
+        : () => readTranscriptionBlob(deps.blobs, source.blobKey, deps.maxTranscriptionBytes)
       : undefined;
     const recognizer = await deps.models.find('speech_recognizer');
     return extractConversation({
