@@ -22,8 +22,9 @@ const MOCK_LAUNCHER = join(__dirname, '..', '..', '..', 'scripts', 'kafka-mock',
 
 /**
  * The broker a test suite uses. Tests pass `process.env.KAFKA_BROKERS`: `host:port[,host:port]`
- * names a real broker (its topics are created if missing); unset, a Debian librdkafka mock broker
- * is started for this suite with the project's topics pre-created, and stopped by `stop()`.
+ * names a real broker (its topics are created if missing); unset, librdkafka's mock cluster (built
+ * from the npm package @confluentinc/kafka-javascript's source, see scripts/kafka-mock) is started
+ * for this suite with the project's topics pre-created, and stopped by `stop()`.
  */
 export async function startTestKafka(kafkaBrokers: string | undefined): Promise<TestKafka> {
   const configured = kafkaBrokers?.split(',').map((b) => b.trim()).filter(Boolean);
