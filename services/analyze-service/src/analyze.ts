@@ -1,0 +1,262 @@
+/**
+ * analyze-service's domain: checks a request, finds the video and its evidence (cached per video
+ * version), runs the provider, counts output tokens, enforces max_tokens and records every
+ * generation (finished, cut short or cancelled) with its usage.
+ */
+import { ApiError, errors, familyOfEngine, type Clock, type Logger } from '@vus/core';
+import { randomUUID } from 'node:crypto';
+import { assembleTimeline, type EvidenceSources, type Timeline } from './evidence';
+import { GIST_TYPES, SUMMARIZE_TYPES, type GenerationProvider, type Gist, type GistType, type Summary, type SummarizeType } from './provider';
+import { compileResponseSchema, type ResponseSchema } from './response-format';
+import { countTokens, truncateToTokens } from './text';
+
+/** The most output tokens one generation may produce (OAS-1.3: 4096). */
+export const MAX_OUTPUT_TOKENS = 4096;
+/** The longest prompt (API-CONTRACT §5.7: at most 2000 tokens). */
+export const MAX_PROMPT_TOKENS = 2000;
+
+/** A video as found for the caller's organization, with what tells its evidence apart over time. */
+export interface VideoRef {
+  id: string;
+  indexId: string;
+  /** Changes when the video is re-indexed or its metadata changes: the cache key's second half. */
+  version: string;
+  /** Engine (model) names of its index. */
+  engines: string[];
+}
+
+/** The other services, as the domain needs them (directory.ts calls them over gRPC). */
+export interface VideoDirectory {
+  /** The video in any index of the organization; resource_not_exist when it has none by that id. */
+  find(orgId: string, videoId: string): Promise<VideoRef>;
+  evidence(orgId: string, video: VideoRef): Promise<EvidenceSources>;
+}
+
+export type GenerationKind = 'gist' | SummarizeType | 'analyze';
+export type GenerationStatus = 'completed' | 'cancelled' | 'failed';
+
+export interface GenerationRecord {
+  id: string;
+  orgId: string;
+  videoId: string;
+  indexId: string;
+  kind: GenerationKind;
+  provider: string;
+  prompt: string;
+  output: string;
+  outputTokens: number;
+  finishReason: 'stop' | 'length' | '';
+  status: GenerationStatus;
+  createdAt: Date;
+}
+
+export interface GenerationStore {
+  record(generation: GenerationRecord): Promise<void>;
+}
+
+/** Timelines by `orgId/videoId@version`, the most recent `capacity` (a Map in insertion order is an LRU). */
+export class TimelineCache {
+  private readonly entries = new Map<string, Promise<Timeline>>();
+  constructor(private readonly capacity = 64) {}
+
+  get(key: string, load: () => Promise<Timeline>): Promise<Timeline> {
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit;
+    }
+    const loading = load();
+    this.entries.set(key, loading);
+    // A failed load is not kept: the next request tries again.
+    loading.catch(() => this.entries.get(key) === loading && this.entries.delete(key));
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    return loading;
+  }
+}
+
+export interface GenerationOptions {
+  temperature?: number | undefined;
+  /** 0 or unset: MAX_OUTPUT_TOKENS. */
+  maxTokens?: number | undefined;
+  /** The JSON schema as text, when the answer must be JSON. */
+  jsonSchema?: string | undefined;
+}
+
+export type StreamEvent =
+  | { type: 'start'; generationId: string }
+  | { type: 'text'; text: string; outputTokens: number }
+  | { type: 'end'; finishReason: 'stop' | 'length'; outputTokens: number };
+
+export interface AnalyzeDeps {
+  directory: VideoDirectory;
+  store: GenerationStore;
+  provider: GenerationProvider;
+  clock: Clock;
+  logger: Logger;
+  cache?: TimelineCache;
+}
+
+function checkOptions(options: GenerationOptions): { maxTokens: number; schema: ResponseSchema | undefined } {
+  const { temperature, maxTokens } = options;
+  if (temperature !== undefined && !(Number.isFinite(temperature) && temperature >= 0 && temperature <= 1)) {
+    throw errors.invalid('temperature', 'It must be a number from 0 to 1.');
+  }
+  if (maxTokens !== undefined && maxTokens !== 0 && !(Number.isInteger(maxTokens) && maxTokens >= 1 && maxTokens <= MAX_OUTPUT_TOKENS)) {
+    throw errors.invalid('max_tokens', `It must be an integer from 1 to ${MAX_OUTPUT_TOKENS}.`);
+  }
+  return { maxTokens: maxTokens || MAX_OUTPUT_TOKENS, schema: options.jsonSchema === undefined ? undefined : compileResponseSchema(options.jsonSchema) };
+}
+
+function checkPrompt(prompt: string, required: boolean): string {
+  const trimmed = prompt.trim();
+  if (required && trimmed.length === 0) throw errors.notProvided('prompt');
+  if (countTokens(trimmed) > MAX_PROMPT_TOKENS) {
+    throw new ApiError('token_limit_exceeded', `The prompt is longer than ${MAX_PROMPT_TOKENS} tokens.`, { param: 'prompt' });
+  }
+  return trimmed;
+}
+
+/** Output tokens of a gist or summary: of the text it carries. */
+function textOf(result: Gist | Summary): string {
+  if ('type' in result) {
+    if (result.type === 'summary') return result.summary;
+    if (result.type === 'chapter') return result.chapters.map((c) => `${c.title} ${c.summary}`).join(' ');
+    return result.highlights.map((h) => `${h.highlight} ${h.summary}`).join(' ');
+  }
+  return [result.title ?? '', ...(result.topics ?? []), ...(result.hashtags ?? [])].join(' ');
+}
+
+/** A summary within max_tokens: the text cut, or the chapters/highlights that fit. */
+function limitSummary(summary: Summary, maxTokens: number): { summary: Summary; finishReason: 'stop' | 'length' } {
+  if (summary.type === 'summary') {
+    const cut = truncateToTokens(summary.summary, maxTokens);
+    return { summary: { type: 'summary', summary: cut.text }, finishReason: cut.truncated ? 'length' : 'stop' };
+  }
+  const items = summary.type === 'chapter' ? summary.chapters : summary.highlights;
+  let used = 0;
+  let kept = 0;
+  for (const item of items) {
+    used += countTokens(textOf(summary.type === 'chapter' ? { type: 'chapter', chapters: [item as never] } : { type: 'highlight', highlights: [item as never] }));
+    if (used > maxTokens) break;
+    kept += 1;
+  }
+  const finishReason = kept < items.length ? 'length' : 'stop';
+  return summary.type === 'chapter'
+    ? { summary: { type: 'chapter', chapters: summary.chapters.slice(0, kept) }, finishReason }
+    : { summary: { type: 'highlight', highlights: summary.highlights.slice(0, kept) }, finishReason };
+}
+
+export function createAnalyzeService(deps: AnalyzeDeps) {
+  const cache = deps.cache ?? new TimelineCache();
+
+  /** The video, refused unless its index has a generative (Pegasus) engine, and its timeline. */
+  async function timelineOf(orgId: string, videoId: string): Promise<Timeline> {
+    const video = await deps.directory.find(orgId, videoId);
+    if (!video.engines.some((engine) => familyOfEngine(engine) === 'pegasus')) {
+      throw new ApiError(
+        'engine_not_supported',
+        `The video ${videoId} is in index ${video.indexId}, which has no generative engine. Text generation needs an index with a Pegasus engine (pegasus1.1, pegasus1.2).`,
+      );
+    }
+    return cache.get(`${orgId}/${video.id}@${video.version}`, async () => assembleTimeline(await deps.directory.evidence(orgId, video)));
+  }
+
+  async function record(orgId: string, timeline: Timeline, fields: Pick<GenerationRecord, 'id' | 'kind' | 'prompt' | 'output' | 'outputTokens' | 'finishReason' | 'status'>) {
+    const generation: GenerationRecord = { ...fields, orgId, videoId: timeline.videoId, indexId: timeline.indexId, provider: deps.provider.name, createdAt: deps.clock.now() };
+    await deps.store.record(generation);
+    deps.logger.info({ generationId: generation.id, kind: generation.kind, provider: generation.provider, outputTokens: generation.outputTokens, status: generation.status }, 'generation recorded');
+  }
+
+  /** The answer's pieces, or the filled schema as one JSON text. */
+  async function* pieces(timeline: Timeline, prompt: string, schema: ResponseSchema | undefined): AsyncIterable<string> {
+    if (!schema) {
+      yield* deps.provider.answer(timeline, prompt);
+      return;
+    }
+    const value = await deps.provider.fillSchema(timeline, prompt, schema.schema);
+    schema.check(value);
+    yield JSON.stringify(value);
+  }
+
+  return {
+    async gist(orgId: string, videoId: string, types: readonly string[]) {
+      if (types.length === 0) throw errors.notProvided('types');
+      const unknown = types.find((t) => !(GIST_TYPES as readonly string[]).includes(t));
+      if (unknown !== undefined) throw errors.invalid('types', `${unknown} is not one of ${GIST_TYPES.join(', ')}.`);
+      const timeline = await timelineOf(orgId, videoId);
+      const gist = await deps.provider.gist(timeline, [...new Set(types)] as GistType[]);
+      const id = randomUUID();
+      const outputTokens = countTokens(textOf(gist));
+      await record(orgId, timeline, { id, kind: 'gist', prompt: '', output: JSON.stringify(gist), outputTokens, finishReason: 'stop', status: 'completed' });
+      return { id, gist, outputTokens };
+    },
+
+    async summarize(orgId: string, videoId: string, type: string, prompt: string, options: GenerationOptions) {
+      if (!type) throw errors.notProvided('type');
+      if (!(SUMMARIZE_TYPES as readonly string[]).includes(type)) throw errors.invalid('type', `It must be one of ${SUMMARIZE_TYPES.join(', ')}.`);
+      const steering = checkPrompt(prompt, false);
+      const { maxTokens, schema } = checkOptions(options);
+      if (schema && type !== 'summary') throw errors.invalid('response_format', 'A JSON schema applies to summaries of type summary.');
+      const timeline = await timelineOf(orgId, videoId);
+      let produced = await deps.provider.summarize(timeline, type as SummarizeType, steering);
+      if (schema && produced.type === 'summary') {
+        const value = await deps.provider.fillSchema(timeline, steering, schema.schema);
+        schema.check(value);
+        produced = { type: 'summary', summary: JSON.stringify(value) };
+      }
+      const { summary, finishReason } = limitSummary(produced, maxTokens);
+      const id = randomUUID();
+      const outputTokens = countTokens(textOf(summary));
+      await record(orgId, timeline, { id, kind: summary.type, prompt: steering, output: JSON.stringify(summary), outputTokens, finishReason, status: 'completed' });
+      return { id, summary, outputTokens, finishReason };
+    },
+
+    /**
+     * An open prompt, as events: start, the answer's pieces as they are produced (cut at
+     * max_tokens), end. Aborting `signal` (the caller went away) stops generation; the record keeps
+     * what was produced.
+     */
+    async *analyze(orgId: string, videoId: string, prompt: string, options: GenerationOptions, signal?: AbortSignal): AsyncIterable<StreamEvent> {
+      const asked = checkPrompt(prompt, true);
+      const { maxTokens, schema } = checkOptions(options);
+      const timeline = await timelineOf(orgId, videoId);
+      const id = randomUUID();
+      let output = '';
+      let outputTokens = 0;
+      let finishReason: 'stop' | 'length' = 'stop';
+      // Until it ends or fails: a consumer that stops reading (the caller went away) cancelled it.
+      let status: GenerationStatus = 'cancelled';
+      try {
+        yield { type: 'start', generationId: id };
+        for await (const piece of pieces(timeline, asked, schema)) {
+          if (signal?.aborted) break;
+          const text = output.length > 0 && !/^\s/.test(piece) && !schema ? ` ${piece}` : piece;
+          const cut = truncateToTokens(text, maxTokens - outputTokens);
+          if (cut.text.length > 0) {
+            output += cut.text;
+            outputTokens += countTokens(cut.text);
+            yield { type: 'text', text: cut.text, outputTokens };
+          }
+          if (cut.truncated) {
+            finishReason = 'length';
+            break;
+          }
+        }
+        if (!signal?.aborted) {
+          status = 'completed';
+          yield { type: 'end', finishReason, outputTokens };
+        }
+      } catch (error) {
+        status = 'failed';
+        throw error;
+      } finally {
+        await record(orgId, timeline, { id, kind: 'analyze', prompt: asked, output, outputTokens, finishReason: status === 'completed' ? finishReason : '', status }).catch(
+          (error: unknown) => deps.logger.error({ err: error, generationId: id }, 'could not record the generation'),
+        );
+      }
+    },
+  };
+}
+
+export type AnalyzeService = ReturnType<typeof createAnalyzeService>;

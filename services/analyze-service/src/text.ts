@@ -1,0 +1,133 @@
+/**
+ * Words, phrases and tokens: the small text tools the extractive provider and token accounting
+ * share. Pure functions.
+ */
+
+/** Function words and fillers: never a key phrase, never what a prompt asks about. */
+export const STOPWORDS: ReadonlySet<string> = new Set(
+  `a about above after again against all also am an and any are aren't as at be because been before being below between both
+  but by can can't could did didn't do does doesn't doing don't down during each few for from further had has have having he
+  her here hers herself him himself his how i i'm if in into is isn't it it's its itself just let's me more most my myself no
+  nor not now of off on once only or other our ours ourselves out over own same she should so some such than that that's the
+  their theirs them themselves then there there's these they they're this those through to too under until up very was we
+  were what when where which while who whom why will with would you you're your yours yourself yourselves yes yeah okay ok oh
+  um uh hey hi hello gonna wanna really like get got going go one two thing things something anything lot lots well`.split(/\s+/),
+);
+
+/**
+ * Words of a request that ask for something rather than name it ("what is shown in the video?"):
+ * a prompt made only of these asks about the whole video.
+ */
+export const REQUEST_WORDS: ReadonlySet<string> = new Set(
+  `video clip film footage movie recording content contents show shows shown showing happen happens happening describe
+  description summarize summary summarise explain tell list give write main key overall whole entire please detail details
+  detailed mention mentioned mentions say says said see seen appear appears appearing visible display displayed brief briefly
+  short sentence sentences paragraph point points moment moments scene scenes part parts time times timestamp timestamps
+  discussed discuss talk talked talks topic topics theme themes event events information info kind type about`.split(/\s+/),
+);
+
+/** Lower-case words (letters, digits, inner apostrophes) in order. */
+export function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+(?:'[\p{L}]+)?/gu) ?? [];
+}
+
+/** The words of a text that carry content: no stopwords, no lone digits or single letters. */
+export function contentWords(text: string): string[] {
+  return words(text).filter((w) => !STOPWORDS.has(w) && w.length > 1 && !/^\d+$/.test(w));
+}
+
+/**
+ * Output tokens as this server counts them: each run of letters or digits and each other
+ * non-space character is one token (close to what word-piece tokenizers give for English prose,
+ * and the same count for the same text on every provider that reports none of its own).
+ */
+export function countTokens(text: string): number {
+  return text.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu)?.length ?? 0;
+}
+
+/** The longest prefix of `text` that is at most `maxTokens` tokens, and whether it was cut. */
+export function truncateToTokens(text: string, maxTokens: number): { text: string; truncated: boolean } {
+  const pattern = /[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu;
+  let count = 0;
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+    count += 1;
+    if (count > maxTokens) return { text: text.slice(0, match.index).trimEnd(), truncated: true };
+  }
+  return { text, truncated: false };
+}
+
+/** `75.4` → `1:15`; hours when the video has them (`1:02:03`). */
+export function clock(seconds: number): string {
+  const whole = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(whole / 3600);
+  const m = Math.floor((whole % 3600) / 60);
+  const s = String(whole % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+export function joinList(items: readonly string[]): string {
+  if (items.length <= 1) return items[0] ?? '';
+  return `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/** First letter upper-case. */
+export function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Title Case for a short phrase (`red car` → `Red Car`). */
+export function titleCase(text: string): string {
+  return text
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => (STOPWORDS.has(w.toLowerCase()) ? w.toLowerCase() : capitalize(w)))
+    .join(' ')
+    .replace(/^./, (c) => c.toUpperCase());
+}
+
+/** A quoted piece of the video's own text, trimmed and without trailing punctuation. */
+export function quote(text: string): string {
+  return `"${text.trim().replace(/\s+/g, ' ').replace(/[.,;:!?]+$/, '')}"`;
+}
+
+/**
+ * Key phrases of a set of texts: runs of content words between stopwords and punctuation (at
+ * most three words), scored by how often their words occur overall (so a phrase repeated on
+ * screen or in speech ranks first), longest first on ties. Lower case.
+ */
+export function keyPhrases(texts: readonly string[], limit: number): string[] {
+  const frequency = new Map<string, number>();
+  for (const text of texts) for (const w of contentWords(text)) frequency.set(w, (frequency.get(w) ?? 0) + 1);
+  const phrases = new Map<string, number>();
+  for (const text of texts) {
+    for (const chunk of text.toLowerCase().split(/[.,;:!?"()[\]{}\n]+/)) {
+      let run: string[] = [];
+      const flush = () => {
+        for (let i = 0; i < run.length; i += 3) {
+          const phrase = run.slice(i, i + 3).join(' ');
+          const score = run.slice(i, i + 3).reduce((sum, w) => sum + (frequency.get(w) ?? 0), 0);
+          phrases.set(phrase, Math.max(phrases.get(phrase) ?? 0, score));
+        }
+        run = [];
+      };
+      for (const w of words(chunk)) {
+        if (STOPWORDS.has(w) || w.length < 2 || /^\d+$/.test(w)) flush();
+        else run.push(w);
+      }
+      flush();
+    }
+  }
+  return [...phrases.entries()]
+    .sort((a, b) => b[1] - a[1] || b[0].split(' ').length - a[0].split(' ').length || a[0].localeCompare(b[0]))
+    .map(([phrase]) => phrase)
+    .slice(0, limit);
+}
+
+/** Jaccard similarity of two word sets (0 when both are empty). */
+export function similarity(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 && b.size === 0) return 0;
+  let shared = 0;
+  for (const w of a) if (b.has(w)) shared += 1;
+  return shared / (a.size + b.size - shared);
+}
