@@ -8,7 +8,7 @@ import type { IndexServiceClient } from '@vus/grpc/types/index/v1/IndexService';
 import type { Video } from '@vus/grpc/types/index/v1/Video';
 import type { VideoArtifacts__Input } from '@vus/grpc/types/index/v1/VideoArtifacts';
 import type { BlobStore } from '@vus/blob';
-import { execFileSync } from 'node:child_process';
+import { runFfmpeg } from '@vus/media';
 import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,7 +58,7 @@ export async function writeThumbnail(blobs: BlobStore, key: string, color: strin
   const dir = mkdtempSync(join(tmpdir(), 'vus-thumb-'));
   try {
     const path = join(dir, 'thumbnail.jpg');
-    execFileSync('ffmpeg', ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', `color=c=${color}:size=160x90`, '-frames:v', '1', path]);
+    await runFfmpeg(['-f', 'lavfi', '-i', `color=c=${color}:size=160x90`, '-frames:v', '1', path]);
     await blobs.put(key, createReadStream(path));
     return readFileSync(path);
   } finally {
