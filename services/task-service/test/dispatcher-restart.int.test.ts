@@ -1,7 +1,7 @@
 import { createLogger, newId } from '@vus/core';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
 import { buildEvent, InProcessEventBus, type TaskStatusChangedPayload } from '@vus/events';
-import { callUnary, createClient, loadProto } from '@vus/grpc';
+import { callUnary, createClient, loadProto, internalSecret } from '@vus/grpc';
 import type { ListWebhookDeliveriesResponse } from '@vus/grpc/types/task/v1/ListWebhookDeliveriesResponse';
 import type { WebhookEndpoint } from '@vus/grpc/types/task/v1/WebhookEndpoint';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -54,6 +54,8 @@ describe('webhook dispatcher killed mid-flight', () => {
       env: {
         ...process.env,
         GRPC_BIND: '127.0.0.1:0',
+        // This process's secret: its services refuse calls without it (and so would the child's).
+        INTERNAL_GRPC_SECRET: internalSecret(),
         DATABASE_URL: database.url,
         INDEX_SERVICE_ADDR: '127.0.0.1:1',
         WORKER_ENABLED: 'false',

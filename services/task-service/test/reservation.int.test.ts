@@ -5,15 +5,14 @@
  */
 import { FileBlobStore } from '@vus/blob';
 import { ApiError, createLogger, ManualClock, newId } from '@vus/core';
-import { migrate } from '@vus/db';
+import { migrateService } from '@vus/service';
 import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
-import { EVENTS_MIGRATIONS } from '@vus/events';
 import { DEFAULT_FETCH_POLICY } from '@vus/fetch';
 import { memoryLimiters, Meter, staticLimits, UsageCounters, type SpendRecord } from '@vus/limits';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MIGRATIONS } from '../src/main';
+import { taskService } from '../src/main';
 import type { TaskLeaseStore } from '../src/tasks/leases';
 import { ACTIVE_STATUSES } from '../src/tasks/status';
 import { createTaskLeaseStore, createTaskStore } from '../src/tasks/store';
@@ -40,8 +39,7 @@ describe.each(DATABASE_KINDS)('media minutes on %s', (_kind, create) => {
 
   beforeAll(async () => {
     database = await create();
-    await migrate(database.db, EVENTS_MIGRATIONS);
-    await migrate(database.db, MIGRATIONS);
+    await migrateService(database.db, taskService);
     clock = new ManualClock('2024-05-01T00:00:00Z');
     leases = createTaskLeaseStore(database.db);
     dir = mkdtempSync(join(tmpdir(), 'vus-reservation-'));

@@ -8,7 +8,7 @@ import { createLogger, newId } from '@vus/core';
 import { type DatabaseTarget } from '@vus/db';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
 import type { EventBus } from '@vus/events';
-import { callUnary, createClient, loadProto, type UnaryInvoker } from '@vus/grpc';
+import { callUnary, createClient, loadProto, type UnaryInvoker, internalSecret } from '@vus/grpc';
 import type { IndexServiceClient } from '@vus/grpc/types/index/v1/IndexService';
 import type { Task } from '@vus/grpc/types/task/v1/Task';
 import type { TaskServiceClient } from '@vus/grpc/types/task/v1/TaskService';
@@ -171,6 +171,8 @@ async function start(options: TaskStackOptions, undo: (() => unknown)[], stop: (
           PATH: process.env.PATH,
           DATABASE_URL: database.url,
           INDEX_SERVICE_ADDR: indexService.address,
+          // This process's secret: the services it started refuse calls without it.
+          INTERNAL_GRPC_SECRET: internalSecret(),
           BLOB_DIR: join(dir, 'blobs'),
           WORK_DIR: join(dir, 'work'),
           MODELS_DIR: join(dir, 'no-models'),

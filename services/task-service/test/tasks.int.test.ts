@@ -1,8 +1,7 @@
 import { ManualClock, newId } from '@vus/core';
-import { migrate } from '@vus/db';
+import { migrateService } from '@vus/service';
 import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
-import { EVENTS_MIGRATIONS } from '@vus/events';
-import { MIGRATIONS } from '../src/main';
+import { taskService } from '../src/main';
 import type { TaskLeaseStore } from '../src/tasks/leases';
 import { createTaskLeaseStore, createTaskStore } from '../src/tasks/store';
 import { createTaskService, statusChangedEvent, type CreateTaskInput, type IndexDirectory, type TaskService } from '../src/tasks/tasks';
@@ -54,8 +53,7 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
 
   beforeAll(async () => {
     database = await create();
-    await migrate(database.db, EVENTS_MIGRATIONS);
-    await migrate(database.db, MIGRATIONS);
+    await migrateService(database.db, taskService);
     clock = new ManualClock('2024-05-01T00:00:00Z');
     indexes = directory();
     indexes.indexes.add(`${ORG}/${INDEX}`);

@@ -1,6 +1,6 @@
 import type { Clock, Logger } from '@vus/core';
 import type { Database } from '@vus/db';
-import type { EventBus, SubscriptionHandle } from '@vus/events';
+import type { BackgroundJob, Consumer } from '@vus/service';
 import { AddressGuard, parseAllowList, type AllowList, type Resolver } from '@vus/fetch';
 import { z } from 'zod';
 import { WebhookDispatcher, type DispatcherOptions } from './dispatcher';
@@ -49,43 +49,28 @@ export function webhookOptionsFromEnv(env: WebhookEnv): WebhookOptions {
   };
 }
 
-export interface RunningWebhooks {
-  handlers: WebhookHandlers;
-  stop(): Promise<void>;
-}
-
 /**
- * Webhooks inside task-service: the API handlers, the fan-out of `task.status-changed` events
- * into deliveries (when there is a bus), and the dispatcher that sends them.
+ * Webhooks inside task-service, as parts of the service: the API handlers, the fan-out of
+ * `task.status-changed` events into deliveries (a consumer: with a bus), and the dispatcher that
+ * sends them (a background job, unless dispatch is off).
  */
-export async function startWebhooks(deps: {
-  db: Database;
-  bus: EventBus | undefined;
-  clock: Clock;
-  logger: Logger;
-  options?: WebhookOptions | undefined;
-}): Promise<RunningWebhooks> {
-  const { db, bus, clock, logger, options } = deps;
+export function webhookParts(deps: { db: Database; clock: Clock; logger: Logger; options?: WebhookOptions | undefined }): {
+  handlers: WebhookHandlers;
+  consumer: Consumer;
+  jobs: BackgroundJob[];
+} {
+  const { db, clock, logger, options } = deps;
   const guard = new AddressGuard(options?.allowList, options?.resolver);
   const store = createWebhookStore(db);
   const dispatcher =
     options?.dispatch === false ? undefined : new WebhookDispatcher({ ...options?.dispatcher, store: createDispatchStore(db), guard, clock, logger });
-  dispatcher?.start();
-  let fanout: SubscriptionHandle | undefined;
-  if (bus) {
-    fanout = await bus.subscribe({
+  return {
+    handlers: webhookHandlers(createWebhookService({ store, guard, clock })),
+    consumer: {
       group: WEBHOOK_FANOUT_GROUP,
       types: ['task.status-changed'],
       handler: webhookFanout({ db, store, clock, logger, planned: () => dispatcher?.wake() }),
-    });
-  } else {
-    logger.warn('no event bus configured: no webhook deliveries are planned');
-  }
-  return {
-    handlers: webhookHandlers(createWebhookService({ store, guard, clock })),
-    async stop() {
-      await fanout?.stop();
-      await dispatcher?.stop();
     },
+    jobs: dispatcher ? [{ name: 'webhook-dispatcher', start: () => (dispatcher.start(), dispatcher) }] : [],
   };
 }

@@ -2,7 +2,8 @@ import { blobEnvShape, openBlobStore } from '@vus/blob';
 import { ConfigError, createLogger, envAddress, loadConfig, logLevel, runMain } from '@vus/core';
 import { Database } from '@vus/db';
 import { kafkaBusFromBrokers } from '@vus/events';
-import { startGrpcServer } from '@vus/grpc';
+import { startGrpcServer, useInternalSecret } from '@vus/grpc';
+import { internalSecretEnv } from '@vus/service';
 import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/models';
 import { z } from 'zod';
 import { workerConfigFromEnv, workerEnvShape } from './config';
@@ -23,12 +24,15 @@ const configSchema = z.object({
   KAFKA_BROKERS: z.string().optional(),
   /** Serves grpc.health.v1 only (liveness and readiness probes: the process answers); unset, none. */
   GRPC_BIND: z.string().optional(),
+  /** The deployment's secret for calls to the services (they refuse calls without it). */
+  INTERNAL_GRPC_SECRET: internalSecretEnv,
   LOG_LEVEL: logLevel,
 });
 
 if (require.main === module) {
   runMain(async () => {
     const config = loadConfig(configSchema);
+    useInternalSecret(config.INTERNAL_GRPC_SECRET);
     if (!config.BLOB_DIR) throw new ConfigError(['BLOB_DIR: the indexing worker reads uploads from the blob store; set it.']);
     const logger = createLogger({ service: 'indexing-worker', level: config.LOG_LEVEL });
     const db = await Database.open({ kind: 'postgres', url: config.DATABASE_URL });
