@@ -30,8 +30,8 @@ export interface ServiceParts<Extra extends object = object> {
   /** Logged once when the service has consumers but no bus to take them from. */
   withoutBus?: string;
   jobs?: readonly BackgroundJob[];
-  /** Returned with the running service (e.g. a handle that tests read). */
-  extra?: Extra;
+  /** Returned with the running service (e.g. a job's handle that tests read); asked once everything has started. */
+  extra?: () => Extra;
 }
 
 /** What every service is started with, in either mode. */

@@ -68,7 +68,7 @@ export async function startService<D extends AnyDefinition>(definition: D, optio
       const running: Stoppable = await job.start();
       stack.push(() => running.stop());
     }
-    return { ...(parts.extra as ExtraOf<D>), address: server.address, stop };
+    return { ...(parts.extra?.() as ExtraOf<D>), address: server.address, stop };
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;
