@@ -83,3 +83,17 @@ export const pageRequestSchema = z
     sort_option: z.enum(['', 'asc', 'desc']),
   })
   .nullable();
+
+/**
+ * A list RPC's PageRequest as the domain's sort and paging: unset sorts the newest created first,
+ * and unset paging is resolved to the defaults by listPage.
+ */
+export function sortAndPaging(request: z.infer<typeof pageRequestSchema>): {
+  sort: { by: 'created_at' | 'updated_at'; order: 'asc' | 'desc' };
+  paging: { page?: number | undefined; pageLimit?: number | undefined };
+} {
+  return {
+    sort: { by: request?.sort_by || 'created_at', order: request?.sort_option || 'desc' },
+    paging: { page: request?.page, pageLimit: request?.page_limit },
+  };
+}

@@ -1,4 +1,4 @@
-import { isApiError, listPage, pageInfo, pageOffset, resolvePage } from '../src';
+import { isApiError, listPage, pageInfo, pageOffset, resolvePage, sortAndPaging } from '../src';
 
 describe('resolvePage', () => {
   it.each([
@@ -70,5 +70,15 @@ describe('listPage', () => {
   it('refuses bad paging before reading anything', async () => {
     const error: unknown = await listPage({ pageLimit: 51 }, read).catch((e: unknown) => e);
     expect([isApiError(error) && error.code, reads]).toEqual(['parameter_invalid', []]);
+  });
+});
+
+describe('sortAndPaging', () => {
+  it.each([
+    [null, { by: 'created_at', order: 'desc' }, { page: undefined, pageLimit: undefined }],
+    [{ page: 0, page_limit: 0, sort_by: '', sort_option: '' }, { by: 'created_at', order: 'desc' }, { page: 0, pageLimit: 0 }],
+    [{ page: 2, page_limit: 5, sort_by: 'updated_at', sort_option: 'asc' }, { by: 'updated_at', order: 'asc' }, { page: 2, pageLimit: 5 }],
+  ] as const)('%j', (request, sort, paging) => {
+    expect(sortAndPaging(request)).toEqual({ sort, paging });
   });
 });

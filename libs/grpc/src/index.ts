@@ -7,3 +7,4 @@ export * from './timestamps';
 export * from './metadata-values';
 export * from './internal-auth';
 export * from './registry';
+export * from './ranges';

@@ -1,6 +1,8 @@
-import { ENGINE_FAMILIES, errors, pageInfo, pageOffset, parseInput, resolvePage, type Logger, knownId, pageRequestSchema } from '@vus/core';
+import { ENGINE_FAMILIES, errors, pageInfo, pageOffset, parseInput, resolvePage, sortAndPaging, type Logger, knownId, pageRequestSchema } from '@vus/core';
 import {
   fromMetadataValues,
+  fromNumberRange,
+  fromTimeRange,
   fromTimestamp,
   implement,
   optionalTimestamp,
@@ -11,7 +13,6 @@ import {
 } from '@vus/grpc';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { MetadataValue } from '@vus/grpc/types/common/v1/MetadataValue';
-import type { NumberRange } from '@vus/grpc/types/common/v1/NumberRange';
 import type { Engine__Input } from '@vus/grpc/types/index/v1/Engine';
 import type { Index__Input } from '@vus/grpc/types/index/v1/Index';
 import type { IndexServiceHandlers } from '@vus/grpc/types/index/v1/IndexService';
@@ -19,16 +20,14 @@ import type { TimedValue } from '@vus/grpc/types/index/v1/TimedValue';
 import type { Video__Input } from '@vus/grpc/types/index/v1/Video';
 import type { VideoArtifacts as ProtoArtifacts, VideoArtifacts__Input } from '@vus/grpc/types/index/v1/VideoArtifacts';
 import type { VideoFilter as ProtoVideoFilter } from '@vus/grpc/types/index/v1/VideoFilter';
-import type { TimeRange } from '@vus/grpc/types/common/v1/TimeRange';
 import { z } from 'zod';
 import { CANONICAL_OPTIONS, ENGINES, findEngine, type EngineSpec } from './engines';
-import type { IndexRecord, IndexService, TimeBounds } from './indexes';
+import type { IndexRecord, IndexService } from './indexes';
 import {
   ARTIFACT_KINDS,
   NUMERIC_FILTER_FIELDS,
   metadataMatches,
   type MetadataValue as PlainValue,
-  type NumberBounds,
   type VideoArtifacts,
   type VideoFilter,
   type VideoRecord,
@@ -88,21 +87,16 @@ function nonNullMetadata(param: string, values: Record<string, MetadataValue>): 
   return plain as Record<string, PlainValue>;
 }
 
-function numberBounds(range: NumberRange | null): NumberBounds | undefined {
-  if (!range) return undefined;
-  return { gte: range.gte, lte: range.lte, gt: range.gt, lt: range.lt };
-}
-
 export function toVideoFilter(filter: ProtoVideoFilter | null): VideoFilter {
   if (!filter) return {};
   const userMetadata = nonNullMetadata('user_metadata', filter.user_metadata);
   return {
     ids: filter.ids.length ? filter.ids : undefined,
     filename: filter.filename || undefined,
-    ...Object.fromEntries(NUMERIC_FILTER_FIELDS.map((field) => [field, numberBounds(filter[field])])),
-    createdAt: timeBounds(filter.created_at),
-    updatedAt: timeBounds(filter.updated_at),
-    indexedAt: timeBounds(filter.indexed_at),
+    ...Object.fromEntries(NUMERIC_FILTER_FIELDS.map((field) => [field, fromNumberRange(filter[field])])),
+    createdAt: fromTimeRange(filter.created_at),
+    updatedAt: fromTimeRange(filter.updated_at),
+    indexedAt: fromTimeRange(filter.indexed_at),
     userMetadata: Object.fromEntries(Object.entries(userMetadata).map(([key, value]) => [key, metadataMatches(value)])),
   };
 }
@@ -147,11 +141,6 @@ function toProtoArtifacts(artifacts: VideoArtifacts): VideoArtifacts__Input {
   };
 }
 
-function timeBounds(range: TimeRange | null): TimeBounds | undefined {
-  if (!range) return undefined;
-  return { gte: fromTimestamp(range.gte), lte: fromTimestamp(range.lte), gt: fromTimestamp(range.gt), lt: fromTimestamp(range.lt) };
-}
-
 export function toProtoIndex(index: IndexRecord): Index__Input {
   return {
     id: index.id,
@@ -192,20 +181,17 @@ export function indexServiceImplementation(indexes: IndexService, videos: VideoS
       },
       async ListIndexes(request, ctx) {
         const input = parseInput(listSchema, request);
-        const result = await indexes.list(
-          requireOrg(ctx),
-          {
-            ids: input.ids.length ? input.ids : undefined,
-            name: input.name || undefined,
-            options: input.options,
-            family: input.family || undefined,
-            modelName: input.model_name || undefined,
-            createdAt: timeBounds(request.created_at),
-            updatedAt: timeBounds(request.updated_at),
-          },
-          { by: input.page?.sort_by || 'created_at', order: input.page?.sort_option || 'desc' },
-          { page: input.page?.page, pageLimit: input.page?.page_limit },
-        );
+        const { sort, paging } = sortAndPaging(input.page);
+        const filter = {
+          ids: input.ids.length ? input.ids : undefined,
+          name: input.name || undefined,
+          options: input.options,
+          family: input.family || undefined,
+          modelName: input.model_name || undefined,
+          createdAt: fromTimeRange(request.created_at),
+          updatedAt: fromTimeRange(request.updated_at),
+        };
+        const result = await indexes.list(requireOrg(ctx), filter, sort, paging);
         return { data: result.data.map(toProtoIndex), page_info: result.pageInfo };
       },
       async UpdateIndex(request, ctx) {
@@ -252,14 +238,8 @@ export function indexServiceImplementation(indexes: IndexService, videos: VideoS
         return toProtoVideo(await videos.get(requireOrg(ctx), index, videoId(request.video_id)));
       },
       async ListVideos(request, ctx) {
-        const page = parseInput(z.object({ page: pageRequestSchema }), request).page;
-        const result = await videos.list(
-          requireOrg(ctx),
-          indexId(request.index_id),
-          toVideoFilter(request.filter),
-          { by: page?.sort_by || 'created_at', order: page?.sort_option || 'desc' },
-          { page: page?.page, pageLimit: page?.page_limit },
-        );
+        const { sort, paging } = sortAndPaging(parseInput(z.object({ page: pageRequestSchema }), request).page);
+        const result = await videos.list(requireOrg(ctx), indexId(request.index_id), toVideoFilter(request.filter), sort, paging);
         return { data: result.data.map(toProtoVideo), page_info: result.pageInfo };
       },
       async ListVideoIds(request, ctx) {

@@ -1,13 +1,11 @@
-import { errors, parseInput, type Clock, knownId, pageRequestSchema } from '@vus/core';
-import { fromMetadataValues, fromTimestamp, requireOrg, toMetadataValues, toTimestamp, type AsyncHandlers } from '@vus/grpc';
-import type { NumberRange } from '@vus/grpc/types/common/v1/NumberRange';
-import type { TimeRange } from '@vus/grpc/types/common/v1/TimeRange';
+import { errors, parseInput, sortAndPaging, type Clock, knownId, pageRequestSchema } from '@vus/core';
+import { fromMetadataValues, fromNumberRange, fromTimeRange, requireOrg, toMetadataValues, toTimestamp, type AsyncHandlers } from '@vus/grpc';
 import type { Task__Input } from '@vus/grpc/types/task/v1/Task';
 import type { TaskServiceHandlers } from '@vus/grpc/types/task/v1/TaskService';
 import { z } from 'zod';
 import { estimateCompletion } from './estimate';
 import { TASK_STATUSES } from './status';
-import type { MetadataValue, NumberBounds, TaskRecord, TaskService, TimeBounds } from './tasks';
+import type { MetadataValue, TaskRecord, TaskService } from './tasks';
 
 /** The task RPCs of TaskService (CreateTask … GetTaskStatusCounts): thin, validated again here. */
 export type TaskHandlers = Pick<
@@ -32,14 +30,6 @@ const createSchema = z
 const listSchema = z.object({ page: pageRequestSchema, statuses: z.array(z.enum(TASK_STATUSES)) });
 
 const taskId = (raw: string) => knownId('Task', raw);
-
-function numberBounds(range: NumberRange | null): NumberBounds | undefined {
-  return range ? { gte: range.gte, lte: range.lte, gt: range.gt, lt: range.lt } : undefined;
-}
-
-function timeBounds(range: TimeRange | null): TimeBounds | undefined {
-  return range ? { gte: fromTimestamp(range.gte), lte: fromTimestamp(range.lte), gt: fromTimestamp(range.gt), lt: fromTimestamp(range.lt) } : undefined;
-}
 
 function userMetadata(values: Parameters<typeof fromMetadataValues>[0]): Record<string, MetadataValue> {
   const plain = fromMetadataValues(values);
@@ -104,22 +94,19 @@ export function taskHandlers(tasks: TaskService, clock: Clock): TaskHandlers {
     },
     async ListTasks(request, ctx) {
       const input = parseInput(listSchema, request);
-      const result = await tasks.list(
-        requireOrg(ctx),
-        {
-          ids: request.ids.length ? request.ids : undefined,
-          indexId: request.index_id || undefined,
-          filename: request.filename || undefined,
-          duration: numberBounds(request.duration),
-          width: numberBounds(request.width),
-          height: numberBounds(request.height),
-          createdAt: timeBounds(request.created_at),
-          updatedAt: timeBounds(request.updated_at),
-          statuses: input.statuses.length ? input.statuses : undefined,
-        },
-        { by: input.page?.sort_by || 'created_at', order: input.page?.sort_option || 'desc' },
-        { page: input.page?.page, pageLimit: input.page?.page_limit },
-      );
+      const { sort, paging } = sortAndPaging(input.page);
+      const filter = {
+        ids: request.ids.length ? request.ids : undefined,
+        indexId: request.index_id || undefined,
+        filename: request.filename || undefined,
+        duration: fromNumberRange(request.duration),
+        width: fromNumberRange(request.width),
+        height: fromNumberRange(request.height),
+        createdAt: fromTimeRange(request.created_at),
+        updatedAt: fromTimeRange(request.updated_at),
+        statuses: input.statuses.length ? input.statuses : undefined,
+      };
+      const result = await tasks.list(requireOrg(ctx), filter, sort, paging);
       const now = clock.now();
       return { data: result.data.map((t) => toProtoTask(t, now)), page_info: result.pageInfo };
     },
