@@ -22,6 +22,8 @@ const FORBIDDEN: readonly [range: string, prefix: number, family: 'ipv4' | 'ipv6
   ['240.0.0.0', 4, 'ipv4', 'a reserved address'],
   ['::', 128, 'ipv6', 'the unspecified address'],
   ['::1', 128, 'ipv6', 'a loopback address'],
+  // IPv4-compatible (::a.b.c.d, deprecated): some stacks still route them to the IPv4 address inside.
+  ['::', 96, 'ipv6', 'an IPv4-compatible address (deprecated)'],
   ['fc00::', 7, 'ipv6', 'a private (unique local) address'],
   ['fe80::', 10, 'ipv6', 'a link-local address'],
   ['ff00::', 8, 'ipv6', 'a multicast address'],

@@ -2,8 +2,8 @@ import { ApiError, errors } from '@vus/core';
 import { Transform, type Readable } from 'node:stream';
 import { allowListOfHosts } from './addresses';
 import { headerValue, HttpTimeout, send, TooManyRedirects, type OutboundResponse } from './client';
-import { AddressGuard, SsrfRefused } from './guard';
-import { checkHttpUrl } from './url';
+import { AddressGuard, unreachableReason } from './guard';
+import { checkHttpUrl, hostOf } from './url';
 
 /**
  * Fetching a user's URL from inside the cluster, with the rules of a public service (no SSRF):
@@ -55,14 +55,12 @@ export function checkFetchableUrl(param: string, raw: string): URL {
   throw errors.invalid(param, checked.message);
 }
 
-function toFetchError(param: string, error: unknown, signal?: AbortSignal): ApiError {
+function toFetchError(param: string, error: unknown, host: string, signal?: AbortSignal): ApiError {
   if (error instanceof ApiError) return error;
   // A body cut by the caller's abort surfaces as a reset connection.
   if (signal?.aborted) return new ApiError('request_canceled_or_timed_out', 'The fetch was cancelled.');
-  if (error instanceof SsrfRefused && error.hostname === error.address) return fetchRefused(param, `${error.hostname} is a private or reserved address.`);
-  if (error instanceof SsrfRefused) {
-    return fetchRefused(param, `${error.hostname} resolves only to private or reserved addresses (${error.address} is ${error.why}).`);
-  }
+  const unreachable = unreachableReason(host, error);
+  if (unreachable) return fetchRefused(param, `${unreachable}.`);
   if (error instanceof HttpTimeout) {
     const seconds = error.ms / 1000;
     if (error.phase === 'overall') return fetchRefused(param, `the download took longer than ${seconds} s.`);
@@ -70,8 +68,9 @@ function toFetchError(param: string, error: unknown, signal?: AbortSignal): ApiE
   }
   if (error instanceof TooManyRedirects) return fetchRefused(param, `more than ${error.max} redirects.`);
   const e = error as NodeJS.ErrnoException;
-  // DNS failures and refused connections are the URL's problem; say which.
-  return fetchRefused(param, e.code ? `${e.code}${e.message ? ` (${e.message})` : ''}.` : String(e.message ?? e));
+  // Refused or reset connections are the URL's problem; say which (the code, not the message, which
+  // may name an address).
+  return fetchRefused(param, e.code ? `the connection failed (${e.code}).` : 'the connection failed.');
 }
 
 /**
@@ -81,9 +80,11 @@ function toFetchError(param: string, error: unknown, signal?: AbortSignal): ApiE
  */
 export async function openUrl(raw: string, param: string, policy: FetchPolicy, signal?: AbortSignal): Promise<Readable> {
   let response: OutboundResponse;
+  const url = checkFetchableUrl(param, raw);
+  const host = hostOf(url);
   try {
     response = await send({
-      url: checkFetchableUrl(param, raw),
+      url,
       headers: { 'user-agent': 'vus-fetch/1' },
       guard: new AddressGuard(allowListOfHosts(policy.allowHosts)),
       deadlines: { connectMs: policy.idleTimeoutMs, idleMs: policy.idleTimeoutMs, overallMs: policy.overallTimeoutMs },
@@ -91,7 +92,7 @@ export async function openUrl(raw: string, param: string, policy: FetchPolicy, s
       signal,
     });
   } catch (error) {
-    throw toFetchError(param, error, signal);
+    throw toFetchError(param, error, host, signal);
   }
   const { status, body } = response;
   if (status < 200 || status >= 300) {
@@ -108,7 +109,7 @@ export async function openUrl(raw: string, param: string, policy: FetchPolicy, s
   const tooSlow = () =>
     fetchRefused(param, `the download was slower than ${policy.minBytesPerSecond} bytes/s over ${policy.rateWindowMs / 1000} s.`);
   const out = rateFloor(policy.minBytesPerSecond, policy.rateWindowMs, tooSlow);
-  body.on('error', (error) => out.destroy(toFetchError(param, response.explain(error), signal)));
+  body.on('error', (error) => out.destroy(toFetchError(param, response.explain(error), host, signal)));
   out.on('close', () => body.destroy());
   return body.pipe(out);
 }
@@ -156,7 +157,7 @@ export async function fetchBytes(raw: string, param: string, policy: FetchPolicy
       chunks.push(chunk as Buffer);
     }
   } catch (error) {
-    throw toFetchError(param, error, signal);
+    throw toFetchError(param, error, hostOf(new URL(raw.trim())), signal);
   }
   return Buffer.concat(chunks);
 }

@@ -7,7 +7,10 @@ export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 export const systemResolver: Resolver = (hostname) =>
   new Promise((resolve, reject) => dnsLookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
 
-/** A connection the guard refused: the destination is not acceptable, retrying cannot help. */
+/**
+ * A connection the guard refused: the destination is not acceptable, retrying cannot help. Its
+ * message is safe to show (see unreachableReason); `address` and `why` are for logs.
+ */
 export class SsrfRefused extends Error {
   readonly code = 'ESSRF';
   constructor(
@@ -16,8 +19,26 @@ export class SsrfRefused extends Error {
     /** Which forbidden range the address is in. */
     readonly why: string,
   ) {
-    super(`refused: ${hostname} resolves to ${address}, ${why}`);
+    super(`refused: ${isIP(hostname) !== 0 ? `${hostname} is ${why}` : noPublicAddress(hostname)}`);
   }
+}
+
+/** Resolver failures: the name has no address (now). */
+const DNS_FAILURES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'EAI_NODATA', 'ENODATA', 'ESERVFAIL', 'ENONAME', 'ETIMEOUT']);
+
+const noPublicAddress = (hostname: string) => `${hostname} does not resolve to a public address`;
+
+/**
+ * What a user may be told when a destination cannot be used, or undefined for other errors. An IP
+ * literal is refused with its range ("10.1.2.3 is a private address"). A name gets one answer
+ * whether it resolves to a forbidden address or does not resolve at all, and never the address:
+ * told apart, they let anyone map the internal DNS (which names exist, where they point).
+ */
+export function unreachableReason(hostname: string, error: unknown): string | undefined {
+  if (error instanceof SsrfRefused) return error.message.slice('refused: '.length);
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && DNS_FAILURES.has(code)) return noPublicAddress((error as { hostname?: string }).hostname ?? hostname);
+  return undefined;
 }
 
 /**
@@ -71,7 +92,7 @@ export class AddressGuard {
         (addresses) => {
           const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
           const first = wanted[0];
-          if (!first) return callback(Object.assign(new Error(`${host} has no address`), { code: 'ENOTFOUND' }), '', 0);
+          if (!first) return callback(Object.assign(new Error(`${host} has no address`), { code: 'ENOTFOUND', hostname: host }), '', 0);
           const usable = wanted.filter((a) => this.refusal(hostname, a.address) === undefined);
           if (usable.length === 0) return callback(new SsrfRefused(hostname, first.address, this.refusal(hostname, first.address)!), '', 0);
           if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, usable);

@@ -1,4 +1,4 @@
-import { AddressGuard, allowListOfHosts, checkHttpUrl, forbiddenReason, parseAllowList, type Resolver } from '@vus/fetch';
+import { AddressGuard, allowListOfHosts, checkHttpUrl, forbiddenReason, parseAllowList, SsrfRefused, unreachableReason, type Resolver } from '@vus/fetch';
 
 describe('forbiddenReason', () => {
   it.each([
@@ -19,6 +19,10 @@ describe('forbiddenReason', () => {
     ['::ffff:127.0.0.1', 'a loopback address'],
     ['::ffff:7f00:1', 'a loopback address'],
     ['64:ff9b::a9fe:a9fe', 'a link-local address (cloud metadata service)'],
+    ['::127.0.0.1', 'an IPv4-compatible address (deprecated)'],
+    ['::7f00:1', 'an IPv4-compatible address (deprecated)'],
+    ['::a9fe:a9fe', 'an IPv4-compatible address (deprecated)'],
+    ['0:0:0:0:0:0:808:808', 'an IPv4-compatible address (deprecated)'],
     ['not-an-ip', 'not an IP address'],
   ])('refuses %s (%s)', (address, why) => {
     expect(forbiddenReason(address)).toBe(why);
@@ -77,8 +81,8 @@ describe('AddressGuard', () => {
   it('checks every address the host has now', async () => {
     const guard = new AddressGuard(parseAllowList(''), fakeDns({ 'public.test': ['93.184.216.34'], 'mixed.test': ['93.184.216.34', '10.0.0.7'] }));
     await expect(guard.checkHost('public.test')).resolves.toBeUndefined();
-    await expect(guard.checkHost('mixed.test')).rejects.toThrow('refused: mixed.test resolves to 10.0.0.7, a private address');
-    await expect(guard.checkHost('169.254.169.254')).rejects.toThrow('169.254.169.254 resolves to 169.254.169.254, a link-local address (cloud metadata service)');
+    await expect(guard.checkHost('mixed.test')).rejects.toThrow(new SsrfRefused('mixed.test', '10.0.0.7', 'a private address'));
+    await expect(guard.checkHost('169.254.169.254')).rejects.toThrow('refused: 169.254.169.254 is a link-local address (cloud metadata service)');
     await expect(guard.checkHost('::1')).rejects.toThrow('a loopback address');
     await expect(guard.checkHost('nowhere.test')).rejects.toThrow('ENOTFOUND');
   });
@@ -97,7 +101,7 @@ describe('AddressGuard', () => {
     const guard = new AddressGuard(parseAllowList(''), fakeDns(answers));
     await guard.checkHost('rebind.test');
     answers['rebind.test'] = ['10.0.0.5'];
-    expect((await lookup(guard, 'rebind.test')).error?.message).toBe('refused: rebind.test resolves to 10.0.0.5, a private address');
+    expect((await lookup(guard, 'rebind.test')).error).toMatchObject({ hostname: 'rebind.test', address: '10.0.0.5', why: 'a private address' });
   });
 
   it('connects only to allowed addresses when a name has both kinds, in the family asked for', async () => {
@@ -110,10 +114,20 @@ describe('AddressGuard', () => {
     });
   });
 
+  it('tells a user the same about a name resolving to a forbidden address and a name that does not resolve, never the address', async () => {
+    const guard = new AddressGuard(parseAllowList(''), fakeDns({ 'db.internal': ['10.0.3.4'] }));
+    const refused = await guard.checkHost('db.internal').catch((error: unknown) => error);
+    const missing = await guard.checkHost('nothing.internal').catch((error: unknown) => error);
+    expect(unreachableReason('db.internal', refused)).toBe('db.internal does not resolve to a public address');
+    expect(unreachableReason('nothing.internal', missing)).toBe('nothing.internal does not resolve to a public address');
+    expect(String((refused as Error).message)).not.toContain('10.0.3.4');
+    expect(unreachableReason('x', new Error('something else'))).toBeUndefined();
+  });
+
   it('refuses literal addresses itself (node skips lookup for them)', () => {
     const guard = new AddressGuard(allowListOfHosts(['127.0.0.1']));
     expect(guard.refuseLiteral('127.0.0.1')).toBeUndefined();
-    expect(guard.refuseLiteral('127.0.0.2')?.message).toBe('refused: 127.0.0.2 resolves to 127.0.0.2, a loopback address');
+    expect(guard.refuseLiteral('127.0.0.2')?.message).toBe('refused: 127.0.0.2 is a loopback address');
     expect(guard.refuseLiteral('example.com')).toBeUndefined();
   });
 });

@@ -58,11 +58,13 @@ describe('fetching a user URL', () => {
   });
 
   it.each([
-    ['a loopback address not allow-listed', () => `http://127.0.0.1:${port}/ok.srt`, { allowHosts: [] }, /parameter_invalid: .*127\.0\.0\.1 is a private or reserved/],
-    ['a name resolving to loopback', () => `http://localhost:${port}/ok.srt`, {}, /parameter_invalid: .*localhost resolves only to private or reserved addresses \((127\.0\.0\.1|::1) is a loopback address\)/],
-    ['a redirect to a blocked host', () => `http://127.0.0.1:${port}/redirect-out`, {}, /parameter_invalid: .*private or reserved/],
+    ['a loopback address not allow-listed', () => `http://127.0.0.1:${port}/ok.srt`, { allowHosts: [] }, /parameter_invalid: .*127\.0\.0\.1 is a loopback address/],
+    ['a name resolving to loopback (the address is not told)', () => `http://localhost:${port}/ok.srt`, {}, /^parameter_invalid: The transcription_url could not be fetched: localhost does not resolve to a public address\.$/],
+    ['a name that does not resolve (told as the one above: no DNS oracle)', () => 'http://no-such-host.invalid/ok.srt', {}, /^parameter_invalid: The transcription_url could not be fetched: no-such-host\.invalid does not resolve to a public address\.$/],
+    ['a redirect to a blocked host', () => `http://127.0.0.1:${port}/redirect-out`, {}, /parameter_invalid: .*localhost does not resolve to a public address/],
     ['a redirect to another scheme', () => `http://127.0.0.1:${port}/redirect-ftp`, {}, /parameter_invalid: .*The scheme ftp: is not allowed/],
-    ['a metadata-service address', () => 'http://169.254.169.254/latest/meta-data', {}, /parameter_invalid: .*169\.254\.169\.254 is a private or reserved/],
+    ['a metadata-service address', () => 'http://169.254.169.254/latest/meta-data', {}, /parameter_invalid: .*169\.254\.169\.254 is a link-local address/],
+    ['an IPv4-compatible IPv6 address', () => `http://[::127.0.0.1]:${port}/ok.srt`, {}, /parameter_invalid: .*::7f00:1 is an IPv4-compatible address/],
     ['another scheme', () => 'ftp://127.0.0.1/x', {}, /parameter_invalid: The transcription_url parameter is invalid\. The scheme ftp: is not allowed; use http or https\./],
     ['credentials', () => `http://u:p@127.0.0.1:${port}/ok.srt`, {}, /parameter_invalid: .*Credentials in the URL are not allowed/],
     ['an HTTP error', () => `http://127.0.0.1:${port}/missing`, {}, /parameter_invalid: .*HTTP 404/],

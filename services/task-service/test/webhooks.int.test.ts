@@ -114,7 +114,7 @@ describe.each(BUSES)('webhooks through the %s bus', (_name, createBus) => {
 
   it('refuses private, metadata and non-http destinations at registration with a clear error', async () => {
     for (const [url, message] of [
-      ['http://10.1.2.3/hook', '10.1.2.3 resolves to 10.1.2.3, a private address'],
+      ['http://10.1.2.3/hook', '10.1.2.3 is a private address'],
       ['http://169.254.169.254/latest/meta-data/', 'a link-local address (cloud metadata service)'],
       ['http://127.0.0.1:9/hook', 'a loopback address'],
       ['file:///etc/passwd', 'The scheme file: is not allowed; use http or https.'],
@@ -130,7 +130,7 @@ describe.each(BUSES)('webhooks through the %s bus', (_name, createBus) => {
     await events.bus.publish([taskEvent('task-c', 'ready', 'indexing')]);
     await waitFor(async () => (await deliveries(endpoint.id)).data[0]?.status === 'failed', 'the refusal');
     const [delivery] = (await deliveries(endpoint.id)).data;
-    expect(delivery).toMatchObject({ attempts: 1, last_error: 'refused: 127.0.0.1 resolves to 127.0.0.1, a loopback address' });
+    expect(delivery).toMatchObject({ attempts: 1, last_error: 'refused: 127.0.0.1 is a loopback address' });
     expect(receiver.requests('/moved')).toHaveLength(1);
     expect(receiver.requests('/target')).toHaveLength(0);
   });

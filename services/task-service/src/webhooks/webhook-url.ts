@@ -1,5 +1,5 @@
 import { errors } from '@vus/core';
-import { checkHttpUrl, hostOf, SsrfRefused, type AddressGuard } from '@vus/fetch';
+import { checkHttpUrl, hostOf, unreachableReason, type AddressGuard } from '@vus/fetch';
 
 /**
  * A webhook makes this server send requests to an address a customer chose. The address rules are
@@ -25,10 +25,10 @@ export async function checkWebhookUrl(guard: AddressGuard, raw: string, param = 
   try {
     await guard.checkHost(hostname);
   } catch (error) {
-    if (error instanceof SsrfRefused) {
-      throw errors.invalid(param, `Webhooks cannot be sent to private, loopback, link-local or metadata addresses: ${hostname} resolves to ${error.address}, ${error.why}.`);
-    }
-    throw errors.invalid(param, `The host ${hostname} could not be resolved.`);
+    // One answer for a name that resolves to a forbidden address and one that does not resolve:
+    // never an oracle of the internal DNS.
+    const unreachable = unreachableReason(hostname, error) ?? `${hostname} could not be checked`;
+    throw errors.invalid(param, `Webhooks cannot be sent to private, loopback, link-local or metadata addresses: ${unreachable}.`);
   }
   return url;
 }
