@@ -73,6 +73,17 @@ describe('multipart bodies', () => {
       expect([res.status, res.body.code]).toEqual([413, 'payload_too_large']);
     });
 
+    it('a field or an image of exactly its limit is taken', async () => {
+      const field = await post('/v1.3/indexes').field('index_name', 'x'.repeat(TEXT_LIMIT));
+      expect(field.body.code).not.toBe('payload_too_large');
+      const image = await post('/v1.3/search')
+        .field('index_id', indexId)
+        .field('search_options', 'visual')
+        .field('query_media_type', 'image')
+        .attach('query_media_file', Buffer.alloc(5 * 1024 * 1024, 1), 'a.png');
+      expect(image.body.code).not.toBe('payload_too_large');
+    });
+
     it('a body sent to an unknown or not-built endpoint is not parsed', async () => {
       const big = manyFields(post('/v1.3/no-such-thing'), 40, 48 * 1024);
       expect((await big).status).toBe(404);

@@ -66,10 +66,15 @@ export function parseBody(limits: BodyLimits): RequestHandler {
  */
 export const MULTIPART_COUNTS = { fields: 100, parts: 100 };
 
-/** A busboy parser for the request (at most MULTIPART_COUNTS), or body_malformed without a boundary. */
-export function openMultipart(req: express.Request, limits: busboy.Limits): busboy.Busboy {
+/**
+ * A busboy parser for the request (at most MULTIPART_COUNTS), or body_malformed without a boundary.
+ * `fieldSize` and `fileSize` are the largest sizes allowed: busboy reports a part that reaches its
+ * limit, so it is given one byte more.
+ */
+export function openMultipart(req: express.Request, limits: { fieldSize: number; fileSize?: number }): busboy.Busboy {
+  const sizes = { fieldSize: limits.fieldSize + 1, ...(limits.fileSize !== undefined ? { fileSize: limits.fileSize + 1 } : {}) };
   try {
-    return busboy({ headers: req.headers, limits: { ...MULTIPART_COUNTS, ...limits } });
+    return busboy({ headers: req.headers, limits: { ...MULTIPART_COUNTS, ...sizes } });
   } catch {
     throw new ApiError('body_malformed', 'The multipart body has no valid boundary.');
   }
