@@ -18,6 +18,14 @@ export interface PageBounds {
   maxLimit: number;
 }
 
+/** A list filter's bounds on one field (`gte`, `lte`, `gt`, `lt`); an absent one does not narrow. */
+export interface Bounds<T> {
+  gte?: T | undefined;
+  lte?: T | undefined;
+  gt?: T | undefined;
+  lt?: T | undefined;
+}
+
 /** Page-number lists: 10 per page by default, at most 50 (the limit the v1.3 reference gives). */
 export const LIST_PAGE_BOUNDS: PageBounds = { defaultLimit: 10, maxLimit: 50 };
 

@@ -1,10 +1,4 @@
-/** Lower and upper bounds on one column (a filter's `gte`/`lte`/`gt`/`lt`); absent ones add nothing. */
-export interface Bounds<T> {
-  gte?: T | undefined;
-  lte?: T | undefined;
-  gt?: T | undefined;
-  lt?: T | undefined;
-}
+import type { Bounds } from '@vus/core';
 
 const BOUND_OPERATORS = [
   ['gte', '>='],

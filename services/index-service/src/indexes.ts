@@ -1,4 +1,4 @@
-import { ApiError, errors, listPage, newId, type Clock, type PageInfo } from '@vus/core';
+import { ApiError, errors, listPage, newId, type Bounds, type Clock, type PageInfo } from '@vus/core';
 import { buildEvent, type EventEnvelope } from '@vus/events';
 import { ADDONS, findEngine, type EngineFamily, type EngineOption } from './engines';
 import { videoDeletedEvent, type DeletedVideo } from './video-events';
@@ -22,12 +22,7 @@ export interface ModelConfig {
   options: EngineOption[];
 }
 
-export interface TimeBounds {
-  gte?: Date | undefined;
-  lte?: Date | undefined;
-  gt?: Date | undefined;
-  lt?: Date | undefined;
-}
+export type TimeBounds = Bounds<Date>;
 
 export interface IndexFilter {
   ids?: string[] | undefined;

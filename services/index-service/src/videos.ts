@@ -1,4 +1,4 @@
-import { ApiError, errors, isId, listPage, type Clock, type MetadataValue, type PageInfo, type SystemMetadata, type UserMetadata } from '@vus/core';
+import { ApiError, errors, isId, listPage, type Bounds, type Clock, type MetadataValue, type PageInfo, type SystemMetadata, type UserMetadata } from '@vus/core';
 import type { EventEnvelope } from '@vus/events';
 import type { IndexStore, TimeBounds } from './indexes';
 import { videoDeletedEvent, type DeletedVideo } from './video-events';
@@ -27,12 +27,7 @@ export interface VideoRecord {
   indexedAt: Date;
 }
 
-export interface NumberBounds {
-  gte?: number | undefined;
-  lte?: number | undefined;
-  gt?: number | undefined;
-  lt?: number | undefined;
-}
+export type NumberBounds = Bounds<number>;
 
 export const NUMERIC_FILTER_FIELDS = ['duration', 'fps', 'width', 'height', 'size'] as const;
 export type NumericFilterField = (typeof NUMERIC_FILTER_FIELDS)[number];

@@ -1,4 +1,4 @@
-import { errors, isApiError, isId, listPage, newId, type Clock, type MetadataValue, type PageInfo, type SystemMetadata, type UserMetadata } from '@vus/core';
+import { errors, isApiError, isId, listPage, newId, type Bounds, type Clock, type MetadataValue, type PageInfo, type SystemMetadata, type UserMetadata } from '@vus/core';
 import { buildEvent, type EventEnvelope, type TaskStatusChangedPayload } from '@vus/events';
 import { checkFetchableUrl } from '@vus/fetch';
 import { initialStatus, isDeletable, type TaskStatus } from './status';
@@ -78,19 +78,8 @@ export interface TaskRecord {
   updatedAt: Date;
 }
 
-export interface NumberBounds {
-  gte?: number | undefined;
-  lte?: number | undefined;
-  gt?: number | undefined;
-  lt?: number | undefined;
-}
-
-export interface TimeBounds {
-  gte?: Date | undefined;
-  lte?: Date | undefined;
-  gt?: Date | undefined;
-  lt?: Date | undefined;
-}
+export type NumberBounds = Bounds<number>;
+export type TimeBounds = Bounds<Date>;
 
 export interface TaskFilter {
   ids?: string[] | undefined;
