@@ -1,10 +1,14 @@
 /**
- * @vus/fetch — requests this server makes to URLs its users chose (a video or transcription URL,
- * a query image, a webhook receiver), under one set of rules: http(s) only, no credentials, never
- * a private, loopback, link-local or reserved address unless allow-listed, checked at connect time.
+ * @vus/fetch — every outbound HTTP request this server makes, through one client (`send`, on
+ * undici: connect/idle/overall deadlines, redirects checked hop by hop, one retry policy). URLs its
+ * users chose (a video or transcription URL, a query image, a webhook receiver) go under one set of
+ * rules: http(s) only, no credentials, never a private, loopback, link-local or reserved address
+ * unless allow-listed, checked at connect time. The operator's own URLs (import providers) go
+ * without the address rules.
  *
  * ```ts
  * const image = await fetchBytes(url, 'query_media_url', { ...DEFAULT_FETCH_POLICY, maxBytes: 5 * 1024 ** 2 });
+ * const answer = await send({ url, method: 'POST', body, guard, deadlines: { connectMs: 5_000, idleMs: 5_000, overallMs: 10_000 } });
  * ```
  */
 export { allowListOfHosts, EMPTY_ALLOW_LIST, forbiddenReason, parseAllowList, type AllowList } from './addresses';
