@@ -12,7 +12,7 @@
  * "truck" → motor vehicle), which matches siblings. Index `LabelTerms.names` and `LabelTerms.broader`
  * at different tsvector weights and let query hypernyms match only the names.
  */
-import type { PartOfSpeech, Synset, WordNet } from './wordnet';
+import type { PartOfSpeech, Synset, WordNet } from './index';
 
 export type AlternativeKind = 'exact' | 'synonym' | 'hypernym';
 
@@ -113,7 +113,7 @@ export function tokenize(text: string): string[] {
 }
 
 /** `traffic_light` → `traffic light`. */
-function display(lemma: string): string {
+export function display(lemma: string): string {
   return lemma.toLowerCase().replace(/_/g, ' ');
 }
 
@@ -129,11 +129,11 @@ function isName(synset: Synset): boolean {
   return synset.words.every((word) => word !== word.toLowerCase());
 }
 
-function isAbstract(synset: Synset): boolean {
+export function isAbstract(synset: Synset): boolean {
   return synset.words.some((word) => ABSTRACT_HYPERNYMS.has(display(word)));
 }
 
-interface Resolved {
+export interface Resolved {
   lemma: string;
   pos: PartOfSpeech;
   offsets: number[];
@@ -240,14 +240,21 @@ function modifiesNoun(next: string | undefined, wordnet: WordNetReader): boolean
   return next !== undefined && !STOPWORDS.has(next) && !NUMBER.test(next) && wordnet.baseForms(next, 'noun').length > 0;
 }
 
+/** A content word or collocation of a text and the WordNet entry it was resolved to, if any. */
+export interface ResolvedTerm {
+  /** The words as written (lower case), a collocation's separated by spaces. */
+  surface: string;
+  resolved?: Resolved;
+}
+
 /**
- * One group per content word or collocation of the query, in query order; a term that appears twice
- * gives one group. Collocations are matched longest first and may contain stopwords inside ("bird
- * of prey") but not at either end.
+ * The content words and collocations of a text, in order, each resolved to its WordNet entry.
+ * Collocations are matched longest first and may contain stopwords inside ("bird of prey") but not
+ * at either end.
  */
-export function expandQuery(text: string, wordnet: WordNetReader): TermGroup[] {
+export function resolveTerms(text: string, wordnet: WordNetReader): ResolvedTerm[] {
   const words = tokenize(text);
-  const groups: TermGroup[] = [];
+  const terms: ResolvedTerm[] = [];
   for (let at = 0; at < words.length; ) {
     const word = words[at] ?? '';
     if (STOPWORDS.has(word)) {
@@ -265,9 +272,24 @@ export function expandQuery(text: string, wordnet: WordNetReader): TermGroup[] {
       length = 1;
       if (!NUMBER.test(word)) resolved = resolveWord(word, wordnet, ALL_PARTS, modifiesNoun(words[at + 1], wordnet) ? 'adj' : undefined);
     }
-    const group = buildGroup(words.slice(at, at + length).join(' '), resolved, wordnet);
-    if (!groups.some((existing) => existing.term === group.term)) groups.push(group);
+    terms.push({ surface: words.slice(at, at + length).join(' '), ...(resolved === undefined ? {} : { resolved }) });
     at += length;
+  }
+  return terms;
+}
+
+/** The senses of a resolved term worth using, most frequent first, and whether that order was observed. */
+export function termSenses(resolved: Resolved, wordnet: WordNetReader): { senses: Synset[]; ordered: boolean } {
+  const { offsets, ordered } = sensesToUse(resolved);
+  return { senses: offsets.map((offset) => wordnet.synset(resolved.pos, offset)), ordered };
+}
+
+/** One group per content word or collocation of the query (`resolveTerms`), in query order; a term that appears twice gives one group. */
+export function expandQuery(text: string, wordnet: WordNetReader): TermGroup[] {
+  const groups: TermGroup[] = [];
+  for (const { surface, resolved } of resolveTerms(text, wordnet)) {
+    const group = buildGroup(surface, resolved, wordnet);
+    if (!groups.some((existing) => existing.term === group.term)) groups.push(group);
   }
   return groups;
 }
@@ -323,6 +345,16 @@ function labelSense(resolved: Resolved, hint: string | undefined, wordnet: WordN
   return senses.find(mentions) ?? senses[0];
 }
 
+/** The WordNet noun a detector label means (curated senses first), or undefined when WordNet has none. */
+export function labelMeaning(label: string, wordnet: WordNetReader): { lemma: string; sense: Synset; aliases: readonly string[] } | undefined {
+  const own = tokenize(label).join(' ');
+  const curated = LABEL_SENSES[own] ?? {};
+  const words = curated.lemma === undefined ? own.split(' ') : [curated.lemma];
+  const resolved = words.length > 1 ? resolveCollocation(words, wordnet, ['noun']) : resolveWord(words[0] ?? '', wordnet, ['noun']);
+  const sense = resolved === undefined ? undefined : labelSense(resolved, curated.sense, wordnet);
+  return resolved === undefined || sense === undefined ? undefined : { lemma: resolved.lemma, sense, aliases: curated.aliases ?? [] };
+}
+
 /**
  * A label's names and hypernyms: all of a level's hypernyms for `LIMITS.labelHypernymLevels` levels,
  * and above that only `BROAD_CATEGORIES`, never past an abstract one. Lower case, distinct, without
@@ -330,12 +362,10 @@ function labelSense(resolved: Resolved, hint: string | undefined, wordnet: WordN
  */
 export function labelTerms(label: string, wordnet: WordNetReader): LabelTerms {
   const own = tokenize(label).join(' ');
-  const curated = LABEL_SENSES[own] ?? {};
-  const words = curated.lemma === undefined ? own.split(' ') : [curated.lemma];
-  const resolved = words.length > 1 ? resolveCollocation(words, wordnet, ['noun']) : resolveWord(words[0] ?? '', wordnet, ['noun']);
-  const sense = resolved === undefined ? undefined : labelSense(resolved, curated.sense, wordnet);
-  if (resolved === undefined || sense === undefined) return { names: [], broader: [] };
-  const names = [display(resolved.lemma), ...searchWords(sense, false), ...(curated.aliases ?? [])];
+  const found = labelMeaning(label, wordnet);
+  if (found === undefined) return { names: [], broader: [] };
+  const { lemma, sense, aliases } = found;
+  const names = [display(lemma), ...searchWords(sense, false), ...aliases];
   const broader: string[] = [];
   const visited = new Set<number>([sense.offset]);
   let level = [sense];

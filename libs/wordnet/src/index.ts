@@ -384,3 +384,4 @@ export function openWordNet(options: WordNetOptions = {}): WordNet {
     },
   };
 }
+export * from './expansion';
