@@ -15,7 +15,7 @@ export interface ServiceEntry {
   readonly envPrefix: string;
   /** Fully qualified gRPC service (also its health-check name); absent for the HTTP gateway. */
   readonly protoService?: string;
-  /** Its own PostgreSQL database (postgres-init.sql) and its embedded PGlite folder. */
+  /** Its own PostgreSQL database (postgres-init.sql); embedded mode names its PGlite folder after `name`. */
   readonly database: string;
 }
 

@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Written for the `keys` CLI, which talks to the running server's admin API. */
+export const EMBEDDED_STATE_FILE = 'embedded.json';
+
+export interface EmbeddedState {
+  base_url: string;
+  admin_token: string;
+  pid: number;
+}
+
+/** One PGlite folder cannot be opened by two processes: refuse to start a second server on it. */
+export function lockDataDir(dataDir: string): () => void {
+  const lockFile = join(dataDir, 'server.pid');
+  if (existsSync(lockFile)) {
+    const pid = Number(readFileSync(lockFile, 'utf8'));
+    if (pid && pid !== process.pid && isAlive(pid)) {
+      throw new Error(`Another server (pid ${pid}) is using ${dataDir}. Stop it or set DATA_DIR.`);
+    }
+  }
+  writeFileSync(lockFile, String(process.pid));
+  return () => rmSync(lockFile, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The admin token: the operator's, or one generated on first start and kept in the data folder. */
+export function adminToken(dataDir: string, configured: string | undefined): string {
+  if (configured) return configured;
+  const file = join(dataDir, 'admin-token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const token = randomBytes(24).toString('base64url');
+  writeFileSync(file, token, { mode: 0o600 });
+  return token;
+}
+
+/** The state file the `keys` CLI reads; removed on stop. */
+export function writeState(dataDir: string, state: EmbeddedState): () => void {
+  const file = join(dataDir, EMBEDDED_STATE_FILE);
+  writeFileSync(file, JSON.stringify(state, null, 2), { mode: 0o600 });
+  return () => rmSync(file, { force: true });
+}

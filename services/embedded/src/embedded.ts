@@ -1,0 +1,112 @@
+import { billingService } from '@vus/billing-service';
+import { FileBlobStore } from '@vus/blob';
+import { createLogger, envPort, loadConfig, logLevel, type Logger } from '@vus/core';
+import { InProcessEventBus } from '@vus/events';
+import { startGateway } from '@vus/gateway';
+import { indexService } from '@vus/index-service';
+import { memoryLimiters } from '@vus/limits';
+import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/models';
+import { searchService } from '@vus/search-service';
+import { inProcessServices } from '@vus/service';
+import { mediaMeter, parseAllowList, taskService, workerEnvShape } from '@vus/task-service';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { adminToken, lockDataDir, writeState } from './data-dir';
+
+const embeddedEnv = z.object({
+  DATA_DIR: z.string().default('./.data'),
+  PORT: envPort.default(8080),
+  HOST: z.string().default('127.0.0.1'),
+  VUS_BOOTSTRAP_API_KEY: z.string().optional(),
+  VUS_ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
+  // Quiet by default: the console shows the base URL and key, not request logs.
+  LOG_LEVEL: logLevel.default('warn'),
+  /** Private hosts webhooks may reach (e.g. `localhost` for a receiver on this machine). */
+  WEBHOOK_ALLOWED_HOSTS: z.string().optional(),
+  // Indexing: MODELS_DIR (CLIP, Whisper), tasks indexed at once, private hosts video_url may reach.
+  ...modelsEnvSchema.shape,
+  WORKER_CONCURRENCY: workerEnvShape.WORKER_CONCURRENCY,
+  FETCH_ALLOW_HOSTS: workerEnvShape.FETCH_ALLOW_HOSTS,
+});
+
+/**
+ * Embedded mode (`npm start`): every service (through its kit definition) and the gateway in this
+ * one process, on loopback, each service on its own PGlite folder, with the in-process event bus
+ * and an internal secret generated for this process.
+ */
+export async function startEmbedded(env: Record<string, string | undefined> = process.env, logger?: Logger) {
+  const config = loadConfig(embeddedEnv, env);
+  const log = logger ?? createLogger({ service: 'embedded', level: config.LOG_LEVEL });
+  const dataDir = resolve(config.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  const unlock = lockDataDir(dataDir);
+  const bus = new InProcessEventBus({ logger: log });
+  const services = inProcessServices({ dataDir, bus, logger: log });
+  try {
+    // Uploads, fetched videos and thumbnails: written by the gateway and the worker, read by index-service.
+    const blobs = await FileBlobStore.open(join(dataDir, 'blobs'));
+    const models = createModelRegistry(modelsConfigFromEnv(config));
+    services.onStop(() => models.dispose());
+    const index = await services.start(indexService, { blobs });
+    // No SMTP in embedded mode: plan e-mails are written as .eml files under DATA_DIR/mail.
+    const billing = await services.start(billingService, { mail: { kind: 'folder', dir: join(dataDir, 'mail'), from: 'VUS billing <billing@localhost>' } });
+    // Searchable segments: pgvector is loaded into its PGlite, so CLIP vectors are searched when present.
+    const search = await services.start(searchService, { indexServiceAddress: index.address, models, fetchAllowHosts: config.FETCH_ALLOW_HOSTS });
+    // Media minutes are metered as in the cluster: each probed video is reserved against the
+    // organization's duration budgets (its plan's, from billing-service) and recorded there as
+    // spend. The budgets are counted in this process's memory, in the same counters the gateway
+    // admits requests with (as Redis is shared in the cluster); closed after the worker has stopped.
+    const limiters = memoryLimiters();
+    const meter = mediaMeter(billing.address, limiters, log.child({ service: 'task-service' }));
+    services.onStop(async () => meter.close());
+    // Indexing tasks with their worker, and webhooks: task events come through the same bus.
+    const task = await services.start(taskService, {
+      indexServiceAddress: index.address,
+      webhooks: { allowList: parseAllowList(config.WEBHOOK_ALLOWED_HOSTS) },
+      blobs,
+      worker: {
+        blobs,
+        models,
+        workRoot: join(dataDir, 'work'),
+        concurrency: config.WORKER_CONCURRENCY,
+        fetch: { allowHosts: config.FETCH_ALLOW_HOSTS },
+        searchServiceAddress: search.address,
+        meter: meter.meter,
+      },
+    });
+    const token = adminToken(dataDir, config.VUS_ADMIN_TOKEN);
+    const gateway = await startGateway({
+      host: config.HOST,
+      port: config.PORT,
+      database: { kind: 'pglite', dataDir: join(dataDir, 'gateway') },
+      indexServiceAddress: index.address,
+      taskServiceAddress: task.address,
+      searchServiceAddress: search.address,
+      blobs,
+      // Rate-limit counters stay in this process (no Redis in embedded mode), shared with the Meter.
+      limiters,
+      billingServiceAddress: billing.address,
+      logger: log.child({ service: 'gateway' }),
+      adminToken: token,
+    });
+    services.onStop(() => gateway.stop());
+    const newKey = await gateway.keys.bootstrap(config.VUS_BOOTSTRAP_API_KEY);
+    const removeState = writeState(dataDir, { base_url: gateway.url, admin_token: token, pid: process.pid });
+    return {
+      url: gateway.url,
+      newKey,
+      dataDir,
+      async stop() {
+        await services.stop();
+        await bus.close();
+        removeState();
+        unlock();
+      },
+    };
+  } catch (error) {
+    await services.stop().catch(() => undefined);
+    unlock();
+    throw error;
+  }
+}
