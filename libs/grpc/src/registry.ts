@@ -25,6 +25,7 @@ export const SERVICE_REGISTRY = [
   { name: 'search-service', port: 50053, envPrefix: 'SEARCH_SERVICE', protoService: 'vus.search.v1.SearchService', database: 'search_service' },
   { name: 'billing-service', port: 50058, envPrefix: 'BILLING_SERVICE', protoService: 'vus.billing.v1.BillingService', database: 'billing_service' },
   { name: 'gateway', port: 8080, envPrefix: 'GATEWAY', database: 'gateway' },
+  { name: 'analyze-service', port: 50056, envPrefix: 'ANALYZE_SERVICE', protoService: 'vus.analyze.v1.AnalyzeService', database: 'analyze_service' },
 ] as const satisfies readonly ServiceEntry[];
 
 export type ServiceName = (typeof SERVICE_REGISTRY)[number]['name'];

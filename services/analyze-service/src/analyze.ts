@@ -147,6 +147,27 @@ function limitSummary(summary: Summary, maxTokens: number): { summary: Summary; 
     : { summary: { type: 'highlight', highlights: summary.highlights.slice(0, kept) }, finishReason };
 }
 
+/**
+ * The pieces of `source` until `signal` aborts: a provider waiting for its next piece (a model
+ * server, say) is left at once and told to stop (return()), not waited for.
+ */
+export async function* untilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal | undefined): AsyncIterable<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  const aborted = new Promise<'aborted'>((resolve) => {
+    if (signal?.aborted) resolve('aborted');
+    signal?.addEventListener('abort', () => resolve('aborted'), { once: true });
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([iterator.next(), aborted]);
+      if (next === 'aborted' || next.done) return;
+      yield next.value;
+    }
+  } finally {
+    void iterator.return?.()?.catch(() => undefined);
+  }
+}
+
 export function createAnalyzeService(deps: AnalyzeDeps) {
   const cache = deps.cache ?? new TimelineCache();
 
@@ -169,9 +190,9 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
   }
 
   /** The answer's pieces, or the filled schema as one JSON text. */
-  async function* pieces(timeline: Timeline, prompt: string, schema: ResponseSchema | undefined): AsyncIterable<string> {
+  async function* pieces(timeline: Timeline, prompt: string, schema: ResponseSchema | undefined, signal: AbortSignal | undefined): AsyncIterable<string> {
     if (!schema) {
-      yield* deps.provider.answer(timeline, prompt);
+      yield* deps.provider.answer(timeline, prompt, signal);
       return;
     }
     const value = await deps.provider.fillSchema(timeline, prompt, schema.schema);
@@ -229,8 +250,7 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
       let status: GenerationStatus = 'cancelled';
       try {
         yield { type: 'start', generationId: id };
-        for await (const piece of pieces(timeline, asked, schema)) {
-          if (signal?.aborted) break;
+        for await (const piece of untilAborted(pieces(timeline, asked, schema, signal), signal)) {
           const text = output.length > 0 && !/^\s/.test(piece) && !schema ? ` ${piece}` : piece;
           const cut = truncateToTokens(text, maxTokens - outputTokens);
           if (cut.text.length > 0) {

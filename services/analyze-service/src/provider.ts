@@ -44,8 +44,11 @@ export interface GenerationProvider {
   gist(timeline: Timeline, types: readonly GistType[]): Promise<Gist>;
   /** `prompt` steers what is picked (may be empty). */
   summarize(timeline: Timeline, type: SummarizeType, prompt: string): Promise<Summary>;
-  /** The answer to an open prompt in pieces, each yielded as soon as it is produced. */
-  answer(timeline: Timeline, prompt: string): AsyncIterable<string>;
+  /**
+   * The answer to an open prompt in pieces, each yielded as soon as it is produced. `signal` aborts
+   * when the caller has gone: a provider waiting on a model stops there.
+   */
+  answer(timeline: Timeline, prompt: string, signal?: AbortSignal): AsyncIterable<string>;
   /** A value for a JSON schema (already compiled and checked by the caller), filled from the evidence. */
   fillSchema(timeline: Timeline, prompt: string, schema: object): Promise<unknown>;
 }
