@@ -26,6 +26,12 @@ export interface Bounds<T> {
   lt?: T | undefined;
 }
 
+/**
+ * The largest page number: pages travel between services as int32, and a larger one wrapped on the
+ * wire (2^32 + 1 arrived as page 1).
+ */
+export const MAX_PAGE = 2 ** 31 - 1;
+
 /** Page-number lists: 10 per page by default, at most 50 (the limit the v1.3 reference gives). */
 export const LIST_PAGE_BOUNDS: PageBounds = { defaultLimit: 10, maxLimit: 50 };
 
@@ -43,8 +49,8 @@ export function resolvePage(
     value === undefined || (zeroIsDefault && value === 0) ? fallback : value;
   const page = orDefault(requested.page, 1);
   const pageLimit = orDefault(requested.pageLimit, bounds.defaultLimit);
-  if (!Number.isInteger(page) || page < 1) {
-    throw errors.invalid('page', 'It must be an integer greater than or equal to 1.');
+  if (!Number.isInteger(page) || page < 1 || page > MAX_PAGE) {
+    throw errors.invalid('page', `It must be an integer between 1 and ${MAX_PAGE}.`);
   }
   if (!Number.isInteger(pageLimit) || pageLimit < 1 || pageLimit > bounds.maxLimit) {
     throw errors.invalid('page_limit', `It must be an integer between 1 and ${bounds.maxLimit}.`);

@@ -16,6 +16,10 @@ describe('resolvePage', () => {
     [{ pageLimit: 2.5 }, 'page_limit'],
     [{ page: -2 }, 'page'],
     [{ page: 1.5 }, 'page'],
+    // Past int32 a page number wrapped on the wire: 2^32 + 1 was served as page 1.
+    [{ page: 2 ** 31 }, 'page'],
+    [{ page: 2 ** 32 + 1 }, 'page'],
+    [{ page: Number.MAX_SAFE_INTEGER + 2 }, 'page'],
   ])('%p is rejected naming %s', (requested, param) => {
     try {
       resolvePage(requested);
@@ -24,6 +28,10 @@ describe('resolvePage', () => {
       expect(isApiError(error) && error.code).toBe('parameter_invalid');
       expect(isApiError(error) && error.details?.param).toBe(param);
     }
+  });
+
+  it('accepts the largest int32 page', () => {
+    expect(resolvePage({ page: 2 ** 31 - 1 })).toEqual({ page: 2 ** 31 - 1, pageLimit: 10 });
   });
 
   it('honours other bounds', () => {
