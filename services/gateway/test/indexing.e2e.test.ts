@@ -162,7 +162,7 @@ describe('bad media', () => {
     ['a 320x240 video', upload(lowResolutionVideo), 'video_resolution_too_low', /320x240/],
     ['a silent video on a conversation-only index', upload(silentVideo, () => conversationOnly), 'audio_file_broken', /no audio/i],
     ['a URL that answers 404', link(() => `${badFiles.baseUrl}/missing.mp4`), 'parameter_invalid', /HTTP 404/],
-    ['a URL on loopback that is not allow-listed', link(() => badFiles.url('short.mp4').replace('127.0.0.1', 'localhost')), 'parameter_invalid', /private or reserved/],
+    ['a URL on loopback that is not allow-listed', link(() => badFiles.url('short.mp4').replace('127.0.0.1', 'localhost')), 'parameter_invalid', /localhost does not resolve to a public address/],
   ])('%s ends failed', async (_name, send, code, message) => {
     const result = await outcome(send);
     expect(result).toMatchObject({ status: 'failed', code });
