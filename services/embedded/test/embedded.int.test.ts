@@ -102,11 +102,16 @@ describe('embedded mode', () => {
     expect(await stop(second)).toBe(0);
   });
 
-  it('uses VUS_BOOTSTRAP_API_KEY when set', async () => {
-    const supplied = 'tlk_bootstrap-key-for-scripts-0001';
+  it('uses VUS_BOOTSTRAP_API_KEY when set, and never prints it or any part of it', async () => {
+    const supplied = 'tlk_Zq7Xv-key-for-scripts-0001';
     const running = await start(dataDir, { VUS_BOOTSTRAP_API_KEY: supplied });
-    expect(running.apiKey).toBe(supplied);
     expect((await fetch(`${running.baseUrl}/v1.3/indexes`, { headers: { 'x-api-key': supplied } })).status).toBe(200);
+    // The operator has the key: the output (a log, often) gets none of it, nor does the key list.
+    expect(running.apiKey).toBeUndefined();
+    expect(running.output()).not.toContain('Zq7X');
+    const listed = (await keysCli(dataDir, 'list', '--org', 'default')).stdout;
+    expect(listed).toMatch(/sha256:[0-9a-f]{8}…/);
+    expect(listed).not.toContain('Zq7X');
     expect(await stop(running)).toBe(0);
   });
 

@@ -48,6 +48,15 @@ export function secretsEqual(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
+/**
+ * What key lists show for an operator-supplied key: a fingerprint of its hash, none of its
+ * characters. A generated key shows `tlk_` and 4 of its 32 random characters; a supplied key is
+ * often a chosen phrase, whose first characters say much about the rest.
+ */
+export function suppliedKeyPrefix(key: string): string {
+  return `sha256:${hashApiKey(key).slice(0, 8)}`;
+}
+
 /** Keys supplied by an operator (VUS_BOOTSTRAP_API_KEY) must at least be long and printable. */
 export function validateSuppliedKey(key: string): string {
   if (!/^[\x21-\x7e]{16,256}$/.test(key)) {
@@ -75,11 +84,12 @@ export function createKeyService(store: KeyStore, clock: Clock, options: KeyServ
     if (!org) throw errors.notFound('Organization', id);
     return org;
   };
-  const issue = async (orgId: string, name: string | null, secret = generateApiKey()) => {
+  const issue = async (orgId: string, name: string | null, supplied?: string) => {
+    const secret = supplied ?? generateApiKey();
     const record: ApiKeyRecord = {
       id: newId(clock.now()),
       orgId,
-      prefix: secret.slice(0, 8),
+      prefix: supplied === undefined ? secret.slice(0, 8) : suppliedKeyPrefix(supplied),
       name,
       createdAt: clock.now(),
       revokedAt: null,
@@ -136,8 +146,9 @@ export function createKeyService(store: KeyStore, clock: Clock, options: KeyServ
     },
 
     /**
-     * Embedded first start: make sure one organization and one key exist. Returns the new secret
-     * when a key was created now (to print once), undefined when nothing had to be done.
+     * Embedded first start: make sure one organization and one key exist. Returns the secret of a
+     * key generated now (to print once); undefined when nothing had to be done, and for the
+     * operator's own key (VUS_BOOTSTRAP_API_KEY): they have it, and printed it would land in logs.
      */
     async bootstrap(suppliedKey: string | undefined): Promise<string | undefined> {
       const supplied = suppliedKey === undefined ? undefined : validateSuppliedKey(suppliedKey);
@@ -146,7 +157,7 @@ export function createKeyService(store: KeyStore, clock: Clock, options: KeyServ
       if (orgs.length > 0 && !supplied) return undefined;
       const org = orgs[0] ?? (await this.createOrganization('default'));
       const { secret } = await issue(org.id, 'bootstrap', supplied);
-      return secret;
+      return supplied === undefined ? secret : undefined;
     },
   };
 }
