@@ -11,10 +11,14 @@ export interface Stoppable {
 export function runMain(start: () => Promise<Stoppable>): void {
   start().then(
     (running) => {
+      // A service lives until it is told to stop, not only while a socket or a timer of its own
+      // happens to be open (background loops unref their timers; a worker between jobs holds none).
+      const alive = setInterval(() => undefined, 1 << 30);
       let stopping = false;
       const shutdown = (signal: string) => {
         if (stopping) return;
         stopping = true;
+        clearInterval(alive);
         process.stderr.write(`${signal} received, shutting down\n`);
         running.stop().then(
           () => process.exit(0),

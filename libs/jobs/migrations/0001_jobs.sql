@@ -11,9 +11,8 @@ CREATE TABLE jobs (
   org_id            text NOT NULL,
   payload           jsonb NOT NULL DEFAULT '{}',
   state             text NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')),
-  -- Claims so far (each crash of a worker costs one).
+  -- Claims so far (each crash of a worker costs one); the kind's runner says how many are allowed.
   attempts          integer NOT NULL DEFAULT 0,
-  max_attempts      integer NOT NULL,
   -- Not claimed before then (set by retries).
   run_at            timestamptz NOT NULL,
   -- The worker that holds the job, until when; a running job whose lease expired may be taken over.

@@ -8,8 +8,11 @@ import type { ClaimedJob, JobStore } from './store';
 export interface JobContext {
   /** Aborted when the lease is lost (taken over, cancelled) or the runner stops. */
   signal: AbortSignal;
-  /** When a `retry` outcome runs again (the kind's retry policy); null when this attempt was the last. */
-  retryAt: Date | null;
+  /**
+   * When a `retry` outcome would run again (the kind's retry policy, from the first call: say it
+   * after the attempt); null when this attempt was the last. The runner requeues at that time.
+   */
+  retryAt(): Date | null;
 }
 
 export type JobOutcome =
@@ -23,6 +26,8 @@ export type JobOutcome =
 export interface JobKind {
   run(job: ClaimedJob, context: JobContext): Promise<JobOutcome>;
   retry: RetryPolicy;
+  /** Claims of one job before a `retry` outcome fails it instead (each crash of a runner costs one too). */
+  maxAttempts: number;
 }
 
 export interface JobRunnerOptions {
@@ -64,7 +69,7 @@ export class JobRunner {
   readonly owner: string;
   private readonly running = new Map<string, Running>();
   private readonly poller: Poller;
-  private stopped = true;
+  private stopped = false;
 
   constructor(private readonly options: JobRunnerOptions) {
     this.owner = options.owner;
@@ -77,13 +82,26 @@ export class JobRunner {
   }
 
   start(): void {
-    this.stopped = false;
     this.poller.start();
   }
 
   /** Looks for work now. */
   wake(): void {
     this.poller.wake();
+  }
+
+  /**
+   * Runs what is due now, here, and waits for it (with or without start()): claims, lets the runs
+   * end, and claims again until nothing is due. Returns how many runs it started.
+   */
+  async runDue(): Promise<number> {
+    let started = 0;
+    for (;;) {
+      const claimed = await this.fill();
+      started += claimed;
+      await Promise.all([...this.running.values()].map((r) => r.done));
+      if (claimed === 0 || this.stopped) return started;
+    }
   }
 
   /** Subjects of the jobs running here now. */
@@ -126,16 +144,17 @@ export class JobRunner {
         (error: unknown) => logger.warn({ err: error, jobId: job.id, kind: job.kind }, 'renewing a lease failed'),
       );
     }, Math.max(100, Math.floor(leaseMs / 3)));
-    const nextRun = kind ? retryAt(clock.now(), job.attempts, job.maxAttempts, kind.retry) : null;
+    let nextRun: Date | null | undefined;
+    const nextRunAt = () => (nextRun === undefined ? (nextRun = kind ? retryAt(clock.now(), job.attempts, kind.maxAttempts, kind.retry) : null) : nextRun);
     const done = (async () => {
       const outcome: JobOutcome = kind
-        ? await kind.run(job, { signal: controller.signal, retryAt: nextRun }).catch((error: unknown) => {
+        ? await kind.run(job, { signal: controller.signal, retryAt: nextRunAt }).catch((error: unknown) => {
             logger.error({ err: error, jobId: job.id, kind: job.kind }, 'a job run crashed');
             return { kind: 'retry', error: error instanceof Error ? error.message : String(error) } as const;
           })
         : { kind: 'failed', error: `no handler for jobs of kind ${job.kind}` };
       clearInterval(heartbeat);
-      await this.record(job, outcome, nextRun);
+      await this.record(job, outcome, outcome.kind === 'retry' ? nextRunAt() : null);
     })()
       .catch((error: unknown) => logger.error({ err: error, jobId: job.id, kind: job.kind }, 'recording a job run failed; its lease will expire'))
       .finally(() => {

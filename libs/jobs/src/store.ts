@@ -17,7 +17,6 @@ export interface NewJob {
   orgId: string;
   /** Not claimed before then. */
   runAt: Date;
-  maxAttempts: number;
   payload?: Record<string, unknown>;
 }
 
@@ -30,7 +29,6 @@ export interface Job {
   state: JobState;
   /** Claims so far, the current one included. */
   attempts: number;
-  maxAttempts: number;
   runAt: Date;
   leaseOwner: string | null;
   leaseExpiresAt: Date | null;
@@ -52,7 +50,6 @@ interface JobRow {
   payload: Record<string, unknown>;
   state: JobState;
   attempts: number;
-  max_attempts: number;
   run_at: Date;
   lease_owner: string | null;
   lease_expires_at: Date | null;
@@ -69,7 +66,6 @@ function toJob(row: JobRow): Job {
     payload: row.payload,
     state: row.state,
     attempts: row.attempts,
-    maxAttempts: row.max_attempts,
     runAt: row.run_at,
     leaseOwner: row.lease_owner,
     leaseExpiresAt: row.lease_expires_at,
@@ -82,10 +78,10 @@ const ERROR_CHARS = 1000;
 /** Queues a job (nothing when the subject already has one of this kind); true when queued. */
 export async function enqueueJob(q: Queryable, job: NewJob): Promise<boolean> {
   const result = await q.query(
-    `INSERT INTO jobs (id, kind, subject_id, org_id, payload, state, max_attempts, run_at, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $7, $7)
+    `INSERT INTO jobs (id, kind, subject_id, org_id, payload, state, run_at, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, 'queued', $6, $6, $6)
      ON CONFLICT (kind, subject_id) DO NOTHING`,
-    [newId(), job.kind, job.subjectId, job.orgId, JSON.stringify(job.payload ?? {}), job.maxAttempts, job.runAt],
+    [newId(), job.kind, job.subjectId, job.orgId, JSON.stringify(job.payload ?? {}), job.runAt],
   );
   return result.rowCount === 1;
 }

@@ -30,6 +30,7 @@ async function waitFor(condition: () => boolean | Promise<boolean>, what: string
 /** A job kind whose runs wait until the test lets them end, recording what ran. */
 class HeldKind implements JobKind {
   readonly retry = RETRY;
+  readonly maxAttempts = 3;
   readonly started: ClaimedJob[] = [];
   readonly aborted: string[] = [];
   private readonly release = new Map<string, (outcome: JobOutcome) => void>();
@@ -63,8 +64,7 @@ describe.each(DATABASE_KINDS)('job queue on %s', (_kind, create) => {
   const t0 = new Date('2026-03-01T10:00:00Z');
   const at = (ms: number) => new Date(t0.getTime() + ms);
 
-  const enqueue = (subjectId: string, orgId: string, runAt = t0, maxAttempts = 3) =>
-    enqueueJob(database.db, { kind: 'work', subjectId, orgId, runAt, maxAttempts });
+  const enqueue = (subjectId: string, orgId: string, runAt = t0) => enqueueJob(database.db, { kind: 'work', subjectId, orgId, runAt });
   const stateOf = async (subjectId: string) => (await store.get('work', subjectId))?.state;
 
   beforeAll(async () => {
@@ -96,7 +96,7 @@ describe.each(DATABASE_KINDS)('job queue on %s', (_kind, create) => {
     });
 
     it('claims only kinds asked for, only due jobs, and a requeued job not before its time', async () => {
-      await enqueueJob(database.db, { kind: 'other', subjectId: 'o1', orgId: 'org-a', runAt: t0, maxAttempts: 1 });
+      await enqueueJob(database.db, { kind: 'other', subjectId: 'o1', orgId: 'org-a', runAt: t0 });
       await enqueue('later', 'org-a', at(5000));
       expect(await store.claim('w1', ['work'], t0, LEASE_MS)).toBeUndefined();
       const job = await store.claim('w1', ['work'], at(5000), LEASE_MS);
@@ -215,9 +215,10 @@ describe.each(DATABASE_KINDS)('job queue on %s', (_kind, create) => {
       const runs: number[] = [];
       const kind: JobKind = {
         retry: { baseMs: 1, maxMs: 1 },
+        maxAttempts: 3,
         run: async (job) => (runs.push(job.attempts), { kind: 'retry', error: `outage ${job.attempts}` }),
       };
-      await enqueue('flaky', 'org-a', now(), 3);
+      await enqueue('flaky', 'org-a', now());
       startRunner(kind, { concurrency: 1 });
       await waitFor(async () => (await stateOf('flaky')) === 'failed', 'the job to fail');
       expect(runs).toEqual([1, 2, 3]);
@@ -258,6 +259,18 @@ describe.each(DATABASE_KINDS)('job queue on %s', (_kind, create) => {
       startRunner(next, { concurrency: 1 });
       await waitFor(() => next.started.length === 1, 'the second runner to take it');
       expect(next.started[0]).toMatchObject({ subjectId: 'h', attempts: 2 });
+    });
+
+    it('runDue runs what is due now and waits for it, without start()', async () => {
+      const ran: string[] = [];
+      const kind: JobKind = { retry: RETRY, maxAttempts: 3, run: async (job) => (ran.push(job.subjectId), { kind: 'succeeded' }) };
+      for (const subject of ['d1', 'd2', 'd3']) await enqueue(subject, 'org-a', now());
+      await enqueue('later', 'org-a', new Date(Date.now() + 3_600_000));
+      const runner = new JobRunner({ store, kinds: { work: kind }, concurrency: 2, leaseMs: LEASE_MS, pollMs: 50, owner: 'drain', clock: systemClock, logger });
+      expect(await runner.runDue()).toBe(3);
+      expect(ran.sort()).toEqual(['d1', 'd2', 'd3']);
+      expect([await stateOf('d1'), await stateOf('d3'), await stateOf('later')]).toEqual(['succeeded', 'succeeded', 'queued']);
+      await runner.stop();
     });
 
     it('keeps a long run’s lease alive with heartbeats', async () => {

@@ -8,13 +8,14 @@ import { ApiError, createLogger, ManualClock, newId } from '@vus/core';
 import { migrateService } from '@vus/service';
 import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
 import { DEFAULT_FETCH_POLICY } from '@vus/fetch';
+import { createJobStore, type JobStore } from '@vus/jobs';
 import { memoryLimiters, Meter, staticLimits, UsageCounters, type SpendRecord } from '@vus/limits';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { taskService } from '../src/main';
-import type { TaskLeaseStore } from '../src/tasks/leases';
-import { ACTIVE_STATUSES } from '../src/tasks/status';
+import { INDEX_TASK_JOB, type ClaimedTask, type TaskLeaseStore } from '../src/tasks/leases';
+import { isTerminal } from '../src/tasks/status';
 import { createTaskLeaseStore, createTaskStore } from '../src/tasks/store';
 import { createTaskService, type TaskRecord } from '../src/tasks/tasks';
 import { TaskPipeline, type MediaMeter, type PipelineDeps } from '../src/worker/pipeline';
@@ -34,6 +35,7 @@ describe.each(DATABASE_KINDS)('media minutes on %s', (_kind, create) => {
   let database: ThrowawayDatabase;
   let clock: ManualClock;
   let leases: TaskLeaseStore;
+  let jobs: JobStore;
   let dir: string;
   let deps: Omit<PipelineDeps, 'meter'>;
 
@@ -42,6 +44,7 @@ describe.each(DATABASE_KINDS)('media minutes on %s', (_kind, create) => {
     await migrateService(database.db, taskService);
     clock = new ManualClock('2024-05-01T00:00:00Z');
     leases = createTaskLeaseStore(database.db);
+    jobs = createJobStore(database.db);
     dir = mkdtempSync(join(tmpdir(), 'vus-reservation-'));
     deps = {
       leases,
@@ -79,6 +82,26 @@ describe.each(DATABASE_KINDS)('media minutes on %s', (_kind, create) => {
   });
 
   /** A 10 s video's task, validated and waiting (`pending`) with no lease on it. */
+  /**
+   * What a worker does to get a task: claims the next index-task job and loads its task. Jobs of
+   * tasks that an earlier run finished are ended, as the worker ends them.
+   */
+  async function claim(owner: string): Promise<ClaimedTask | undefined> {
+    for (;;) {
+      const job = await jobs.claim(owner, [INDEX_TASK_JOB], clock.now(), LEASE_MS);
+      if (!job) return undefined;
+      const task = await leases.load(job);
+      if (task && !isTerminal(task.status)) return task;
+      await jobs.finish(job.id, owner, clock.now(), { state: 'succeeded' });
+    }
+  }
+
+  /** Gives a task's job back, due at once. */
+  async function release(taskId: string, owner: string): Promise<void> {
+    const job = await jobs.get(INDEX_TASK_JOB, taskId);
+    await jobs.requeue(job!.id, owner, clock.now(), clock.now());
+  }
+
   async function pendingTask(): Promise<TaskRecord> {
     const tasks = createTaskService({
       store: createTaskStore(database.db),
@@ -96,10 +119,10 @@ describe.each(DATABASE_KINDS)('media minutes on %s', (_kind, create) => {
       filename: 'clip.mp4',
       idempotencyKey: null,
     });
-    await leases.claim('validator', ACTIVE_STATUSES, clock.now(), LEASE_MS);
+    await claim('validator');
     const system = { filename: 'clip.mp4', duration: 10, fps: 25, width: 1280, height: 720, size: 1000 };
     await leases.update(task.id, 'validator', clock.now(), { status: { from: 'validating', to: 'pending' }, changes: { system } }, () => []);
-    await leases.release(task.id, 'validator', clock.now());
+    await release(task.id, 'validator');
     return task;
   }
 
@@ -121,14 +144,14 @@ describe.each(DATABASE_KINDS)('media minutes on %s', (_kind, create) => {
       },
       recordMediaSpend: (...args) => meter.recordMediaSpend(...args),
     };
-    const claimedByA = await leases.claim('worker-a', ACTIVE_STATUSES, clock.now(), LEASE_MS);
+    const claimedByA = await claim('worker-a');
     expect(claimedByA).toMatchObject({ id: task.id, status: 'pending', mediaReserved: false });
     void new TaskPipeline({ ...deps, meter: dying }, 'worker-a').run(claimedByA!, new AbortController().signal);
     await reservedByA;
 
     // A's lease runs out; worker B takes the task over.
     clock.advance(LEASE_MS + 1);
-    const claimedByB = await leases.claim('worker-b', ACTIVE_STATUSES, clock.now(), LEASE_MS);
+    const claimedByB = await claim('worker-b');
     expect(claimedByB).toMatchObject({ id: task.id, status: 'pending', attempts: 3, mediaReserved: false, mediaReserveStarted: true });
     const outcome = await new TaskPipeline({ ...deps, meter }, 'worker-b').run(claimedByB!, new AbortController().signal);
     expect(outcome.task.history.map((h) => h.status)).toEqual(['validating', 'pending', 'queued', 'indexing', 'failed']);
@@ -152,13 +175,13 @@ describe.each(DATABASE_KINDS)('media minutes on %s', (_kind, create) => {
     });
     const task = await pendingTask();
 
-    const first = await leases.claim('worker-a', ACTIVE_STATUSES, clock.now(), LEASE_MS);
+    const first = await claim('worker-a');
     const retried = await new TaskPipeline({ ...deps, meter }, 'worker-a').run(first!, new AbortController().signal);
     expect(retried).toMatchObject({ kind: 'retry', task: { status: 'pending' } });
-    await leases.release(task.id, 'worker-a', clock.now());
+    await release(task.id, 'worker-a');
 
     billingUp = true;
-    const second = await leases.claim('worker-a', ACTIVE_STATUSES, clock.now(), LEASE_MS);
+    const second = await claim('worker-a');
     await new TaskPipeline({ ...deps, meter }, 'worker-a').run(second!, new AbortController().signal);
     const admission = await counters.admitRequest(ORG, 'index', await limits.limitsFor(ORG));
     expect(admission.states).toEqual([expect.objectContaining({ remainingUnits: 290 })]);

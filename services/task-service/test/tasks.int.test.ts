@@ -1,8 +1,9 @@
 import { ManualClock, newId } from '@vus/core';
 import { migrateService } from '@vus/service';
 import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
+import { createJobStore, type JobStore } from '@vus/jobs';
 import { taskService } from '../src/main';
-import type { TaskLeaseStore } from '../src/tasks/leases';
+import { INDEX_TASK_JOB, type TaskLeaseStore } from '../src/tasks/leases';
 import { createTaskLeaseStore, createTaskStore } from '../src/tasks/store';
 import { createTaskService, statusChangedEvent, type CreateTaskInput, type IndexDirectory, type TaskService } from '../src/tasks/tasks';
 import { codeOf } from '@vus/testing';
@@ -41,6 +42,7 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
   let clock: ManualClock;
   let tasks: TaskService;
   let leases: TaskLeaseStore;
+  let jobs: JobStore;
   let indexes: ReturnType<typeof directory>;
   const removedBlobs: string[] = [];
   const INDEX = newId();
@@ -50,6 +52,19 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
     (
       await database.db.query<{ type: string; payload: Record<string, unknown> }>('SELECT type, payload FROM outbox WHERE key = $1 ORDER BY seq', [taskId])
     ).rows;
+
+  /** Earlier tests' unfinished tasks wait far in the future, so a claim finds the test's own task. */
+  const parkOtherJobs = () =>
+    database.db.query(
+      "UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL, run_at = $1 WHERE state IN ('queued', 'running')",
+      [new Date('2100-01-01')],
+    );
+  /** What a worker does to get a task: claims the next index-task job and loads its task. */
+  const claim = async (owner: string, now: Date, leaseMs: number) => {
+    const job = await jobs.claim(owner, [INDEX_TASK_JOB], now, leaseMs);
+    return job && leases.load(job);
+  };
+  const jobOf = async (taskId: string) => (await jobs.get(INDEX_TASK_JOB, taskId))!;
 
   beforeAll(async () => {
     database = await create();
@@ -66,6 +81,7 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
       eventsWritten: () => undefined,
     });
     leases = createTaskLeaseStore(database.db);
+    jobs = createJobStore(database.db);
   });
   afterAll(async () => {
     await database.drop();
@@ -172,25 +188,26 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
   });
 
   describe('leases and the status machine', () => {
+
     it('lets one claimer have a task until its lease expires, then another', async () => {
       const org = newId();
       indexes.indexes.add(`${org}/${INDEX}`);
-      await database.db.query("UPDATE tasks SET lease_expires_at = $1 WHERE status NOT IN ('ready', 'failed')", [new Date('2100-01-01')]);
+      await parkOtherJobs();
       const task = await tasks.create(org, upload(INDEX));
       const now = clock.now();
-      const first = await leases.claim('worker-a', ['validating'], now, 10_000);
+      const first = await claim('worker-a', now, 10_000);
       expect(first).toMatchObject({ id: task.id, leaseOwner: 'worker-a', attempts: 1 });
-      expect(await leases.claim('worker-b', ['validating'], now, 10_000)).toBeUndefined();
+      expect(await claim('worker-b', now, 10_000)).toBeUndefined();
 
       // worker-a renews while alive; once it stops, the lease runs out and worker-b takes over.
-      expect(await leases.renew(task.id, 'worker-a', new Date(now.getTime() + 5_000), 10_000)).toBe(true);
-      expect(await leases.claim('worker-b', ['validating'], new Date(now.getTime() + 14_000), 10_000)).toBeUndefined();
-      const second = await leases.claim('worker-b', ['validating'], new Date(now.getTime() + 15_001), 10_000);
+      expect(await jobs.renew((await jobOf(task.id)).id, 'worker-a', new Date(now.getTime() + 5_000), 10_000)).toBe(true);
+      expect(await claim('worker-b', new Date(now.getTime() + 14_000), 10_000)).toBeUndefined();
+      const second = await claim('worker-b', new Date(now.getTime() + 15_001), 10_000);
       expect(second).toMatchObject({ id: task.id, leaseOwner: 'worker-b', attempts: 2 });
 
       // The old holder can no longer write or renew.
       const later = new Date(now.getTime() + 16_000);
-      expect(await leases.renew(task.id, 'worker-a', later, 10_000)).toBe(false);
+      expect(await jobs.renew((await jobOf(task.id)).id, 'worker-a', later, 10_000)).toBe(false);
       const refused = await leases.update(task.id, 'worker-a', later, { status: { from: 'validating', to: 'pending' } }, () => []);
       expect(refused).toBeUndefined();
       expect((await tasks.get(org, task.id)).status).toBe('validating');
@@ -199,9 +216,9 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
     it('writes each status change with its history and task.status-changed; refuses a stale from', async () => {
       const org = newId();
       indexes.indexes.add(`${org}/${INDEX}`);
-      await database.db.query("UPDATE tasks SET lease_expires_at = $1 WHERE status NOT IN ('ready', 'failed')", [new Date('2100-01-01')]);
+      await parkOtherJobs();
       const task = await tasks.create(org, upload(INDEX));
-      const claimed = (await leases.claim('w', ['validating'], clock.now(), 60_000))!;
+      const claimed = (await claim('w', clock.now(), 60_000))!;
       expect(claimed.id).toBe(task.id);
       const events = (from: 'validating' | 'pending') => (t: Parameters<typeof statusChangedEvent>[0]) => [statusChangedEvent(t, from, clock)];
       const system = { filename: 'clip.mp4', duration: 12.5, fps: 25, width: 1280, height: 720, size: 123_456 };
@@ -227,13 +244,13 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
     it('leaves a released task alone until its retry time', async () => {
       const org = newId();
       indexes.indexes.add(`${org}/${INDEX}`);
-      await database.db.query("UPDATE tasks SET lease_expires_at = $1 WHERE status NOT IN ('ready', 'failed')", [new Date('2100-01-01')]);
+      await parkOtherJobs();
       const task = await tasks.create(org, upload(INDEX));
       const now = clock.now();
-      await leases.claim('w', ['validating'], now, 60_000);
-      await leases.release(task.id, 'w', new Date(now.getTime() + 5_000));
-      expect(await leases.claim('w2', ['validating'], new Date(now.getTime() + 4_000), 60_000)).toBeUndefined();
-      expect((await leases.claim('w2', ['validating'], new Date(now.getTime() + 5_000), 60_000))?.id).toBe(task.id);
+      await claim('w', now, 60_000);
+      await jobs.requeue((await jobOf(task.id)).id, 'w', now, new Date(now.getTime() + 5_000));
+      expect(await claim('w2', new Date(now.getTime() + 4_000), 60_000)).toBeUndefined();
+      expect((await claim('w2', new Date(now.getTime() + 5_000), 60_000))?.id).toBe(task.id);
     });
   });
 
@@ -241,9 +258,9 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
     async function finished(status: 'ready' | 'failed') {
       const org = newId();
       indexes.indexes.add(`${org}/${INDEX}`);
-      await database.db.query("UPDATE tasks SET lease_expires_at = $1 WHERE status NOT IN ('ready', 'failed')", [new Date('2100-01-01')]);
+      await parkOtherJobs();
       const task = await tasks.create(org, upload(INDEX));
-      await leases.claim('w', ['validating'], clock.now(), 60_000);
+      await claim('w', clock.now(), 60_000);
       const path = status === 'failed' ? (['failed'] as const) : (['pending', 'queued', 'indexing', 'ready'] as const);
       let from: 'validating' | 'pending' | 'queued' | 'indexing' = 'validating';
       for (const to of path) {
@@ -258,10 +275,12 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
       expect(await codeOf(tasks.delete(ORG, task.id))).toBe('parameter_invalid');
     });
 
-    it('deletes a failed task and its upload', async () => {
+    it('deletes a failed task, its upload and its job', async () => {
       const { org, task } = await finished('failed');
+      expect(await jobs.get(INDEX_TASK_JOB, task.id)).toBeDefined();
       await tasks.delete(org, task.id);
       expect(await codeOf(tasks.get(org, task.id))).toBe('resource_not_exist');
+      expect(await jobs.get(INDEX_TASK_JOB, task.id)).toBeUndefined();
       expect(removedBlobs).toContain(task.mediaBlobKey);
     });
 

@@ -1,6 +1,7 @@
 import { isUniqueViolation, Where, type Database, type Queryable } from '@vus/db';
 import { enqueueEvents } from '@vus/events';
-import type { ClaimedTask, TaskChanges, TaskLeaseStore } from './leases';
+import { enqueueJob, leaseHeldSql, type ClaimedJob } from '@vus/jobs';
+import { INDEX_TASK_JOB, type ClaimedTask, type TaskChanges, type TaskLeaseStore } from './leases';
 import { TASK_STATUSES, type TaskStatus } from './status';
 import type { StatusCounts, TaskFilter, TaskHls, TaskRecord, TaskStore, UserMetadata } from './tasks';
 
@@ -30,9 +31,6 @@ interface TaskRow {
   failure_code: string | null;
   failure_message: string | null;
   idempotency_key: string | null;
-  lease_owner: string | null;
-  lease_expires_at: Date | null;
-  attempts: number;
   media_reserved: boolean;
   media_reserve_started: boolean;
   hls: HlsRow | null;
@@ -104,12 +102,12 @@ function toRecord(row: TaskRow): TaskRecord {
   };
 }
 
-function toClaimed(row: TaskRow): ClaimedTask {
+function toClaimed(row: TaskRow, job: ClaimedJob): ClaimedTask {
   return {
     ...toRecord(row),
-    leaseOwner: row.lease_owner ?? '',
-    leaseExpiresAt: row.lease_expires_at ?? new Date(0),
-    attempts: row.attempts,
+    leaseOwner: job.leaseOwner,
+    leaseExpiresAt: job.leaseExpiresAt,
+    attempts: job.attempts,
     mediaReserved: row.media_reserved,
     mediaReserveStarted: row.media_reserve_started,
   };
@@ -163,6 +161,8 @@ export function createTaskStore(db: Database): TaskStore {
             ],
           );
           await appendHistory(tx, task.id, task.status, task.createdAt);
+          // The worker's job, committed with the task: no task without one, no job without its task.
+          await enqueueJob(tx, { kind: INDEX_TASK_JOB, subjectId: task.id, orgId: task.orgId, runAt: task.createdAt });
           await enqueueEvents(tx, events);
           return task;
         });
@@ -200,6 +200,7 @@ export function createTaskStore(db: Database): TaskStore {
         const row = await selectTask(tx, id);
         if (!row || row.org_id !== orgId || !statuses.includes(row.status)) return undefined;
         await tx.query('DELETE FROM tasks WHERE id = $1 AND status = ANY($2::text[])', [id, statuses]);
+        await tx.query('DELETE FROM jobs WHERE kind = $1 AND subject_id = $2', [INDEX_TASK_JOB, id]);
         return toRecord(row);
       });
     },
@@ -249,32 +250,9 @@ function changeAssignments(changes: TaskChanges, first: number): { sql: string[]
 
 export function createTaskLeaseStore(db: Database): TaskLeaseStore {
   return {
-    async claim(owner, statuses, now, leaseMs) {
-      return db.withTx(async (tx) => {
-        // SKIP LOCKED: concurrent claimers pass over a row another one is taking.
-        const { rows } = await tx.query<{ id: string }>(
-          `SELECT id FROM tasks
-           WHERE status = ANY($1::text[]) AND (lease_expires_at IS NULL OR lease_expires_at <= $2)
-           ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
-          [statuses, now],
-        );
-        const id = rows[0]?.id;
-        if (!id) return undefined;
-        await tx.query(
-          `UPDATE tasks SET lease_owner = $2, lease_expires_at = $3, attempts = attempts + 1 WHERE id = $1`,
-          [id, owner, new Date(now.getTime() + leaseMs)],
-        );
-        const row = await selectTask(tx, id);
-        return row && toClaimed(row);
-      });
-    },
-
-    async renew(id, owner, now, leaseMs) {
-      const result = await db.query(
-        'UPDATE tasks SET lease_expires_at = $4 WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $3',
-        [id, owner, now, new Date(now.getTime() + leaseMs)],
-      );
-      return result.rowCount === 1;
+    async load(job) {
+      const row = await selectTask(db, job.subjectId);
+      return row && toClaimed(row, job);
     },
 
     async update(id, owner, now, update, events) {
@@ -288,7 +266,7 @@ export function createTaskLeaseStore(db: Database): TaskLeaseStore {
         }
         const result = await tx.query(
           `UPDATE tasks SET ${sets.join(', ')}
-           WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $3 AND ($4::text IS NULL OR status = $4)`,
+           WHERE id = $1 AND ${leaseHeldSql(`'${INDEX_TASK_JOB}'`, 'tasks.id', '$2', '$3')} AND ($4::text IS NULL OR status = $4)`,
           params,
         );
         if (result.rowCount !== 1) return undefined;
@@ -299,10 +277,6 @@ export function createTaskLeaseStore(db: Database): TaskLeaseStore {
         await enqueueEvents(tx, events(task));
         return task;
       });
-    },
-
-    async release(id, owner, retryAt) {
-      await db.query('UPDATE tasks SET lease_owner = NULL, lease_expires_at = $3 WHERE id = $1 AND lease_owner = $2', [id, owner, retryAt]);
     },
   };
 }

@@ -22,6 +22,12 @@ export const workerEnvShape = {
   WORKER_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
   WORKER_POLL_MS: z.coerce.number().int().min(100).default(5_000),
   WORKER_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(3),
+  /**
+   * At most this many tasks of one organization indexed at once by all workers together; unset: no
+   * cap. (Without it, a worker with two slots or more still keeps its last free slot from an
+   * organization already running there.)
+   */
+  WORKER_ORG_LIMIT: z.coerce.number().int().min(1).optional(),
   WORKER_FRAMES_PER_SECOND: z.coerce.number().positive().max(30).default(1),
   WORK_DIR: z.string().min(1).optional(),
   /**
@@ -61,6 +67,7 @@ export function workerConfigFromEnv(env: WorkerEnv, blobs: BlobStore, models: Mo
     leaseMs: env.WORKER_LEASE_MS,
     pollMs: env.WORKER_POLL_MS,
     maxAttempts: env.WORKER_MAX_ATTEMPTS,
+    perOrgLimit: env.WORKER_ORG_LIMIT,
     framesPerSecond: env.WORKER_FRAMES_PER_SECOND,
   };
 }

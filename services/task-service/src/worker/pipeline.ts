@@ -53,8 +53,9 @@ export interface PipelineDeps {
 }
 
 export type PipelineOutcome =
-  | { kind: 'ready' | 'failed'; task: TaskRecord }
-  | { kind: 'retry' | 'lost'; task: TaskRecord };
+  | { kind: 'ready' | 'failed' | 'lost'; task: TaskRecord }
+  /** `error`: what went wrong this time (kept on the task's job). */
+  | { kind: 'retry'; task: TaskRecord; error: string };
 
 /**
  * Passing problems (outages, timeouts, a crash of ours) are retried while attempts are left;
@@ -160,7 +161,7 @@ export class TaskPipeline {
       if (error instanceof LeaseLost || signal.aborted) return { kind: 'lost', task };
       if (isRetryable(error) && claimed.attempts < this.deps.maxAttempts) {
         this.deps.logger.warn({ err: error, taskId: task.id, attempts: claimed.attempts }, 'indexing failed for now; the task will be retried');
-        return { kind: 'retry', task };
+        return { kind: 'retry', task, error: error instanceof Error ? error.message : String(error) };
       }
       const failure = failureOf(error);
       if (failure.code === 'internal_error') this.deps.logger.error({ err: error, taskId: task.id }, 'indexing failed');

@@ -3,6 +3,7 @@ import { systemClock, type Clock, type Logger } from '@vus/core';
 import type { Database } from '@vus/db';
 import type { EventBus } from '@vus/events';
 import { DEFAULT_FETCH_POLICY, type FetchPolicy } from '@vus/fetch';
+import { createJobStore, runnerName } from '@vus/jobs';
 import type { ModelRegistry } from '@vus/models';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { createIndexClient } from '../index-client';
 import { createTaskLeaseStore } from '../tasks/store';
 import { TaskPipeline, type MediaMeter } from './pipeline';
 import { searchSegmentSink } from './segments';
-import { IndexingWorker, workerName } from './worker';
+import { IndexingWorker } from './worker';
 
 export interface IndexingWorkerConfig {
   blobs: BlobStore;
@@ -28,6 +29,8 @@ export interface IndexingWorkerConfig {
   leaseMs?: number | undefined;
   pollMs?: number | undefined;
   maxAttempts?: number | undefined;
+  /** At most this many tasks of one organization indexed at once across all workers; unset: no cap. */
+  perOrgLimit?: number | undefined;
   /** Frames sampled per second of video (default 1). */
   framesPerSecond?: number | undefined;
   owner?: string | undefined;
@@ -63,7 +66,7 @@ export async function startIndexingWorker(
   const segments = config.searchServiceAddress ? searchSegmentSink(config.searchServiceAddress) : undefined;
   if (!segments) logger.warn('no search-service configured: indexed videos get no searchable segments');
   const leases = createTaskLeaseStore(db);
-  const owner = config.owner ?? workerName();
+  const owner = config.owner ?? runnerName();
   const pipeline = new TaskPipeline(
     {
       leases,
@@ -84,12 +87,14 @@ export async function startIndexingWorker(
     owner,
   );
   const worker = new IndexingWorker(
-    { leases, pipeline, clock, logger, bus: context.bus },
+    { jobs: createJobStore(db), leases, pipeline, clock, logger, bus: context.bus },
     {
       owner,
       concurrency: config.concurrency ?? WORKER_DEFAULTS.concurrency,
       leaseMs: config.leaseMs ?? WORKER_DEFAULTS.leaseMs,
       pollMs: config.pollMs ?? WORKER_DEFAULTS.pollMs,
+      maxAttempts: config.maxAttempts ?? WORKER_DEFAULTS.maxAttempts,
+      perOrgLimit: config.perOrgLimit,
     },
   );
   await worker.start();

@@ -1,9 +1,8 @@
-import type { Logger } from '@vus/core';
+import type { Clock, Logger } from '@vus/core';
 import type { EventBus } from '@vus/events';
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
-import { retryDelayMs, type ClaimedTask, type TaskLeaseStore } from '../tasks/leases';
-import { ACTIVE_STATUSES } from '../tasks/status';
+import { JobRunner, type ClaimedJob, type JobContext, type JobOutcome, type JobStore, type RetryPolicy } from '@vus/jobs';
+import { INDEX_TASK_JOB, type TaskLeaseStore } from '../tasks/leases';
+import { isTerminal } from '../tasks/status';
 import type { TaskPipeline } from './pipeline';
 
 export interface WorkerOptions {
@@ -11,46 +10,51 @@ export interface WorkerOptions {
   concurrency: number;
   /** How long a claim lasts without renewal; renewed every third of it while working. */
   leaseMs: number;
-  /** How often to look for work without being told (expired leases, missed events). */
+  /** How often to look for work without being told (expired leases, retries, missed events). */
   pollMs: number;
+  /** Claims of one task before it is failed (each worker death costs one). */
+  maxAttempts: number;
+  /** At most this many tasks of one organization indexed at once across all workers (default: no cap). */
+  perOrgLimit?: number | undefined;
   /** This worker's name in leases; unique per process. */
-  owner?: string;
+  owner: string;
 }
 
 export const WORKER_GROUP = 'task-service.indexing-worker';
 
-export function workerName(): string {
-  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-}
-
-interface Running {
-  controller: AbortController;
-  done: Promise<void>;
-}
+/** After a passing problem (an outage, a timeout): again after about 5 s, 10 s, 20 s … at most 10 min. */
+export const INDEX_RETRY: RetryPolicy = { baseMs: 5_000, maxMs: 600_000 };
 
 /**
- * Runs indexing tasks with bounded concurrency. Work is found in the database (claims with a
- * lease, see tasks/leases.ts); `task.created` on the bus and a poll timer only say when to look.
- * So a task survives any crash: its lease expires and the next worker to look takes it over.
+ * Runs indexing tasks as jobs of the job queue (libs/jobs): several at once, fairly across
+ * organizations, each under a lease renewed while it runs. `task.created` on the bus and a poll
+ * timer only say when to look, so a task survives any crash: its lease expires and the next worker
+ * to look takes it over.
  */
 export class IndexingWorker {
   readonly owner: string;
-  private readonly running = new Map<string, Running>();
-  private stopped = true;
-  private timer: NodeJS.Timeout | undefined;
-  private filling: Promise<void> | undefined;
-  private wokenWhileFilling = false;
+  private readonly runner: JobRunner;
   private unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(
-    private readonly deps: { leases: TaskLeaseStore; pipeline: TaskPipeline; clock: { now(): Date }; logger: Logger; bus?: EventBus | undefined },
-    private readonly options: WorkerOptions & { owner: string },
+    private readonly deps: { jobs: JobStore; leases: TaskLeaseStore; pipeline: TaskPipeline; clock: Clock; logger: Logger; bus?: EventBus | undefined },
+    options: WorkerOptions,
   ) {
     this.owner = options.owner;
+    this.runner = new JobRunner({
+      store: deps.jobs,
+      kinds: { [INDEX_TASK_JOB]: { run: (job, context) => this.run(job, context), retry: INDEX_RETRY, maxAttempts: options.maxAttempts } },
+      concurrency: options.concurrency,
+      leaseMs: options.leaseMs,
+      pollMs: options.pollMs,
+      perOrgLimit: options.perOrgLimit,
+      owner: options.owner,
+      clock: deps.clock,
+      logger: deps.logger,
+    });
   }
 
   async start(): Promise<void> {
-    this.stopped = false;
     if (this.deps.bus) {
       const handle: unknown = await this.deps.bus.subscribe({
         group: WORKER_GROUP,
@@ -64,31 +68,17 @@ export class IndexingWorker {
       const membership = handle as { stop?: () => Promise<void> } | undefined;
       if (membership?.stop) this.unsubscribe = () => membership.stop!();
     }
-    this.schedule();
-    this.wake();
+    this.runner.start();
   }
 
   /** Looks for work now. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.filling) {
-      this.wokenWhileFilling = true;
-      return;
-    }
-    this.filling = this.fill()
-      .catch((error: unknown) => this.deps.logger.error({ err: error }, 'claiming tasks failed'))
-      .finally(() => {
-        this.filling = undefined;
-        if (this.wokenWhileFilling) {
-          this.wokenWhileFilling = false;
-          this.wake();
-        }
-      });
+    this.runner.wake();
   }
 
   /** Tasks being worked on now (ids). */
   activeTasks(): string[] {
-    return [...this.running.keys()];
+    return this.runner.activeSubjects();
   }
 
   /**
@@ -96,56 +86,25 @@ export class IndexingWorker {
    * worker can take the tasks over at once.
    */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
     await this.unsubscribe?.();
-    await this.filling;
-    for (const run of this.running.values()) run.controller.abort();
-    await Promise.all([...this.running.values()].map((r) => r.done));
+    await this.runner.stop();
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.wake();
-      this.schedule();
-    }, this.options.pollMs);
-    this.timer.unref();
-  }
-
-  private async fill(): Promise<void> {
-    while (!this.stopped && this.running.size < this.options.concurrency) {
-      const task = await this.deps.leases.claim(this.owner, ACTIVE_STATUSES, this.deps.clock.now(), this.options.leaseMs);
-      if (!task) return;
-      this.begin(task);
+  private async run(job: ClaimedJob, { signal }: JobContext): Promise<JobOutcome> {
+    const task = await this.deps.leases.load(job);
+    // Deleted, or finished by a run that died before it could end its job.
+    if (!task || isTerminal(task.status)) return { kind: 'succeeded' };
+    const outcome = await this.deps.pipeline.run(task, signal);
+    this.deps.logger.info({ taskId: task.id, outcome: outcome.kind, status: outcome.task.status }, 'task run finished');
+    switch (outcome.kind) {
+      case 'ready':
+        return { kind: 'succeeded' };
+      case 'failed':
+        return { kind: 'failed', error: outcome.task.failure?.code ?? 'failed' };
+      case 'retry':
+        return { kind: 'retry', error: outcome.error };
+      case 'lost':
+        return { kind: 'lost' };
     }
-  }
-
-  private begin(task: ClaimedTask): void {
-    const controller = new AbortController();
-    const { leases, clock, logger, pipeline } = this.deps;
-    const heartbeat = setInterval(() => {
-      leases.renew(task.id, this.owner, clock.now(), this.options.leaseMs).then(
-        (held) => {
-          if (!held) controller.abort();
-        },
-        (error: unknown) => logger.warn({ err: error, taskId: task.id }, 'renewing a lease failed'),
-      );
-    }, Math.max(100, Math.floor(this.options.leaseMs / 3)));
-    const done = pipeline
-      .run(task, controller.signal)
-      .then(async (outcome) => {
-        if (outcome.kind === 'retry') await leases.release(task.id, this.owner, new Date(clock.now().getTime() + retryDelayMs(task.attempts)));
-        // Stopped mid-task: hand it back now rather than when the lease runs out.
-        if (outcome.kind === 'lost' && this.stopped) await leases.release(task.id, this.owner, clock.now());
-        logger.info({ taskId: task.id, outcome: outcome.kind, status: outcome.task.status }, 'task run finished');
-      })
-      .catch((error: unknown) => logger.error({ err: error, taskId: task.id }, 'task run crashed; its lease will expire'))
-      .finally(() => {
-        clearInterval(heartbeat);
-        this.running.delete(task.id);
-        this.wake();
-      });
-    this.running.set(task.id, { controller, done });
   }
 }
