@@ -1,11 +1,13 @@
-import { jitteredBackoff, Poller, type Clock, type Logger } from '@vus/core';
+import type { Clock, Logger } from '@vus/core';
 import type { AddressGuard } from '@vus/fetch';
+import { JobRunner, runnerName, type ClaimedJob, type JobContext, type JobOutcome, type JobStore, type RetryPolicy } from '@vus/jobs';
 import { postWebhook } from './sender';
 import { SIGNATURE_HEADERS, sign } from './signature';
-import type { ClaimedDelivery, DispatchStore } from './store';
+import { WEBHOOK_DELIVERY_JOB, type ClaimedDelivery, type DispatchStore } from './store';
 
 export interface DispatcherOptions {
   store: DispatchStore;
+  jobs: JobStore;
   guard: AddressGuard;
   clock: Clock;
   logger: Logger;
@@ -21,6 +23,8 @@ export interface DispatcherOptions {
   pollMs?: number;
   /** Deliveries sent side by side. */
   concurrency?: number;
+  /** This dispatcher's name in leases; unique per process. */
+  owner?: string;
 }
 
 export const DISPATCH_DEFAULTS = {
@@ -32,27 +36,22 @@ export const DISPATCH_DEFAULTS = {
   concurrency: 8,
 };
 
-/** When a failed attempt is tried again; null once `attempts` reaches the maximum. */
-export function nextAttemptAt(
-  now: Date,
-  attempts: number,
-  options: { maxAttempts: number; retryBaseMs: number; maxDelayMs: number },
-  random: () => number = Math.random,
-): Date | null {
-  if (attempts >= options.maxAttempts) return null;
-  return new Date(now.getTime() + jitteredBackoff(options.retryBaseMs, options.maxDelayMs, attempts - 1, random));
+/** The retry policy of deliveries (libs/jobs): from retryBaseMs, doubling per attempt, with jitter, up to maxDelayMs. */
+export function webhookRetry(options: { retryBaseMs: number; maxDelayMs: number }): RetryPolicy {
+  return { baseMs: options.retryBaseMs, maxMs: options.maxDelayMs };
 }
 
 /**
- * Sends due webhook deliveries: claims them under a lease, signs each attempt, POSTs it through
- * the SSRF guard, and records the outcome (succeeded, retry later with backoff, or failed after the
- * last attempt or a refused destination). At least once: a dispatcher killed mid-flight leaves its
- * leased deliveries pending, and they are sent again, with the same delivery id, when the lease
- * ends. Replicas share the work through SKIP LOCKED claims.
+ * Sends webhook deliveries, each a job of the job queue (libs/jobs, queued with the delivery): signs
+ * each attempt, POSTs it through the SSRF guard, and records the outcome on the delivery (succeeded,
+ * retry later with the queue's backoff, or failed after the last attempt or a refused destination).
+ * At least once: a dispatcher killed mid-flight leaves its deliveries' jobs leased, and they are
+ * sent again, with the same delivery id, when the lease ends. Replicas share the work through the
+ * queue's claims, fairly across organizations.
  */
 export class WebhookDispatcher {
-  private readonly settings: Required<Omit<DispatcherOptions, 'store' | 'guard' | 'clock' | 'logger'>>;
-  private readonly poller: Poller;
+  private readonly settings: Required<Omit<DispatcherOptions, 'store' | 'jobs' | 'guard' | 'clock' | 'logger' | 'owner'>>;
+  private readonly runner: JobRunner;
 
   constructor(private readonly options: DispatcherOptions) {
     const timeoutMs = options.timeoutMs ?? DISPATCH_DEFAULTS.timeoutMs;
@@ -65,40 +64,42 @@ export class WebhookDispatcher {
       concurrency: options.concurrency ?? DISPATCH_DEFAULTS.concurrency,
       leaseMs: options.leaseMs ?? timeoutMs + 30_000,
     };
-    // A failing round is the store's (a delivery's own failure is recorded, not thrown): retried
-    // at about the poll interval.
-    this.poller = new Poller({
-      round: () => this.dispatchOnce(),
+    this.runner = new JobRunner({
+      store: options.jobs,
+      kinds: {
+        [WEBHOOK_DELIVERY_JOB]: { run: (job, context) => this.deliver(job, context), retry: webhookRetry(this.settings), maxAttempts: this.settings.maxAttempts },
+      },
+      concurrency: this.settings.concurrency,
+      leaseMs: this.settings.leaseMs,
       pollMs: this.settings.pollMs,
-      maxBackoffMs: this.settings.pollMs,
-      onError: (error) => options.logger.warn({ err: error }, 'webhook dispatch failed; trying again at the next poll'),
+      owner: options.owner ?? runnerName(),
+      clock: options.clock,
+      logger: options.logger,
     });
   }
 
   start(): void {
-    this.poller.start();
+    this.runner.start();
   }
 
   /** New deliveries were planned: look now rather than at the next poll. */
   wake(): void {
-    this.poller.wake();
+    this.runner.wake();
   }
 
   /** Stops claiming; attempts in flight finish and are recorded. */
   async stop(): Promise<void> {
-    await this.poller.stop();
+    await this.runner.stop();
   }
 
-  /** Claims and sends one batch; returns how many deliveries were attempted. */
-  async dispatchOnce(): Promise<number> {
-    const { store, clock } = this.options;
-    const now = clock.now();
-    const claimed = await store.claimDue(now, new Date(now.getTime() + this.settings.leaseMs), this.settings.concurrency);
-    await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
-    return claimed.length;
+  private async deliver(job: ClaimedJob, context: JobContext): Promise<JobOutcome> {
+    const delivery = await this.options.store.load(job.subjectId);
+    // Sent already, or failed for good (its endpoint was deleted): nothing to do.
+    if (!delivery) return { kind: 'succeeded' };
+    return this.attempt(delivery, context);
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  private async attempt(delivery: ClaimedDelivery, context: JobContext): Promise<JobOutcome> {
     const { store, guard, clock, logger } = this.options;
     const timestamp = Math.floor(clock.now().getTime() / 1000);
     const headers = {
@@ -112,10 +113,11 @@ export class WebhookDispatcher {
     const attempts = delivery.attempts + 1;
     if (!result.error) {
       await store.recordSuccess(delivery.id, result.status, clock.now());
-      return;
+      return { kind: 'succeeded' };
     }
-    const retryAt = result.refused ? null : nextAttemptAt(clock.now(), attempts, this.settings);
+    const retryAt = result.refused ? null : context.retryAt();
     logger.warn({ deliveryId: delivery.id, attempts, status: result.status, error: result.error, retryAt }, 'webhook attempt failed');
     await store.recordFailure(delivery.id, result.status, result.error, retryAt);
+    return retryAt ? { kind: 'retry', error: result.error } : { kind: 'failed', error: result.error };
   }
 }

@@ -2,6 +2,7 @@ import type { Clock, Logger } from '@vus/core';
 import type { Database } from '@vus/db';
 import type { BackgroundJob, Consumer } from '@vus/service';
 import { AddressGuard, parseAllowList, type AllowList, type Resolver } from '@vus/fetch';
+import { createJobStore } from '@vus/jobs';
 import { z } from 'zod';
 import { WebhookDispatcher, type DispatcherOptions } from './dispatcher';
 import { WEBHOOK_FANOUT_GROUP, webhookFanout } from './fanout';
@@ -9,7 +10,7 @@ import { webhookHandlers, type WebhookHandlers } from './rpc';
 import { createDispatchStore, createWebhookStore } from './store';
 import { createWebhookService } from './webhooks';
 
-export type DispatchSettings = Omit<DispatcherOptions, 'store' | 'guard' | 'clock' | 'logger'>;
+export type DispatchSettings = Omit<DispatcherOptions, 'store' | 'jobs' | 'guard' | 'clock' | 'logger'>;
 
 export interface WebhookOptions {
   /** Private destinations allowed anyway (WEBHOOK_ALLOWED_HOSTS); default: public addresses only. */
@@ -63,7 +64,7 @@ export function webhookParts(deps: { db: Database; clock: Clock; logger: Logger;
   const guard = new AddressGuard(options?.allowList, options?.resolver);
   const store = createWebhookStore(db);
   const dispatcher =
-    options?.dispatch === false ? undefined : new WebhookDispatcher({ ...options?.dispatcher, store: createDispatchStore(db), guard, clock, logger });
+    options?.dispatch === false ? undefined : new WebhookDispatcher({ ...options?.dispatcher, store: createDispatchStore(db), jobs: createJobStore(db), guard, clock, logger });
   return {
     handlers: webhookHandlers(createWebhookService({ store, guard, clock })),
     consumer: {

@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '@vus/db';
+import { enqueueJob } from '@vus/jobs';
 import {
   MAX_ENDPOINTS_PER_ORG,
   type DeliveryStatus,
@@ -137,14 +138,20 @@ export function createWebhookStore(db: Database): WebhookStore {
            ON CONFLICT (endpoint_id, event_id, event_type) DO NOTHING`,
           [d.id, d.endpointId, d.orgId, d.eventId, d.eventType, d.body, d.nextAttemptAt, d.createdAt],
         );
-        inserted += result.rowCount ?? 0;
+        if (result.rowCount !== 1) continue;
+        // Its job (libs/jobs) sends it: committed with the delivery.
+        await enqueueJob(tx, { kind: WEBHOOK_DELIVERY_JOB, subjectId: d.id, orgId: d.orgId, runAt: d.nextAttemptAt ?? d.createdAt });
+        inserted++;
       }
       return inserted;
     },
   };
 }
 
-/** A delivery claimed by a dispatcher, with what it needs to send it. */
+/** The job (libs/jobs) that sends one delivery: queued with it, retried by the queue. */
+export const WEBHOOK_DELIVERY_JOB = 'webhook-delivery';
+
+/** A delivery due to be sent, with what it needs to send it. */
 export interface ClaimedDelivery {
   id: string;
   eventType: WebhookEventType;
@@ -154,34 +161,25 @@ export interface ClaimedDelivery {
   secret: string;
 }
 
-/** The dispatcher's queries: claim due deliveries under a lease, record each attempt. */
+/** The dispatcher's queries: the delivery its job is about, and what each attempt did. */
 export function createDispatchStore(db: Database) {
   return {
-    /**
-     * Takes up to `limit` due deliveries whose lease is free or expired and leases them until
-     * `leaseUntil`. SKIP LOCKED lets dispatcher replicas claim side by side without overlap; the
-     * lease covers a dispatcher that dies mid-flight: its deliveries are due again when it ends.
-     */
-    async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+    /** The delivery with its endpoint, while it is still to be sent; undefined once sent or failed for good. */
+    async load(id: string): Promise<ClaimedDelivery | undefined> {
       const { rows } = await db.query<{ id: string; event_type: WebhookEventType; body: string; attempts: number; url: string; secret: string }>(
-        `WITH due AS (
-           SELECT d.id FROM webhook_deliveries d
-           WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)
-           ORDER BY d.next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED
-         )
-         UPDATE webhook_deliveries d SET lease_until = $2
-         FROM due, webhook_endpoints e
-         WHERE d.id = due.id AND e.id = d.endpoint_id
-         RETURNING d.id, d.event_type, d.body, d.attempts, e.url, e.secret`,
-        [now, leaseUntil, limit],
+        `SELECT d.id, d.event_type, d.body, d.attempts, e.url, e.secret
+         FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+         WHERE d.id = $1 AND d.status = 'pending'`,
+        [id],
       );
-      return rows.map((r) => ({ id: r.id, eventType: r.event_type, body: r.body, attempts: r.attempts, url: r.url, secret: r.secret }));
+      const r = rows[0];
+      return r && { id: r.id, eventType: r.event_type, body: r.body, attempts: r.attempts, url: r.url, secret: r.secret };
     },
 
     async recordSuccess(id: string, status: number, at: Date): Promise<void> {
       await db.query(
         `UPDATE webhook_deliveries SET status = 'succeeded', attempts = attempts + 1, last_response_status = $2, last_error = '',
-           delivered_at = $3, next_attempt_at = NULL, lease_until = NULL
+           delivered_at = $3, next_attempt_at = NULL
          WHERE id = $1 AND status = 'pending'`,
         [id, status, at],
       );
@@ -191,7 +189,7 @@ export function createDispatchStore(db: Database) {
     async recordFailure(id: string, status: number, error: string, retryAt: Date | null): Promise<void> {
       await db.query(
         `UPDATE webhook_deliveries SET attempts = attempts + 1, last_response_status = $2, last_error = $3,
-           status = CASE WHEN $4::timestamptz IS NULL THEN 'failed' ELSE 'pending' END, next_attempt_at = $4, lease_until = NULL
+           status = CASE WHEN $4::timestamptz IS NULL THEN 'failed' ELSE 'pending' END, next_attempt_at = $4
          WHERE id = $1 AND status = 'pending'`,
         [id, status, error.slice(0, 1000), retryAt],
       );
