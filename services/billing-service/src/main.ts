@@ -1,3 +1,4 @@
+import { JOBS_MIGRATIONS } from '@vus/jobs';
 import type { LimitTable } from '@vus/limits';
 import { defineService, intervalJob, runService, startService, type KitOptions, type RunningService } from '@vus/service';
 import { join } from 'node:path';
@@ -23,6 +24,8 @@ export interface BillingServiceOptions {
 export const billingService = defineService({
   name: 'billing-service',
   migrations: join(__dirname, '..', 'migrations'),
+  // The mailer sends the e-mail outbox as jobs of the job queue.
+  libraryMigrations: [JOBS_MIGRATIONS],
   env: billingEnvShape,
   fromEnv: (config): BillingServiceOptions => ({ mail: mailTargetFromEnv(config), tierLimits: tierLimitsFromEnv(config) }),
   async build({ db, clock, logger }, options: BillingServiceOptions) {

@@ -1,9 +1,13 @@
 import type { Database, Queryable } from '@vus/db';
+import { enqueueJob } from '@vus/jobs';
 import type { RateLimit } from '@vus/limits';
 import type { BillingStore, MonthClosing, OutgoingMail, PlanRecord, SpendEntry } from './billing';
 import type { PlanName } from './tiers';
 
 export type { OutgoingMail } from './billing';
+
+/** The job (libs/jobs) that sends one e-mail of the outbox: queued with it. */
+export const MAIL_JOB = 'billing-mail';
 
 interface PlanRow {
   org_id: string;
@@ -98,24 +102,30 @@ export const billingStore = {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
       [mail.id, mail.orgId, mail.kind, mail.recipient, mail.subject, mail.body, mail.createdAt],
     );
+    await enqueueJob(q, { kind: MAIL_JOB, subjectId: mail.id, orgId: mail.orgId, runAt: mail.createdAt });
   },
 
-  /** Due unsent mails, locked so that two mailers never send the same one. */
-  async claimDueMail(q: Queryable, now: Date, limit: number): Promise<(OutgoingMail & { attempts: number })[]> {
-    const { rows } = await q.query<{ id: string; org_id: string; kind: string; recipient: string; subject: string; body: string; created_at: Date; attempts: number }>(
-      `SELECT id, org_id, kind, recipient, subject, body, created_at, attempts FROM notifications
-       WHERE sent_at IS NULL AND next_attempt_at <= $1 ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [now, limit],
+  /** The e-mail a mail job is about, while it is unsent. */
+  async unsentMail(q: Queryable, id: string): Promise<OutgoingMail | undefined> {
+    const { rows } = await q.query<{ id: string; org_id: string; kind: string; recipient: string; subject: string; body: string; created_at: Date }>(
+      'SELECT id, org_id, kind, recipient, subject, body, created_at FROM notifications WHERE id = $1 AND sent_at IS NULL',
+      [id],
     );
-    return rows.map((r) => ({ id: r.id, orgId: r.org_id, kind: r.kind, recipient: r.recipient, subject: r.subject, body: r.body, createdAt: r.created_at, attempts: r.attempts }));
+    const r = rows[0];
+    return r && { id: r.id, orgId: r.org_id, kind: r.kind, recipient: r.recipient, subject: r.subject, body: r.body, createdAt: r.created_at };
   },
 
   async markMailSent(q: Queryable, id: string, now: Date): Promise<void> {
     await q.query('UPDATE notifications SET sent_at = $2, attempts = attempts + 1, last_error = NULL WHERE id = $1', [id, now]);
   },
 
-  async markMailFailed(q: Queryable, id: string, error: string, retryAt: Date): Promise<void> {
-    await q.query('UPDATE notifications SET attempts = attempts + 1, last_error = $2, next_attempt_at = $3 WHERE id = $1', [id, error, retryAt]);
+  /** A failed send: tried again at `retryAt` (by its job), or given up when that is null. */
+  async markMailFailed(q: Queryable, id: string, error: string, retryAt: Date | null): Promise<void> {
+    await q.query('UPDATE notifications SET attempts = attempts + 1, last_error = $2, next_attempt_at = coalesce($3, next_attempt_at) WHERE id = $1', [
+      id,
+      error,
+      retryAt,
+    ]);
   },
 
   async listMail(q: Queryable, orgId: string): Promise<(OutgoingMail & { sentAt: Date | null })[]> {
