@@ -7,3 +7,4 @@ export { createIndexClient, type IndexClient } from './index-client';
 export { createTaskClient, type TaskClient } from './task-client';
 export { createSearchClient, type SearchClient } from './search-client';
 export { createAnalyzeClient, type AnalyzeClient } from './analyze-client';
+export { createEmbedClient, type EmbedClient } from './embed-client';

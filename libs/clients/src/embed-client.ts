@@ -1,0 +1,22 @@
+import { callUnary, createClient, loadProto, type OutgoingContext } from '@vus/grpc';
+import type { CreateEmbeddingRequest__Input } from '@vus/grpc/types/embed/v1/CreateEmbeddingRequest';
+import type { EmbedQueryRequest__Input } from '@vus/grpc/types/embed/v1/EmbedQueryRequest';
+import type { EmbedQueryResponse } from '@vus/grpc/types/embed/v1/EmbedQueryResponse';
+import type { EmbedServiceClient } from '@vus/grpc/types/embed/v1/EmbedService';
+import type { Embedding } from '@vus/grpc/types/embed/v1/Embedding';
+import type { ListModelsResponse } from '@vus/grpc/types/embed/v1/ListModelsResponse';
+
+/** embed-service: embeddings of text, images and audio; query vectors; the models it serves. */
+export function createEmbedClient(address: string) {
+  const client: EmbedServiceClient = createClient(loadProto().proto.vus.embed.v1.EmbedService, address);
+  return {
+    createEmbedding: (ctx: OutgoingContext, request: CreateEmbeddingRequest__Input) =>
+      callUnary<Embedding>((md, opts, cb) => client.CreateEmbedding(request, md, opts, cb), ctx),
+    embedQuery: (ctx: OutgoingContext, request: EmbedQueryRequest__Input) =>
+      callUnary<EmbedQueryResponse>((md, opts, cb) => client.EmbedQuery(request, md, opts, cb), ctx),
+    listModels: (ctx: OutgoingContext) => callUnary<ListModelsResponse>((md, opts, cb) => client.ListModels({}, md, opts, cb), ctx),
+    close: () => client.close(),
+  };
+}
+
+export type EmbedClient = ReturnType<typeof createEmbedClient>;

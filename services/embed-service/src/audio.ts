@@ -1,0 +1,42 @@
+import { ApiError } from '@vus/core';
+import { isMediaError, readWavInfo, readWavSamples, runFfmpeg } from '@vus/media';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Text formats ffmpeg would follow to other files (playlists, concat lists, DASH manifests): never opened. */
+const LIST_FORMATS = /^\s*(?:#EXTM3U|ffconcat|<\?xml|<MPD)/i;
+
+export interface DecodedAudio {
+  /** Mono 16 kHz samples of the window asked for. */
+  samples: Float32Array;
+  /** Seconds in the window. */
+  durationSec: number;
+}
+
+/**
+ * Decodes audio bytes (any format ffmpeg reads, or the audio track of a video) to mono 16 kHz,
+ * from `startSec` for at most `maxSec`. Bytes that are not audio are `audio_file_broken`; ffmpeg
+ * may only read the one local file (no playlist, no network).
+ */
+export async function decodeAudio(bytes: Buffer, startSec: number, maxSec: number, param: string): Promise<DecodedAudio> {
+  const broken = () => new ApiError('audio_file_broken', `The ${param} could not be read as audio.`, { param });
+  if (LIST_FORMATS.test(bytes.subarray(0, 64).toString('latin1'))) throw broken();
+  const dir = await mkdtemp(join(tmpdir(), 'vus-embed-audio-'));
+  try {
+    const input = join(dir, 'input');
+    const output = join(dir, 'audio.wav');
+    await writeFile(input, bytes);
+    try {
+      await runFfmpeg(['-protocol_whitelist', 'file', '-ss', String(startSec), '-t', String(maxSec), '-i', input, '-map', '0:a:0', '-vn', '-sn', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', '-f', 'wav', output], { timeoutMs: 60_000 });
+    } catch (error) {
+      if (isMediaError(error) && (error.code === 'service_unavailable' || error.code === 'deadline_exceeded')) throw error;
+      throw broken();
+    }
+    const info = await readWavInfo(output);
+    if (info.durationSec <= 0) throw new ApiError('audio_file_broken', `The ${param} has no audio after ${startSec} s.`, { param });
+    return { samples: await readWavSamples(output), durationSec: info.durationSec };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Embeddings of text, images, audio and text+image with the bundled concept embedding, sized per
+ * model name. Pure of transport: server.ts maps the proto, the media arrive as bytes.
+ */
+import { ApiError, errors } from '@vus/core';
+import { describeImage, mergeConcepts, type ConceptBag, type ConceptEmbedder, type ProviderStatus } from '@vus/models';
+import { embeddingModel, EMBEDDING_MODELS } from './model-names';
+import { truncateText } from './text';
+import type { DecodedAudio } from './audio';
+
+/** Limits of a synchronous request (the real API: media under about 10 minutes, images up to 5 MB). */
+export const SYNC_LIMITS = {
+  imageBytes: 5 * 1024 * 1024,
+  audioBytes: 100 * 1024 * 1024,
+  audioSeconds: 600,
+  /** Seconds per audio segment (the real API's legacy audio embeddings are 10 s segments). */
+  audioSegmentSec: 10,
+  minImageSide: 8,
+} as const;
+
+export interface MediaInput {
+  bytes: Buffer;
+  /** Echoed in the metadata. */
+  url?: string;
+  filename?: string;
+}
+
+export interface EmbeddingRequest {
+  modelName: string;
+  text?: string;
+  textTruncate?: string;
+  image?: MediaInput;
+  audio?: MediaInput;
+  startSec?: number;
+  endSec?: number;
+  /** Seconds per audio segment. */
+  clipLength?: number;
+}
+
+export interface Segment {
+  vector: Float32Array;
+  start?: number;
+  end?: number;
+}
+
+export interface ModalityEmbedding {
+  segments: Segment[];
+  inputUrl?: string;
+  inputFilename?: string;
+}
+
+export interface EmbeddingResult {
+  modelName: string;
+  inputType: 'text' | 'image' | 'audio' | 'text_image';
+  text?: ModalityEmbedding;
+  image?: ModalityEmbedding;
+  audio?: ModalityEmbedding;
+  /** Text and image in one vector (input_type text_image). */
+  textImage?: ModalityEmbedding;
+}
+
+/** What one served embedding counts for metering. */
+export interface Usage {
+  modelName: string;
+  inputType: string;
+  /** Seconds of audio embedded (0 for text and images). */
+  mediaSeconds: number;
+}
+
+export interface UsageStore {
+  record(orgId: string, usage: Usage): Promise<void>;
+}
+
+export interface EmbedDeps {
+  embedder: ConceptEmbedder;
+  usage: UsageStore;
+  decodeAudio(bytes: Buffer, startSec: number, maxSec: number, param: string): Promise<DecodedAudio>;
+  providers(): Promise<ProviderStatus[]>;
+}
+
+export function createEmbedService(deps: EmbedDeps) {
+  const { embedder } = deps;
+
+  async function imageConcepts(image: MediaInput): Promise<ConceptBag> {
+    if (image.bytes.length > SYNC_LIMITS.imageBytes) {
+      throw new ApiError('payload_too_large', `The image is ${image.bytes.length} bytes; at most ${SYNC_LIMITS.imageBytes} are accepted.`, { param: 'image' });
+    }
+    const facts = await describeImage(image.bytes);
+    if (!facts || facts.format === 'other') throw new ApiError('unsupported_file_type', 'The image is not a JPEG, PNG, WebP or GIF image.', { param: 'image' });
+    if (Math.min(facts.width, facts.height) < SYNC_LIMITS.minImageSide) throw errors.invalid('image', `The image is ${facts.width}×${facts.height}; each side must be at least ${SYNC_LIMITS.minImageSide} pixels.`);
+    return embedder.imageConcepts(image.bytes);
+  }
+
+  async function audioSegments(audio: MediaInput, request: EmbeddingRequest, dimensions: number): Promise<Segment[]> {
+    if (audio.bytes.length > SYNC_LIMITS.audioBytes) {
+      throw new ApiError('payload_too_large', `The audio is ${audio.bytes.length} bytes; at most ${SYNC_LIMITS.audioBytes} are accepted.`, { param: 'audio' });
+    }
+    const start = request.startSec ?? 0;
+    if (!(start >= 0)) throw errors.invalid('audio_start_offset_sec', 'It must be 0 or more.');
+    if (request.endSec !== undefined && !(request.endSec > start)) throw errors.invalid('end_sec', 'It must be after the start.');
+    const wanted = request.endSec === undefined ? SYNC_LIMITS.audioSeconds : request.endSec - start;
+    if (wanted > SYNC_LIMITS.audioSeconds) throw errors.invalid('end_sec', `A synchronous embedding takes at most ${SYNC_LIMITS.audioSeconds} s of audio; use an embed task for longer media.`);
+    const segmentSec = request.clipLength ?? SYNC_LIMITS.audioSegmentSec;
+    if (!(segmentSec >= 1 && segmentSec <= SYNC_LIMITS.audioSeconds)) throw errors.invalid('segmentation', `The segment length must be between 1 and ${SYNC_LIMITS.audioSeconds} seconds.`);
+    const decoded = await deps.decodeAudio(audio.bytes, start, wanted, 'audio');
+    const segments: Segment[] = [];
+    const rate = decoded.samples.length / Math.max(decoded.durationSec, 1e-9);
+    for (let at = 0; at < decoded.durationSec - 1e-6; at += segmentSec) {
+      const end = Math.min(decoded.durationSec, at + segmentSec);
+      const samples = decoded.samples.subarray(Math.floor(at * rate), Math.floor(end * rate));
+      segments.push({ vector: embedder.embed(await embedder.audioConcepts(samples), dimensions), start: start + at, end: start + end });
+    }
+    return segments;
+  }
+
+  return {
+    async createEmbedding(orgId: string, request: EmbeddingRequest): Promise<EmbeddingResult> {
+      const model = embeddingModel(request.modelName);
+      const hasText = request.text !== undefined && request.text !== '';
+      if (!hasText && !request.image && !request.audio) throw new ApiError('parameter_not_provided', 'Provide at least one input: text, an image or audio.', { param: 'text' });
+      const text = hasText ? truncateText(request.text ?? '', model.maxTextTokens, request.textTruncate ?? '') : undefined;
+      const result: EmbeddingResult = { modelName: model.name, inputType: request.audio ? 'audio' : request.image ? (text ? 'text_image' : 'image') : 'text' };
+      const textBag = text === undefined ? undefined : embedder.textConcepts(text);
+      if (textBag) result.text = { segments: [{ vector: embedder.embed(textBag, model.dimensions) }] };
+      if (request.image) {
+        const imageBag = await imageConcepts(request.image);
+        result.image = { segments: [{ vector: embedder.embed(imageBag, model.dimensions) }], ...source(request.image) };
+        if (textBag) result.textImage = { segments: [{ vector: embedder.embed(mergeConcepts(mergeConcepts(new Map(), textBag), imageBag), model.dimensions) }] };
+      }
+      if (request.audio) result.audio = { segments: await audioSegments(request.audio, request, model.dimensions), ...source(request.audio) };
+      const mediaSeconds = (result.audio?.segments ?? []).reduce((sum, s) => sum + ((s.end ?? 0) - (s.start ?? 0)), 0);
+      await deps.usage.record(orgId, { modelName: model.name, inputType: result.inputType, mediaSeconds });
+      return result;
+    },
+
+    /** Query vectors for search (text or image), in the same space as the stored ones. */
+    async embedQuery(modelName: string, inputs: ({ text: string } | { image: Buffer })[]): Promise<{ modelName: string; vectors: Float32Array[] }> {
+      const model = embeddingModel(modelName);
+      const vectors: Float32Array[] = [];
+      for (const input of inputs) {
+        const bag = 'text' in input ? embedder.textConcepts(input.text) : await imageConcepts({ bytes: input.image });
+        vectors.push(embedder.embed(bag, model.dimensions));
+      }
+      return { modelName: model.name, vectors };
+    },
+
+    async models() {
+      return { models: EMBEDDING_MODELS, providers: await deps.providers() };
+    },
+  };
+}
+
+function source(media: MediaInput): Pick<ModalityEmbedding, 'inputUrl' | 'inputFilename'> {
+  return { ...(media.url ? { inputUrl: media.url } : {}), ...(media.filename ? { inputFilename: media.filename } : {}) };
+}
+
+export type EmbedService = ReturnType<typeof createEmbedService>;
