@@ -112,6 +112,11 @@ source:
 {{- printf "%s:%s" $repository $tag -}}
 {{- end }}
 
+{{/* Name of the Secret holding INTERNAL_GRPC_SECRET: global.internalSecret.secretName, or the chart's own. */}}
+{{- define "vus.internalSecretName" -}}
+{{- default (printf "%s-internal" (include "vus.fullname" .)) (default (dict) .Values.global.internalSecret).secretName -}}
+{{- end }}
+
 {{/* Container env: chart wiring, LOG_LEVEL, global and service env, then Secret references. */}}
 {{- define "vus.env" -}}
 {{- $wiring := dict -}}
@@ -122,7 +127,8 @@ source:
 {{- $_ := set $wiring "PORT" (include "vus.httpPort" .) -}}
 {{- end -}}
 {{- $wiring = merge $wiring (default (dict) .env) -}}
-{{- $secretEnv := merge (dict "DATABASE_URL" .values.databaseUrl) (default (dict) .secretEnv) -}}
+{{- $internal := dict "secretName" (include "vus.internalSecretName" .root) "key" ((default (dict) .root.Values.global.internalSecret).key | default "secret") -}}
+{{- $secretEnv := merge (dict "DATABASE_URL" .values.databaseUrl "INTERNAL_GRPC_SECRET" $internal) (default (dict) .secretEnv) -}}
 {{- $user := merge (dict) (default (dict) .values.env) (default (dict) .root.Values.global.env) (dict "LOG_LEVEL" (default "info" .root.Values.global.logLevel)) -}}
 {{- range $name, $_ := merge (dict) $wiring $secretEnv -}}
 {{- if hasKey $user $name -}}

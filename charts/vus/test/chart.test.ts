@@ -8,6 +8,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
+import { SERVICE_REGISTRY, type ServiceEntry } from '@vus/grpc';
+import { valuesKeyOf } from './registry-rules';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const CHART = path.join(ROOT, 'charts/vus');
@@ -19,21 +21,10 @@ const PROFILES = readdirSync(path.join(CHART, 'ci'))
   .filter((f) => f.endsWith('-values.yaml'))
   .sort();
 
-/** The service folders the chart deploys, with their values keys. */
-const SERVICES = [
-  { name: 'gateway', key: 'gateway' },
-  { name: 'index-service', key: 'indexService' },
-  { name: 'billing-service', key: 'billingService' },
-  { name: 'task-service', key: 'taskService' },
-  { name: 'search-service', key: 'searchService' },
-] as const;
+/** The service folders the chart deploys (the registry's), with their values keys (camelCase names). */
+const SERVICES = SERVICE_REGISTRY.map(({ name }) => ({ name, key: valuesKeyOf(name) }));
 /** The gRPC services and the health service name their readiness probe asks about. */
-const GRPC_HEALTH = [
-  ['index-service', 'vus.index.v1.IndexService'],
-  ['billing-service', 'vus.billing.v1.BillingService'],
-  ['task-service', 'vus.task.v1.TaskService'],
-  ['search-service', 'vus.search.v1.SearchService'],
-] as const;
+const GRPC_HEALTH = SERVICE_REGISTRY.flatMap((entry: ServiceEntry) => (entry.protoService ? [[entry.name, entry.protoService] as const] : []));
 /**
  * The indexing worker runs inside task-service, or (taskService.worker.enabled) as the Deployment
  * `indexing-worker`: WORKER stands for whichever Deployment runs it in a profile.
@@ -158,6 +149,10 @@ describe('charts/vus', () => {
 
   it('has the default, an overridden and a standalone-worker ci values profile', () => {
     expect(PROFILES).toEqual(expect.arrayContaining(['default-values.yaml', 'scaled-values.yaml', 'standalone-worker-values.yaml']));
+  });
+
+  it('ships NetworkPolicies on by default (only the release reaches the gRPC services)', () => {
+    expect(values(path.join(CHART, 'values.yaml')).global.networkPolicy.enabled).toBe(true);
   });
 
   describe.each(PROFILES)('with ci/%s', (profile) => {
@@ -335,20 +330,58 @@ describe('charts/vus', () => {
       const policies = ofKind(objects, 'NetworkPolicy').map(component).sort();
       expect(policies).toEqual(expected.global.networkPolicy?.enabled ? deployments.map((d) => d.name).sort() : []);
     });
+
+    it("lets only this release's pods reach a gRPC service's port", () => {
+      const policies = ofKind(objects, 'NetworkPolicy').filter((policy) => component(policy) !== 'gateway');
+      for (const policy of policies) {
+        expect(policy.spec.policyTypes).toEqual(['Ingress']);
+        expect(policy.spec.ingress).toEqual([
+          {
+            from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'vus', 'app.kubernetes.io/instance': RELEASE } } }],
+            ports: [{ port: 'grpc', protocol: 'TCP' }],
+          },
+        ]);
+      }
+    });
+
+    it.each(deployments)('gives $name INTERNAL_GRPC_SECRET from the internal Secret, never as a value', ({ name }) => {
+      const env = envOf(containerOf(deploymentOf(objects, name)), 'INTERNAL_GRPC_SECRET');
+      expect(env?.value).toBeUndefined();
+      const ref = expected.global.internalSecret;
+      expect(env?.valueFrom?.secretKeyRef).toEqual({ name: ref.secretName || `${RELEASE}-internal`, key: ref.key });
+    });
+
+    it('creates the internal Secret (48 random characters) exactly when no existing one is named', () => {
+      const secrets = ofKind(objects, 'Secret');
+      if (expected.global.internalSecret.secretName) {
+        expect(secrets).toEqual([]);
+        return;
+      }
+      expect(secrets.map((secret) => secret.metadata.name)).toEqual([`${RELEASE}-internal`]);
+      const value = Buffer.from(secrets[0]!.data[expected.global.internalSecret.key], 'base64').toString();
+      expect(value).toMatch(/^[A-Za-z0-9]{48}$/);
+    });
   });
 
   describe('optional services', () => {
+    // analyze-service reads search-service's segments: it goes with it.
     it('without task-service and search-service the gateway gets neither address (their endpoints answer 501)', () => {
-      const objects = renderWith('taskService:\n  enabled: false\nsearchService:\n  enabled: false\n');
+      const objects = renderWith('taskService:\n  enabled: false\nsearchService:\n  enabled: false\nanalyzeService:\n  enabled: false\n');
       expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(['billing-service', 'gateway', 'index-service']);
       const gateway = containerOf(deploymentOf(objects, 'gateway'));
       expect([envOf(gateway, 'TASK_SERVICE_ADDR'), envOf(gateway, 'SEARCH_SERVICE_ADDR')]).toEqual([undefined, undefined]);
     });
 
     it('without search-service task-service runs without SEARCH_SERVICE_ADDR', () => {
-      const objects = renderWith('searchService:\n  enabled: false\n');
+      const objects = renderWith('searchService:\n  enabled: false\nanalyzeService:\n  enabled: false\n');
       expect(envOf(containerOf(deploymentOf(objects, 'task-service')), 'SEARCH_SERVICE_ADDR')).toBeUndefined();
       expect(envOf(containerOf(deploymentOf(objects, 'task-service')), 'INDEX_SERVICE_ADDR')).toBeDefined();
+    });
+
+    it('refuses to render analyze-service without search-service, whose segments it reads', () => {
+      const result = template([valuesFile('no-search', 'searchService:\n  enabled: false\n')]);
+      expect(result.status).not.toBe(0);
+      expect(result.output).toMatch(/search-service is disabled but another service needs its address/);
     });
 
     it('refuses to render task-service without index-service, which it cannot start without', () => {
@@ -430,7 +463,7 @@ describe('charts/vus', () => {
 
     it('is not rendered when task-service is disabled', () => {
       const objects = renderWith('taskService:\n  enabled: false\n  worker:\n    enabled: true\n');
-      expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(['billing-service', 'gateway', 'index-service', 'search-service']);
+      expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(['analyze-service', 'billing-service', 'gateway', 'index-service', 'search-service']);
     });
 
     it("refuses WORKER_ENABLED in task-service's env when the chart sets it", () => {

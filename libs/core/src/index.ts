@@ -11,3 +11,4 @@ export * from './caller';
 export * from './vocabulary';
 export * from './query-text';
 export * from './transcription';
+export * from './secret-box';

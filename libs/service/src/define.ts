@@ -19,9 +19,9 @@ export interface ServiceScope {
   readonly clock: Clock;
   readonly bus: EventBus | undefined;
   /** Wakes the outbox relay after a transaction that wrote events (a no-op without a bus). */
-  eventsWritten(): void;
+  eventsWritten: () => void;
   /** Registers a closer (a client, a store): run after the server has stopped, last-registered first. */
-  onStop(close: () => unknown): void;
+  onStop: (close: () => unknown) => void;
 }
 
 export interface ServiceParts<Extra extends object = object> {

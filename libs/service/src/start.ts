@@ -6,15 +6,12 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { KitOptions, ServiceDefinition } from './define';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyDefinition = ServiceDefinition<any, any, any>;
-type OptionsOf<D> = D extends ServiceDefinition<infer O, z.ZodRawShape, object> ? O : never;
-type ExtraOf<D> = D extends ServiceDefinition<object, z.ZodRawShape, infer X> ? X : never;
+type Definition<O extends object, X extends object> = ServiceDefinition<O, z.ZodRawShape, X>;
 
 export type RunningService<Extra extends object = object> = { readonly address: string; stop(): Promise<void> } & Extra;
 
 /** Its migrations, after the events tables (when it writes or consumes events) and its libraries'. */
-export async function migrateService(db: Database, definition: Pick<AnyDefinition, 'migrations' | 'outbox' | 'consumes' | 'libraryMigrations'>): Promise<void> {
+export async function migrateService(db: Database, definition: Pick<Definition<object, object>, 'migrations' | 'outbox' | 'consumes' | 'libraryMigrations'>): Promise<void> {
   if (definition.outbox || definition.consumes) await migrate(db, EVENTS_MIGRATIONS);
   for (const set of definition.libraryMigrations ?? []) await migrate(db, set);
   await migrate(db, { dir: definition.migrations, table: 'pgmigrations' });
@@ -24,7 +21,7 @@ export async function migrateService(db: Database, definition: Pick<AnyDefinitio
  * Starts a service: database (migrated), outbox relay, the domain (`build`), the gRPC server with
  * readiness following the database, consumers, background jobs. `stop` undoes it in reverse order.
  */
-export async function startService<D extends AnyDefinition>(definition: D, options: KitOptions & OptionsOf<D>): Promise<RunningService<ExtraOf<D>>> {
+export async function startService<O extends object, X extends object>(definition: Definition<O, X>, options: KitOptions & O): Promise<RunningService<X>> {
   const { logger, bus } = options;
   const stack: (() => unknown)[] = [];
   const stop = async () => {
@@ -68,7 +65,7 @@ export async function startService<D extends AnyDefinition>(definition: D, optio
       const running: Stoppable = await job.start();
       stack.push(() => running.stop());
     }
-    return { ...(parts.extra?.() as ExtraOf<D>), address: server.address, stop };
+    return { ...(parts.extra?.() as X), address: server.address, stop };
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;
@@ -76,7 +73,7 @@ export async function startService<D extends AnyDefinition>(definition: D, optio
 }
 
 /** The environment every service reads in cluster mode, beside its own. */
-function kitEnv(definition: AnyDefinition) {
+function kitEnv(definition: Definition<object, object>) {
   return {
     /** Loopback unless configured: the chart and compose bind 0.0.0.0 explicitly. */
     GRPC_BIND: z.string().default(`127.0.0.1:${serviceEntry(definition.name).port}`),
@@ -95,7 +92,7 @@ function kitEnv(definition: AnyDefinition) {
 export const internalSecretEnv = z.string().min(32, 'use at least 32 characters');
 
 /** Cluster mode: one process, configured from the environment (the Helm chart's and compose's form). */
-export function runService(definition: AnyDefinition): void {
+export function runService<O extends object, X extends object>(definition: Definition<O, X>): void {
   runMain(async () => {
     const kit = kitEnv(definition);
     // One parse of both, so that a bad start lists every problem at once.
@@ -128,8 +125,8 @@ export function runService(definition: AnyDefinition): void {
 export function inProcessServices(shared: { dataDir: string; bus: EventBus; logger: Logger }) {
   const stops: (() => unknown)[] = [];
   return {
-    async start<D extends AnyDefinition>(definition: D, options: OptionsOf<D>): Promise<RunningService<ExtraOf<D>>> {
-      const running = await startService(definition, {
+    async start<O extends object, X extends object>(definition: Definition<O, X>, options: O): Promise<RunningService<X>> {
+      const running = await startService<O, X>(definition, {
         bind: '127.0.0.1:0',
         database: { kind: 'pglite', dataDir: join(shared.dataDir, definition.name) },
         bus: shared.bus,

@@ -35,12 +35,25 @@ function isAlive(pid: number): boolean {
 
 /** The admin token: the operator's, or one generated on first start and kept in the data folder. */
 export function adminToken(dataDir: string, configured: string | undefined): string {
+  return keptSecret(dataDir, 'admin-token', configured, () => randomBytes(24).toString('base64url'));
+}
+
+/**
+ * The key webhook signing secrets are encrypted with: the operator's (WEBHOOK_SECRET_KEY), or one
+ * generated on first start and kept in the data folder (losing it loses the endpoints' secrets).
+ */
+export function webhookSecretKey(dataDir: string, configured: string | undefined): string {
+  return keptSecret(dataDir, 'webhook-secret-key', configured, () => randomBytes(32).toString('base64'));
+}
+
+/** `configured`, else the file's content, else `generate()` written to the file (owner-only). */
+function keptSecret(dataDir: string, name: string, configured: string | undefined, generate: () => string): string {
   if (configured) return configured;
-  const file = join(dataDir, 'admin-token');
+  const file = join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const token = randomBytes(24).toString('base64url');
-  writeFileSync(file, token, { mode: 0o600 });
-  return token;
+  const secret = generate();
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
 }
 
 /** The state file the `keys` CLI reads; removed on stop. */

@@ -1,6 +1,6 @@
 import { billingService } from '@vus/billing-service';
 import { FileBlobStore } from '@vus/blob';
-import { createLogger, envPort, loadConfig, logLevel, type Logger } from '@vus/core';
+import { createLogger, envPort, loadConfig, logLevel, SecretBox, type Logger } from '@vus/core';
 import { InProcessEventBus } from '@vus/events';
 import { startGateway } from '@vus/gateway';
 import { indexService } from '@vus/index-service';
@@ -12,7 +12,7 @@ import { mediaMeter, parseAllowList, taskService, workerEnvShape } from '@vus/ta
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { adminToken, lockDataDir, writeState } from './data-dir';
+import { adminToken, lockDataDir, webhookSecretKey, writeState } from './data-dir';
 
 const embeddedEnv = z.object({
   DATA_DIR: z.string().default('./.data'),
@@ -24,6 +24,8 @@ const embeddedEnv = z.object({
   LOG_LEVEL: logLevel.default('warn'),
   /** Private hosts webhooks may reach (e.g. `localhost` for a receiver on this machine). */
   WEBHOOK_ALLOWED_HOSTS: z.string().optional(),
+  /** Encrypts webhook signing secrets at rest; generated and kept in DATA_DIR when unset. */
+  WEBHOOK_SECRET_KEY: z.string().optional(),
   // Indexing: MODELS_DIR (CLIP, Whisper), tasks indexed at once, private hosts video_url may reach.
   ...modelsEnvSchema.shape,
   WORKER_CONCURRENCY: workerEnvShape.WORKER_CONCURRENCY,
@@ -35,7 +37,7 @@ const embeddedEnv = z.object({
  * one process, on loopback, each service on its own PGlite folder, with the in-process event bus
  * and an internal secret generated for this process.
  */
-export async function startEmbedded(env: Record<string, string | undefined> = process.env, logger?: Logger) {
+export async function startEmbedded(env: Readonly<Record<string, string | undefined>>, logger?: Logger) {
   const config = loadConfig(embeddedEnv, env);
   const log = logger ?? createLogger({ service: 'embedded', level: config.LOG_LEVEL });
   const dataDir = resolve(config.DATA_DIR);
@@ -63,7 +65,10 @@ export async function startEmbedded(env: Record<string, string | undefined> = pr
     // Indexing tasks with their worker, and webhooks: task events come through the same bus.
     const task = await services.start(taskService, {
       indexServiceAddress: index.address,
-      webhooks: { allowList: parseAllowList(config.WEBHOOK_ALLOWED_HOSTS) },
+      webhooks: {
+        allowList: parseAllowList(config.WEBHOOK_ALLOWED_HOSTS),
+        secrets: SecretBox.fromKey(webhookSecretKey(dataDir, config.WEBHOOK_SECRET_KEY), 'WEBHOOK_SECRET_KEY'),
+      },
       blobs,
       worker: {
         blobs,

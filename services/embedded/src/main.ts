@@ -1,9 +1,11 @@
-import { runMain } from '@vus/core';
+import { runMain, type Logger } from '@vus/core';
 import { formatMediaToolsReport, mediaToolsReport } from '@vus/media';
-import { startEmbedded } from './embedded';
+import { startEmbedded as startWith } from './embedded';
 
-export { startEmbedded } from './embedded';
 export { EMBEDDED_STATE_FILE, type EmbeddedState } from './data-dir';
+
+/** Embedded mode, configured from `env` (default: this process's environment). */
+export const startEmbedded = (env: Readonly<Record<string, string | undefined>> = process.env, logger?: Logger) => startWith(env, logger);
 
 if (require.main === module) {
   runMain(async () => {

@@ -4,7 +4,7 @@
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { textScenesVideo } from '@vus/testing';
-import { mkdtempSync, openAsBlob, rmSync } from 'node:fs';
+import { mkdtempSync, openAsBlob, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -102,7 +102,7 @@ describe('embedded mode', () => {
     expect(await stop(second)).toBe(0);
   });
 
-  it('uses VUS_BOOTSTRAP_API_KEY when set, and never prints it or any part of it', async () => {
+  it('uses VUS_BOOTSTRAP_API_KEY when set, and never prints it or any part of it; keeps a webhook secret key', async () => {
     const supplied = 'tlk_Zq7Xv-key-for-scripts-0001';
     const running = await start(dataDir, { VUS_BOOTSTRAP_API_KEY: supplied });
     expect((await fetch(`${running.baseUrl}/v1.3/indexes`, { headers: { 'x-api-key': supplied } })).status).toBe(200);
@@ -112,6 +112,8 @@ describe('embedded mode', () => {
     const listed = (await keysCli(dataDir, 'list', '--org', 'default')).stdout;
     expect(listed).toMatch(/sha256:[0-9a-f]{8}…/);
     expect(listed).not.toContain('Zq7X');
+    // Webhook signing secrets are encrypted under a key kept beside the admin token, owner-only.
+    expect(statSync(join(dataDir, 'webhook-secret-key')).mode & 0o777).toBe(0o600);
     expect(await stop(running)).toBe(0);
   });
 

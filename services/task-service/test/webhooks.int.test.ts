@@ -1,4 +1,4 @@
-import { createLogger, newId, type ApiError } from '@vus/core';
+import { createLogger, newId, SecretBox, type ApiError } from '@vus/core';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
 import { buildEvent, InProcessEventBus, KafkaEventBus, type EventBus, type TaskStatusChangedPayload } from '@vus/events';
 import { startTestKafka, type TestKafka } from '@vus/events/testing';
@@ -8,6 +8,7 @@ import type { TaskServiceClient } from '@vus/grpc/types/task/v1/TaskService';
 import type { WebhookEndpoint } from '@vus/grpc/types/task/v1/WebhookEndpoint';
 import { startTaskService, type RunningTaskService } from '../src/main';
 import { SIGNATURE_HEADERS, verify } from '../src/webhooks/signature';
+import { sealStoredSecrets } from '../src/webhooks/store';
 import { parseAllowList } from '@vus/fetch';
 import { startReceiver, type Receiver } from './receiver';
 
@@ -37,6 +38,7 @@ describe.each(BUSES)('webhooks through the %s bus', (_name, createBus) => {
   let events: { bus: EventBus; close(): Promise<void> };
   let receiver: Receiver;
   const orgId = newId();
+  const secrets = SecretBox.fromKey(SecretBox.newKey(), 'WEBHOOK_SECRET_KEY');
 
   beforeAll(async () => {
     database = await createThrowawayDatabase();
@@ -49,6 +51,7 @@ describe.each(BUSES)('webhooks through the %s bus', (_name, createBus) => {
       logger,
       indexServiceAddress: '127.0.0.1:1',
       webhooks: {
+        secrets,
         allowList: parseAllowList('localhost'),
         dispatcher: { timeoutMs: 2000, retryBaseMs: 20, maxDelayMs: 100, maxAttempts: 5, pollMs: 50 },
       },
@@ -98,6 +101,32 @@ describe.each(BUSES)('webhooks through the %s bus', (_name, createBus) => {
     // The secret is shown once.
     const listed = await callUnary<{ data: WebhookEndpoint[] }>((md, opts, cb) => client.ListWebhookEndpoints({}, md, opts, cb), ctx());
     expect(listed.data.find((e) => e.id === endpoint.id)?.signing_secret).toBe('');
+  });
+
+  it('keeps signing secrets encrypted at rest, and encrypts those stored in plain text before', async () => {
+    const storedSecret = async (id: string) =>
+      (await database.db.query<{ secret: string }>('SELECT secret FROM webhook_endpoints WHERE id = $1', [id])).rows[0]!.secret;
+    const endpoint = await register(receiver.url('/sealed'), ['index.task.ready']);
+    const stored = await storedSecret(endpoint.id);
+    expect(stored).not.toContain(endpoint.signing_secret);
+    expect(stored).not.toContain(endpoint.signing_secret.slice(6));
+    expect(secrets.open(stored)).toBe(endpoint.signing_secret);
+
+    // A row from before encryption: rewritten sealed, and its deliveries still signed with it.
+    const legacy = await register(receiver.url('/legacy'), ['index.task.ready']);
+    await database.db.query("UPDATE webhook_endpoints SET secret = 'whsec_stored_in_plain_text' WHERE id = $1", [legacy.id]);
+    expect(await sealStoredSecrets(database.db, secrets)).toBe(1);
+    expect(await storedSecret(legacy.id)).not.toContain('whsec_stored_in_plain_text');
+    expect(await sealStoredSecrets(database.db, secrets)).toBe(0);
+    await events.bus.publish([taskEvent('task-sealed', 'ready', 'indexing')]);
+    await waitFor(() => receiver.requests('/legacy').length >= 1 && receiver.requests('/sealed').length >= 1, 'both deliveries');
+    for (const [path, secret] of [['/legacy', 'whsec_stored_in_plain_text'], ['/sealed', endpoint.signing_secret]] as const) {
+      const [request] = receiver.requests(path);
+      expect(verify(secret, {
+        timestamp: request!.headers[SIGNATURE_HEADERS.timestamp.toLowerCase()] as string,
+        signature: request!.headers[SIGNATURE_HEADERS.signature.toLowerCase()] as string,
+      }, request!.body, new Date())).toBe(true);
+    }
   });
 
   it('retries a receiver that fails three times; the event counts once by delivery id', async () => {

@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '@vus/core';
+import { SecretBox, type Clock, type Logger } from '@vus/core';
 import type { Database } from '@vus/db';
 import type { BackgroundJob, Consumer } from '@vus/service';
 import { AddressGuard, parseAllowList, type AllowList, type Resolver } from '@vus/fetch';
@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { WebhookDispatcher, type DispatcherOptions } from './dispatcher';
 import { WEBHOOK_FANOUT_GROUP, webhookFanout } from './fanout';
 import { webhookHandlers, type WebhookHandlers } from './rpc';
-import { createDispatchStore, createWebhookStore } from './store';
+import { createDispatchStore, createWebhookStore, sealStoredSecrets } from './store';
 import { createWebhookService } from './webhooks';
 
 export type DispatchSettings = Omit<DispatcherOptions, 'store' | 'jobs' | 'guard' | 'clock' | 'logger'>;
@@ -17,6 +17,11 @@ export interface WebhookOptions {
   allowList?: AllowList;
   /** How host names resolve (tests inject DNS answers); default: the system resolver. */
   resolver?: Resolver;
+  /**
+   * The key signing secrets are encrypted with at rest (WEBHOOK_SECRET_KEY); without it they are
+   * stored as they are (a warning at start). Secrets stored before it was set are encrypted at start.
+   */
+  secrets?: SecretBox | undefined;
   /** Run the dispatcher in this process (default true). */
   dispatch?: boolean;
   dispatcher?: DispatchSettings;
@@ -26,6 +31,8 @@ export interface WebhookOptions {
 export const webhookEnvShape = {
   /** Host names and CIDR ranges webhooks may reach although private (tests, on-premise). */
   WEBHOOK_ALLOWED_HOSTS: z.string().optional(),
+  /** 32 bytes (base64 or hex) that encrypt the signing secrets at rest (AES-256-GCM). */
+  WEBHOOK_SECRET_KEY: z.string().optional(),
   WEBHOOK_DISPATCH: z.enum(['true', 'false']).default('true'),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().positive().optional(),
@@ -39,6 +46,7 @@ type WebhookEnv = z.infer<z.ZodObject<typeof webhookEnvShape>>;
 export function webhookOptionsFromEnv(env: WebhookEnv): WebhookOptions {
   return {
     allowList: parseAllowList(env.WEBHOOK_ALLOWED_HOSTS, 'WEBHOOK_ALLOWED_HOSTS'),
+    secrets: env.WEBHOOK_SECRET_KEY ? SecretBox.fromKey(env.WEBHOOK_SECRET_KEY, 'WEBHOOK_SECRET_KEY') : undefined,
     dispatch: env.WEBHOOK_DISPATCH === 'true',
     dispatcher: {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
@@ -62,9 +70,25 @@ export function webhookParts(deps: { db: Database; clock: Clock; logger: Logger;
 } {
   const { db, clock, logger, options } = deps;
   const guard = new AddressGuard(options?.allowList, options?.resolver);
-  const store = createWebhookStore(db);
+  const secrets = options?.secrets;
+  const store = createWebhookStore(db, secrets);
   const dispatcher =
-    options?.dispatch === false ? undefined : new WebhookDispatcher({ ...options?.dispatcher, store: createDispatchStore(db), jobs: createJobStore(db), guard, clock, logger });
+    options?.dispatch === false
+      ? undefined
+      : new WebhookDispatcher({ ...options?.dispatcher, store: createDispatchStore(db, secrets), jobs: createJobStore(db), guard, clock, logger });
+  // Once at start: encrypt what was stored before the key was set (reads take either form meanwhile).
+  const sealing: BackgroundJob = {
+    name: 'webhook-secret-sealing',
+    start: async () => {
+      if (!secrets) {
+        logger.warn('WEBHOOK_SECRET_KEY is not set: webhook signing secrets are stored unencrypted');
+      } else {
+        const sealed = await sealStoredSecrets(db, secrets);
+        if (sealed > 0) logger.info({ sealed }, 'encrypted the webhook signing secrets stored before WEBHOOK_SECRET_KEY was set');
+      }
+      return { stop: async () => undefined };
+    },
+  };
   return {
     handlers: webhookHandlers(createWebhookService({ store, guard, clock })),
     consumer: {
@@ -72,6 +96,6 @@ export function webhookParts(deps: { db: Database; clock: Clock; logger: Logger;
       types: ['task.status-changed'],
       handler: webhookFanout({ db, store, clock, logger, planned: () => dispatcher?.wake() }),
     },
-    jobs: dispatcher ? [{ name: 'webhook-dispatcher', start: () => (dispatcher.start(), dispatcher) }] : [],
+    jobs: [sealing, ...(dispatcher ? [{ name: 'webhook-dispatcher', start: () => (dispatcher.start(), dispatcher) }] : [])],
   };
 }

@@ -1,3 +1,4 @@
+import { SecretBox } from '@vus/core';
 import type { Database, Queryable } from '@vus/db';
 import { enqueueJob } from '@vus/jobs';
 import {
@@ -40,8 +41,37 @@ const ENDPOINT_COLUMNS = 'id, org_id, url, event_types, secret, created_at';
 const DELIVERY_COLUMNS =
   'id, endpoint_id, org_id, event_id, event_type, body, status, attempts, last_response_status, last_error, next_attempt_at, created_at, delivered_at';
 
-function toEndpoint(row: EndpointRow): WebhookEndpointRecord {
-  return { id: row.id, orgId: row.org_id, url: row.url, eventTypes: row.event_types, secret: row.secret, createdAt: row.created_at };
+/**
+ * How signing secrets are kept in webhook_endpoints: sealed under WEBHOOK_SECRET_KEY (a SecretBox),
+ * or, without a key, as they are. The service must read them back to sign, so they are encrypted
+ * rather than hashed.
+ */
+export type SecretKeeper = Pick<SecretBox, 'seal' | 'open'>;
+
+export const UNSEALED: SecretKeeper = {
+  seal: (secret) => secret,
+  open: (stored) => {
+    if (SecretBox.isSealed(stored)) throw new Error('The webhook signing secrets are encrypted and WEBHOOK_SECRET_KEY is not set: set the key they were encrypted with.');
+    return stored;
+  },
+};
+
+function toEndpoint(row: EndpointRow, secrets: SecretKeeper): WebhookEndpointRecord {
+  return { id: row.id, orgId: row.org_id, url: row.url, eventTypes: row.event_types, secret: secrets.open(row.secret), createdAt: row.created_at };
+}
+
+/**
+ * Encrypts the signing secrets stored before encryption was configured (one UPDATE per row, each
+ * only if still unsealed: replicas doing it at once do not double-seal). Returns how many.
+ */
+export async function sealStoredSecrets(db: Database, secrets: SecretBox): Promise<number> {
+  const { rows } = await db.query<{ id: string; secret: string }>("SELECT id, secret FROM webhook_endpoints WHERE secret NOT LIKE 'aesgcm1:%'");
+  let sealed = 0;
+  for (const row of rows.filter((r) => !SecretBox.isSealed(r.secret))) {
+    const result = await db.query('UPDATE webhook_endpoints SET secret = $2 WHERE id = $1 AND secret = $3', [row.id, secrets.seal(row.secret), row.secret]);
+    sealed += result.rowCount ?? 0;
+  }
+  return sealed;
 }
 
 function toDelivery(row: DeliveryRow): WebhookDeliveryRecord {
@@ -62,14 +92,14 @@ function toDelivery(row: DeliveryRow): WebhookDeliveryRecord {
   };
 }
 
-export function createWebhookStore(db: Database): WebhookStore {
+export function createWebhookStore(db: Database, secrets: SecretKeeper = UNSEALED): WebhookStore {
   return {
     async insertEndpoint(e) {
       const result = await db.query(
         `INSERT INTO webhook_endpoints (id, org_id, url, event_types, secret, created_at)
          SELECT $1, $2, $3, $4, $5, $6
          WHERE (SELECT count(*) FROM webhook_endpoints WHERE org_id = $2 AND deleted_at IS NULL) < $7`,
-        [e.id, e.orgId, e.url, e.eventTypes, e.secret, e.createdAt, MAX_ENDPOINTS_PER_ORG],
+        [e.id, e.orgId, e.url, e.eventTypes, secrets.seal(e.secret), e.createdAt, MAX_ENDPOINTS_PER_ORG],
       );
       return result.rowCount === 1;
     },
@@ -83,7 +113,7 @@ export function createWebhookStore(db: Database): WebhookStore {
         ),
         db.query<{ total: string }>('SELECT count(*) AS total FROM webhook_endpoints WHERE org_id = $1 AND deleted_at IS NULL', [orgId]),
       ]);
-      return { rows: page.rows.map(toEndpoint), total: Number(count.rows[0]?.total ?? 0) };
+      return { rows: page.rows.map((row) => toEndpoint(row, secrets)), total: Number(count.rows[0]?.total ?? 0) };
     },
 
     async deleteEndpoint(orgId, id, at) {
@@ -126,7 +156,7 @@ export function createWebhookStore(db: Database): WebhookStore {
         `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE org_id = $1 AND deleted_at IS NULL`,
         [orgId],
       );
-      return rows.map(toEndpoint);
+      return rows.map((row) => toEndpoint(row, secrets));
     },
 
     async insertDeliveries(tx: Queryable, deliveries) {
@@ -162,7 +192,7 @@ export interface ClaimedDelivery {
 }
 
 /** The dispatcher's queries: the delivery its job is about, and what each attempt did. */
-export function createDispatchStore(db: Database) {
+export function createDispatchStore(db: Database, secrets: SecretKeeper = UNSEALED) {
   return {
     /** The delivery with its endpoint, while it is still to be sent; undefined once sent or failed for good. */
     async load(id: string): Promise<ClaimedDelivery | undefined> {
@@ -173,7 +203,7 @@ export function createDispatchStore(db: Database) {
         [id],
       );
       const r = rows[0];
-      return r && { id: r.id, eventType: r.event_type, body: r.body, attempts: r.attempts, url: r.url, secret: r.secret };
+      return r && { id: r.id, eventType: r.event_type, body: r.body, attempts: r.attempts, url: r.url, secret: secrets.open(r.secret) };
     },
 
     async recordSuccess(id: string, status: number, at: Date): Promise<void> {
