@@ -1,4 +1,4 @@
-import { currentCaller, newId, type Clock, systemClock } from '@vus/core';
+import { currentCaller, jitteredBackoff, newId, type Clock, systemClock } from '@vus/core';
 import { isEventType, type EventType } from './topics';
 
 /**
@@ -103,3 +103,14 @@ export function parseEnvelope(raw: string): EventEnvelope {
   if (typeof e.request_id === 'string' && e.request_id) envelope.request_id = e.request_id;
   return envelope;
 }
+
+/**
+ * The wait before a failed handler's attempt `attempt + 1` (both buses): the one backoff
+ * (libs/core), so a flaky dependency gets a growing breather, capped well inside a consumer's
+ * session timeout.
+ */
+export function handlerRetryDelay(baseMs: number, attempt: number): number {
+  return jitteredBackoff(baseMs, HANDLER_RETRY_MAX_MS, attempt);
+}
+
+const HANDLER_RETRY_MAX_MS = 10_000;

@@ -1,12 +1,13 @@
 import type { Logger } from '@vus/core';
-import type {
-  DeadLetter,
-  DeadLetterSubscription,
-  EventBus,
-  EventEnvelope,
-  HandlerOutcome,
-  Subscription,
-  SubscriptionHandle,
+import {
+  handlerRetryDelay,
+  type DeadLetter,
+  type DeadLetterSubscription,
+  type EventBus,
+  type EventEnvelope,
+  type HandlerOutcome,
+  type Subscription,
+  type SubscriptionHandle,
 } from './bus';
 import { EVENT_TYPES, topicOf } from './topics';
 
@@ -184,7 +185,7 @@ export class InProcessEventBus implements EventBus {
         lastError = error instanceof Error ? error.message : String(error);
         this.options.logger?.warn({ err: error, eventId: event.id, attempt }, 'event handler failed');
       }
-      if (attempt < this.maxAttempts) await new Promise((r) => setTimeout(r, this.retryDelayMs * attempt));
+      if (attempt < this.maxAttempts) await new Promise((r) => setTimeout(r, handlerRetryDelay(this.retryDelayMs, attempt)));
     }
     const deadLetter: DeadLetter = {
       group: subscription.group,

@@ -10,6 +10,7 @@ import {
   type Producer,
 } from 'kafkajs';
 import {
+  handlerRetryDelay,
   parseEnvelope,
   type DeadLetter,
   type DeadLetterSubscription,
@@ -74,10 +75,6 @@ class JoinCrashed extends Error {
  */
 export const JOIN_ATTEMPTS = 5;
 
-/** The retry delay before attempt `attempt + 1`: linear, so a flaky dependency gets a breather. */
-export function retryDelay(baseMs: number, attempt: number): number {
-  return baseMs * attempt;
-}
 
 /**
  * The EventBus on Kafka (kafkajs). Topics come from the topic table; a message's key is the
@@ -166,7 +163,7 @@ export class KafkaEventBus implements EventBus {
           this.options.logger.warn({ err: error, eventId: event.id, topic, partition, attempt }, 'event handler failed');
         }
         if (attempt < this.maxAttempts) {
-          await Promise.race([sleep(retryDelay(this.retryDelayMs, attempt)), member.abandoned]);
+          await Promise.race([sleep(handlerRetryDelay(this.retryDelayMs, attempt)), member.abandoned]);
           await payload.heartbeat();
         }
       }

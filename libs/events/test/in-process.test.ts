@@ -1,4 +1,4 @@
-import { buildEvent, InProcessEventBus, type EventEnvelope } from '../src';
+import { buildEvent, handlerRetryDelay, InProcessEventBus, type EventEnvelope } from '../src';
 
 const event = (key: string, n: number) => buildEvent('task.status-changed', key, null, { n });
 
@@ -60,5 +60,21 @@ describe('InProcessEventBus', () => {
     await bus.drain();
     expect(calls).toBe(3);
     expect(bus.deadLetters).toHaveLength(0);
+  });
+});
+
+describe('handlerRetryDelay (both buses)', () => {
+  it.each([
+    [1, 200, 400],
+    [2, 200, 800],
+    [3, 200, 1600],
+    [10, 200, 10_000],
+  ])('attempt %i from %i ms: at most %i ms, at least half of it', (attempt, base, ceiling) => {
+    const spy = jest.spyOn(Math, 'random');
+    spy.mockReturnValue(1);
+    expect(handlerRetryDelay(base, attempt)).toBe(ceiling);
+    spy.mockReturnValue(0);
+    expect(handlerRetryDelay(base, attempt)).toBe(ceiling / 2);
+    spy.mockRestore();
   });
 });

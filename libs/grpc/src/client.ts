@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
-import { currentCaller, earlierDeadline } from '@vus/core';
+import { currentCaller, earlierDeadline, jitteredBackoff } from '@vus/core';
 import { toMetadata, type OutgoingContext } from './context';
 import { fromServiceError } from './errors';
 import { internalSecret } from './internal-auth';
@@ -60,7 +60,8 @@ export async function callUnary<Res>(
       });
     } catch (error) {
       const serviceError = error as grpc.ServiceError;
-      const delay = policy.backoffMs * 2 ** attempt * (0.5 + Math.random());
+      // The one backoff (libs/core): 1–2× backoffMs, then 2–4× …; the caller's deadline bounds it.
+      const delay = jitteredBackoff(policy.backoffMs, Number.MAX_SAFE_INTEGER, attempt + 1);
       const retryable = serviceError.code === grpc.status.UNAVAILABLE && attempt < policy.retries;
       if (!retryable || Date.now() + delay >= deadline.getTime()) throw fromServiceError(serviceError);
       await new Promise((r) => setTimeout(r, delay));

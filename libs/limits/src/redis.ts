@@ -1,4 +1,4 @@
-import type { Logger } from '@vus/core';
+import { jitteredBackoff, type Logger } from '@vus/core';
 import { createClient, type RedisClientType } from 'redis';
 
 /**
@@ -9,7 +9,7 @@ export function connectRedis(url: string, logger: Logger): RedisClientType {
   const client: RedisClientType = createClient({
     url,
     disableOfflineQueue: true,
-    socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2_000) },
+    socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => jitteredBackoff(100, 2_000, retries) },
   });
   let healthy = true;
   client.on('error', (error: Error) => {
