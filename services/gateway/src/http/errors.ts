@@ -19,6 +19,9 @@ const PARSER_ERRORS: Record<string, (e: { message?: string; limit?: number }) =>
   'parameters.too.many': () => new ApiError('payload_too_large', 'The request body has too many parameters.'),
 };
 
+/** The router's own error for a path parameter that is not valid percent-encoding (`/tasks/%zz`). */
+const isUndecodablePath = (error: unknown) => error instanceof URIError && (error as { status?: number }).status === 400;
+
 /** Last middleware: every failure becomes `{code, message}` with its status; never a stack trace. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
@@ -27,7 +30,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       ? error
       : parserError.type && PARSER_ERRORS[parserError.type]
         ? PARSER_ERRORS[parserError.type]!(error as { limit?: number })
-        : undefined;
+        : isUndecodablePath(error)
+          ? new ApiError('parameter_invalid', 'The request path is not valid: a part of it is not valid percent-encoding.')
+          : undefined;
     if (!apiError || apiError.httpStatus >= 500) {
       (res.locals.logger as Logger | undefined ?? logger).error({ err: error, path: req.path }, 'request failed');
     }
