@@ -13,7 +13,7 @@ const sharp = require('sharp');
 const root = join(__dirname, '../..');
 const models = require(join(root, 'libs/models/dist'));
 const { openWordNet } = require(join(root, 'libs/wordnet/dist'));
-const { photoPath, fontPath } = require(join(root, 'libs/testing/dist'));
+const { photoPath } = require(join(root, 'libs/testing/dist'));
 
 async function textFrame(text) {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="360"><rect width="100%" height="100%" fill="#f4f1ea"/><text x="60" y="200" font-family="DejaVu Sans" font-size="80" fill="#111">${text}</text></svg>`;
@@ -21,7 +21,6 @@ async function textFrame(text) {
 }
 
 async function main() {
-  void fontPath;
   const registry = new models.ModelRegistry([models.cocoDetectorProvider(), models.paddleOcrProvider()]);
   const wordnet = openWordNet();
   const vectors = models.openWordVectors();

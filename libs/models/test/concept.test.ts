@@ -88,7 +88,7 @@ describe('the concept embedding space (text)', () => {
     ['dog', 'puppy', 'cat'],
     ['car', 'vehicle', 'banana'],
   ])('%s is nearer %s than %s', (query, near, far) => {
-    expect(cos(query, near)).toBeGreaterThan(cos(query, far) + 0.15);
+    expect(cos(query, near)).toBeGreaterThan(cos(query, far) + 0.1);
   });
 
   it('is deterministic and unit length at 512 and 1024 dimensions', () => {

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createApp } from './app';
+import { appRoutes, type RouteEntry } from './http/route-table';
 import { createIndexClient, createSearchClient, createTaskClient } from './clients';
 import { createThumbnailSigner } from './http/signed-urls';
 import { createKeyService, type KeyService } from './keys';
@@ -66,6 +67,8 @@ export interface RunningGateway {
   url: string;
   port: number;
   keys: KeyService;
+  /** The endpoints it serves (method, path pattern): the fuzz suite requests each. */
+  routes: RouteEntry[];
   stop(): Promise<void>;
 }
 
@@ -116,6 +119,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     url,
     port,
     keys,
+    routes: appRoutes(app),
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -141,6 +145,5 @@ async function peersReady(options: GatewayOptions): Promise<Record<string, boole
     ['billing-service', options.billingServiceAddress],
   ];
   const configured = peers.filter((peer): peer is [GrpcServiceName, string] => Boolean(peer[1]));
-  const answers = await Promise.all(configured.map(async ([name, address]) => [name, await checkHealth(address, serviceEntry(name).protoService!)] as const));
-  return Object.fromEntries(answers);
+  return Object.fromEntries(await Promise.all(configured.map(async ([name, address]) => [name, await checkHealth(address, serviceEntry(name).protoService!)])));
 }

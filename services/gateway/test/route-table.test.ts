@@ -1,5 +1,5 @@
-import { Router } from 'express';
-import { routesOf, spellsRoute } from '../src/http/route-table';
+import express from 'express';
+import { appRoutes, routesOf, spellsRoute } from '../src/http/route-table';
 
 describe('spellsRoute', () => {
   it.each([
@@ -22,15 +22,16 @@ describe('spellsRoute', () => {
 
 describe('routesOf', () => {
   it('lists routes in the order Express tries them, with paths of arrays and mounted routers', () => {
-    const inner = Router();
+    const inner = express.Router();
     inner.get('/items/:id', () => undefined);
-    const router = Router();
+    const router = express.Router();
     router.post('/tasks', () => undefined);
     router.get(['/search/:token', '/search-v2/:token'], () => undefined);
     router.all('/anything', () => undefined);
     router.use((_req, _res, next) => next());
     router.use(inner);
     router.use('/prefix', inner);
+    router.use(['/a', '/b'], inner);
     expect(routesOf(router)).toEqual([
       { method: 'post', path: '/tasks' },
       { method: 'get', path: '/search/:token' },
@@ -38,6 +39,22 @@ describe('routesOf', () => {
       { method: 'all', path: '/anything' },
       { method: 'get', path: '/items/:id' },
       { method: 'get', path: '/prefix/items/:id' },
+      { method: 'get', path: '/a/items/:id' },
+      { method: 'get', path: '/b/items/:id' },
+    ]);
+  });
+
+  it('lists an app\'s endpoints once each, behind their mount paths', () => {
+    const api = express.Router();
+    api.post('/tasks', () => undefined);
+    const app = express();
+    app.get('/healthz', () => undefined);
+    app.use(['/v1', '/p/v1'], api);
+    app.use('/v1', api);
+    expect(appRoutes(app)).toEqual([
+      { method: 'get', path: '/healthz' },
+      { method: 'post', path: '/v1/tasks' },
+      { method: 'post', path: '/p/v1/tasks' },
     ]);
   });
 

@@ -26,20 +26,35 @@ const isRouter = (handle: unknown): handle is RouterInternals =>
 
 /**
  * The routes of a router in the order Express tries them, with those of routers mounted in it by
- * `router.use(sub)` or `router.use('/prefix', sub)` (a string prefix). The order matters: the first
- * route whose path and method match is the one that serves a request.
+ * `router.use(sub)` or `router.use('/prefix' | ['/a', '/b'], sub)` (string prefixes). The order
+ * matters: the first route whose path and method match is the one that serves a request.
  */
 export function routesOf(router: RequestHandler | Router): RouteEntry[] {
   if (!isRouter(router)) throw new Error('routesOf: not an Express router');
   return router.stack.flatMap((layer): RouteEntry[] => {
     if (layer.route) {
-      const paths = [layer.route.path].flat();
+      const paths = [layer.route.path].flat().filter((path) => typeof path === 'string');
       const methods = Object.keys(layer.route.methods).map((m) => (m === '_all' ? 'all' : m));
       return paths.flatMap((path) => methods.map((method) => ({ method, path })));
     }
     if (!isRouter(layer.handle)) return [];
-    const prefix = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
-    return routesOf(layer.handle as Router).map((route) => ({ ...route, path: `${prefix}${route.path}` }));
+    const prefixes = [layer.rawPath].flat().filter((prefix) => typeof prefix === 'string');
+    const routes = routesOf(layer.handle as Router);
+    return prefixes.flatMap((prefix) => routes.map((route) => ({ ...route, path: `${prefix === '/' ? '' : prefix}${route.path}` })));
+  });
+}
+
+/**
+ * Every endpoint an app serves, once each (method and full path pattern), in the order Express
+ * tries them: what the fuzz suite requests, so that a new route is covered without a list to keep.
+ */
+export function appRoutes(app: { router: unknown }): RouteEntry[] {
+  const seen = new Set<string>();
+  return routesOf(app.router as Router).filter((route) => {
+    const key = `${route.method} ${route.path}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
 }
 
