@@ -145,5 +145,6 @@ async function peersReady(options: GatewayOptions): Promise<Record<string, boole
     ['billing-service', options.billingServiceAddress],
   ];
   const configured = peers.filter((peer): peer is [GrpcServiceName, string] => Boolean(peer[1]));
-  return Object.fromEntries(await Promise.all(configured.map(async ([name, address]) => [name, await checkHealth(address, serviceEntry(name).protoService!)])));
+  const answers = await Promise.all(configured.map(async ([name, address]) => [name, await checkHealth(address, serviceEntry(name).protoService!)] as const));
+  return Object.fromEntries(answers);
 }
