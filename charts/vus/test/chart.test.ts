@@ -367,7 +367,7 @@ describe('charts/vus', () => {
     // analyze-service reads search-service's segments: it goes with it.
     it('without task-service and search-service the gateway gets neither address (their endpoints answer 501)', () => {
       const objects = renderWith('taskService:\n  enabled: false\nsearchService:\n  enabled: false\nanalyzeService:\n  enabled: false\n');
-      expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(['billing-service', 'gateway', 'index-service']);
+      expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(['billing-service', 'embed-service', 'gateway', 'index-service']);
       const gateway = containerOf(deploymentOf(objects, 'gateway'));
       expect([envOf(gateway, 'TASK_SERVICE_ADDR'), envOf(gateway, 'SEARCH_SERVICE_ADDR')]).toEqual([undefined, undefined]);
     });
@@ -463,7 +463,7 @@ describe('charts/vus', () => {
 
     it('is not rendered when task-service is disabled', () => {
       const objects = renderWith('taskService:\n  enabled: false\n  worker:\n    enabled: true\n');
-      expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(['analyze-service', 'billing-service', 'gateway', 'index-service', 'search-service']);
+      expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(['analyze-service', 'billing-service', 'embed-service', 'gateway', 'index-service', 'search-service']);
     });
 
     it("refuses WORKER_ENABLED in task-service's env when the chart sets it", () => {
