@@ -13,6 +13,7 @@ import { DEFAULT_PROVIDERS, type ProviderSettings } from './providers';
 import { adminRoutes, requireAdminToken } from './routes/admin';
 import { adminBillingRoutes } from './routes/admin-billing';
 import { engineRoutes } from './routes/engines';
+import { generateRoutes, outputTokenMeter } from './routes/generate';
 import { hlsFileRoutes } from './routes/hls';
 import { importRoutes } from './routes/imports';
 import { indexRoutes } from './routes/indexes';
@@ -82,6 +83,7 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     importRoutes(deps.clients.index, deps.clients.task, { timeoutMs: deps.requestTimeoutMs, providers: deps.providers ?? DEFAULT_PROVIDERS }),
     webhookRoutes(deps.clients.task, deps.requestTimeoutMs),
     searchRoutes(deps.clients.search, deps.requestTimeoutMs, deps.thumbnails),
+    generateRoutes(deps.clients.analyze, { timeoutMs: deps.requestTimeoutMs, meter: outputTokenMeter(deps.limits, deps.billing) }),
   ];
   // Which endpoint serves the request is known before its body is read or its quota is used.
   router.use(routeFinder(endpoints));

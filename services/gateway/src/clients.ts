@@ -1,6 +1,15 @@
-import type { IndexClient, SearchClient, TaskClient } from '@vus/clients';
+import type { AnalyzeClient, IndexClient, SearchClient, TaskClient } from '@vus/clients';
 
-export { createIndexClient, createSearchClient, createTaskClient, type IndexClient, type SearchClient, type TaskClient } from '@vus/clients';
+export {
+  createAnalyzeClient,
+  createIndexClient,
+  createSearchClient,
+  createTaskClient,
+  type AnalyzeClient,
+  type IndexClient,
+  type SearchClient,
+  type TaskClient,
+} from '@vus/clients';
 
 /** The downstream services the routes call. */
 export interface Clients {
@@ -9,4 +18,6 @@ export interface Clients {
   task?: TaskClient | undefined;
   /** Absent when no search-service is configured: the search endpoints answer 501. */
   search?: SearchClient | undefined;
+  /** Absent when no analyze-service is configured: the text generation endpoints answer 501. */
+  analyze?: AnalyzeClient | undefined;
 }

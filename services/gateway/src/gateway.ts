@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createApp } from './app';
 import { appRoutes, type RouteEntry } from './http/route-table';
-import { createIndexClient, createSearchClient, createTaskClient } from './clients';
+import { createAnalyzeClient, createIndexClient, createSearchClient, createTaskClient } from './clients';
 import { createThumbnailSigner } from './http/signed-urls';
 import { createKeyService, type KeyService } from './keys';
 import { DEFAULT_PROVIDERS, type ProviderSettings } from './providers';
@@ -26,6 +26,8 @@ export interface GatewayOptions {
   taskServiceAddress?: string | undefined;
   /** search-service; without it the search endpoints answer 501. */
   searchServiceAddress?: string | undefined;
+  /** analyze-service; without it the text generation endpoints answer 501. */
+  analyzeServiceAddress?: string | undefined;
   /** Where POST /tasks streams uploads: the blob store the indexing worker reads. */
   blobs?: BlobStore | undefined;
   /** Largest video upload accepted (bytes); default 2 GiB. */
@@ -83,6 +85,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const index = createIndexClient(options.indexServiceAddress);
   const task = options.taskServiceAddress ? createTaskClient(options.taskServiceAddress) : undefined;
   const search = options.searchServiceAddress ? createSearchClient(options.searchServiceAddress) : undefined;
+  const analyze = options.analyzeServiceAddress ? createAnalyzeClient(options.analyzeServiceAddress) : undefined;
   const billing = options.billingServiceAddress ? createBillingClient(options.billingServiceAddress) : undefined;
   const redis = !options.limiters && options.redisUrl ? connectRedis(options.redisUrl, logger) : undefined;
   const counters = new UsageCounters(options.limiters ?? (redis ? redisLimiters(redis) : memoryLimiters()));
@@ -92,7 +95,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
 
   const app = createApp({
     keys,
-    clients: { index, task, search },
+    clients: { index, task, search, analyze },
     uploads: { blobs: options.blobs, maxBytes: options.uploadMaxBytes ?? 2 * 1024 ** 3 },
     limits: { counters, source: limitsSource },
     billing,
@@ -128,6 +131,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       index.close();
       task?.close();
       search?.close();
+      analyze?.close();
       billing?.close();
       if (redis?.isReady) await redis.close();
       else redis?.destroy();
@@ -142,6 +146,7 @@ async function peersReady(options: GatewayOptions): Promise<Record<string, boole
     ['index-service', options.indexServiceAddress],
     ['task-service', options.taskServiceAddress],
     ['search-service', options.searchServiceAddress],
+    ['analyze-service', options.analyzeServiceAddress],
     ['billing-service', options.billingServiceAddress],
   ];
   const configured = peers.filter((peer): peer is [GrpcServiceName, string] => Boolean(peer[1]));

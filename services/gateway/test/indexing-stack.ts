@@ -9,6 +9,7 @@ import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing
 import { InProcessEventBus } from '@vus/events';
 import { startIndexService, type RunningIndexService } from '@vus/index-service';
 import { startSearchService, type RunningSearchService } from '@vus/search-service';
+import { startAnalyzeService, type RunningAnalyzeService } from '@vus/analyze-service';
 import { createModelRegistry, type ModelRegistry } from '@vus/models';
 import { startTaskService, type RunningTaskService, type TaskServiceOptions } from '@vus/task-service';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,6 +23,7 @@ export interface IndexingStack {
   indexService: RunningIndexService;
   taskService: RunningTaskService;
   searchService: RunningSearchService;
+  analyzeService: RunningAnalyzeService | undefined;
   blobs: BlobStore;
   blobDir: string;
   /** The task-service database (postgres only), for a worker in another process. */
@@ -42,6 +44,8 @@ export interface IndexingStackOptions {
   bodyLimitBytes?: number;
   /** The key the gateway signs thumbnail and stream URLs with (default: a random one). */
   urlSigningSecret?: string;
+  /** Start analyze-service (text generation) and route the gateway's /gist … /analyze to it. */
+  analyze?: boolean;
 }
 
 export async function startIndexingStack(options: IndexingStackOptions = {}): Promise<IndexingStack> {
@@ -69,6 +73,9 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     logger,
     fetchAllowHosts: ['127.0.0.1'],
   });
+  const analyzeService = options.analyze
+    ? await startAnalyzeService({ bind: '127.0.0.1:0', database: await target(), indexServiceAddress: indexService.address, searchServiceAddress: searchService.address, logger })
+    : undefined;
   const taskTarget = await target();
   const taskService = await startTaskService({
     bind: '127.0.0.1:0',
@@ -96,6 +103,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     indexServiceAddress: indexService.address,
     taskServiceAddress: taskService.address,
     searchServiceAddress: searchService.address,
+    analyzeServiceAddress: analyzeService?.address,
     blobs,
     uploadMaxBytes: options.uploadMaxBytes,
     bodyLimitBytes: options.bodyLimitBytes,
@@ -109,6 +117,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     indexService,
     taskService,
     searchService,
+    analyzeService,
     blobs,
     blobDir,
     taskDatabaseUrl: taskTarget.kind === 'postgres' ? taskTarget.url : undefined,
@@ -120,6 +129,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     async stop() {
       await gateway.stop();
       await taskService.stop();
+      await analyzeService?.stop();
       await searchService.stop();
       await indexService.stop();
       await models?.dispose();

@@ -11,7 +11,6 @@ const NOT_BUILT: readonly [capability: string, paths: string[]][] = [
   ['Indexed assets', ['/indexes/:indexId/indexed-assets', '/indexes/:indexId/indexed-assets/*rest']],
   ['Assets', ['/assets', '/assets/*rest']],
   ['Classification', ['/classify', '/classify/*rest']],
-  ['Text generation', ['/gist', '/summarize', '/generate', '/analyze']],
   ['Embeddings', ['/embed', '/embed/*rest', '/embed-v2', '/embed-v2/*rest']],
 ];
 

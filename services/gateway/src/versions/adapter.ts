@@ -16,7 +16,11 @@ export type VersionedEndpoint =
   | `GET /indexes/{index_id}/videos/{video_id}/${'transcription' | 'text-in-video' | 'logo' | 'thumbnail'}`
   | 'POST /search-v2'
   /** POST /combined-search and its aliases: /search/combined, /beta/search, /search with a query object. */
-  | 'POST /combined-search';
+  | 'POST /combined-search'
+  | 'POST /gist'
+  | 'POST /summarize'
+  | 'POST /generate'
+  | 'POST /analyze';
 
 /**
  * Why a version lacks an endpoint: gone since an older version (`endpoint_not_found`, 404), or
@@ -62,6 +66,7 @@ export interface VersionAdapter {
   readonly videos: VideoShape;
   readonly tasks: TaskShape;
   readonly search: SearchShape;
+  readonly generate: GenerateShape;
   /** An error's body (API-CONTRACT §2.5); the status is the error's own. */
   presentError(error: ApiError): Record<string, unknown>;
 }
@@ -118,6 +123,18 @@ export interface TaskShape {
   readonly acceptsUserMetadata: boolean;
   /** POST /tasks answer: its status, and whether it names the video. */
   readonly created: { readonly status: 200 | 201; readonly withVideoId: boolean };
+}
+
+/** Text generation (API-CONTRACT §5.7): /gist, /summarize, /generate, /analyze. */
+export interface GenerateShape {
+  /** POST /generate streams when the request does not say (`stream`); /analyze always does. */
+  readonly generateStreamsByDefault: boolean;
+  /** /summarize answers carry `summarize_type` (js 1.x discriminates on it). */
+  readonly summarizeType: boolean;
+  /** Answers carry `usage` (gist, summarize, non-streamed generate/analyze) and `finish_reason`. */
+  readonly usage: boolean;
+  /** Requests may carry `response_format` (json_schema) and `max_tokens`; elsewhere they are ignored. */
+  readonly responseFormat: boolean;
 }
 
 export interface SearchShape {

@@ -32,7 +32,9 @@ function parseCreateIndex(body: unknown): CreateIndexRequest__Input {
  */
 export const v12: VersionAdapter = {
   name: 'v1.2',
-  unavailable: {},
+  unavailable: {
+    'POST /analyze': { code: 'api_upgrade_required', message: 'This endpoint is supported starting with version v1.3. Your version is v1.2. Use POST /generate.' },
+  },
 
   indexes: {
     parseCreate: parseCreateIndex,
@@ -85,6 +87,9 @@ export const v12: VersionAdapter = {
     userMetadata: false,
     pageExpiryField: 'page_expired_at',
   },
+
+  // gist/summarize/generate answered {id, …} only; `stream` is opt-in (js 0.2 text() omits it).
+  generate: { generateStreamsByDefault: false, summarizeType: false, usage: false, responseFormat: false },
 
   presentError: codeAndMessage,
 };

@@ -97,5 +97,8 @@ export const v13: VersionAdapter = {
     pageExpiryField: 'page_expires_at',
   },
 
+  // /generate is deprecated for /analyze; both stream unless `stream: false`.
+  generate: { generateStreamsByDefault: true, summarizeType: true, usage: true, responseFormat: true },
+
   presentError: codeAndMessage,
 };
