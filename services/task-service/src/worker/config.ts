@@ -39,6 +39,10 @@ export const workerEnvShape = {
     .default('')
     .transform((v) => v.split(',').map((h) => h.trim()).filter(Boolean)),
   FETCH_MAX_BYTES: z.coerce.number().int().positive().default(2 * 1024 ** 3),
+  /** The whole download of a video_url / transcription_url (default 1 h). */
+  FETCH_OVERALL_TIMEOUT_MS: z.coerce.number().int().min(1_000).optional(),
+  /** The slowest download accepted, averaged over 30 s (default 32 KiB/s; 0 turns the floor off). */
+  FETCH_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).optional(),
   SEARCH_SERVICE_ADDR: envAddress.optional(),
   /** With REDIS_URL: media minutes are charged against the organization's limits (SPEC §8). */
   BILLING_SERVICE_ADDR: envAddress.optional(),
@@ -61,7 +65,12 @@ export function workerConfigFromEnv(env: WorkerEnv, blobs: BlobStore, models: Mo
         ? mediaMeter(env.BILLING_SERVICE_ADDR, redisLimiters(connectRedis(env.REDIS_URL, logger)), logger).meter
         : undefined,
     searchServiceAddress: env.SEARCH_SERVICE_ADDR,
-    fetch: { allowHosts: env.FETCH_ALLOW_HOSTS, maxBytes: env.FETCH_MAX_BYTES },
+    fetch: {
+      allowHosts: env.FETCH_ALLOW_HOSTS,
+      maxBytes: env.FETCH_MAX_BYTES,
+      ...(env.FETCH_OVERALL_TIMEOUT_MS !== undefined ? { overallTimeoutMs: env.FETCH_OVERALL_TIMEOUT_MS } : {}),
+      ...(env.FETCH_MIN_BYTES_PER_SECOND !== undefined ? { minBytesPerSecond: env.FETCH_MIN_BYTES_PER_SECOND } : {}),
+    },
     workRoot: env.WORK_DIR,
     concurrency: env.WORKER_CONCURRENCY,
     leaseMs: env.WORKER_LEASE_MS,
