@@ -1,3 +1,4 @@
+import { analyzeService } from '@vus/analyze-service';
 import { billingService } from '@vus/billing-service';
 import { FileBlobStore } from '@vus/blob';
 import { createLogger, envPort, loadConfig, logLevel, SecretBox, type Logger } from '@vus/core';
@@ -55,6 +56,8 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
     const billing = await services.start(billingService, { mail: { kind: 'folder', dir: join(dataDir, 'mail'), from: 'VUS billing <billing@localhost>' } });
     // Searchable segments: pgvector is loaded into its PGlite, so CLIP vectors are searched when present.
     const search = await services.start(searchService, { indexServiceAddress: index.address, models, fetchAllowHosts: config.FETCH_ALLOW_HOSTS });
+    // Text generation from what indexing found (the bundled extractive provider: no model download).
+    const analyze = await services.start(analyzeService, { indexServiceAddress: index.address, searchServiceAddress: search.address });
     // Media minutes are metered as in the cluster: each probed video is reserved against the
     // organization's duration budgets (its plan's, from billing-service) and recorded there as
     // spend. The budgets are counted in this process's memory, in the same counters the gateway
@@ -88,6 +91,7 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
       indexServiceAddress: index.address,
       taskServiceAddress: task.address,
       searchServiceAddress: search.address,
+      analyzeServiceAddress: analyze.address,
       blobs,
       // Rate-limit counters stay in this process (no Redis in embedded mode), shared with the Meter.
       limiters,
