@@ -12,6 +12,7 @@ import type { KeyService } from './keys';
 import { DEFAULT_PROVIDERS, type ProviderSettings } from './providers';
 import { adminRoutes, requireAdminToken } from './routes/admin';
 import { adminBillingRoutes } from './routes/admin-billing';
+import { embedRoutes } from './routes/embed';
 import { engineRoutes } from './routes/engines';
 import { generateRoutes, outputTokenMeter } from './routes/generate';
 import { hlsFileRoutes } from './routes/hls';
@@ -23,7 +24,8 @@ import { isTaskUpload, taskRoutes } from './routes/tasks';
 import { thumbnailFileRoutes } from './routes/thumbnails';
 import { videoRoutes, type ThumbnailUrlOptions } from './routes/videos';
 import { webhookRoutes } from './routes/webhooks';
-import { SERVED_VERSIONS, UNSERVED_VERSIONS, type ApiVersion } from './versions';
+import { adapterFor, SERVED_VERSIONS, UNSERVED_VERSIONS, type ApiVersion } from './versions';
+import { versionMiddleware } from './versions/middleware';
 
 export interface AppDeps {
   keys: KeyService;
@@ -63,6 +65,10 @@ function authenticate(keys: KeyService): RequestHandler {
   };
 }
 
+/** Routers under a path prefix (or as they are without one). */
+const mountedAt = (prefix: string | undefined, routers: express.Router[]): express.Router[] =>
+  prefix ? routers.map((router) => express.Router().use(prefix, router)) : routers;
+
 function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
   const router = express.Router();
   router.use((_req, res, next) => {
@@ -70,10 +76,7 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     next();
   });
   router.use(authenticate(deps.keys));
-  const endpoints = [
-    indexRoutes(deps.clients.index, deps.requestTimeoutMs),
-    engineRoutes(deps.clients.index, deps.requestTimeoutMs),
-    videoRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails),
+  const taskEndpoints = [
     taskRoutes(deps.clients.task, {
       timeoutMs: deps.requestTimeoutMs,
       blobs: deps.uploads?.blobs,
@@ -81,12 +84,21 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
       streams: { ...deps.thumbnails, signer: deps.thumbnails.signer.hls },
     }),
     importRoutes(deps.clients.index, deps.clients.task, { timeoutMs: deps.requestTimeoutMs, providers: deps.providers ?? DEFAULT_PROVIDERS }),
+  ];
+  const endpoints = [
+    // First: v1's /indexes/tasks… must not be taken for an index id by GET /indexes/:indexId.
+    ...mountedAt(adapterFor(version).tasks.pathPrefix, taskEndpoints),
+    indexRoutes(deps.clients.index, deps.requestTimeoutMs),
+    engineRoutes(deps.clients.index, deps.requestTimeoutMs),
+    videoRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails),
     webhookRoutes(deps.clients.task, deps.requestTimeoutMs),
     searchRoutes(deps.clients.search, deps.requestTimeoutMs, deps.thumbnails),
     generateRoutes(deps.clients.analyze, { timeoutMs: deps.requestTimeoutMs, meter: outputTokenMeter(deps.limits, deps.billing) }),
+    embedRoutes(deps.clients.embed, deps.requestTimeoutMs),
   ];
   // Which endpoint serves the request is known before its body is read or its quota is used.
   router.use(routeFinder(endpoints));
+  router.use(versionMiddleware(adapterFor(version)));
   const parse = parseBody(deps.bodyLimits);
   // A POST /tasks upload streams its video to the blob store (routes/tasks.ts): not parsed here.
   router.use((req, res, next) => (isTaskUpload(req) ? ((req.body = {}), next()) : parse(req, res, next)));

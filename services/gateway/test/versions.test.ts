@@ -10,6 +10,7 @@ import { presentSearchPage } from '../src/presenters/search';
 import { presentStatusCounts, presentTask } from '../src/presenters/tasks';
 import { parseSearch } from '../src/routes/search.schema';
 import { parseCreateTask } from '../src/routes/tasks.schema';
+import { endpointOfRoute } from '../src/versions/middleware';
 import { parseRetrieveVideo, parseUpdateVideo } from '../src/routes/videos.schema';
 import {
   ADAPTERS,
@@ -33,13 +34,23 @@ const INDEX = '6528dde58f9cd95a98cbd075';
 const IDS = { indexId: INDEX, videoId: '6528dde58f9cd95a98cbd076' };
 
 describe('the registry', () => {
-  it('serves v1.2 and v1.3, and knows the other versions', () => {
-    expect(SERVED_VERSIONS).toEqual(['v1.2', 'v1.3']);
-    expect(UNSERVED_VERSIONS).toEqual(['v1', 'v1.1', 'v1.1.1', 'v1.1.2']);
+  it('serves every version of the API', () => {
+    expect(SERVED_VERSIONS).toEqual(['v1', 'v1.1', 'v1.1.1', 'v1.1.2', 'v1.2', 'v1.3']);
+    expect(UNSERVED_VERSIONS).toEqual([]);
   });
 
   it.each(adapters)('%s is registered under its own name', (name, adapter) => {
     expect(adapter.name).toBe(name);
+  });
+
+  it.each([
+    ['v1.1.1', 'v1.1'],
+    ['v1.1.2', 'v1.1'],
+  ] as const)('%s is a revision of %s, served with its shapes', (name, of) => {
+    const shapes = (version: string) => ({ ...ADAPTERS[version as keyof typeof ADAPTERS], name: '', revisionOf: '', classify: undefined });
+    expect(ADAPTERS[name].revisionOf).toBe(of);
+    expect(shapes(name)).toEqual(shapes(of));
+    expect(ADAPTERS[name].classify).not.toEqual(ADAPTERS[of].classify);
   });
 });
 
@@ -401,5 +412,137 @@ describe('familyOfModel', () => {
     ['whisper', undefined],
   ])('%s → %p', (name, family) => {
     expect(familyOfModel(name)).toBe(family);
+  });
+});
+
+// v1 and v1.1 (with its revisions v1.1.1 and v1.1.2): one engine per index, the JSON search only.
+describe('versions before v1.2', () => {
+  it.each([
+    [
+      'v1.1 engine_id + index_options',
+      'v1.1',
+      { index_name: 'a', engine_id: 'marengo2.5', index_options: ['visual', 'logo'], addons: ['thumbnail'] },
+      { name: 'a', models: [{ name: 'marengo2.5', options: ['visual', 'logo'] }], addons: ['thumbnail'] },
+    ],
+    ['v1.1.2 the same', 'v1.1.2', { index_name: 'a', engine_id: 'marengo2.5', index_options: 'conversation' }, { name: 'a', models: [{ name: 'marengo2.5', options: ['conversation'] }], addons: [] }],
+    ['v1 without logo', 'v1', { index_name: 'a', engine_id: 'marengo2.5', index_options: ['visual', 'text_in_video'] }, { name: 'a', models: [{ name: 'marengo2.5', options: ['visual', 'text_in_video'] }], addons: [] }],
+  ] as const)('parseCreate: %s', (_case, version, body, expected) => {
+    expect(ADAPTERS[version].indexes.parseCreate(body)).toEqual(expected);
+  });
+
+  it.each([
+    // The newer versions' names get the older version's error: engine_id is what is missing.
+    ['v1.1', { index_name: 'a', engines: [{ engine_name: 'marengo2.6', engine_options: ['visual'] }] }, 'parameter_not_provided', 'engine_id'],
+    ['v1.1', { index_name: 'a', models: [{ model_name: 'marengo2.7', model_options: ['visual'] }] }, 'parameter_not_provided', 'engine_id'],
+    ['v1', { index_name: 'a', engines: [{ engine_name: 'marengo2.6', engine_options: ['visual'] }] }, 'parameter_not_provided', 'engine_id'],
+    ['v1.1', { index_name: 'a', engine_id: 'marengo2.5' }, 'parameter_not_provided', 'index_options'],
+    ['v1.1', { index_name: 'a', engine_id: 'marengo2.5', index_options: [] }, 'parameter_invalid', 'index_options'],
+    ['v1.1', { index_name: 'a', engine_id: 'marengo2.5', index_options: ['audio'] }, 'parameter_invalid', 'index_options'],
+    ['v1', { index_name: 'a', engine_id: 'marengo2.5', index_options: ['logo'] }, 'parameter_invalid', 'index_options'],
+  ] as const)('parseCreate %s %j → %s naming %s', (version, body, code, param) => {
+    expect(codeOf(() => ADAPTERS[version].indexes.parseCreate(body))).toBe(code);
+    expect(() => ADAPTERS[version].indexes.parseCreate(body)).toThrow(param);
+  });
+
+  it('shows an index by its Marengo engine, even one made with several engines', () => {
+    const index = { models: [{ name: 'pegasus1.1', options: ['visual'] }, { name: 'marengo2.6', options: ['visual', 'logo'] }] } as unknown as Index;
+    for (const version of ['v1', 'v1.1', 'v1.1.1', 'v1.1.2'] as const) {
+      expect(ADAPTERS[version].indexes.presentModels(index)).toEqual({ engine_id: 'marengo2.6', index_options: ['visual', 'logo'] });
+    }
+  });
+
+  it('engines name their options allowed_index_options', () => {
+    const engine = { id: 'marengo2.5', allowed_options: ['visual', 'logo'] } as unknown as Engine;
+    expect(ADAPTERS['v1.1'].engines.presentFields(engine)).toEqual({ allowed_index_options: ['visual', 'logo'] });
+    expect(ADAPTERS.v1.engines.presentFields(engine)).toEqual({ allowed_index_options: ['visual', 'logo'] });
+  });
+
+  it.each([
+    ['v1.1', 'POST /gist', 'api_upgrade_required', 'starting with version v1.2. Your version is v1.1.'],
+    ['v1.1', 'POST /search-v2', 'api_upgrade_required', 'v1.2'],
+    ['v1.1', 'POST /tasks/external-provider', 'api_upgrade_required', 'v1.2'],
+    ['v1.1', 'POST /analyze', 'api_upgrade_required', 'v1.3'],
+    ['v1.1', 'GET /tasks/{task_id}/video-id', 'endpoint_not_found', 'Read video_id from GET /tasks/{task_id}'],
+    ['v1.2', 'GET /tasks/{task_id}/video-id', 'endpoint_not_found', 'Read video_id'],
+    ['v1', 'POST /combined-search', 'api_upgrade_required', 'starting with version v1.1. Your version is v1.'],
+    ['v1', 'GET /tasks/status', 'api_upgrade_required', 'v1.1'],
+    ['v1', 'GET /indexes/{index_id}/videos/{video_id}/thumbnail', 'api_upgrade_required', 'v1.1'],
+    ['v1', 'POST /generate', 'api_upgrade_required', 'Your version is v1.'],
+  ] as const)('%s %s → %s', (version, endpoint, code, message) => {
+    expect(codeOf(() => requireEndpoint(ADAPTERS[version], endpoint))).toBe(code);
+    expect(() => requireEndpoint(ADAPTERS[version], endpoint)).toThrow(message);
+  });
+
+  it.each([
+    ['v1.1', 'POST /combined-search'],
+    ['v1.1', 'GET /indexes/{index_id}/videos/{video_id}/logo'],
+    ['v1.1', 'GET /tasks/status'],
+    ['v1', 'GET /tasks/{task_id}/video-id'],
+    ['v1', 'GET /indexes/{index_id}/videos/{video_id}/transcription'],
+  ] as const)('%s has %s', (version, endpoint) => {
+    expect(codeOf(() => requireEndpoint(ADAPTERS[version], endpoint))).toBe(false);
+  });
+
+  it.each([
+    ['v1.1', { metadata: [{ type: 'visual' }, { type: 'conversation', text: 'said' }], module_confidence: { visual: 'high', conversation: 'low' } }],
+    ['v1', { metadata: [{ type: 'visual' }, { type: 'conversation', text: 'said' }] }],
+  ] as const)('%s clip fields', (version, expected) => {
+    const clip = {
+      matches: [{ type: 'visual', text: 'x' }, { type: 'conversation', text: 'said' }],
+      modules: [{ type: 'visual', confidence: 'high' }, { type: 'conversation', confidence: 'low' }],
+    } as unknown as SearchClip;
+    expect(ADAPTERS[version].search.presentClipFields(clip)).toEqual(expected);
+  });
+
+  it.each([
+    ['v1.1', { total_results: 3, page_expired_at: '1970-01-01T01:00:00.000Z', next_page_token: 'n', prev_page_token: 'p' }],
+    ['v1', { total_result: 3, page_expired_at: '1970-01-01T01:00:00.000Z', next_page_id: 'n', prev_page_id: 'p' }],
+  ] as const)('%s page_info names', (version, expected) => {
+    const page = {
+      group_by: 'clip', clips: [], videos: [],
+      page_info: { limit_per_page: 10, total_results: 3, page_expires_at: { seconds: 3600, nanos: 0 }, next_page_token: 'n', prev_page_token: 'p' },
+      search_pool: { total_count: 1, total_duration: 10, index_id: INDEX },
+    } as unknown as SearchResultPage;
+    const shown = presentSearchPage(page, { version: ADAPTERS[version], thumbnailUrl: () => undefined }) as { page_info: object };
+    expect(shown.page_info).toEqual({ limit_per_page: 10, ...expected });
+  });
+
+  it.each(['v1', 'v1.1', 'v1.1.2'] as const)('%s reads only the JSON query: query_text alone lacks query', (version) => {
+    const body = { index_id: INDEX, search_options: ['visual'], query_text: 'a dog', query_media_url: 'https://example.com/a.png' };
+    expect(() => parseSearch(ADAPTERS[version], body)).toThrow('The query parameter is required');
+    expect(parseSearch(ADAPTERS[version], { ...body, query: 'a dog' })).toMatchObject({ query_text: 'a dog', query_media: null });
+  });
+
+  it('v1 has no logo search option', () => {
+    expect(codeOf(() => parseSearch(ADAPTERS.v1, { index_id: INDEX, search_options: ['logo'], query: 'x' }))).toBe('parameter_invalid');
+  });
+
+  it.each([
+    [new ApiError('parameter_not_provided', 'The index_id parameter is required.'), { error_code: 102, message: 'The index_id parameter is required.' }],
+    [new ApiError('resource_not_exist', 'gone'), { error_code: 201, message: 'gone' }],
+    [new ApiError('too_many_requests', 'slow down'), { error_code: 'too_many_requests', message: 'slow down' }],
+  ])('v1 errors: %s → %j', (error, body) => {
+    expect(presentError('v1', error)).toEqual(body);
+    expect(presentError('v1.1', error)).toEqual({ code: error.code, message: error.message });
+  });
+
+  it.each([
+    ['v1.1', { classesField: 'labels', videos: 'video_id', threshold: 'level' }],
+    ['v1.1.1', { classesField: 'classes', videos: 'video_id', threshold: 'integer' }],
+    ['v1.1.2', { classesField: 'classes', videos: 'video_ids', threshold: 'object' }],
+    ['v1', undefined],
+  ] as const)('%s classify names %j', (version, expected) => {
+    expect(ADAPTERS[version].classify).toEqual(expected);
+  });
+});
+
+describe('endpointOfRoute', () => {
+  it.each([
+    ['v1.2', { method: 'get', path: '/indexes/:indexId/videos/:videoId/transcription' }, 'GET /indexes/{index_id}/videos/{video_id}/transcription'],
+    ['v1', { method: 'get', path: '/indexes/tasks/:taskId/video-id' }, 'GET /tasks/{task_id}/video-id'],
+    ['v1', { method: 'get', path: '/indexes/:indexId' }, 'GET /indexes/{index_id}'],
+    ['v1.2', { method: 'post', path: '/gist' }, 'POST /gist'],
+  ] as const)('%s %j → %s', (version, route, endpoint) => {
+    expect(endpointOfRoute(ADAPTERS[version], route)).toBe(endpoint);
   });
 });

@@ -5,10 +5,11 @@ type Body = Record<string, unknown>;
 /** `POST <path>` → category, paths relative to the version root (SPEC §8 "Categories and their endpoints"). */
 const FIXED: readonly [pattern: RegExp, category: Category][] = [
   // SPEC names POST /tasks; the external-provider upload creates the same indexing task.
-  [/^\/tasks\/?$/, 'index'],
+  // v1 served the task endpoints under /indexes (/indexes/tasks…).
+  [/^(?:\/indexes)?\/tasks\/?$/, 'index'],
   [/^\/tasks\/external-provider\/?$/, 'index'],
   // A transfer creates one indexing task per listed video: it counts as an indexing request.
-  [/^\/tasks\/transfers\/?$/, 'index'],
+  [/^(?:\/indexes)?\/tasks\/transfers\/?$/, 'index'],
   [/^\/indexes\/[^/]+\/indexed-assets\/?$/, 'index'],
   [/^\/assets\/?$/, 'upload'],
   // v1.2's multipart search and combined queries are the same search; fetching a next page

@@ -46,14 +46,15 @@ export function presentSearchPage(page: SearchResultPage, how: SearchPresentatio
       : page.clips.map((clip) => presentClip(clip, indexId, how));
   const info = page.page_info;
   const expiresAt = fromTimestamp(info?.page_expires_at)?.toISOString() ?? null;
+  const names = how.version.search.pageFields ?? { next: 'next_page_token', prev: 'prev_page_token', total: 'total_results' };
   const pageInfo: Record<string, unknown> = {
     limit_per_page: info?.limit_per_page ?? 0,
-    total_results: info?.total_results ?? 0,
+    [names.total]: info?.total_results ?? 0,
     [how.version.search.pageExpiryField]: expiresAt,
     // Falsy on the last page: every SDK stops on it (API-CONTRACT §2.6).
-    next_page_token: info?.next_page_token || null,
+    [names.next]: info?.next_page_token || null,
   };
-  if (info?.prev_page_token) pageInfo.prev_page_token = info.prev_page_token;
+  if (info?.prev_page_token) pageInfo[names.prev] = info.prev_page_token;
   if (page.group_by === 'video') pageInfo.total_inner_matches = info?.total_inner_matches ?? 0;
   return {
     data,

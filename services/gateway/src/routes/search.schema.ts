@@ -50,19 +50,20 @@ const indexIdOf = (raw: string) => knownId('Index', raw.trim());
  * one single search. `query_media_file` arrives as bytes (http/body.ts BINARY_PARTS).
  */
 export function parseSearch(version: VersionAdapter, body: Record<string, unknown>): SearchRequest__Input {
-  const input = parseInput(commonSchema, body);
+  // v1 and v1.1 had only the JSON search: later versions' multipart fields are not theirs.
+  const input = parseInput(commonSchema, version.search.jsonOnly ? { ...body, query_text: undefined, query_media_type: undefined, query_media_url: undefined } : body);
   if (!input.search_options || input.search_options.length === 0) throw errors.notProvided('search_options');
   const options = canonicalSearchOptions(version, input.search_options);
   const queryText = input.query_text ?? (typeof body.query === 'string' ? body.query : undefined);
   if (queryText !== undefined) checkQueryText(input.query_text !== undefined ? 'query_text' : 'query', queryText);
-  const file = firstValue(body.query_media_file);
+  const file = version.search.jsonOnly ? undefined : firstValue(body.query_media_file);
   const url = input.query_media_url?.trim();
   const hasMedia = Buffer.isBuffer(file) || Boolean(url);
   if (typeof file === 'string') throw errors.invalid('query_media_file', 'Send the image as a file part.');
   if (hasMedia && (input.query_media_type ?? '').trim() !== 'image') {
     throw input.query_media_type ? errors.invalid('query_media_type', 'The only query media type is image.') : errors.notProvided('query_media_type');
   }
-  if (!hasMedia && (queryText === undefined || queryText.trim() === '')) throw errors.notProvided(version.search.jsonQuery && 'query' in body ? 'query' : 'query_text');
+  if (!hasMedia && (queryText === undefined || queryText.trim() === '')) throw errors.notProvided(version.search.jsonOnly || (version.search.jsonQuery && 'query' in body) ? 'query' : 'query_text');
   return {
       index_id: indexIdOf(input.index_id),
       query_text: queryText ?? '',

@@ -22,7 +22,8 @@ export interface TaskRouteOptions {
 
 /** POST /tasks arrives as multipart with a video: the body is streamed here, not by parseBody. */
 export function isTaskUpload(req: Request): boolean {
-  return req.method === 'POST' && /^\/tasks\/?$/.test(req.path) && req.is('multipart/form-data') === 'multipart/form-data';
+  // v1's path is /indexes/tasks (versions/v1.ts); seen from inside the task router, /tasks.
+  return req.method === 'POST' && /^(?:\/indexes)?\/tasks\/?$/.test(req.path) && req.is('multipart/form-data') === 'multipart/form-data';
 }
 
 const taskIdParam = (raw: string | string[] | undefined) => knownId('Task', raw);
@@ -80,6 +81,12 @@ export function taskRoutes(client: TaskClient | undefined, options: TaskRouteOpt
     const task = await tasks.getTask(outgoing(res, timeoutMs), taskIdParam(req.params.taskId));
     const hlsUrl = streamUrls(req, options.streams)(task.system_metadata?.duration ?? 0);
     res.json(presentTask(versionOf(res), task, { hlsUrl }));
+  });
+
+  // v1 only (versions/v1.ts; later versions answer it as removed): the task's video, once indexed.
+  router.get('/tasks/:taskId/video-id', async (req, res) => {
+    const task = await tasks.getTask(outgoing(res, timeoutMs), taskIdParam(req.params.taskId));
+    res.json({ video_id: task.status === 'ready' ? task.video_id : null });
   });
 
   router.delete('/tasks/:taskId', async (req, res) => {

@@ -20,7 +20,9 @@ export type VersionedEndpoint =
   | 'POST /gist'
   | 'POST /summarize'
   | 'POST /generate'
-  | 'POST /analyze';
+  | 'POST /analyze'
+  /** v1's way to a task's video (deprecated there; read `video_id` from the task since v1.1). */
+  | 'GET /tasks/{task_id}/video-id';
 
 /**
  * Why a version lacks an endpoint: gone since an older version (`endpoint_not_found`, 404), or
@@ -59,6 +61,18 @@ export interface VideoMetadataParts {
 export interface VersionAdapter {
   /** The URL segment, `v1.2`. */
   readonly name: string;
+  /**
+   * A documentation revision served under another version's URL (v1.1.1 and v1.1.2 of `/v1.1`,
+   * API-CONTRACT §1): that version's name. Its own URL is an alias with the same shapes.
+   */
+  readonly revisionOf?: string;
+  /** Superseded: responses carry `Deprecation: true` and a link to this successor version. */
+  readonly deprecation?: { readonly successor: string };
+  /**
+   * v1's `type` on success bodies (API-CONTRACT §3), by route (`get /indexes`, as the router
+   * spells it); versions from v1.1 on have none.
+   */
+  readonly successTypes?: Readonly<Record<string, string>>;
   /** Endpoints this version lacks, each with the error a call gets. */
   readonly unavailable: Readonly<Partial<Record<VersionedEndpoint, UnavailableEndpoint>>>;
   readonly indexes: IndexShape;
@@ -67,12 +81,26 @@ export interface VersionAdapter {
   readonly tasks: TaskShape;
   readonly search: SearchShape;
   readonly generate: GenerateShape;
+  /** Embeddings (API-CONTRACT §5.8); absent where the version has none (v1, v1.1: api_upgrade_required). */
+  readonly embed?: EmbedShape;
+  /** Classify's request and answer names (API-CONTRACT §5.6); absent where the version has no classify. */
+  readonly classify?: ClassifyShape;
   /** An error's body (API-CONTRACT §2.5); the status is the error's own. */
   presentError(error: ApiError): Record<string, unknown>;
 }
 
 /** The error body from v1.1 on, and outside any version (health, admin, unknown paths). */
 export const codeAndMessage = (error: ApiError): Record<string, unknown> => ({ code: error.code, message: error.message });
+
+/** POST /embed and /embed-v2: where versions differ. */
+export interface EmbedShape {
+  /** The model's name in requests and answers: `engine_name` (v1.2) or `model_name` (v1.3). */
+  readonly modelField: 'engine_name' | 'model_name';
+  /** v1.2 also answers `text_embedding.float` (py 0.2 reads it; later SDKs read `segments[0].float`). */
+  readonly textFloat: boolean;
+  /** POST /embed-v2 (Marengo 3.0) exists. */
+  readonly embedV2: boolean;
+}
 
 export interface IndexShape {
   /** POST /indexes body → the canonical request (model names and canonical options). */
@@ -123,6 +151,18 @@ export interface TaskShape {
   readonly acceptsUserMetadata: boolean;
   /** POST /tasks answer: its status, and whether it names the video. */
   readonly created: { readonly status: 200 | 201; readonly withVideoId: boolean };
+  /** v1 served the task endpoints under `/indexes` (`/indexes/tasks…`, API-CONTRACT §3). */
+  readonly pathPrefix?: '/indexes';
+}
+
+/** Classify (v1.1 → v1.2): how the classes and the videos are named. Not built yet (501); the names are. */
+export interface ClassifyShape {
+  /** `labels` (v1.1) or `classes` (v1.1.1 on). */
+  readonly classesField: 'labels' | 'classes';
+  /** One `video_id` (v1.1, v1.1.1) or a list `video_ids` (v1.1.2 on). */
+  readonly videos: 'video_id' | 'video_ids';
+  /** `threshold`: a confidence name (v1.1), an integer (v1.1.1) or an object of minimums (v1.1.2 on). */
+  readonly threshold: 'level' | 'integer' | 'object';
 }
 
 /** Text generation (API-CONTRACT §5.7): /gist, /summarize, /generate, /analyze. */
@@ -150,4 +190,11 @@ export interface SearchShape {
   readonly userMetadata: boolean;
   /** The page expiry's name in `page_info`. */
   readonly pageExpiryField: 'page_expired_at' | 'page_expires_at';
+  /** v1's names for the page links and the total (`next_page_id`, `prev_page_id`, `total_result`); default the tokens. */
+  readonly pageFields?: { readonly next: string; readonly prev: string; readonly total: string };
+  /**
+   * Only the JSON search with a text `query` (v1, v1.1): the multipart fields of later versions
+   * (`query_text`, `query_media_*`) are not read, so a body with only them lacks `query`.
+   */
+  readonly jsonOnly?: boolean;
 }

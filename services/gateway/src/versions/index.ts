@@ -1,5 +1,8 @@
 import { ApiError } from '@vus/core';
 import { codeAndMessage, type VersionAdapter, type VersionedEndpoint } from './adapter';
+import { v1 } from './v1';
+import { v11 } from './v1.1';
+import { v111, v112 } from './v1.1.1';
 import { v12 } from './v1.2';
 import { v13 } from './v1.3';
 
@@ -10,7 +13,14 @@ export * from './options';
  * The versions this server serves, each by its adapter (API-CONTRACT §3 and ARCHITECTURE "API
  * versions"). Serving another version is one more module beside these and one line here.
  */
-export const ADAPTERS = { 'v1.2': v12, 'v1.3': v13 } as const satisfies Record<string, VersionAdapter>;
+export const ADAPTERS = {
+  v1,
+  'v1.1': v11,
+  'v1.1.1': v111,
+  'v1.1.2': v112,
+  'v1.2': v12,
+  'v1.3': v13,
+} as const satisfies Record<string, VersionAdapter>;
 export type ApiVersion = keyof typeof ADAPTERS;
 export const SERVED_VERSIONS = Object.keys(ADAPTERS) as ApiVersion[];
 

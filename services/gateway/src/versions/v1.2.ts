@@ -2,7 +2,7 @@ import { errors, parseInput } from '@vus/core';
 import type { CreateIndexRequest__Input } from '@vus/grpc/types/index/v1/CreateIndexRequest';
 import { z } from 'zod';
 import { looseList } from '../http/coerce';
-import { codeAndMessage, type VersionAdapter } from './adapter';
+import { codeAndMessage, removed, type VersionAdapter } from './adapter';
 import { V12_OPTIONS } from './options';
 
 const createIndexSchema = z.object({
@@ -33,6 +33,7 @@ function parseCreateIndex(body: unknown): CreateIndexRequest__Input {
 export const v12: VersionAdapter = {
   name: 'v1.2',
   unavailable: {
+    'GET /tasks/{task_id}/video-id': removed('GET /indexes/tasks/{task_id}/video-id was a v1 endpoint. Read video_id from GET /tasks/{task_id}.'),
     'POST /analyze': { code: 'api_upgrade_required', message: 'This endpoint is supported starting with version v1.3. Your version is v1.2. Use POST /generate.' },
   },
 
@@ -90,6 +91,7 @@ export const v12: VersionAdapter = {
 
   // gist/summarize/generate answered {id, …} only; `stream` is opt-in (js 0.2 text() omits it).
   generate: { generateStreamsByDefault: false, summarizeType: false, usage: false, responseFormat: false },
+  embed: { modelField: 'engine_name', textFloat: true, embedV2: false },
 
   presentError: codeAndMessage,
 };

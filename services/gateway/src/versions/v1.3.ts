@@ -28,6 +28,7 @@ function parseCreateIndex(body: unknown): CreateIndexRequest__Input {
 export const v13: VersionAdapter = {
   name: 'v1.3',
   unavailable: {
+    'GET /tasks/{task_id}/video-id': removed('GET /indexes/tasks/{task_id}/video-id was a v1 endpoint. Read video_id from GET /tasks/{task_id}.'),
     'GET /tasks/status': removed('GET /tasks/status was removed in v1.3. Use GET /tasks?index_id=…&status=… instead.'),
     'POST /tasks/external-provider': removed('POST /tasks/external-provider was removed in v1.3. Upload the video with POST /tasks instead.'),
     'POST /tasks/transfers':
@@ -99,6 +100,7 @@ export const v13: VersionAdapter = {
 
   // /generate is deprecated for /analyze; both stream unless `stream: false`.
   generate: { generateStreamsByDefault: true, summarizeType: true, usage: true, responseFormat: true },
+  embed: { modelField: 'model_name', textFloat: false, embedV2: true },
 
   presentError: codeAndMessage,
 };

@@ -1,0 +1,62 @@
+import { ApiError } from '@vus/core';
+import type { RequestHandler, Response } from 'express';
+import { locals } from '../http/context';
+import type { RouteEntry } from '../http/route-table';
+import type { VersionAdapter, VersionedEndpoint } from './adapter';
+
+/**
+ * What every route of a version's router shares once the route is known (http/route-table.ts
+ * routeFinder): the version's deprecation headers, the refusal of an endpoint the version lacks
+ * (before the body is read or a quota is used), and v1's `type` on success bodies.
+ */
+
+/** `:indexId` → `{index_id}`: the contract's spelling of a path parameter. */
+const contractParam = (segment: string) =>
+  segment.startsWith(':') ? `{${segment.slice(1).replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}}` : segment;
+
+/**
+ * A route as the contract names the endpoint (`GET /tasks/{task_id}`), with the version's task
+ * prefix (v1's `/indexes/tasks…`) taken off so that every version names it the same.
+ */
+export function endpointOfRoute(version: VersionAdapter, route: RouteEntry): string {
+  const prefix = version.tasks.pathPrefix;
+  const path = prefix && route.path.startsWith(`${prefix}/tasks`) ? route.path.slice(prefix.length) : route.path;
+  return `${route.method.toUpperCase()} ${path.split('/').map(contractParam).join('/')}`;
+}
+
+/** The version's error for the route, if the version lacks that endpoint. */
+export function unavailableRoute(version: VersionAdapter, route: RouteEntry): ApiError | undefined {
+  const unavailable = version.unavailable[endpointOfRoute(version, route) as VersionedEndpoint];
+  return unavailable ? new ApiError(unavailable.code, unavailable.message) : undefined;
+}
+
+/** Where the docs of a version are: the gateway's own docs page (routes/docs.ts). */
+export const docsPath = (version: string) => `/docs?version=${encodeURIComponent(version)}`;
+
+/** Deprecation (RFC 9745) and a link to the successor's docs, on every answer of a superseded version. */
+function deprecationHeaders(version: VersionAdapter, res: Response): void {
+  if (!version.deprecation) return;
+  res.setHeader('Deprecation', 'true');
+  res.setHeader('Link', `<${docsPath(version.deprecation.successor)}>; rel="successor-version"`);
+}
+
+/** Adds the version's `type` to a success body of a typed route (v1). */
+function typedBodies(version: VersionAdapter, res: Response): void {
+  const route = locals(res).route;
+  const type = route && version.successTypes?.[`${route.method} ${route.path}`];
+  if (!type) return;
+  const json = res.json.bind(res);
+  res.json = (body: unknown) =>
+    json(res.statusCode < 400 && body && typeof body === 'object' && !Array.isArray(body) ? { ...body, type } : body);
+}
+
+export function versionMiddleware(version: VersionAdapter): RequestHandler {
+  return (_req, res, next) => {
+    deprecationHeaders(version, res);
+    const route = locals(res).route;
+    const unavailable = route && unavailableRoute(version, route);
+    if (unavailable) return next(unavailable);
+    typedBodies(version, res);
+    next();
+  };
+}
