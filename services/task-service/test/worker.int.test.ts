@@ -12,7 +12,8 @@ import type { VideoArtifacts } from '@vus/grpc/types/index/v1/VideoArtifacts';
 import type { Task } from '@vus/grpc/types/task/v1/Task';
 import { memoryLimiters, Meter, staticLimits, UsageCounters, type SpendRecord } from '@vus/limits';
 import { createModelRegistry } from '@vus/models';
-import { subtitledVideo, textScenesVideo } from '@vus/testing';
+import { serveFiles, subtitledVideo, textScenesVideo } from '@vus/testing';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { startTaskStack, type TaskStack } from './stack';
@@ -43,7 +44,12 @@ beforeAll(async () => {
     bus: new InProcessEventBus(),
     worker: ({ dir }) => {
       const tiny = tinyModels.makeTinyModels(join(dir, 'models'));
-      return { models: createModelRegistry({ modelsDir: join(dir, 'models'), allowDownload: false, clipModel: tiny.clip, whisperModel: tiny.whisper }), meter };
+      return {
+        models: createModelRegistry({ modelsDir: join(dir, 'models'), allowDownload: false, clipModel: tiny.clip, whisperModel: tiny.whisper }),
+        meter,
+        // video_url from the loopback server of the playlist test.
+        fetch: { allowHosts: ['127.0.0.1'] },
+      };
     },
   });
   const watch = setInterval(() => (busiest = Math.max(busiest, stack.taskService.worker!.worker.activeTasks().length)), 20);
@@ -108,6 +114,40 @@ it('charges the media minutes once per task, and fails a video longer than the m
   const refused = await stack.waitForTask(LIMITED_ORG, second.id);
   expect(refused).toMatchObject({ status: 'failed', failure: { code: 'too_many_requests', message: expect.stringMatching(/DPH:1\/hour/) } });
   expect(refused.status_history.map((h) => h.status)).toEqual(['validating', 'pending', 'failed']);
+}, 60_000);
+
+it('fails a "video" that is a playlist or manifest, uploaded or by video_url, without opening what it lists (issue 15, defect 1)', async () => {
+  const org = newId();
+  const indexId = await stack.createIndex(org, ['visual']);
+  // What the playlists name: another organization's video, here on a loopback server that must see no request.
+  const listed = await serveFiles({ 'secret.mp4': (await subtitledVideo()).path, 'secret.ts': (await subtitledVideo()).path });
+  const dash = `<?xml version="1.0"?>
+<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT10S" minBufferTime="PT1S" profiles="urn:mpeg:dash:profile:isoff-on-demand:2011">
+ <Period><AdaptationSet mimeType="video/mp4"><Representation id="1" bandwidth="100000" width="640" height="480" codecs="avc1.64001e">
+  <BaseURL>${listed.url('secret.mp4')}</BaseURL><SegmentBase/>
+ </Representation></AdaptationSet></Period>
+</MPD>
+`;
+  const hls = `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10.0,\n${listed.url('secret.ts')}\n#EXT-X-ENDLIST\n`;
+  const files = { 'dash.mp4': join(stack.dir, 'dash.mp4'), 'hls.mp4': join(stack.dir, 'hls.mp4') };
+  await writeFile(files['dash.mp4'], dash);
+  await writeFile(files['hls.mp4'], hls);
+  const source = await serveFiles(files);
+  try {
+    const tasks = [
+      ...(await Promise.all(Object.values(files).map(async (path) => ({ video_blob_key: await stack.upload(path) })))),
+      ...Object.keys(files).map((name) => ({ video_url: source.url(name) })),
+    ];
+    for (const video of tasks) {
+      const task = await stack.rpc<Task>(org, (md, opts, cb) => stack.tasks.CreateTask({ index_id: indexId, filename: 'clip.mp4', ...video }, md, opts, cb));
+      const done = await stack.waitForTask(org, task.id);
+      expect([video, done.status, done.failure?.code]).toEqual([video, 'failed', 'unsupported_file_type']);
+    }
+    expect(listed.requests).toEqual([]);
+  } finally {
+    await listed.close();
+    await source.close();
+  }
 }, 60_000);
 
 it('never works on more tasks at once than its concurrency', () => {
