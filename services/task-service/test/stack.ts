@@ -37,7 +37,7 @@ export interface TaskStackOptions {
    */
   worker?: (stack: { dir: string; blobs: BlobStore }) => Partial<WorkerOptions>;
   /** The last word on task-service's options, for what a suite leaves out on purpose. */
-  taskService?: Partial<TaskServiceOptions>;
+  taskService?: Partial<Parameters<typeof startTaskService>[0]>;
 }
 
 export interface WaitOptions {
