@@ -35,12 +35,18 @@ export interface EmbeddingRequest {
   endSec?: number;
   /** Seconds per audio segment. */
   clipLength?: number;
+  /** Audio: `clip` (segments, the default) and/or `asset` (one vector for the whole span). */
+  scopes?: readonly string[];
+  /** Audio: `audio` (the default); `transcription` needs a speech recogniser this server does not bundle. */
+  options?: readonly string[];
 }
 
 export interface Segment {
   vector: Float32Array;
   start?: number;
   end?: number;
+  /** `clip` or `asset` for audio segments. */
+  scope?: string;
 }
 
 export interface ModalityEmbedding {
@@ -102,14 +108,23 @@ export function createEmbedService(deps: EmbedDeps) {
     if (wanted > SYNC_LIMITS.audioSeconds) throw errors.invalid('end_sec', `A synchronous embedding takes at most ${SYNC_LIMITS.audioSeconds} s of audio; use an embed task for longer media.`);
     const segmentSec = request.clipLength ?? SYNC_LIMITS.audioSegmentSec;
     if (!(segmentSec >= 1 && segmentSec <= SYNC_LIMITS.audioSeconds)) throw errors.invalid('segmentation', `The segment length must be between 1 and ${SYNC_LIMITS.audioSeconds} seconds.`);
+    const scopes = request.scopes && request.scopes.length > 0 ? request.scopes : ['clip'];
+    const unknownScope = scopes.find((scope) => scope !== 'clip' && scope !== 'asset');
+    if (unknownScope !== undefined) throw errors.invalid('embedding_scope', 'Use clip and/or asset.');
+    const options = request.options && request.options.length > 0 ? request.options : ['audio'];
+    if (options.some((option) => option !== 'audio' && option !== 'transcription')) throw errors.invalid('embedding_option', 'Use audio and/or transcription.');
+    if (options.includes('transcription')) throw new ApiError('not_implemented', 'Transcription embeddings need a speech recogniser, and none is loaded on this server.', { param: 'embedding_option' });
     const decoded = await deps.decodeAudio(audio.bytes, start, wanted, 'audio');
     const segments: Segment[] = [];
     const rate = decoded.samples.length / Math.max(decoded.durationSec, 1e-9);
-    for (let at = 0; at < decoded.durationSec - 1e-6; at += segmentSec) {
-      const end = Math.min(decoded.durationSec, at + segmentSec);
-      const samples = decoded.samples.subarray(Math.floor(at * rate), Math.floor(end * rate));
-      segments.push({ vector: embedder.embed(await embedder.audioConcepts(samples), dimensions), start: start + at, end: start + end });
+    if (scopes.includes('clip')) {
+      for (let at = 0; at < decoded.durationSec - 1e-6; at += segmentSec) {
+        const end = Math.min(decoded.durationSec, at + segmentSec);
+        const samples = decoded.samples.subarray(Math.floor(at * rate), Math.floor(end * rate));
+        segments.push({ vector: embedder.embed(await embedder.audioConcepts(samples), dimensions), start: start + at, end: start + end, scope: 'clip' });
+      }
     }
+    if (scopes.includes('asset')) segments.push({ vector: embedder.embed(await embedder.audioConcepts(decoded.samples), dimensions), start, end: start + decoded.durationSec, scope: 'asset' });
     return segments;
   }
 
@@ -128,7 +143,7 @@ export function createEmbedService(deps: EmbedDeps) {
         if (textBag) result.textImage = { segments: [{ vector: embedder.embed(mergeConcepts(mergeConcepts(new Map(), textBag), imageBag), model.dimensions) }] };
       }
       if (request.audio) result.audio = { segments: await audioSegments(request.audio, request, model.dimensions), ...source(request.audio) };
-      const mediaSeconds = (result.audio?.segments ?? []).reduce((sum, s) => sum + ((s.end ?? 0) - (s.start ?? 0)), 0);
+      const mediaSeconds = (result.audio?.segments ?? []).filter((s) => s.scope === 'clip').reduce((sum, s) => sum + ((s.end ?? 0) - (s.start ?? 0)), 0);
       await deps.usage.record(orgId, { modelName: model.name, inputType: result.inputType, mediaSeconds });
       return result;
     },

@@ -26,7 +26,7 @@ async function mediaOf(source: MediaSource | null, param: string, fetchMedia: Fe
 function toSet(embedding: ModalityEmbedding | undefined, option: string): EmbeddingSet__Input | null {
   if (!embedding) return null;
   return {
-    segments: embedding.segments.map((s) => ({ vector: Array.from(s.vector), ...(s.start === undefined ? {} : { start: s.start, end: s.end }), embedding_scope: s.start === undefined ? '' : 'clip', embedding_option: option })),
+    segments: embedding.segments.map((s) => ({ vector: Array.from(s.vector), ...(s.start === undefined ? {} : { start: s.start, end: s.end }), embedding_scope: s.scope ?? '', embedding_option: option })),
     metadata: { input_url: embedding.inputUrl ?? '', input_filename: embedding.inputFilename ?? '' },
   };
 }
@@ -47,6 +47,8 @@ export function embedServiceImplementation(embed: EmbedService, fetchMedia: Fetc
           ...(request._start_sec ? { startSec: request.start_sec } : {}),
           ...(request._end_sec ? { endSec: request.end_sec } : {}),
           ...(request._clip_length ? { clipLength: request.clip_length } : {}),
+          scopes: request.embedding_scopes,
+          options: request.embedding_options,
         });
         return {
           model_name: result.modelName,

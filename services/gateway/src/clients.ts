@@ -1,11 +1,13 @@
-import type { AnalyzeClient, IndexClient, SearchClient, TaskClient } from '@vus/clients';
+import type { AnalyzeClient, EmbedClient, IndexClient, SearchClient, TaskClient } from '@vus/clients';
 
 export {
   createAnalyzeClient,
+  createEmbedClient,
   createIndexClient,
   createSearchClient,
   createTaskClient,
   type AnalyzeClient,
+  type EmbedClient,
   type IndexClient,
   type SearchClient,
   type TaskClient,
@@ -20,4 +22,6 @@ export interface Clients {
   search?: SearchClient | undefined;
   /** Absent when no analyze-service is configured: the text generation endpoints answer 501. */
   analyze?: AnalyzeClient | undefined;
+  /** Absent when no embed-service is configured: the embedding endpoints answer 501. */
+  embed?: EmbedClient | undefined;
 }

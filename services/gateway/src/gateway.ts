@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createApp } from './app';
 import { appRoutes, type RouteEntry } from './http/route-table';
-import { createAnalyzeClient, createIndexClient, createSearchClient, createTaskClient } from './clients';
+import { createAnalyzeClient, createEmbedClient, createIndexClient, createSearchClient, createTaskClient } from './clients';
 import { createThumbnailSigner } from './http/signed-urls';
 import { createKeyService, type KeyService } from './keys';
 import { DEFAULT_PROVIDERS, type ProviderSettings } from './providers';
@@ -28,6 +28,8 @@ export interface GatewayOptions {
   searchServiceAddress?: string | undefined;
   /** analyze-service; without it the text generation endpoints answer 501. */
   analyzeServiceAddress?: string | undefined;
+  /** embed-service; without it the embedding endpoints answer 501. */
+  embedServiceAddress?: string | undefined;
   /** Where POST /tasks streams uploads: the blob store the indexing worker reads. */
   blobs?: BlobStore | undefined;
   /** Largest video upload accepted (bytes); default 2 GiB. */
@@ -86,6 +88,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const task = options.taskServiceAddress ? createTaskClient(options.taskServiceAddress) : undefined;
   const search = options.searchServiceAddress ? createSearchClient(options.searchServiceAddress) : undefined;
   const analyze = options.analyzeServiceAddress ? createAnalyzeClient(options.analyzeServiceAddress) : undefined;
+  const embed = options.embedServiceAddress ? createEmbedClient(options.embedServiceAddress) : undefined;
   const billing = options.billingServiceAddress ? createBillingClient(options.billingServiceAddress) : undefined;
   const redis = !options.limiters && options.redisUrl ? connectRedis(options.redisUrl, logger) : undefined;
   const counters = new UsageCounters(options.limiters ?? (redis ? redisLimiters(redis) : memoryLimiters()));
@@ -95,7 +98,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
 
   const app = createApp({
     keys,
-    clients: { index, task, search, analyze },
+    clients: { index, task, search, analyze, embed },
     uploads: { blobs: options.blobs, maxBytes: options.uploadMaxBytes ?? 2 * 1024 ** 3 },
     limits: { counters, source: limitsSource },
     billing,
@@ -132,6 +135,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       task?.close();
       search?.close();
       analyze?.close();
+      embed?.close();
       billing?.close();
       if (redis?.isReady) await redis.close();
       else redis?.destroy();
@@ -147,6 +151,7 @@ async function peersReady(options: GatewayOptions): Promise<Record<string, boole
     ['task-service', options.taskServiceAddress],
     ['search-service', options.searchServiceAddress],
     ['analyze-service', options.analyzeServiceAddress],
+    ['embed-service', options.embedServiceAddress],
     ['billing-service', options.billingServiceAddress],
   ];
   const configured = peers.filter((peer): peer is [GrpcServiceName, string] => Boolean(peer[1]));

@@ -10,7 +10,8 @@ import { InProcessEventBus } from '@vus/events';
 import { startIndexService, type RunningIndexService } from '@vus/index-service';
 import { startSearchService, type RunningSearchService } from '@vus/search-service';
 import { startAnalyzeService, type RunningAnalyzeService } from '@vus/analyze-service';
-import { createModelRegistry, type ModelRegistry } from '@vus/models';
+import { startEmbedService, type RunningEmbedService } from '@vus/embed-service';
+import { cocoDetectorProvider, createModelRegistry, ModelRegistry, paddleOcrProvider } from '@vus/models';
 import { startTaskService, type RunningTaskService, type TaskServiceOptions } from '@vus/task-service';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +25,7 @@ export interface IndexingStack {
   taskService: RunningTaskService;
   searchService: RunningSearchService;
   analyzeService: RunningAnalyzeService | undefined;
+  embedService: RunningEmbedService | undefined;
   blobs: BlobStore;
   blobDir: string;
   /** The task-service database (postgres only), for a worker in another process. */
@@ -46,6 +48,8 @@ export interface IndexingStackOptions {
   urlSigningSecret?: string;
   /** Start analyze-service (text generation) and route the gateway's /gist … /analyze to it. */
   analyze?: boolean;
+  /** Start embed-service (the bundled concept embedding) and route the gateway's /embed and /embed-v2 to it. */
+  embed?: boolean;
 }
 
 export async function startIndexingStack(options: IndexingStackOptions = {}): Promise<IndexingStack> {
@@ -76,6 +80,9 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
   const analyzeService = options.analyze
     ? await startAnalyzeService({ bind: '127.0.0.1:0', database: await target(), indexServiceAddress: indexService.address, searchServiceAddress: searchService.address, logger })
     : undefined;
+  // The bundled detector and OCR only (no MODELS_DIR in tests); media URLs on 127.0.0.1 allowed.
+  const embedModels = options.embed ? new ModelRegistry([cocoDetectorProvider(), paddleOcrProvider()]) : undefined;
+  const embedService = embedModels ? await startEmbedService({ bind: '127.0.0.1:0', database: await target(), logger, models: embedModels, fetchAllowHosts: ['127.0.0.1'] }) : undefined;
   const taskTarget = await target();
   const taskService = await startTaskService({
     bind: '127.0.0.1:0',
@@ -104,6 +111,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     taskServiceAddress: taskService.address,
     searchServiceAddress: searchService.address,
     analyzeServiceAddress: analyzeService?.address,
+    embedServiceAddress: embedService?.address,
     blobs,
     uploadMaxBytes: options.uploadMaxBytes,
     bodyLimitBytes: options.bodyLimitBytes,
@@ -118,6 +126,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     taskService,
     searchService,
     analyzeService,
+    embedService,
     blobs,
     blobDir,
     taskDatabaseUrl: taskTarget.kind === 'postgres' ? taskTarget.url : undefined,
@@ -130,6 +139,8 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
       await gateway.stop();
       await taskService.stop();
       await analyzeService?.stop();
+      await embedService?.stop();
+      await embedModels?.dispose();
       await searchService.stop();
       await indexService.stop();
       await models?.dispose();

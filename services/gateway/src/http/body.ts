@@ -14,6 +14,8 @@ export type BodyFields = Record<string, string | string[]>;
 
 /** The largest query image (API-CONTRACT §5.5: JPEG/PNG ≤ 5 MB). */
 const QUERY_IMAGE_BYTES = 5 * 1024 * 1024;
+/** The largest audio file of a synchronous POST /embed (a few minutes of compressed audio). */
+const EMBED_AUDIO_BYTES = 25 * 1024 * 1024;
 
 /**
  * Multipart file parts kept as bytes (not read as text), by the route that takes them (method and
@@ -23,7 +25,11 @@ const QUERY_IMAGE_BYTES = 5 * 1024 * 1024;
 const BINARY_PARTS: Readonly<Record<string, ReadonlyMap<string, number>>> = {
   'post /search': new Map([['query_media_file', QUERY_IMAGE_BYTES]]),
   'post /search-v2': new Map([['query_media_file', QUERY_IMAGE_BYTES]]),
+  // POST /embed: an image (5 MB, as embed-service accepts) or a short audio file.
+  'post /embed': new Map([['image_file', QUERY_IMAGE_BYTES], ['audio_file', EMBED_AUDIO_BYTES]]),
 };
+/** The largest JSON body of POST /embed-v2 (its media is inline, base64). */
+const EMBED_V2_JSON_BYTES = 8 * 1024 * 1024;
 const NO_BINARY_PARTS: ReadonlyMap<string, number> = new Map();
 
 /**
@@ -38,6 +44,8 @@ const NO_BINARY_PARTS: ReadonlyMap<string, number> = new Map();
  */
 export function parseBody(limits: BodyLimits): RequestHandler {
   const json = express.json({ limit: limits.json, type: ['application/json', 'application/*+json'] });
+  // POST /embed-v2 carries its media inline as base64: a 5 MB image is about 6.7 MB of JSON.
+  const mediaJson = express.json({ limit: Math.max(limits.json, EMBED_V2_JSON_BYTES), type: ['application/json', 'application/*+json'] });
   const urlencoded = express.urlencoded({ extended: false, limit: limits.json, parameterLimit: 1000 });
   return (req, res, next) => {
     const route = locals(res).route;
@@ -47,7 +55,7 @@ export function parseBody(limits: BodyLimits): RequestHandler {
       req.body = {};
       return next();
     }
-    if (req.is(['application/json', 'application/*+json'])) return json(req, res, next);
+    if (req.is(['application/json', 'application/*+json'])) return (req.method === 'POST' && route.path === '/embed-v2' ? mediaJson : json)(req, res, next);
     if (req.is('application/x-www-form-urlencoded')) return urlencoded(req, res, next);
     if (req.is('multipart/form-data')) {
       const binaryParts = BINARY_PARTS[`${req.method.toLowerCase()} ${route.path}`] ?? NO_BINARY_PARTS;

@@ -11,7 +11,8 @@ const NOT_BUILT: readonly [capability: string, paths: string[]][] = [
   ['Indexed assets', ['/indexes/:indexId/indexed-assets', '/indexes/:indexId/indexed-assets/*rest']],
   ['Assets', ['/assets', '/assets/*rest']],
   ['Classification', ['/classify', '/classify/*rest']],
-  ['Embeddings', ['/embed', '/embed/*rest', '/embed-v2', '/embed-v2/*rest']],
+  // POST /embed and /embed-v2 (synchronous) are routes/embed.ts; embed tasks are not built.
+  ['Embedding tasks', ['/embed/*rest', '/embed-v2/*rest']],
 ];
 
 export function notBuiltRoutes(): Router {

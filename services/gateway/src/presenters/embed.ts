@@ -1,0 +1,71 @@
+import type { Embedding } from '@vus/grpc/types/embed/v1/Embedding';
+import type { EmbeddingSet } from '@vus/grpc/types/embed/v1/EmbeddingSet';
+import type { EmbedShape } from '../versions/adapter';
+
+/** Rounded to 7 significant digits: float32 precision, and a third of the JSON. */
+const floats = (vector: readonly number[]): number[] => vector.map((v) => Number(v.toPrecision(7)));
+
+function metadataOf(set: EmbeddingSet): Record<string, string> {
+  const metadata = set.metadata;
+  return { ...(metadata?.input_url ? { input_url: metadata.input_url } : {}), ...(metadata?.input_filename ? { input_filename: metadata.input_filename } : {}) };
+}
+
+/**
+ * POST /embed (API-CONTRACT §5.8): `{model_name|engine_name, text_embedding?, image_embedding?,
+ * audio_embedding?}` with `segments[].float`; v1.2 also gives `text_embedding.float` (py 0.2 reads it).
+ */
+export function presentLegacyEmbedding(embedding: Embedding, shape: EmbedShape): Record<string, unknown> {
+  const out: Record<string, unknown> = { [shape.modelField]: embedding.model_name };
+  const text = embedding.text_embedding?.segments[0];
+  if (text) {
+    const vector = floats(text.vector);
+    out.text_embedding = { segments: [{ float: vector }], ...(shape.textFloat ? { float: vector } : {}) };
+  }
+  if (embedding.image_embedding) {
+    out.image_embedding = { segments: embedding.image_embedding.segments.map((s) => ({ float: floats(s.vector) })), metadata: metadataOf(embedding.image_embedding) };
+  }
+  if (embedding.audio_embedding) {
+    out.audio_embedding = {
+      segments: embedding.audio_embedding.segments.map((s) => ({ float: floats(s.vector), start_offset_sec: s.start ?? 0, end_offset_sec: s.end ?? 0 })),
+      metadata: metadataOf(embedding.audio_embedding),
+    };
+  }
+  return out;
+}
+
+/** The set /embed-v2 answers with for its input type. */
+function setOf(embedding: Embedding, inputType: string): EmbeddingSet | null {
+  if (inputType === 'text') return embedding.text_embedding;
+  if (inputType === 'image') return embedding.image_embedding;
+  if (inputType === 'audio') return embedding.audio_embedding;
+  return embedding.text_image_embedding;
+}
+
+/**
+ * POST /embed-v2 (API-CONTRACT §5.8): `{data: [{embedding, embedding_option?, embedding_scope?,
+ * start_sec?, end_sec?}], metadata?}`; metadata only for media (the SDK's metadata union has no text member).
+ */
+export function presentEmbeddingV2(embedding: Embedding, inputType: string): Record<string, unknown> {
+  const set = setOf(embedding, inputType);
+  const data = (set?.segments ?? []).map((s) => ({
+    embedding: floats(s.vector),
+    ...(s.embedding_option ? { embedding_option: s.embedding_option } : {}),
+    ...(s.embedding_scope ? { embedding_scope: s.embedding_scope } : {}),
+    ...(s.start === undefined ? {} : { start_sec: s.start, end_sec: s.end }),
+  }));
+  if (inputType === 'text' || !set) return { data };
+  const metadata: Record<string, unknown> = { input_type: inputType, ...metadataOf(set) };
+  if (inputType === 'audio') {
+    const clips = set.segments.filter((s) => s.start !== undefined);
+    const start = Math.min(...clips.map((s) => s.start ?? 0));
+    const end = Math.max(...clips.map((s) => s.end ?? 0));
+    Object.assign(metadata, {
+      embedding_options: [...new Set(set.segments.map((s) => s.embedding_option).filter(Boolean))],
+      embedding_scopes: [...new Set(set.segments.map((s) => s.embedding_scope).filter(Boolean))],
+      duration: clips.length > 0 ? end - start : 0,
+      start_offset_sec: clips.length > 0 ? start : 0,
+      end_offset_sec: clips.length > 0 ? end : 0,
+    });
+  }
+  return { data, metadata };
+}

@@ -1,0 +1,188 @@
+import { ApiError, errors, isApiError } from '@vus/core';
+import type { CreateEmbeddingRequest__Input } from '@vus/grpc/types/embed/v1/CreateEmbeddingRequest';
+import type { MediaSource__Input } from '@vus/grpc/types/embed/v1/MediaSource';
+import { Router, type Request, type Response } from 'express';
+import type { EmbedClient } from '../clients';
+import { outgoing } from '../http/context';
+import { presentEmbeddingV2, presentLegacyEmbedding } from '../presenters/embed';
+import type { EmbedShape, VersionAdapter } from '../versions/adapter';
+import { versionOf } from './version';
+
+type Fields = Record<string, unknown>;
+
+/** One text value of a form field (repeated keys: the first; §2.2). */
+function text(fields: Fields, name: string): string | undefined {
+  const value = Array.isArray(fields[name]) ? (fields[name] as unknown[])[0] : fields[name];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw errors.invalid(name, 'It must be text.');
+  return value;
+}
+
+function seconds(fields: Fields, name: string): number | undefined {
+  const raw = fields[name];
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const value = typeof raw === 'number' ? raw : Number(text(fields, name));
+  if (!Number.isFinite(value) || value < 0) throw errors.invalid(name, 'It must be a number of seconds, 0 or more.');
+  return value;
+}
+
+/** A media input given either as a URL field or as a file part, never both. */
+function legacyMedia(fields: Fields, urlField: string, fileField: string): MediaSource__Input | undefined {
+  const url = text(fields, urlField);
+  const file = fields[fileField];
+  if (url !== undefined && file !== undefined) throw errors.invalid(fileField, `Give ${urlField} or ${fileField}, not both.`);
+  if (url !== undefined) return { url };
+  if (file === undefined) return undefined;
+  if (!Buffer.isBuffer(file)) throw errors.invalid(fileField, 'It must be a file part.');
+  return { data: file };
+}
+
+function embedShape(version: VersionAdapter): EmbedShape {
+  if (!version.embed) throw new ApiError('api_upgrade_required', `Embeddings are not part of API ${version.name}; use v1.2 or later.`);
+  return version.embed;
+}
+
+/** POST /embed (multipart, urlencoded or JSON; API-CONTRACT §5.8) → the canonical request. */
+export function parseLegacyEmbed(fields: Fields, shape: EmbedShape): CreateEmbeddingRequest__Input {
+  const modelName = text(fields, shape.modelField) ?? text(fields, 'model_name') ?? text(fields, 'engine_name');
+  if (modelName === undefined) throw errors.notProvided(shape.modelField);
+  const image = legacyMedia(fields, 'image_url', 'image_file');
+  const audio = legacyMedia(fields, 'audio_url', 'audio_file');
+  const input = text(fields, 'text');
+  if (input === undefined && !image && !audio) throw new ApiError('parameter_not_provided', 'Provide at least one of text, image_url, image_file, audio_url or audio_file.', { param: 'text' });
+  const start = seconds(fields, 'audio_start_offset_sec');
+  return {
+    model_name: modelName,
+    ...(input === undefined ? {} : { text: input }),
+    text_truncate: text(fields, 'text_truncate') ?? '',
+    ...(image ? { image } : {}),
+    ...(audio ? { audio } : {}),
+    ...(start === undefined ? {} : { start_sec: start }),
+  };
+}
+
+const V2_INPUT_TYPES = ['text', 'image', 'text_image', 'audio', 'video', 'multi_input'] as const;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function object(value: unknown, name: string): Fields {
+  if (value === undefined || value === null) throw errors.notProvided(name);
+  if (typeof value !== 'object' || Array.isArray(value)) throw errors.invalid(name, 'It must be an object.');
+  return value as Fields;
+}
+
+/** `{url} | {base64_string} | {asset_id}`, exactly one. */
+function v2MediaSource(value: unknown, name: string): MediaSource__Input {
+  const source = object(value, name);
+  const given = (['url', 'base64_string', 'asset_id'] as const).filter((key) => source[key] !== undefined && source[key] !== null);
+  if (given.length === 0) throw new ApiError('parameter_not_provided', `${name} needs one of url, base64_string or asset_id.`, { param: name });
+  if (given.length > 1) throw errors.invalid(name, `Give one of url, base64_string or asset_id, not ${given.join(' and ')}.`);
+  const key = given[0]!;
+  const raw = source[key];
+  if (typeof raw !== 'string' || raw === '') throw errors.invalid(`${name}.${key}`, 'It must be a non-empty string.');
+  if (key === 'url') return { url: raw };
+  if (key === 'asset_id') return { asset_id: raw };
+  const compact = raw.replace(/^data:[^,]*;base64,/, '').replace(/\s+/g, '');
+  if (!BASE64.test(compact)) throw errors.invalid(`${name}.base64_string`, 'It is not base64.');
+  return { data: Buffer.from(compact, 'base64') };
+}
+
+function stringList(value: unknown, name: string): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) throw errors.invalid(name, 'It must be a list of strings.');
+  return value as string[];
+}
+
+function v2Text(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw value === undefined ? errors.notProvided(name) : errors.invalid(name, 'It must be non-empty text.');
+  return value;
+}
+
+/** POST /embed-v2 (JSON, API-CONTRACT §5.8) → the canonical request; video is not built (501). */
+export function parseEmbedV2(body: Fields): { inputType: string; request: CreateEmbeddingRequest__Input } {
+  const inputType = body.input_type;
+  if (inputType === undefined) throw errors.notProvided('input_type');
+  if (typeof inputType !== 'string' || !(V2_INPUT_TYPES as readonly string[]).includes(inputType)) throw errors.invalid('input_type', `Use one of ${V2_INPUT_TYPES.join(', ')}.`);
+  const modelName = body.model_name;
+  if (modelName === undefined) throw errors.notProvided('model_name');
+  if (typeof modelName !== 'string') throw errors.invalid('model_name', 'It must be text.');
+  const base = { model_name: modelName };
+  switch (inputType) {
+    case 'text':
+      return { inputType, request: { ...base, text: v2Text(object(body.text, 'text').input_text, 'text.input_text'), text_truncate: 'none' } };
+    case 'image':
+      return { inputType, request: { ...base, image: v2MediaSource(object(body.image, 'image').media_source, 'image.media_source') } };
+    case 'text_image': {
+      const part = object(body.text_image, 'text_image');
+      return { inputType, request: { ...base, text: v2Text(part.input_text, 'text_image.input_text'), text_truncate: 'none', image: v2MediaSource(part.media_source, 'text_image.media_source') } };
+    }
+    case 'audio': {
+      const part = object(body.audio, 'audio');
+      const start = seconds(part, 'start_sec');
+      const end = seconds(part, 'end_sec');
+      const segmentation = part.segmentation === undefined ? undefined : object(part.segmentation, 'audio.segmentation');
+      if (segmentation && segmentation.strategy !== 'fixed') throw errors.invalid('audio.segmentation.strategy', 'Audio is segmented with the fixed strategy.');
+      const fixed = segmentation?.fixed === undefined ? undefined : seconds(object(segmentation.fixed, 'audio.segmentation.fixed'), 'duration_sec');
+      return {
+        inputType,
+        request: {
+          ...base,
+          audio: v2MediaSource(part.media_source, 'audio.media_source'),
+          ...(start === undefined ? {} : { start_sec: start }),
+          ...(end === undefined ? {} : { end_sec: end }),
+          ...(fixed === undefined ? {} : { clip_length: fixed }),
+          embedding_scopes: stringList(part.embedding_scope, 'audio.embedding_scope'),
+          embedding_options: stringList(part.embedding_option, 'audio.embedding_option'),
+        },
+      };
+    }
+    case 'multi_input': {
+      const part = object(body.multi_input, 'multi_input');
+      const sources = part.media_sources === undefined ? [] : part.media_sources;
+      if (!Array.isArray(sources)) throw errors.invalid('multi_input.media_sources', 'It must be a list.');
+      if (sources.length > 1) throw new ApiError('not_implemented', 'More than one media source in multi_input is not available on this server yet.', { param: 'multi_input.media_sources' });
+      const input = part.input_text === undefined ? undefined : v2Text(part.input_text, 'multi_input.input_text');
+      const source = sources[0] === undefined ? undefined : object(sources[0], 'multi_input.media_sources[0]');
+      if (source && source.media_type !== 'image') throw new ApiError('not_implemented', 'Only image media sources are available in multi_input on this server.', { param: 'multi_input.media_sources[0].media_type' });
+      if (input === undefined && !source) throw new ApiError('parameter_not_provided', 'multi_input needs input_text or a media source.', { param: 'multi_input' });
+      const image = source && v2MediaSource(source, 'multi_input.media_sources[0]');
+      const kind = input !== undefined && image ? 'text_image' : image ? 'image' : 'text';
+      return { inputType: kind, request: { ...base, ...(input === undefined ? {} : { text: input, text_truncate: 'none' }), ...(image ? { image } : {}) } };
+    }
+    default:
+      throw new ApiError('not_implemented', 'Video embeddings are not available on this server yet.', { param: 'input_type' });
+  }
+}
+
+/** /embed-v2's error body is `{error: {code, message}}` (API-CONTRACT §2.5), whatever the version's usual form. */
+function writeV2Error(res: Response, error: unknown): void {
+  const apiError = isApiError(error) ? error : new ApiError('internal_error', 'An internal error occurred. Please try again later.');
+  res.status(apiError.httpStatus).json({ error: { code: apiError.code, message: apiError.message, ...(apiError.details ? { details: apiError.details } : {}) } });
+}
+
+/** Synchronous embeddings: POST /embed (v1.2, v1.3) and POST /embed-v2 (v1.3). */
+export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number): Router {
+  const router = Router();
+  const client = (): EmbedClient => {
+    if (!embed) throw new ApiError('not_implemented', 'Embeddings: this server has no embed-service configured.');
+    return embed;
+  };
+
+  router.post('/embed', async (req: Request, res: Response) => {
+    const shape = embedShape(versionOf(res));
+    const embedding = await client().createEmbedding(outgoing(res, timeoutMs), parseLegacyEmbed(req.body as Fields, shape));
+    res.json(presentLegacyEmbedding(embedding, shape));
+  });
+
+  router.post('/embed-v2', async (req: Request, res: Response) => {
+    try {
+      if (!embedShape(versionOf(res)).embedV2) throw new ApiError('api_upgrade_required', '/embed-v2 is part of API v1.3; use /embed on this version.');
+      const { inputType, request } = parseEmbedV2(req.body as Fields);
+      const embedding = await client().createEmbedding(outgoing(res, timeoutMs), request);
+      res.json(presentEmbeddingV2(embedding, inputType));
+    } catch (error) {
+      if (isApiError(error)) return writeV2Error(res, error);
+      throw error;
+    }
+  });
+  return router;
+}

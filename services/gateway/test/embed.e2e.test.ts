@@ -1,0 +1,167 @@
+/**
+ * @jest-environment ./libs/models/test/helpers/onnx-environment.js
+ *
+ * Synchronous embeddings end to end: both SDK generations (and plain HTTP where an SDK has no
+ * call for an input) through the gateway to embed-service's bundled concept embedding. The
+ * vectors must be useful: a text about the photo is nearer the photo than a text about something else.
+ */
+import { runFfmpeg } from '@vus/media';
+import { cosine } from '@vus/models';
+import { photoPath, serveFiles, type FileServer } from '@vus/testing';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { TwelveLabs as TwelveLabsV1 } from 'twelvelabs-js';
+import { TwelveLabs as TwelveLabsV0 } from 'twelvelabs-js-v0';
+import { startIndexingStack, type IndexingStack } from './indexing-stack';
+
+let stack: IndexingStack;
+let files: FileServer;
+let dir: string;
+let key: string;
+let catPath: string;
+let tonePath: string;
+const savedBaseUrl = process.env.TWELVELABS_BASE_URL;
+const api = () => request(stack.url);
+const vector = (values: readonly number[] | undefined) => Float32Array.from(values ?? []);
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'embed-e2e-'));
+  tonePath = join(dir, 'tone.wav');
+  [stack, catPath] = await Promise.all([startIndexingStack({ embed: true, database: 'pglite' }), photoPath('cat'), runFfmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=12', tonePath])]);
+  files = await serveFiles({ 'cat.png': catPath, 'tone.wav': tonePath });
+  ({ key } = await stack.newOrg());
+}, 120_000);
+afterAll(async () => {
+  process.env.TWELVELABS_BASE_URL = savedBaseUrl;
+  await files?.close();
+  await stack?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('twelvelabs-js 1.3.4 (v1.3)', () => {
+  let client: TwelveLabsV1;
+  beforeEach(() => {
+    process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+    client = new TwelveLabsV1({ apiKey: key });
+  });
+
+  it('embed.v2.create text: one 512-value vector for marengo3.0', async () => {
+    const res = await client.embed.v2.create({ inputType: 'text', modelName: 'marengo3.0', text: { inputText: 'a kitten among leaves' } });
+    expect(res.data).toHaveLength(1);
+    expect(res.data[0]!.embedding).toHaveLength(512);
+  });
+
+  it('embed.v2.create image by base64 and by URL: the same vector, near "cat" and far from "motorcycle"', async () => {
+    const base64String = (await readFile(catPath)).toString('base64');
+    const byBase64 = await client.embed.v2.create({ inputType: 'image', modelName: 'marengo3.0', image: { mediaSource: { base64String } } });
+    const byUrl = await client.embed.v2.create({ inputType: 'image', modelName: 'marengo3.0', image: { mediaSource: { url: files.url('cat.png') } } });
+    expect(byUrl.data[0]!.embedding).toEqual(byBase64.data[0]!.embedding);
+    expect(byUrl.metadata).toMatchObject({ inputType: 'image', inputUrl: files.url('cat.png') });
+    const text = async (inputText: string) => vector((await client.embed.v2.create({ inputType: 'text', modelName: 'marengo3.0', text: { inputText } })).data[0]!.embedding);
+    const image = vector(byBase64.data[0]!.embedding);
+    expect(cosine(await text('cat'), image)).toBeGreaterThan(cosine(await text('motorcycle'), image) + 0.3);
+  }, 60_000);
+
+  it('embed.v2.create text_image and multi_input: one fused vector', async () => {
+    const res = await client.embed.v2.create({ inputType: 'text_image', modelName: 'marengo3.0', textImage: { inputText: 'a cat', mediaSource: { url: files.url('cat.png') } } });
+    expect(res.data).toHaveLength(1);
+    expect(res.data[0]!.embedding).toHaveLength(512);
+    const multi = await client.embed.v2.create({ inputType: 'multi_input', modelName: 'marengo3.0', multiInput: { inputText: 'a cat', mediaSources: [{ mediaType: 'image', url: files.url('cat.png') }] } });
+    expect(multi.data[0]!.embedding).toEqual(res.data[0]!.embedding);
+  }, 60_000);
+
+  it('embed.v2.create audio: clip segments with their times, and the asset', async () => {
+    const base64String = (await readFile(tonePath)).toString('base64');
+    const res = await client.embed.v2.create({
+      inputType: 'audio',
+      modelName: 'marengo3.0',
+      audio: { mediaSource: { base64String }, startSec: 2, segmentation: { strategy: 'fixed', fixed: { durationSec: 5 } }, embeddingScope: ['clip', 'asset'] },
+    });
+    expect(res.data.map((d) => [d.embeddingScope, d.startSec, d.endSec])).toEqual([
+      ['clip', 2, 7],
+      ['clip', 7, 12],
+      ['asset', 2, 12],
+    ]);
+    expect(res.data.every((d) => d.embeddingOption === 'audio' && d.embedding.length === 512)).toBe(true);
+  }, 60_000);
+
+  it('embed.create (legacy): text, image file and audio file under model_name', async () => {
+    const text = await client.embed.create({ modelName: 'Marengo-retrieval-2.7', text: 'a cat' });
+    expect(text.modelName).toBe('Marengo-retrieval-2.7');
+    expect(text.textEmbedding?.segments?.[0]?.float).toHaveLength(1024);
+    const image = await client.embed.create({ modelName: 'Marengo-retrieval-2.7', imageFile: createReadStream(catPath) });
+    expect(image.imageEmbedding?.segments?.[0]?.float).toHaveLength(1024);
+    expect(cosine(vector(text.textEmbedding?.segments?.[0]?.float), vector(image.imageEmbedding?.segments?.[0]?.float))).toBeGreaterThan(0.5);
+    const audio = await client.embed.create({ modelName: 'Marengo-retrieval-2.7', audioFile: createReadStream(tonePath), audioStartOffsetSec: 1 });
+    expect(audio.audioEmbedding?.segments?.map((s) => [s.startOffsetSec, s.endOffsetSec])).toEqual([
+      [1, 11],
+      [11, 12],
+    ]);
+  }, 60_000);
+});
+
+describe('twelvelabs-js 0.2.8 (v1.2)', () => {
+  it('embed.create text: engine_name and text_embedding.float', async () => {
+    process.env.TWELVELABS_BASE_URL = stack.url;
+    const client = new TwelveLabsV0({ apiKey: key, version: 'v1.2' });
+    const res = await client.embed.create({ engineName: 'Marengo-retrieval-2.6', text: 'a cat' });
+    expect(res.engineName).toBe('Marengo-retrieval-2.6');
+    expect(res.textEmbedding.float).toHaveLength(1024);
+  });
+
+  it('POST /v1.2/embed image and audio files (the 0.2.8 SDK sends text only): the later v1.2 shape', async () => {
+    const res = await api().post('/v1.2/embed').set('x-api-key', key).field('engine_name', 'Marengo-retrieval-2.6').attach('image_file', catPath).attach('audio_file', tonePath);
+    expect(res.status).toBe(200);
+    expect(res.body.engine_name).toBe('Marengo-retrieval-2.6');
+    expect(res.body.image_embedding.segments[0].float).toHaveLength(1024);
+    expect(res.body.audio_embedding.segments).toHaveLength(2);
+  }, 60_000);
+});
+
+describe('bad input', () => {
+  const legacy = (fields: Record<string, string>) => {
+    const req = api().post('/v1.3/embed').set('x-api-key', key);
+    for (const [name, value] of Object.entries(fields)) req.field(name, value);
+    return req;
+  };
+  const v2 = (body: object) => api().post('/v1.3/embed-v2').set('x-api-key', key).send(body);
+
+  it.each([
+    ['no input', () => legacy({ model_name: 'Marengo-retrieval-2.7' }), 400, 'parameter_not_provided'],
+    ['no model name', () => legacy({ text: 'cat' }), 400, 'parameter_not_provided'],
+    ['an unknown model name', () => legacy({ model_name: 'Marengo-retrieval-9', text: 'cat' }), 400, 'parameter_invalid'],
+    ['an image URL and an image file', () => legacy({ model_name: 'Marengo-retrieval-2.7', image_url: 'http://example.com/a.png' }).attach('image_file', Buffer.from('x'), 'a.png'), 400, 'parameter_invalid'],
+    ['a non-image image', () => legacy({ model_name: 'Marengo-retrieval-2.7' }).attach('image_file', Buffer.from('this is text, not an image'), 'a.png'), 400, 'unsupported_file_type'],
+    ['audio that is not audio', () => legacy({ model_name: 'Marengo-retrieval-2.7' }).attach('audio_file', Buffer.from('this is text, not audio'), 'a.mp3'), 400, 'audio_file_broken'],
+    ['a URL to a private address', () => legacy({ model_name: 'Marengo-retrieval-2.7', image_url: 'http://10.0.0.1/cat.png' }), 400, 'parameter_invalid'],
+    ['too long a text for Marengo 2.7', () => legacy({ model_name: 'Marengo-retrieval-2.7', text: 'word '.repeat(100), text_truncate: 'none' }), 400, 'token_limit_exceeded'],
+  ])('POST /embed refuses %s', async (_name, send, status, code) => {
+    const res = await send();
+    expect([res.status, res.body.code]).toEqual([status, code]);
+  }, 30_000);
+
+  it.each([
+    ['no input_type', { model_name: 'marengo3.0' }, 400, 'parameter_not_provided'],
+    ['an unknown model name', { input_type: 'text', model_name: 'marengo9', text: { input_text: 'cat' } }, 400, 'parameter_invalid'],
+    ['two media sources where one is allowed', { input_type: 'image', model_name: 'marengo3.0', image: { media_source: { url: 'http://example.com/a.png', base64_string: 'aGk=' } } }, 400, 'parameter_invalid'],
+    ['no media source', { input_type: 'image', model_name: 'marengo3.0', image: { media_source: {} } }, 400, 'parameter_not_provided'],
+    ['base64 that is not base64', { input_type: 'image', model_name: 'marengo3.0', image: { media_source: { base64_string: '***' } } }, 400, 'parameter_invalid'],
+    ['a non-image image', { input_type: 'image', model_name: 'marengo3.0', image: { media_source: { base64_string: Buffer.from('not an image').toString('base64') } } }, 400, 'unsupported_file_type'],
+    ['a URL to a private address', { input_type: 'image', model_name: 'marengo3.0', image: { media_source: { url: 'http://192.168.1.1/cat.png' } } }, 400, 'parameter_invalid'],
+    ['audio that is not audio', { input_type: 'audio', model_name: 'marengo3.0', audio: { media_source: { base64_string: Buffer.from('not audio at all').toString('base64') } } }, 400, 'audio_file_broken'],
+    ['a video (not built)', { input_type: 'video', model_name: 'marengo3.0', video: { media_source: { url: 'http://example.com/a.mp4' } } }, 501, 'not_implemented'],
+  ])('POST /embed-v2 refuses %s with {error: {code, message}}', async (_name, body, status, code) => {
+    const res = await v2(body);
+    expect([res.status, res.body.error?.code]).toEqual([status, code]);
+    expect(res.body.error.message).toEqual(expect.any(String));
+  }, 30_000);
+
+  it('/embed-v2 is v1.3 only; embed tasks still answer 501', async () => {
+    const old = await api().post('/v1.2/embed-v2').set('x-api-key', key).send({ input_type: 'text', model_name: 'marengo3.0', text: { input_text: 'cat' } });
+    expect(old.status).toBe(400);
+    expect((await api().get('/v1.3/embed/tasks').set('x-api-key', key)).status).toBe(501);
+  });
+});
