@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { chooseMediaTool, mediaToolPackage, type MediaTool, type ToolLookup } from '@vus/media';
+import { chooseMediaTool, configureMediaTools, mediaToolPackage, mediaToolsReport, runFfmpeg, type MediaTool, type ToolLookup } from '@vus/media';
 import { hlsArguments } from '../src/hls';
 import { parseToolVersion } from '../src/tools';
 
@@ -63,5 +63,19 @@ describe('hlsArguments frame rate', () => {
     expect(filterOf(120)).toMatch(/^fps=60,scale=/);
     expect(filterOf(59.94)).toMatch(/^scale=/);
     expect(hlsArguments('in.mp4', '/out', encode, { demuxer: 'mov', video: { fps: 120 } })).not.toContain('-fpsmax');
+  });
+});
+
+describe('a tool that cannot be run', () => {
+  // This test file's own module instance: the override does not reach other suites.
+  beforeAll(() => configureMediaTools({ ffmpeg: '/nonexistent/vus-test/ffmpeg' }));
+
+  it('fails with tool_missing (503), naming where it looked but not the path', async () => {
+    const error = await runFfmpeg(['-version']).then(() => undefined, (e: unknown) => e);
+    expect(error).toMatchObject({ failure: 'tool_missing', code: 'service_unavailable', message: 'ffmpeg is not available (looked in FFMPEG_PATH): run npm install, or set FFMPEG_PATH.' });
+  });
+
+  it('makes the start-up report fail the same way', async () => {
+    await expect(mediaToolsReport()).rejects.toMatchObject({ failure: 'tool_missing' });
   });
 });
