@@ -28,7 +28,12 @@ API_VERSION_CAPS = {13: (0, 1)}
 
 
 def load(path):
-    lib = ctypes.CDLL(path)
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as error:
+        sys.exit(f"kafka-mock: cannot load librdkafka ({error}). It is built from the npm package "
+                 "@confluentinc/kafka-javascript (run npm install; npm 10 drops it when its own install "
+                 "script fails), or set KAFKA_MOCK_LIBRDKAFKA to a librdkafka.so.1")
     vp, cp, ci = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int
     lib.rd_kafka_conf_new.restype = vp
     lib.rd_kafka_conf_set.argtypes = [vp, cp, cp, cp, ctypes.c_size_t]
