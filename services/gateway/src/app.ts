@@ -13,7 +13,6 @@ import { DEFAULT_PROVIDERS, type ProviderSettings } from './providers';
 import { adminRoutes, requireAdminToken } from './routes/admin';
 import { adminBillingRoutes } from './routes/admin-billing';
 import { embedRoutes } from './routes/embed';
-import { embedRoutes } from './routes/embed';
 import { engineRoutes } from './routes/engines';
 import { generateRoutes, outputTokenMeter } from './routes/generate';
 import { hlsFileRoutes } from './routes/hls';
@@ -95,7 +94,6 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     webhookRoutes(deps.clients.task, deps.requestTimeoutMs),
     searchRoutes(deps.clients.search, deps.requestTimeoutMs, deps.thumbnails),
     generateRoutes(deps.clients.analyze, { timeoutMs: deps.requestTimeoutMs, meter: outputTokenMeter(deps.limits, deps.billing) }),
-    embedRoutes(deps.clients.embed, deps.requestTimeoutMs),
     embedRoutes(deps.clients.embed, deps.requestTimeoutMs),
   ];
   // Which endpoint serves the request is known before its body is read or its quota is used.

@@ -83,8 +83,6 @@ export interface VersionAdapter {
   readonly generate: GenerateShape;
   /** Embeddings (API-CONTRACT §5.8); absent where the version has none (v1, v1.1: api_upgrade_required). */
   readonly embed?: EmbedShape;
-  /** Embeddings (API-CONTRACT §5.8); absent where the version has none (v1, v1.1: api_upgrade_required). */
-  readonly embed?: EmbedShape;
   /** Classify's request and answer names (API-CONTRACT §5.6); absent where the version has no classify. */
   readonly classify?: ClassifyShape;
   /** An error's body (API-CONTRACT §2.5); the status is the error's own. */
@@ -93,16 +91,6 @@ export interface VersionAdapter {
 
 /** The error body from v1.1 on, and outside any version (health, admin, unknown paths). */
 export const codeAndMessage = (error: ApiError): Record<string, unknown> => ({ code: error.code, message: error.message });
-
-/** POST /embed and /embed-v2: where versions differ. */
-export interface EmbedShape {
-  /** The model's name in requests and answers: `engine_name` (v1.2) or `model_name` (v1.3). */
-  readonly modelField: 'engine_name' | 'model_name';
-  /** v1.2 also answers `text_embedding.float` (py 0.2 reads it; later SDKs read `segments[0].float`). */
-  readonly textFloat: boolean;
-  /** POST /embed-v2 (Marengo 3.0) exists. */
-  readonly embedV2: boolean;
-}
 
 /** POST /embed and /embed-v2: where versions differ. */
 export interface EmbedShape {

@@ -101,7 +101,6 @@ export const v13: VersionAdapter = {
   // /generate is deprecated for /analyze; both stream unless `stream: false`.
   generate: { generateStreamsByDefault: true, summarizeType: true, usage: true, responseFormat: true },
   embed: { modelField: 'model_name', textFloat: false, embedV2: true },
-  embed: { modelField: 'model_name', textFloat: false, embedV2: true },
 
   presentError: codeAndMessage,
 };
