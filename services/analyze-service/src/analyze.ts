@@ -6,7 +6,17 @@
 import { ApiError, errors, familyOfEngine, type Clock, type Logger } from '@vus/core';
 import { randomUUID } from 'node:crypto';
 import { assembleTimeline, type EvidenceSources, type Timeline } from './evidence';
-import { GIST_TYPES, SUMMARIZE_TYPES, type GenerationProvider, type Gist, type GistType, type Summary, type SummarizeType } from './provider';
+import {
+  GIST_TYPES,
+  SUMMARIZE_TYPES,
+  type Counted,
+  type GenerationProvider,
+  type GenerationSettings,
+  type Gist,
+  type GistType,
+  type Summary,
+  type SummarizeType,
+} from './provider';
 import { compileResponseSchema, type ResponseSchema } from './response-format';
 import { countTokens, truncateToTokens } from './text';
 
@@ -97,7 +107,7 @@ export interface AnalyzeDeps {
   cache?: TimelineCache;
 }
 
-function checkOptions(options: GenerationOptions): { maxTokens: number; schema: ResponseSchema | undefined } {
+function checkOptions(options: GenerationOptions): { maxTokens: number; temperature: number | undefined; schema: ResponseSchema | undefined } {
   const { temperature, maxTokens } = options;
   if (temperature !== undefined && !(Number.isFinite(temperature) && temperature >= 0 && temperature <= 1)) {
     throw errors.invalid('temperature', 'It must be a number from 0 to 1.');
@@ -105,7 +115,7 @@ function checkOptions(options: GenerationOptions): { maxTokens: number; schema: 
   if (maxTokens !== undefined && maxTokens !== 0 && !(Number.isInteger(maxTokens) && maxTokens >= 1 && maxTokens <= MAX_OUTPUT_TOKENS)) {
     throw errors.invalid('max_tokens', `It must be an integer from 1 to ${MAX_OUTPUT_TOKENS}.`);
   }
-  return { maxTokens: maxTokens || MAX_OUTPUT_TOKENS, schema: options.jsonSchema === undefined ? undefined : compileResponseSchema(options.jsonSchema) };
+  return { maxTokens: maxTokens || MAX_OUTPUT_TOKENS, temperature, schema: options.jsonSchema === undefined ? undefined : compileResponseSchema(options.jsonSchema) };
 }
 
 function checkPrompt(prompt: string, required: boolean): string {
@@ -190,12 +200,17 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
   }
 
   /** The answer's pieces, or the filled schema as one JSON text. */
-  async function* pieces(timeline: Timeline, prompt: string, schema: ResponseSchema | undefined, signal: AbortSignal | undefined): AsyncIterable<string> {
+  async function* pieces(
+    timeline: Timeline,
+    prompt: string,
+    schema: ResponseSchema | undefined,
+    settings: GenerationSettings & { usage?: (outputTokens: number) => void },
+  ): AsyncIterable<string> {
     if (!schema) {
-      yield* deps.provider.answer(timeline, prompt, signal);
+      yield* deps.provider.answer(timeline, prompt, settings);
       return;
     }
-    const value = await deps.provider.fillSchema(timeline, prompt, schema.schema);
+    const value = await deps.provider.fillSchema(timeline, prompt, schema.schema, settings);
     schema.check(value);
     yield JSON.stringify(value);
   }
@@ -206,9 +221,9 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
       const unknown = types.find((t) => !(GIST_TYPES as readonly string[]).includes(t));
       if (unknown !== undefined) throw errors.invalid('types', `${unknown} is not one of ${GIST_TYPES.join(', ')}.`);
       const timeline = await timelineOf(orgId, videoId);
-      const gist = await deps.provider.gist(timeline, [...new Set(types)] as GistType[]);
+      const { outputTokens: counted, ...gist } = await deps.provider.gist(timeline, [...new Set(types)] as GistType[]);
       const id = randomUUID();
-      const outputTokens = countTokens(textOf(gist));
+      const outputTokens = counted ?? countTokens(textOf(gist));
       await record(orgId, timeline, { id, kind: 'gist', prompt: '', output: JSON.stringify(gist), outputTokens, finishReason: 'stop', status: 'completed' });
       return { id, gist, outputTokens };
     },
@@ -217,18 +232,22 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
       if (!type) throw errors.notProvided('type');
       if (!(SUMMARIZE_TYPES as readonly string[]).includes(type)) throw errors.invalid('type', `It must be one of ${SUMMARIZE_TYPES.join(', ')}.`);
       const steering = checkPrompt(prompt, false);
-      const { maxTokens, schema } = checkOptions(options);
+      const { maxTokens, temperature, schema } = checkOptions(options);
       if (schema && type !== 'summary') throw errors.invalid('response_format', 'A JSON schema applies to summaries of type summary.');
       const timeline = await timelineOf(orgId, videoId);
-      let produced = await deps.provider.summarize(timeline, type as SummarizeType, steering);
-      if (schema && produced.type === 'summary') {
-        const value = await deps.provider.fillSchema(timeline, steering, schema.schema);
+      const settings = { temperature, maxTokens };
+      let produced: Counted<Summary>;
+      if (schema) {
+        const value = await deps.provider.fillSchema(timeline, steering, schema.schema, settings);
         schema.check(value);
         produced = { type: 'summary', summary: JSON.stringify(value) };
+      } else {
+        produced = await deps.provider.summarize(timeline, type as SummarizeType, steering, settings);
       }
       const { summary, finishReason } = limitSummary(produced, maxTokens);
       const id = randomUUID();
-      const outputTokens = countTokens(textOf(summary));
+      // The provider's own count, unless this server cut its answer.
+      const outputTokens = (finishReason === 'stop' ? produced.outputTokens : undefined) ?? countTokens(textOf(summary));
       await record(orgId, timeline, { id, kind: summary.type, prompt: steering, output: JSON.stringify(summary), outputTokens, finishReason, status: 'completed' });
       return { id, summary, outputTokens, finishReason };
     },
@@ -240,7 +259,7 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
      */
     async *analyze(orgId: string, videoId: string, prompt: string, options: GenerationOptions, signal?: AbortSignal): AsyncIterable<StreamEvent> {
       const asked = checkPrompt(prompt, true);
-      const { maxTokens, schema } = checkOptions(options);
+      const { maxTokens, temperature, schema } = checkOptions(options);
       const timeline = await timelineOf(orgId, videoId);
       const id = randomUUID();
       let output = '';
@@ -250,9 +269,10 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
       let status: GenerationStatus = 'cancelled';
       try {
         yield { type: 'start', generationId: id };
-        for await (const piece of untilAborted(pieces(timeline, asked, schema, signal), signal)) {
-          const text = output.length > 0 && !/^\s/.test(piece) && !schema ? ` ${piece}` : piece;
-          const cut = truncateToTokens(text, maxTokens - outputTokens);
+        let reported: number | undefined;
+        const settings = { temperature, maxTokens, signal, usage: (tokens: number) => (reported = tokens) };
+        for await (const piece of untilAborted(pieces(timeline, asked, schema, settings), signal)) {
+          const cut = truncateToTokens(piece, maxTokens - outputTokens);
           if (cut.text.length > 0) {
             output += cut.text;
             outputTokens += countTokens(cut.text);
@@ -263,6 +283,8 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
             break;
           }
         }
+        // A model server's own count of a whole answer; this server's when it cut the answer.
+        if (finishReason === 'stop' && reported !== undefined) outputTokens = reported;
         if (!signal?.aborted) {
           status = 'completed';
           yield { type: 'end', finishReason, outputTokens };

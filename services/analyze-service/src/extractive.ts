@@ -5,7 +5,7 @@
  */
 import type { WordNet } from '@vus/wordnet';
 import { mergeRepeats, within, type Evidence, type EvidenceKind, type Timeline } from './evidence';
-import type { Chapter, GenerationProvider, Gist, GistType, Highlight, Summary, SummarizeType } from './provider';
+import type { Chapter, GenerationProvider, GenerationSettings, Gist, GistType, Highlight, Summary, SummarizeType } from './provider';
 import { fillSchema } from './schema-fill';
 import { capitalize, clock, contentWords, joinList, keyPhrases, quote, REQUEST_WORDS, similarity, titleCase, words } from './text';
 import { topicsOf, type WeightedWord } from './topics';
@@ -122,8 +122,12 @@ export class ExtractiveProvider implements GenerationProvider {
     return { type, summary: sentences.length > 0 ? sentences.join(' ') : NOTHING_FOUND };
   }
 
-  async *answer(timeline: Timeline, prompt: string): AsyncIterable<string> {
-    for (const sentence of this.answerSentences(timeline, prompt)) yield sentence;
+  async *answer(timeline: Timeline, prompt: string, settings?: GenerationSettings): AsyncIterable<string> {
+    // Pieces carry their own spacing, as a model's tokens do.
+    for (const [i, sentence] of this.answerSentences(timeline, prompt).entries()) {
+      if (settings?.signal?.aborted) return;
+      yield i === 0 ? sentence : ` ${sentence}`;
+    }
   }
 
   async fillSchema(timeline: Timeline, prompt: string, schema: object): Promise<unknown> {

@@ -1,11 +1,12 @@
 import { createIndexClient, createSearchClient } from '@vus/clients';
-import { envAddress } from '@vus/core';
 import { defineService, runService, startService, type KitOptions, type RunningService } from '@vus/service';
 import { openWordNet } from '@vus/wordnet';
 import { join } from 'node:path';
 import { createAnalyzeService } from './analyze';
 import { serviceDirectory } from './directory';
+import { analyzeEnvShape, analyzeOptionsFromEnv } from './env';
 import { ExtractiveProvider } from './extractive';
+import { OpenAICompatibleProvider, type OpenAICompatibleOptions } from './openai';
 import type { GenerationProvider } from './provider';
 import { analyzeServiceImplementation } from './server';
 import { createGenerationStore } from './store';
@@ -15,7 +16,9 @@ export interface AnalyzeServiceOptions {
   indexServiceAddress: string;
   /** search-service: the visual segments (shots and labels). */
   searchServiceAddress: string;
-  /** Default: the bundled extractive provider. */
+  /** An OpenAI-compatible chat-completions server to generate with; unset: the bundled extractive provider. */
+  llm?: Omit<OpenAICompatibleOptions, 'logger'> | undefined;
+  /** A provider object (tests); wins over `llm`. */
   provider?: GenerationProvider | undefined;
 }
 
@@ -23,15 +26,15 @@ export interface AnalyzeServiceOptions {
 export const analyzeService = defineService({
   name: 'analyze-service',
   migrations: join(__dirname, '..', 'migrations'),
-  env: { INDEX_SERVICE_ADDR: envAddress, SEARCH_SERVICE_ADDR: envAddress },
-  fromEnv: (config): AnalyzeServiceOptions => ({ indexServiceAddress: config.INDEX_SERVICE_ADDR, searchServiceAddress: config.SEARCH_SERVICE_ADDR }),
+  env: analyzeEnvShape,
+  fromEnv: analyzeOptionsFromEnv,
   async build(scope, options: AnalyzeServiceOptions) {
     const { db, clock, logger } = scope;
     const index = createIndexClient(options.indexServiceAddress);
     const search = createSearchClient(options.searchServiceAddress);
     const wordnet = openWordNet();
     scope.onStop(() => (index.close(), search.close(), wordnet.close()));
-    const provider = options.provider ?? new ExtractiveProvider(wordnet);
+    const provider = options.provider ?? (options.llm ? new OpenAICompatibleProvider({ ...options.llm, logger }) : new ExtractiveProvider(wordnet));
     logger.info({ provider: provider.name }, 'generation provider');
     const analyze = createAnalyzeService({ directory: serviceDirectory(index, search), store: createGenerationStore(db), provider, clock, logger });
     return { implementation: analyzeServiceImplementation(analyze, logger) };

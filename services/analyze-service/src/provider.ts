@@ -38,17 +38,33 @@ export type Summary =
   | { type: 'chapter'; chapters: Chapter[] }
   | { type: 'highlight'; highlights: Highlight[] };
 
+/** What a generation asks of a provider beside its evidence and prompt. */
+export interface GenerationSettings {
+  /** 0..1 (default 0.2); the extractive provider is deterministic and ignores it. */
+  temperature?: number | undefined;
+  /** The most output tokens wanted (the caller cuts the answer there too). */
+  maxTokens?: number | undefined;
+  /** Aborts when the caller has gone: a provider waiting on a model stops there. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * A result with the output tokens its provider counted (a model server's own usage); without
+ * them the caller counts the text (text.ts countTokens).
+ */
+export type Counted<T> = T & { outputTokens?: number | undefined };
+
 export interface GenerationProvider {
   /** Logged with every generation and kept in its record. */
   readonly name: string;
-  gist(timeline: Timeline, types: readonly GistType[]): Promise<Gist>;
+  gist(timeline: Timeline, types: readonly GistType[], settings?: GenerationSettings): Promise<Counted<Gist>>;
   /** `prompt` steers what is picked (may be empty). */
-  summarize(timeline: Timeline, type: SummarizeType, prompt: string): Promise<Summary>;
+  summarize(timeline: Timeline, type: SummarizeType, prompt: string, settings?: GenerationSettings): Promise<Counted<Summary>>;
   /**
-   * The answer to an open prompt in pieces, each yielded as soon as it is produced. `signal` aborts
-   * when the caller has gone: a provider waiting on a model stops there.
+   * The answer to an open prompt in pieces, each yielded as soon as it is produced; `usage` is
+   * called with the provider's own output token count when it has one.
    */
-  answer(timeline: Timeline, prompt: string, signal?: AbortSignal): AsyncIterable<string>;
-  /** A value for a JSON schema (already compiled and checked by the caller), filled from the evidence. */
-  fillSchema(timeline: Timeline, prompt: string, schema: object): Promise<unknown>;
+  answer(timeline: Timeline, prompt: string, settings?: GenerationSettings & { usage?: (outputTokens: number) => void }): AsyncIterable<string>;
+  /** A value for a JSON schema (checked by the caller with ajv before it is returned), filled from the evidence. */
+  fillSchema(timeline: Timeline, prompt: string, schema: object, settings?: GenerationSettings): Promise<unknown>;
 }

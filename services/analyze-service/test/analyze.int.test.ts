@@ -13,6 +13,7 @@ import { startSearchService, type RunningSearchService } from '@vus/search-servi
 import { openWordNet } from '@vus/wordnet';
 import type { Timeline } from '../src/evidence';
 import { ExtractiveProvider } from '../src/extractive';
+import type { GenerationSettings } from '../src/provider';
 import { startAnalyzeService, type RunningAnalyzeService } from '../src/main';
 import { createGenerationStore } from '../src/store';
 
@@ -23,10 +24,10 @@ import { createGenerationStore } from '../src/store';
  */
 class StallingProvider extends ExtractiveProvider {
   stopped = false;
-  override async *answer(timeline: Timeline, prompt: string, signal?: AbortSignal): AsyncIterable<string> {
+  override async *answer(timeline: Timeline, prompt: string, settings?: GenerationSettings): AsyncIterable<string> {
     const [first] = this.answerSentences(timeline, prompt);
     yield first ?? '';
-    await new Promise((resolve) => signal?.addEventListener('abort', resolve, { once: true }));
+    await new Promise((resolve) => settings?.signal?.addEventListener('abort', resolve, { once: true }));
     this.stopped = true;
   }
 }
