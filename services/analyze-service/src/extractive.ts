@@ -123,6 +123,8 @@ export class ExtractiveProvider implements GenerationProvider {
   }
 
   async *answer(timeline: Timeline, prompt: string, settings?: GenerationSettings): AsyncIterable<string> {
+    // Let what was already written (stream_start) go out before the answer is computed.
+    await new Promise((resolve) => setImmediate(resolve));
     // Pieces carry their own spacing, as a model's tokens do.
     for (const [i, sentence] of this.answerSentences(timeline, prompt).entries()) {
       if (settings?.signal?.aborted) return;

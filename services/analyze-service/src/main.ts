@@ -33,6 +33,8 @@ export const analyzeService = defineService({
     const index = createIndexClient(options.indexServiceAddress);
     const search = createSearchClient(options.searchServiceAddress);
     const wordnet = openWordNet();
+    // WordNet reads its noun and verb indexes on first use (≈ 0.3 s): at start, not in the first request.
+    if (!options.provider && !options.llm) for (const pos of ['noun', 'verb'] as const) wordnet.indexEntry('video', pos);
     scope.onStop(() => (index.close(), search.close(), wordnet.close()));
     const provider = options.provider ?? (options.llm ? new OpenAICompatibleProvider({ ...options.llm, logger }) : new ExtractiveProvider(wordnet));
     logger.info({ provider: provider.name }, 'generation provider');
