@@ -1,37 +1,48 @@
 import { jitteredBackoff } from '@vus/core';
 
-/** Pure rules of the job queue: states, retries, fairness. No I/O, no clock. */
+/** Pure rules of the job queue: the end of a run, retries, fairness. No I/O, no clock. */
 
 export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
-/** What happens to a job; each is refused (null) from a state it cannot come from. */
-export type JobEvent = 'claim' | 'takeover' | 'succeed' | 'fail' | 'retry' | 'hand-back' | 'cancel';
+/**
+ * The job's states:
+ *
+ *   queued ──claim──→ running ──→ succeeded | failed          (endOfRun)
+ *      ↑                │  ↺ takeover: claimed again once its lease expired
+ *      └── requeue ─────┘ (a retry, or handed back by a runner that stops)
+ *   queued | running ──cancel──→ cancelled
+ */
+export type JobOutcome =
+  | { kind: 'succeeded' }
+  | { kind: 'failed'; error: string }
+  /** A passing problem: queued again at the retry time, or failed when no attempt is left. */
+  | { kind: 'retry'; error: string }
+  /** The run lost its lease or was aborted: whoever holds the job now carries on. */
+  | { kind: 'lost' };
+
+/** What the runner writes once a run ended. */
+export type RunEnd =
+  | { write: 'finish'; state: 'succeeded' }
+  | { write: 'finish'; state: 'failed'; error: string }
+  | { write: 'requeue'; runAt: Date; error?: string }
+  /** Nothing: the job is someone else's now (or will be, once its lease expires). */
+  | { write: 'nothing' };
 
 /**
- * The job's state machine:
- *
- *   queued ──claim──→ running ──succeed──→ succeeded
- *      ↑                │  ↺ takeover       fail──→ failed
- *      └─retry/hand-back┘                  cancel (from queued or running) → cancelled
- *
- * A running job whose lease expired is taken over (claimed again) without passing through queued.
+ * The end of a run: `retryAt` is the kind's retry time (null when the attempt was the last);
+ * `stopping` says the runner is shutting down, so a run it aborted is handed back at `now`.
  */
-export function nextJobState(state: JobState, event: JobEvent): JobState | null {
-  switch (event) {
-    case 'claim':
-      return state === 'queued' ? 'running' : null;
-    case 'takeover':
-      return state === 'running' ? 'running' : null;
-    case 'succeed':
-      return state === 'running' ? 'succeeded' : null;
-    case 'fail':
-      return state === 'running' ? 'failed' : null;
+export function endOfRun(outcome: JobOutcome, retryAt: Date | null, stopping: boolean, now: Date): RunEnd {
+  switch (outcome.kind) {
+    case 'succeeded':
+      return { write: 'finish', state: 'succeeded' };
+    case 'failed':
+      return { write: 'finish', state: 'failed', error: outcome.error };
     case 'retry':
-    case 'hand-back':
-      return state === 'running' ? 'queued' : null;
-    case 'cancel':
-      return state === 'queued' || state === 'running' ? 'cancelled' : null;
+      return retryAt ? { write: 'requeue', runAt: retryAt, error: outcome.error } : { write: 'finish', state: 'failed', error: outcome.error };
+    case 'lost':
+      return stopping ? { write: 'requeue', runAt: now } : { write: 'nothing' };
   }
 }
 

@@ -1,7 +1,7 @@
 import { Poller, type Clock, type Logger } from '@vus/core';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { orgsKeptOut, retryAt, type RetryPolicy } from './rules';
+import { endOfRun, orgsKeptOut, retryAt, type JobOutcome, type RetryPolicy } from './rules';
 import type { ClaimedJob, JobStore } from './store';
 
 /** What a run hands its handler besides the job. */
@@ -14,14 +14,6 @@ export interface JobContext {
    */
   retryAt(): Date | null;
 }
-
-export type JobOutcome =
-  | { kind: 'succeeded' }
-  | { kind: 'failed'; error: string }
-  /** A passing problem: queued again at `retryAt`, or failed when no attempt is left. */
-  | { kind: 'retry'; error: string }
-  /** The run lost its lease or was aborted: whoever holds the job now carries on. */
-  | { kind: 'lost' };
 
 export interface JobKind {
   run(job: ClaimedJob, context: JobContext): Promise<JobOutcome>;
@@ -168,22 +160,9 @@ export class JobRunner {
   private async record(job: ClaimedJob, outcome: JobOutcome, nextRun: Date | null): Promise<void> {
     const { store, clock, logger } = this.options;
     const now = clock.now();
-    switch (outcome.kind) {
-      case 'succeeded':
-        await store.finish(job.id, this.owner, now, { state: 'succeeded' });
-        break;
-      case 'failed':
-        await store.finish(job.id, this.owner, now, { state: 'failed', error: outcome.error });
-        break;
-      case 'retry':
-        if (nextRun) await store.requeue(job.id, this.owner, now, nextRun, outcome.error);
-        else await store.finish(job.id, this.owner, now, { state: 'failed', error: outcome.error });
-        break;
-      case 'lost':
-        // Stopped mid-run: hand the job back now rather than when the lease runs out.
-        if (this.stopped) await store.requeue(job.id, this.owner, now, now);
-        break;
-    }
+    const end = endOfRun(outcome, nextRun, this.stopped, now);
+    if (end.write === 'finish') await store.finish(job.id, this.owner, now, end);
+    else if (end.write === 'requeue') await store.requeue(job.id, this.owner, now, end.runAt, end.error);
     logger.info({ jobId: job.id, kind: job.kind, subjectId: job.subjectId, attempts: job.attempts, outcome: outcome.kind }, 'job run finished');
   }
 }

@@ -1,34 +1,20 @@
-import { JOB_STATES, nextJobState, orgsKeptOut, retryAt, retryDelayMs, type JobEvent, type JobState } from '../src/rules';
+import { endOfRun, orgsKeptOut, retryAt, retryDelayMs, type JobOutcome, type RunEnd } from '../src/rules';
 
-describe('nextJobState', () => {
-  const table: [JobState, JobEvent, JobState | null][] = [
-    ['queued', 'claim', 'running'],
-    ['running', 'claim', null],
-    ['running', 'takeover', 'running'],
-    ['queued', 'takeover', null],
-    ['running', 'succeed', 'succeeded'],
-    ['queued', 'succeed', null],
-    ['running', 'fail', 'failed'],
-    ['running', 'retry', 'queued'],
-    ['running', 'hand-back', 'queued'],
-    ['queued', 'retry', null],
-    ['queued', 'cancel', 'cancelled'],
-    ['running', 'cancel', 'cancelled'],
-    ['succeeded', 'cancel', null],
-    ['failed', 'cancel', null],
-    ['cancelled', 'claim', null],
+describe('endOfRun', () => {
+  const now = new Date('2026-01-01T00:00:00Z');
+  const later = new Date('2026-01-01T00:01:00Z');
+  const table: [string, JobOutcome, Date | null, boolean, RunEnd][] = [
+    ['succeeded', { kind: 'succeeded' }, later, false, { write: 'finish', state: 'succeeded' }],
+    ['failed for good', { kind: 'failed', error: 'broken' }, later, false, { write: 'finish', state: 'failed', error: 'broken' }],
+    ['a retry with attempts left', { kind: 'retry', error: 'outage' }, later, false, { write: 'requeue', runAt: later, error: 'outage' }],
+    ['a retry after the last attempt', { kind: 'retry', error: 'outage' }, null, false, { write: 'finish', state: 'failed', error: 'outage' }],
+    ['a retry while stopping', { kind: 'retry', error: 'outage' }, later, true, { write: 'requeue', runAt: later, error: 'outage' }],
+    ['lost (taken over or cancelled)', { kind: 'lost' }, later, false, { write: 'nothing' }],
+    ['aborted by a stopping runner: handed back now', { kind: 'lost' }, later, true, { write: 'requeue', runAt: now }],
+    ['succeeded while stopping', { kind: 'succeeded' }, null, true, { write: 'finish', state: 'succeeded' }],
   ];
-  it.each(table)('%s --%s--> %s', (state, event, next) => {
-    expect(nextJobState(state, event)).toBe(next);
-  });
-
-  it.each(['succeeded', 'failed', 'cancelled'] as const)('%s is final: no event moves it', (state) => {
-    const events: JobEvent[] = ['claim', 'takeover', 'succeed', 'fail', 'retry', 'hand-back', 'cancel'];
-    expect(events.map((e) => nextJobState(state, e))).toEqual(events.map(() => null));
-  });
-
-  it('knows every state', () => {
-    expect(JOB_STATES).toEqual(['queued', 'running', 'succeeded', 'failed', 'cancelled']);
+  it.each(table)('%s', (_name, outcome, retryAt, stopping, end) => {
+    expect(endOfRun(outcome, retryAt, stopping, now)).toEqual(end);
   });
 });
 

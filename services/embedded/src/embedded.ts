@@ -1,5 +1,6 @@
 import { analyzeService } from '@vus/analyze-service';
 import { billingService } from '@vus/billing-service';
+import { embedService } from '@vus/embed-service';
 import { FileBlobStore } from '@vus/blob';
 import { createLogger, envPort, loadConfig, logLevel, SecretBox, type Logger } from '@vus/core';
 import { InProcessEventBus } from '@vus/events';
@@ -58,6 +59,8 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
     const search = await services.start(searchService, { indexServiceAddress: index.address, models, fetchAllowHosts: config.FETCH_ALLOW_HOSTS });
     // Text generation from what indexing found (the bundled extractive provider: no model download).
     const analyze = await services.start(analyzeService, { indexServiceAddress: index.address, searchServiceAddress: search.address });
+    // Embeddings (the bundled concept embedding), on the same detector and OCR as indexing.
+    const embed = await services.start(embedService, { models, fetchAllowHosts: config.FETCH_ALLOW_HOSTS });
     // Media minutes are metered as in the cluster: each probed video is reserved against the
     // organization's duration budgets (its plan's, from billing-service) and recorded there as
     // spend. The budgets are counted in this process's memory, in the same counters the gateway
@@ -92,6 +95,7 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
       taskServiceAddress: task.address,
       searchServiceAddress: search.address,
       analyzeServiceAddress: analyze.address,
+      embedServiceAddress: embed.address,
       blobs,
       // Rate-limit counters stay in this process (no Redis in embedded mode), shared with the Meter.
       limiters,
