@@ -1,5 +1,4 @@
 import { createIndexClient } from '@vus/clients';
-import { DEFAULT_FETCH_POLICY, fetchBytes } from '@vus/fetch';
 import type { ModelRegistry } from '@vus/models';
 import { defineService, intervalJob, runService, startService, type KitOptions, type RunningService } from '@vus/service';
 import { join } from 'node:path';
@@ -9,8 +8,8 @@ import { searchEnvShape, searchOptionsFromEnv } from './env';
 import { expandQuery, labelTerms } from './expansion';
 import { indexDirectory } from './index-directory';
 import { createIngest } from './ingest';
-import { queryModels } from './query-models';
-import { createSearch, QUERY_IMAGE_MAX_BYTES } from './search';
+import { queryImageFetcher, queryModels } from './query-models';
+import { createSearch } from './search';
 import { searchServiceImplementation } from './server';
 import { createSegmentStore } from './store';
 import { createVideoSegmentReader } from './video-segments';
@@ -42,8 +41,7 @@ export const searchService = defineService({
     const pageTtlMs = (options.pageTtlSeconds ?? 3600) * 1000;
     const search = createSearch({ store, indexes: indexDirectory(indexClient), expand, models: queryModels(options.models), clock, logger, pageTtlMs });
     const ingest = createIngest({ store, labelTerms: (label) => labelTerms(label, wordnet), logger });
-    const fetchPolicy = { ...DEFAULT_FETCH_POLICY, allowHosts: options.fetchAllowHosts ?? [], maxBytes: QUERY_IMAGE_MAX_BYTES, idleTimeoutMs: 10_000 };
-    const fetchImage = (url: string) => fetchBytes(url, 'query_media_url', fetchPolicy);
+    const fetchImage = queryImageFetcher(options.fetchAllowHosts);
     return {
       implementation: searchServiceImplementation({ ingest, search, combined: createCombinedSearch(search), segments: createVideoSegmentReader(db), fetchImage }, logger),
       consumers: [segmentCleanup(db, store)],

@@ -1,5 +1,6 @@
+import { DEFAULT_FETCH_POLICY, fetchBytes } from '@vus/fetch';
 import type { ModelRegistry } from '@vus/models';
-import type { QueryModels } from './search';
+import { QUERY_IMAGE_MAX_BYTES, type QueryModels } from './search';
 
 /** The vector model name the indexing worker writes CLIP vectors under. */
 export const VISUAL_VECTOR_MODEL = 'clip';
@@ -13,4 +14,10 @@ export function queryModels(models: ModelRegistry | undefined): QueryModels {
     },
     detector: async () => models?.find('object_detector'),
   };
+}
+
+/** Fetches a query_media_url (image queries): the SSRF guard, the image size cap, a 10 s idle limit. */
+export function queryImageFetcher(allowHosts: readonly string[] = []): (url: string) => Promise<Buffer> {
+  const policy = { ...DEFAULT_FETCH_POLICY, allowHosts, maxBytes: QUERY_IMAGE_MAX_BYTES, idleTimeoutMs: 10_000 };
+  return (url) => fetchBytes(url, 'query_media_url', policy);
 }
