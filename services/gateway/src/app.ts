@@ -7,7 +7,7 @@ import { parseBody, type BodyLimits } from './http/body';
 import { locals, requestContext } from './http/context';
 import { rateLimits } from './limits/middleware';
 import { errorHandler, writeError } from './http/errors';
-import { routeFinder } from './http/route-table';
+import { routeFinder, routesOf } from './http/route-table';
 import type { KeyService } from './keys';
 import { DEFAULT_PROVIDERS, type ProviderSettings } from './providers';
 import { adminRoutes, requireAdminToken } from './routes/admin';
@@ -26,6 +26,7 @@ import { videoRoutes, type ThumbnailUrlOptions } from './routes/videos';
 import { webhookRoutes } from './routes/webhooks';
 import { adapterFor, SERVED_VERSIONS, UNSERVED_VERSIONS, type ApiVersion } from './versions';
 import { versionMiddleware } from './versions/middleware';
+import { openApiHandler } from './openapi/route';
 
 export interface AppDeps {
   keys: KeyService;
@@ -75,6 +76,8 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     locals(res).version = version;
     next();
   });
+  // Public, before authentication: this version's OpenAPI document, made from this router's own routes.
+  router.get('/openapi.json', openApiHandler(adapterFor(version), () => routesOf(router)));
   router.use(authenticate(deps.keys));
   const taskEndpoints = [
     taskRoutes(deps.clients.task, {

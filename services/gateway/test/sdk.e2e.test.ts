@@ -9,10 +9,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStack, type Stack } from './harness';
+import { documentsFor, startRecordingProxy, validateExchanges, type RecordingProxy } from './openapi-recorder';
 import { workerClient, writeThumbnail } from './videos-worker';
 
 let stack: Stack;
 let key: string;
+// The SDKs talk through it: their answers are checked against the OpenAPI documents at the end.
+let recorder: RecordingProxy;
 const savedBaseUrl = process.env.TWELVELABS_BASE_URL;
 
 let worker: ReturnType<typeof workerClient>;
@@ -22,22 +25,24 @@ const blobDir = mkdtempSync(join(tmpdir(), 'vus-sdk-blobs-'));
 beforeAll(async () => {
   stack = await startStack('postgres', 64 * 1024, { blobDir });
   key = await stack.newOrgKey();
+  recorder = await startRecordingProxy(stack.url);
   worker = workerClient(stack.indexService.address);
 });
 afterAll(async () => {
   process.env.TWELVELABS_BASE_URL = savedBaseUrl;
   worker.close();
+  await recorder.stop();
   await stack.stop();
   rmSync(blobDir, { recursive: true, force: true });
 });
 
 function v0Client(apiKey = key): TwelveLabsV0 {
-  process.env.TWELVELABS_BASE_URL = stack.url;
+  process.env.TWELVELABS_BASE_URL = recorder.url;
   return new TwelveLabsV0({ apiKey, version: 'v1.2' });
 }
 
 function v1Client(apiKey = key): TwelveLabsV1 {
-  process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+  process.env.TWELVELABS_BASE_URL = `${recorder.url}/v1.3`;
   return new TwelveLabsV1({ apiKey });
 }
 
@@ -221,4 +226,10 @@ describe('videos through the SDKs', () => {
     await client.indexes.videos.delete(index.id!, b.id);
     await expect(client.indexes.videos.retrieve(index.id!, b.id)).rejects.toMatchObject({ statusCode: 404 });
   });
+});
+
+// Last: what every test above received through the SDKs.
+it('every answer the SDKs got matches its version\'s OpenAPI document', async () => {
+  expect(recorder.exchanges.filter((e) => e.method === 'DELETE').length).toBeGreaterThan(3);
+  expect(validateExchanges(recorder.exchanges, await documentsFor(stack.url, recorder.exchanges))).toEqual([]);
 });

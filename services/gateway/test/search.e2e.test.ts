@@ -15,8 +15,11 @@ import request from 'supertest';
 import { TwelveLabs as TwelveLabsV1 } from 'twelvelabs-js';
 import { TwelveLabs as TwelveLabsV0, type GroupByVideoSearchData, type SearchData } from 'twelvelabs-js-v0';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
+import { documentsFor, startRecordingProxy, validateExchanges, type RecordingProxy } from './openapi-recorder';
 
 let stack: IndexingStack;
+// The SDKs talk through it: their answers are checked against the OpenAPI documents at the end.
+let recorder: RecordingProxy;
 let words: GeneratedVideo;
 let objects: GeneratedVideo;
 let key: string;
@@ -59,7 +62,8 @@ function groupsOf(hits: readonly (SearchData | GroupByVideoSearchData)[]): Group
 beforeAll(async () => {
   [stack, words, objects] = await Promise.all([startIndexingStack({ worker: true }), wordsAndSubtitlesVideo(), objectsVideo()]);
   ({ key } = await stack.newOrg());
-  process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+  recorder = await startRecordingProxy(stack.url);
+  process.env.TWELVELABS_BASE_URL = `${recorder.url}/v1.3`;
   const client = new TwelveLabsV1({ apiKey: key });
   indexId = (await client.indexes.create({ indexName: 'search', models: [{ modelName: 'marengo3.0', modelOptions: ['visual', 'audio'] }], addons: ['thumbnail'] })).id!;
   visualOnlyIndexId = (await client.indexes.create({ indexName: 'visual only', models: [{ modelName: 'marengo3.0', modelOptions: ['visual'] }] })).id!;
@@ -72,17 +76,18 @@ beforeAll(async () => {
 }, 240_000);
 afterAll(async () => {
   process.env.TWELVELABS_BASE_URL = savedBaseUrl;
+  await recorder?.stop();
   await stack?.stop();
 });
 
 describe('twelvelabs-js 0.2.8 (v1.2)', () => {
   let client: TwelveLabsV0;
   beforeAll(() => {
-    process.env.TWELVELABS_BASE_URL = stack.url;
+    process.env.TWELVELABS_BASE_URL = recorder.url;
     client = new TwelveLabsV0({ apiKey: key, version: 'v1.2' });
   });
   beforeEach(() => {
-    process.env.TWELVELABS_BASE_URL = stack.url;
+    process.env.TWELVELABS_BASE_URL = recorder.url;
   });
 
   it('finds text shown on screen by the word, in the right video at the right time', async () => {
@@ -139,7 +144,7 @@ describe('twelvelabs-js 0.2.8 (v1.2)', () => {
 describe('twelvelabs-js 1.x (v1.3)', () => {
   let client: TwelveLabsV1;
   beforeAll(() => {
-    process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+    process.env.TWELVELABS_BASE_URL = `${recorder.url}/v1.3`;
     client = new TwelveLabsV1({ apiKey: key });
   });
 
@@ -264,4 +269,10 @@ describe('bad input', () => {
     expect(res.body.data[0].video_id).toBe(videoIds.objects);
     expectMoment(res.body.data[0], 9, 12);
   });
+});
+
+// Last: what every test above received through the SDKs.
+it('every answer the SDKs got matches its version\'s OpenAPI document', async () => {
+  expect(recorder.exchanges.filter((e) => e.method === 'POST' && /\/search(-v2)?$/.test(e.url)).length).toBeGreaterThan(5);
+  expect(validateExchanges(recorder.exchanges, await documentsFor(stack.url, recorder.exchanges))).toEqual([]);
 });

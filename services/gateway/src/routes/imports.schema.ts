@@ -26,7 +26,7 @@ export function youtubeVideoId(raw: string): string | undefined {
   return id && YOUTUBE_ID.test(id) ? id : undefined;
 }
 
-const externalProviderSchema = z.object({
+export const externalProviderSchema = z.object({
   index_id: text.pipe(z.string().min(1, 'expected an index id')),
   url: text.pipe(z.string().min(1, 'expected a YouTube URL')),
 });

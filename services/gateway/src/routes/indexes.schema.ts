@@ -10,7 +10,7 @@ const indexName = z.string({ error: 'expected a string' });
 
 const ENGINE_KEYS = ['engines', 'engine_id', 'models', 'engine_name', 'model_name'];
 const OPTION_KEYS = ['index_options', 'indexing_options', 'engine_options', 'model_options', 'addons'];
-const renameSchema = z.object({ index_name: indexName });
+export const renameSchema = z.object({ index_name: indexName });
 
 /** PUT /indexes/{id}: only the name can change (API-CONTRACT §5.1). */
 export function parseRenameIndex(body: unknown): string {

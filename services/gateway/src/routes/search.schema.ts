@@ -28,7 +28,7 @@ export function canonicalSearchOptions(version: VersionAdapter, options: readonl
   return [...new Set(canonical)];
 }
 
-const commonSchema = z.object({
+export const commonSchema = z.object({
   index_id: text.pipe(z.string().trim().min(1, 'expected an index id')),
   search_options: looseList(z.string()).optional(),
   operator: z.preprocess(firstValue, z.enum(['or', 'and'], { error: 'expected or or and' })).optional(),

@@ -19,7 +19,7 @@ const text = z.preprocess(firstValue, z.string({ error: 'expected a string' }).t
 const flag = z.preprocess(firstValue, looseBoolean);
 
 const metadataValue = z.union([z.string(), z.number().finite(), z.boolean()]);
-const createSchema = z.object({
+export const createSchema = z.object({
   index_id: text.pipe(z.string().min(1, 'expected an index id')),
   video_url: text.optional(),
   transcription_url: text.optional(),

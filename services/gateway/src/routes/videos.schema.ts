@@ -77,7 +77,7 @@ export function parseListVideos(indexId: string, query: RawQuery): ListVideosReq
 const updateMetadata = looseJson(
   z.record(z.string(), z.union([metadataValue, z.null()]), { error: 'expected an object of strings, numbers, booleans or null' }),
 );
-const updateSchema = z.object({
+export const updateSchema = z.object({
   video_title: z.string({ error: 'expected a string' }).optional(),
   user_metadata: updateMetadata.optional(),
   metadata: updateMetadata.optional(),

@@ -5,7 +5,7 @@ import { looseList } from '../http/coerce';
 import { list, type RawQuery } from '../http/query';
 
 /** Our extension (not in the Twelve Labs contract); the same on every version. */
-const createWebhook = z.object({
+export const createWebhook = z.object({
   url: z.string({ error: 'expected a string' }),
   event_types: looseList(z.string()).optional(),
 });

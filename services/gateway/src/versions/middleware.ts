@@ -24,9 +24,20 @@ export function endpointOfRoute(version: VersionAdapter, route: RouteEntry): str
   return `${route.method.toUpperCase()} ${path.split('/').map(contractParam).join('/')}`;
 }
 
+/** Routes that a version has exactly when it has another endpoint (their aliases and later pages). */
+const SAME_AVAILABILITY: Readonly<Record<string, VersionedEndpoint>> = {
+  'POST /search/combined': 'POST /combined-search',
+  'POST /beta/search': 'POST /combined-search',
+  'GET /combined-search/{token}': 'POST /combined-search',
+  'GET /beta/search/{token}': 'POST /combined-search',
+  'GET /search-v2/{token}': 'POST /search-v2',
+  'POST /search-v2/{token}': 'POST /search-v2',
+};
+
 /** The version's error for the route, if the version lacks that endpoint. */
 export function unavailableRoute(version: VersionAdapter, route: RouteEntry): ApiError | undefined {
-  const unavailable = version.unavailable[endpointOfRoute(version, route) as VersionedEndpoint];
+  const endpoint = endpointOfRoute(version, route);
+  const unavailable = version.unavailable[(SAME_AVAILABILITY[endpoint] ?? endpoint) as VersionedEndpoint];
   return unavailable ? new ApiError(unavailable.code, unavailable.message) : undefined;
 }
 

@@ -28,13 +28,16 @@ export const addedSinceV12 = (current: string): Partial<Record<VersionedEndpoint
  * POST /indexes before v1.2: one `engine_id` and its `index_options` (API-CONTRACT §5.1). v1.2's
  * `engines` list is not read: such a body lacks `engine_id`.
  */
-export function engineIdCreateParser(options: readonly [string, ...string[]]) {
-  const schema = z.object({
+export const engineIdCreateSchema = (options: readonly [string, ...string[]]) =>
+  z.object({
     index_name: z.string({ error: 'expected a string' }),
     engine_id: z.string({ error: 'expected an engine id such as marengo2.5' }),
     index_options: looseList(z.enum(options)),
     addons: looseList(z.string()).optional(),
   });
+
+export function engineIdCreateParser(options: readonly [string, ...string[]]) {
+  const schema = engineIdCreateSchema(options);
   return (body: unknown): CreateIndexRequest__Input => {
     const input = parseInput(schema, body);
     if (input.index_options.length === 0) throw errors.invalid('index_options', 'Give at least one index option.');

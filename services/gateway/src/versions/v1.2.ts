@@ -5,7 +5,7 @@ import { looseList } from '../http/coerce';
 import { codeAndMessage, removed, type VersionAdapter } from './adapter';
 import { V12_OPTIONS } from './options';
 
-const createIndexSchema = z.object({
+export const createIndexSchema = z.object({
   index_name: z.string({ error: 'expected a string' }),
   engines: z.array(z.object({ engine_name: z.string(), engine_options: looseList(z.enum(V12_OPTIONS)) })).optional(),
   // Deprecated in v1.2 but still accepted (API-CONTRACT §5.1).

@@ -5,7 +5,7 @@ import { looseList } from '../http/coerce';
 import { codeAndMessage, removed, TASK_STATUSES, type VersionAdapter } from './adapter';
 import { canonicalToV13Options, V13_OPTIONS, v13FilterToCanonical, v13ToCanonicalOptions } from './options';
 
-const createIndexSchema = z.object({
+export const createIndexSchema = z.object({
   index_name: z.string({ error: 'expected a string' }),
   models: z.array(z.object({ model_name: z.string(), model_options: looseList(z.enum(V13_OPTIONS)) })),
   addons: looseList(z.string()).optional(),

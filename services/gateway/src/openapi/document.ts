@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import type { RouteEntry } from '../http/route-table';
+import type { VersionAdapter } from '../versions';
+import { endpointOfRoute, unavailableRoute } from '../versions/middleware';
+import { OPERATIONS, type OperationSpec } from './operations';
+import { versionShapes } from './shapes';
+
+/**
+ * The OpenAPI 3.1 document of one version, generated from the routes its router serves (so a
+ * route cannot be served undocumented, nor documented unserved), the request schemas the routes
+ * validate with and the version's response shapes, through zod's own JSON Schema output (draft
+ * 2020-12, the dialect of OpenAPI 3.1). Routes the version answers as unavailable
+ * (api_upgrade_required, removed) are left out.
+ */
+export interface VersionDocument {
+  document: Record<string, unknown>;
+  /** Served routes with no entry in OPERATIONS (`POST /things`): documented as bare operations. */
+  undocumented: string[];
+}
+
+type JsonSchema = Record<string, unknown>;
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  // The document's dialect is already 2020-12: no `$schema` per schema.
+  const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+  delete converted.$schema;
+  return converted;
+}
+
+/** `:indexId` → `{index_id}`, `*rest` → `{rest}`: the document's path and its parameter names. */
+const paramName = (segment: string) => segment.slice(1).replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const documentPath = (path: string) =>
+  path
+    .split('/')
+    .map((segment) => (segment.startsWith(':') || segment.startsWith('*') ? `{${paramName(segment)}}` : segment))
+    .join('/');
+const pathParams = (path: string) => path.split('/').filter((s) => s.startsWith(':') || s.startsWith('*')).map(paramName);
+
+/** The operation of one route as OpenAPI writes it. */
+function operation(version: VersionAdapter, route: RouteEntry, spec: OperationSpec, error: z.ZodType): JsonSchema {
+  const type = version.successTypes?.[`${route.method} ${route.path}`];
+  const typed = (schema: z.ZodType) => (type && schema instanceof z.ZodObject ? schema.extend({ type: z.literal(type) }) : schema);
+  const responses: JsonSchema = {};
+  for (const [status, answer] of Object.entries(spec.responses)) {
+    const content: JsonSchema = {};
+    if (answer.json) content['application/json'] = { schema: jsonSchema(typed(answer.json), 'output') };
+    if (answer.ndjson) content['application/x-ndjson'] = { schema: { ...jsonSchema(answer.ndjson, 'output'), description: 'One event: each line of the stream is one JSON object.' } };
+    responses[status] = { description: answer.description, ...(Object.keys(content).length > 0 ? { content } : {}) };
+  }
+  responses.default = { description: 'An error, in this version’s form.', content: { 'application/json': { schema: jsonSchema(error, 'output') } } };
+  const parameters = [
+    ...pathParams(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+    ...Object.entries(spec.query ?? {}).map(([name, query]) => {
+      const schema = jsonSchema(query.schema, 'input');
+      const optional = query.schema.safeParse(undefined).success;
+      return { name, in: 'query', required: !optional, schema, ...(query.description ? { description: query.description } : {}) };
+    }),
+  ];
+  const body = spec.body;
+  const requestContent: JsonSchema = {};
+  if (body?.json) requestContent['application/json'] = { schema: jsonSchema(body.json, 'input') };
+  if (body?.multipart) requestContent['multipart/form-data'] = { schema: jsonSchema(body.multipart, 'input') };
+  if (body?.urlencoded) requestContent['application/x-www-form-urlencoded'] = { schema: jsonSchema(body.urlencoded, 'input') };
+  return {
+    operationId: `${route.method}${documentPath(route.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    tags: [spec.tag],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(Object.keys(requestContent).length > 0 ? { requestBody: { required: body?.required ?? false, content: requestContent } } : {}),
+    responses,
+    ...(spec.public ? { security: [] } : {}),
+  };
+}
+
+/** The methods a route answers in the document: `all` (the not-built catch-alls) as GET and POST. */
+const methodsOf = (route: RouteEntry) => (route.method === 'all' ? ['get', 'post'] : [route.method]);
+
+export function openApiDocument(version: VersionAdapter, routes: readonly RouteEntry[]): VersionDocument {
+  const shapes = versionShapes(version);
+  const paths: Record<string, Record<string, unknown>> = {};
+  const undocumented: string[] = [];
+  for (const route of routes) {
+    if (unavailableRoute(version, route)) continue;
+    const endpoint = endpointOfRoute(version, route);
+    const entry = OPERATIONS[endpoint];
+    if (!entry) undocumented.push(endpoint);
+    const spec: OperationSpec = entry ? entry(shapes) : { summary: endpoint, tag: 'Undocumented', responses: {} };
+    const item = (paths[documentPath(route.path)] ??= {});
+    for (const method of methodsOf(route)) {
+      // The first route Express tries is the one that serves.
+      item[method] ??= operation(version, route, spec, shapes.schemas.error);
+    }
+  }
+  const notes = [
+    `The ${version.name} API of this server, at /${version.name} (and /p/${version.name}). Authenticate with the x-api-key header.`,
+    version.revisionOf ? `${version.name} is a revision of ${version.revisionOf}'s documentation: the same shapes, also at /${version.revisionOf}.` : '',
+    version.deprecation ? `Superseded by ${version.deprecation.successor}: answers carry Deprecation: true.` : '',
+  ].filter(Boolean);
+  return {
+    document: {
+      openapi: '3.1.0',
+      info: { title: `Video understanding API ${version.name}`, version: version.name, description: notes.join('\n\n') },
+      servers: [{ url: `/${version.name}` }],
+      security: [{ apiKey: [] }],
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+      paths,
+    },
+    undocumented,
+  };
+}
