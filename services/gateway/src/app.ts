@@ -13,6 +13,7 @@ import { DEFAULT_PROVIDERS, type ProviderSettings } from './providers';
 import { adminRoutes, requireAdminToken } from './routes/admin';
 import { adminBillingRoutes } from './routes/admin-billing';
 import { embedRoutes } from './routes/embed';
+import { docsRoutes } from './routes/docs';
 import { engineRoutes } from './routes/engines';
 import { generateRoutes, outputTokenMeter } from './routes/generate';
 import { hlsFileRoutes } from './routes/hls';
@@ -137,6 +138,8 @@ export function createApp(deps: AppDeps): Express {
     app.use('/admin', requireAdminToken(deps.adminToken), routeFinder(endpoints), parseBody(deps.bodyLimits), ...endpoints);
   }
 
+  // Public: the API reference over every version's OpenAPI document.
+  app.use(docsRoutes(SERVED_VERSIONS));
   for (const version of SERVED_VERSIONS) {
     // `/p/<version>` is the playground alias of the same API (API-CONTRACT §1).
     app.use([`/${version}`, `/p/${version}`], versionRouter(version, deps));
