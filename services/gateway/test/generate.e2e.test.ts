@@ -13,7 +13,26 @@ import { request as httpRequest } from 'node:http';
 import request from 'supertest';
 import { TwelveLabs as TwelveLabsV1 } from 'twelvelabs-js';
 import { TwelveLabs as TwelveLabsV0 } from 'twelvelabs-js-v0';
+import { ExtractiveProvider } from '@vus/analyze-service';
+import { openWordNet } from '@vus/wordnet';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
+
+/**
+ * The bundled provider, except that a prompt asking to "stall" gets its first sentence and then
+ * waits, as a model between tokens would, until the generation is stopped (then `stopped`).
+ */
+class StallingProvider extends ExtractiveProvider {
+  stopped = false;
+  override async *answer(...args: Parameters<ExtractiveProvider['answer']>): AsyncIterable<string> {
+    const [timeline, prompt, settings] = args;
+    if (!prompt.includes('stall')) return yield* super.answer(...args);
+    yield this.answerSentences(timeline, prompt)[0] ?? '';
+    await new Promise((resolve) => settings?.signal?.addEventListener('abort', resolve, { once: true }));
+    this.stopped = true;
+  }
+}
+const wordnet = openWordNet();
+const provider = new StallingProvider(wordnet);
 
 let stack: IndexingStack;
 let fixture: GeneratedVideo;
@@ -45,7 +64,7 @@ async function indexInto(client: TwelveLabsV1, indexId: string): Promise<string>
 }
 
 beforeAll(async () => {
-  [stack, fixture] = await Promise.all([startIndexingStack({ worker: true, analyze: true }), wordsAndSubtitlesVideo()]);
+  [stack, fixture] = await Promise.all([startIndexingStack({ worker: true, analyze: true, analyzeProvider: provider }), wordsAndSubtitlesVideo()]);
   ({ key } = await stack.newOrg());
   process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
   const client = new TwelveLabsV1({ apiKey: key });
@@ -62,6 +81,7 @@ beforeAll(async () => {
 afterAll(async () => {
   process.env.TWELVELABS_BASE_URL = savedBaseUrl;
   await stack?.stop();
+  wordnet.close();
 });
 
 describe('twelvelabs-js 0.2.8 (v1.2)', () => {
@@ -223,27 +243,33 @@ describe('bad input', () => {
     expect(res.body.code).toBe('resource_not_exist');
   });
 
-  it('a client that disconnects mid-stream is still metered', async () => {
+  it('a client that disconnects mid-stream stops the generation, and what it was sent is metered', async () => {
     const own = key;
     const remaining = async () => {
       const res = await post('/gist', { video_id: videoId, types: ['title'] }, own);
       return { left: Number(res.headers['x-ratelimit-outputtoken-remaining']), used: res.body.usage.output_tokens as number };
     };
     const before = await remaining();
-    const firstLine = await new Promise<string>((resolve, reject) => {
+    const lines = await new Promise<string[]>((resolve, reject) => {
       const url = new URL(`${stack.url}/v1.3/analyze`);
       const req = httpRequest(url, { method: 'POST', headers: { 'x-api-key': own, 'content-type': 'application/json' } }, (res) => {
-        res.once('data', (chunk: Buffer) => {
-          resolve(chunk.toString().split('\n')[0]!);
-          req.destroy();
+        let received = '';
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.toString();
+          // stream_start and the first text are in: the client goes away.
+          if (received.includes('text_generation')) {
+            resolve(received.trim().split('\n'));
+            req.destroy();
+          }
         });
       });
       req.on('error', (error) => (error.message.includes('socket hang up') ? undefined : reject(error)));
-      req.end(JSON.stringify({ video_id: videoId, prompt: 'Describe everything that is shown and said' }));
+      req.end(JSON.stringify({ video_id: videoId, prompt: 'Please stall after the first sentence' }));
     });
-    expect(JSON.parse(firstLine)).toMatchObject({ event_type: 'stream_start' });
+    expect(lines.map((l) => (JSON.parse(l) as { event_type: string }).event_type)).toEqual(['stream_start', 'text_generation']);
     let after = await remaining();
-    for (let i = 0; i < 10 && after.left >= before.left - before.used; i += 1) after = await remaining();
+    for (let i = 0; i < 10 && !(provider.stopped && after.left < before.left - before.used); i += 1) after = await remaining();
+    expect(provider.stopped).toBe(true);
     expect(after.left).toBeLessThan(before.left - before.used);
   });
 });

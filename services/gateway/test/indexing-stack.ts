@@ -9,7 +9,7 @@ import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing
 import { InProcessEventBus } from '@vus/events';
 import { startIndexService, type RunningIndexService } from '@vus/index-service';
 import { startSearchService, type RunningSearchService } from '@vus/search-service';
-import { startAnalyzeService, type RunningAnalyzeService } from '@vus/analyze-service';
+import { startAnalyzeService, type GenerationProvider, type RunningAnalyzeService } from '@vus/analyze-service';
 import { startEmbedService, type RunningEmbedService } from '@vus/embed-service';
 import { cocoDetectorProvider, createModelRegistry, ModelRegistry, paddleOcrProvider } from '@vus/models';
 import { startTaskService, type RunningTaskService, type TaskServiceOptions } from '@vus/task-service';
@@ -48,6 +48,8 @@ export interface IndexingStackOptions {
   urlSigningSecret?: string;
   /** Start analyze-service (text generation) and route the gateway's /gist … /analyze to it. */
   analyze?: boolean;
+  /** Its generation provider (default: the bundled extractive one). */
+  analyzeProvider?: GenerationProvider;
   /** Start embed-service (the bundled concept embedding) and route the gateway's /embed and /embed-v2 to it. */
   embed?: boolean;
 }
@@ -78,7 +80,14 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     fetchAllowHosts: ['127.0.0.1'],
   });
   const analyzeService = options.analyze
-    ? await startAnalyzeService({ bind: '127.0.0.1:0', database: await target(), indexServiceAddress: indexService.address, searchServiceAddress: searchService.address, logger })
+    ? await startAnalyzeService({
+        bind: '127.0.0.1:0',
+        database: await target(),
+        indexServiceAddress: indexService.address,
+        searchServiceAddress: searchService.address,
+        provider: options.analyzeProvider,
+        logger,
+      })
     : undefined;
   // The bundled detector and OCR only (no MODELS_DIR in tests); media URLs on 127.0.0.1 allowed.
   const embedModels = options.embed ? new ModelRegistry([cocoDetectorProvider(), paddleOcrProvider()]) : undefined;
