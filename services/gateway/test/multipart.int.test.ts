@@ -87,7 +87,7 @@ describe('multipart bodies', () => {
     it('a body sent to an unknown or not-built endpoint is not parsed', async () => {
       const big = manyFields(post('/v1.3/no-such-thing'), 40, 48 * 1024);
       expect((await big).status).toBe(404);
-      const notBuilt = await manyFields(post('/v1.3/embed'), 40, 48 * 1024);
+      const notBuilt = await manyFields(post('/v1.3/assets'), 40, 48 * 1024);
       expect(notBuilt.status).toBe(501);
     });
 
@@ -119,6 +119,14 @@ describe('multipart bodies', () => {
         .attach('query_media_file', png, 'b.png');
       expect([res.status, res.body.code]).toEqual([400, 'parameter_invalid']);
       expect(res.body.message).toMatch(/query_media_file/);
+    });
+
+    it('a streamed upload whose text holds NUL is refused and leaves nothing stored', async () => {
+      const before = stored().length;
+      const res = await post('/v1.3/tasks').field('index_id', indexId).field('user_metadata', '{"a":"\\u0000"}').attach('video_file', VIDEO, 'a.mp4');
+      expect([res.status, res.body.code]).toEqual([400, 'parameter_invalid']);
+      expect(res.body.message).toMatch(/user_metadata/);
+      expect(stored()).toHaveLength(before);
     });
 
     it('an upload over the limit names the part and the limit, not where it was being stored', async () => {

@@ -2,6 +2,7 @@ import { ApiError, errors } from '@vus/core';
 import busboy from 'busboy';
 import express, { type RequestHandler } from 'express';
 import { locals } from './context';
+import { nulError } from './text-limits';
 
 export interface BodyLimits {
   /** Bytes of a JSON or urlencoded body, and of all the text of a multipart body together. */
@@ -51,22 +52,27 @@ export function parseBody(limits: BodyLimits): RequestHandler {
     const route = locals(res).route;
     const length = Number(req.headers['content-length'] ?? 0);
     const hasBody = req.headers['transfer-encoding'] !== undefined || length > 0;
+    if (route && URL_NUL.test(req.originalUrl)) return next(errors.invalid('url', 'The request URL may not contain the NUL character (%00).'));
     if (!route || !hasBody) {
       req.body = {};
       return next();
     }
-    if (req.is(['application/json', 'application/*+json'])) return (req.method === 'POST' && route.path === '/embed-v2' ? mediaJson : json)(req, res, next);
-    if (req.is('application/x-www-form-urlencoded')) return urlencoded(req, res, next);
+    // Text the services would store must hold no NUL (http/text-limits.ts).
+    const checked = (error?: unknown) => (error ? next(error) : next(nulError(req.body)));
+    if (req.is(['application/json', 'application/*+json'])) return (req.method === 'POST' && route.path === '/embed-v2' ? mediaJson : json)(req, res, checked);
+    if (req.is('application/x-www-form-urlencoded')) return urlencoded(req, res, checked);
     if (req.is('multipart/form-data')) {
       const binaryParts = BINARY_PARTS[`${req.method.toLowerCase()} ${route.path}`] ?? NO_BINARY_PARTS;
       return parseMultipart(req, limits, binaryParts).then((fields) => {
         req.body = fields;
-        next();
+        checked();
       }, next);
     }
     next(new ApiError('unsupported_media_type', 'Send the body as application/json, multipart/form-data or application/x-www-form-urlencoded.'));
   };
 }
+
+const URL_NUL = /%00/i;
 
 /**
  * Parts and fields one multipart body may have: the SDKs send a dozen at most (repeated

@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { duplicatePart, fieldCollector, onMultipartFailures, openMultipart, textAllowance, type BodyFields } from './body';
+import { nulError } from './text-limits';
 
 /** A file part streamed into the blob store. */
 export interface StoredFile {
@@ -117,6 +118,8 @@ export async function receiveMultipart(req: Request, blobs: BlobStore | undefine
     onMultipartFailures(req, parser, fail);
     parser.on('close', () => {
       void Promise.all(pending).then(() => {
+        const nul = nulError({ ...fields, ...Object.fromEntries(files.map((f) => [f.field, f.filename])) });
+        if (nul) fail(nul);
         if (!failure) resolve({ fields, files, discard });
       });
     });
