@@ -27,10 +27,11 @@ export const embedService = defineService({
     const vectors = openWordVectors();
     onStop(() => (wordnet.close(), vectors.close()));
     const { models } = options;
+    // The extractors load on first use (not at boot): a process that never embeds an image never loads the detector.
     const embedder = new ConceptEmbedder(wordnet, vectors, {
-      detector: await models.find('object_detector'),
-      textReader: await models.find('text_reader'),
-      speech: await models.find('speech_recognizer'),
+      detector: { detectObjects: async (image) => (await models.find('object_detector'))?.detectObjects(image) ?? [] },
+      textReader: { readText: async (image) => (await models.find('text_reader'))?.readText(image) ?? [] },
+      speech: { transcribe: async (audio) => (await models.find('speech_recognizer'))?.transcribe(audio) ?? [] },
     });
     const embed = createEmbedService({ embedder, usage: createUsageStore(db), decodeAudio, providers: () => models.probe() });
     const fetchPolicy = { ...DEFAULT_FETCH_POLICY, allowHosts: options.fetchAllowHosts ?? [], maxBytes: SYNC_LIMITS.audioBytes, idleTimeoutMs: 10_000 };
