@@ -10,11 +10,14 @@
 import { wordsAndSubtitlesVideo, type GeneratedVideo } from '@vus/testing';
 import request from 'supertest';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
+import { documentsFor, startRecordingProxy, validateExchanges, type RecordingProxy } from './openapi-recorder';
 
 let stack: IndexingStack;
 let words: GeneratedVideo;
 let key: string;
-const api = () => request(stack.url);
+// Every exchange goes through it: the answers are checked against the versions' OpenAPI documents at the end.
+let recorder: RecordingProxy;
+const api = () => request(recorder.url);
 const keysOf = (value: unknown) => Object.keys(value as object).sort();
 
 /** Polls the task until it is ready or failed (as every SDK's waitForDone does). */
@@ -31,8 +34,10 @@ async function waitForTask(path: string): Promise<Record<string, unknown>> {
 beforeAll(async () => {
   [stack, words] = await Promise.all([startIndexingStack({ worker: true }), wordsAndSubtitlesVideo()]);
   ({ key } = await stack.newOrg());
+  recorder = await startRecordingProxy(stack.url);
 }, 240_000);
 afterAll(async () => {
+  await recorder?.stop();
   await stack?.stop();
 });
 
@@ -200,4 +205,10 @@ describe('v1 (the 2022 draft)', () => {
     const res = await api()[method](path).set('x-api-key', key).send({ index_id: indexId, query: { text: 'x' } });
     expect([res.status, res.body.error_code]).toEqual([400, 'api_upgrade_required']);
   });
+});
+
+// Last: every answer above, against its version's document (v1's typed bodies and error_code included).
+it('every answer matches its version\'s OpenAPI document', async () => {
+  expect(new Set(recorder.exchanges.map((e) => e.url.split('/')[1]))).toEqual(new Set(['v1', 'v1.1', 'v1.1.1']));
+  expect(validateExchanges(recorder.exchanges, await documentsFor(stack.url, recorder.exchanges))).toEqual([]);
 });

@@ -44,6 +44,7 @@ function operation(version: VersionAdapter, route: RouteEntry, spec: OperationSp
   for (const [status, answer] of Object.entries(spec.responses)) {
     const content: JsonSchema = {};
     if (answer.json) content['application/json'] = { schema: jsonSchema(typed(answer.json), 'output') };
+    else if (Number(status) >= 400) content['application/json'] = { schema: jsonSchema(error, 'output') };
     if (answer.ndjson) content['application/x-ndjson'] = { schema: { ...jsonSchema(answer.ndjson, 'output'), description: 'One event: each line of the stream is one JSON object.' } };
     responses[status] = { description: answer.description, ...(Object.keys(content).length > 0 ? { content } : {}) };
   }
