@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveFiles, type FileServer } from '@vus/testing';
 import { hostileMedia, type HostileMedia } from './hostile-media';
+import { SERVED_VERSIONS } from '../src/versions';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
@@ -255,9 +256,11 @@ describe('fuzz: every route of every served version', () => {
     if (mediaDir) rmSync(mediaDir, { recursive: true, force: true });
   });
 
-  it('lists the routes of both served versions, the admin API and the file routes', () => {
+  it('lists the routes of every served version, the not-built ones and the file routes', () => {
     const paths = stack.gateway.routes.map((r) => `${r.method} ${r.path}`);
-    expect(paths).toEqual(expect.arrayContaining(['post /v1.2/tasks', 'post /v1.3/search', 'post /p/v1.3/search', 'get /v1.2/indexes/:indexId', 'all /v1.3/embed']));
+    expect(paths).toEqual(expect.arrayContaining(['post /v1.2/tasks', 'post /v1.3/search', 'post /p/v1.3/search', 'get /v1.2/indexes/:indexId']));
+    for (const version of SERVED_VERSIONS) expect(paths.some((p) => p.includes(` /${version}/`))).toBe(true);
+    expect(paths.some((p) => p.startsWith('all '))).toBe(true); // the not-built endpoints (501)
     expect(paths.some((p) => p.startsWith('get /healthz'))).toBe(true);
   });
 
