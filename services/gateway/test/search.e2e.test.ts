@@ -6,8 +6,8 @@
  * the subtitle track), then found through the official SDKs of both generations and through raw
  * HTTP for combined queries and bad input. The words of the first video are on screen at known
  * times: ORANGE 0–4 s, PLANET 4–8 s, GARDEN 6–8 s, BICYCLE 8–12 s; its subtitles say
- * SUBTITLE_SENTENCES at 0.5–3, 3.5–6 and 6.5–9.5 s. The second shows an astronaut at 0–3 s and
- * a motorcycle at 9–12 s.
+ * SUBTITLE_SENTENCES at 0.5–3, 3.5–6 and 6.5–9.5 s. The second shows people at 0–3 s and a
+ * phone at 9–12 s.
  */
 import { objectsVideo, photoPath, SUBTITLE_SENTENCES, wordsAndSubtitlesVideo, type GeneratedVideo } from '@vus/testing';
 import { createReadStream } from 'node:fs';
@@ -110,11 +110,10 @@ describe('twelvelabs-js 0.2.8 (v1.2)', () => {
   });
 
   it('finds a labelled object by another word for it (WordNet)', async () => {
-    const result = await client.search.query({ indexId, queryText: 'motorbike', options: ['visual'] });
+    const result = await client.search.query({ indexId, queryText: 'cellphone', options: ['visual'] });
     expect(result.data[0]).toMatchObject({ videoId: videoIds.objects });
     expectMoment(clipsOf(result.data)[0], 9, 12);
-    // The astronaut is labelled person; "human" is one of its names. (The cat photo is not used:
-    // the bundled COCO detector calls it a dog.)
+    // The people are labelled person; "human" is one of its names.
     const human = await client.search.query({ indexId, queryText: 'human', options: ['visual'] });
     expect(human.data[0]).toMatchObject({ videoId: videoIds.objects });
     expectMoment(clipsOf(human.data)[0], 0, 3);
@@ -159,7 +158,7 @@ describe('twelvelabs-js 1.x (v1.3)', () => {
   });
 
   it('groups by video, and retrieves the next page by token', async () => {
-    const grouped = await client.search.create({ indexId, queryText: 'motorbike human', searchOptions: ['visual'], groupBy: 'video' });
+    const grouped = await client.search.create({ indexId, queryText: 'cellphone human', searchOptions: ['visual'], groupBy: 'video' });
     expect(grouped.data![0]).toMatchObject({ id: videoIds.objects });
     expect(grouped.data![0]!.clips!.length).toBeGreaterThanOrEqual(2);
 
@@ -264,7 +263,7 @@ describe('bad input', () => {
   });
 
   it('a real image query finds the scene showing the same object (detector labels without CLIP)', async () => {
-    const res = await search().field('index_id', indexId).field('search_options', 'visual').field('query_media_type', 'image').attach('query_media_file', await photoPath('motorcycle'));
+    const res = await search().field('index_id', indexId).field('search_options', 'visual').field('query_media_type', 'image').attach('query_media_file', await photoPath('phone'));
     expect(res.status).toBe(200);
     expect(res.body.data[0].video_id).toBe(videoIds.objects);
     expectMoment(res.body.data[0], 9, 12);
