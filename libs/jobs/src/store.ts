@@ -133,7 +133,10 @@ export interface JobStore {
   get(kind: string, subjectId: string): Promise<Job | undefined>;
 }
 
-/** A transaction-scoped lock that makes claims one at a time, so the running counts they read are exact. */
+/**
+ * A transaction-scoped lock that makes claims one at a time, so the running counts they read are
+ * exact and no two claimers pick the same job (a job cancelled meanwhile fails the UPDATE's check).
+ */
 const CLAIM_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext('vus.jobs.claim'))";
 
 export function createJobStore(db: Database): JobStore {
@@ -142,22 +145,38 @@ export function createJobStore(db: Database): JobStore {
       return db.withTx(async (tx) => {
         await tx.query(CLAIM_LOCK_SQL);
         const { rows } = await tx.query<JobRow>(
-          `WITH running AS (
+          `WITH RECURSIVE heads AS (
+             -- Each organization with unfinished jobs of each kind, walked along jobs_org_due (a
+             -- skip scan: one index probe per organization).
+             SELECT k.kind, (SELECT j.org_id FROM jobs j WHERE j.kind = k.kind AND j.state IN ('queued', 'running')
+                             ORDER BY j.org_id LIMIT 1) AS org_id
+             FROM unnest($1::text[]) AS k(kind)
+             UNION ALL
+             SELECT h.kind, (SELECT j.org_id FROM jobs j WHERE j.kind = h.kind AND j.org_id > h.org_id AND j.state IN ('queued', 'running')
+                             ORDER BY j.org_id LIMIT 1)
+             FROM heads h WHERE h.org_id IS NOT NULL
+           ), running AS (
              SELECT org_id, count(*)::int AS n FROM jobs
              WHERE kind = ANY($1::text[]) AND state = 'running' AND lease_expires_at > $2
              GROUP BY org_id
+           ), candidates AS (
+             -- Each organization's first due job that nobody holds (queued, or its lease expired).
+             SELECT c.id, c.org_id, c.run_at FROM heads h, LATERAL (
+               SELECT j.id, j.org_id, j.run_at FROM jobs j
+               WHERE j.kind = h.kind AND j.org_id = h.org_id AND j.state IN ('queued', 'running') AND j.run_at <= $2
+                 AND (j.state = 'queued' OR j.lease_expires_at <= $2)
+               ORDER BY j.run_at, j.id LIMIT 1
+             ) c
+             WHERE h.org_id IS NOT NULL AND NOT (h.org_id = ANY($3::text[]))
            ), next AS (
-             SELECT j.id FROM jobs j LEFT JOIN running r ON r.org_id = j.org_id
-             WHERE j.kind = ANY($1::text[]) AND j.run_at <= $2
-               AND (j.state = 'queued' OR (j.state = 'running' AND j.lease_expires_at <= $2))
-               AND NOT (j.org_id = ANY($3::text[]))
-               AND ($4::int IS NULL OR coalesce(r.n, 0) < $4)
-             ORDER BY coalesce(r.n, 0), j.run_at, j.id
+             SELECT c.id FROM candidates c LEFT JOIN running r ON r.org_id = c.org_id
+             WHERE $4::int IS NULL OR coalesce(r.n, 0) < $4
+             ORDER BY coalesce(r.n, 0), c.run_at, c.id
              LIMIT 1
-             FOR UPDATE OF j SKIP LOCKED
            )
            UPDATE jobs SET state = 'running', lease_owner = $5, lease_expires_at = $6, attempts = attempts + 1, updated_at = $2
-           FROM next WHERE jobs.id = next.id
+           FROM next
+           WHERE jobs.id = next.id AND (jobs.state = 'queued' OR jobs.lease_expires_at <= $2)
            RETURNING jobs.*`,
           [kinds, now, options.keptOut ?? [], options.perOrgLimit ?? null, owner, new Date(now.getTime() + leaseMs)],
         );

@@ -105,6 +105,8 @@ describe.each(DATABASE_KINDS)('job queue on %s', (_kind, create) => {
       expect(await store.get('work', 'later')).toMatchObject({ state: 'queued', lastError: 'timeout', leaseOwner: null });
       expect(await store.claim('w1', ['work'], at(8999), LEASE_MS)).toBeUndefined();
       expect(await store.claim('w1', ['work'], at(9000), LEASE_MS)).toMatchObject({ subjectId: 'later', attempts: 2 });
+      // Several kinds at once: the other kind's job is found too.
+      expect(await store.claim('w2', ['work', 'other'], at(9000), LEASE_MS)).toMatchObject({ kind: 'other', subjectId: 'o1' });
     });
 
     it('ends failed jobs with their error, and cancels queued and running ones for good', async () => {
