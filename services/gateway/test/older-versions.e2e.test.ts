@@ -143,6 +143,7 @@ describe('v1.1 (python before 0.1)', () => {
   ] as const)('%s %s → %s', async (method, path, code) => {
     const res = await api()[method](path).set('x-api-key', key).send({});
     expect([res.status, res.body.code]).toEqual([code === 'api_upgrade_required' ? 400 : 404, code]);
+    if (code === 'api_upgrade_required') expect(res.body.docs_url).toMatch(/^\/docs\?version=v1\.[23]$/);
   });
 
   it('classify is not built yet: 501 in the v1.1 error form', async () => {

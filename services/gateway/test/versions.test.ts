@@ -473,6 +473,20 @@ describe('versions before v1.2', () => {
     expect(() => requireEndpoint(ADAPTERS[version], endpoint)).toThrow(message);
   });
 
+  it('an endpoint added later points docs_url at the version that has it (v1.1 on; v1 had no docs_url)', () => {
+    const error = (() => {
+      try {
+        requireEndpoint(ADAPTERS['v1.1'], 'POST /gist');
+      } catch (caught) {
+        return caught as ApiError;
+      }
+      throw new Error('not refused');
+    })();
+    expect(presentError('v1.1', error)).toEqual({ code: 'api_upgrade_required', message: expect.any(String), docs_url: '/docs?version=v1.2' });
+    expect(presentError('v1', error)).toEqual({ error_code: 'api_upgrade_required', message: expect.any(String) });
+    expect(presentError('v1.1', new ApiError('parameter_invalid', 'x', { param: 'a' }))).toEqual({ code: 'parameter_invalid', message: 'x' });
+  });
+
   it.each([
     ['v1.1', 'POST /combined-search'],
     ['v1.1', 'GET /indexes/{index_id}/videos/{video_id}/logo'],

@@ -1,4 +1,4 @@
-import type { ApiError } from '@vus/core';
+import { ApiError } from '@vus/core';
 import type { CreateIndexRequest__Input } from '@vus/grpc/types/index/v1/CreateIndexRequest';
 import type { Engine } from '@vus/grpc/types/index/v1/Engine';
 import type { Index } from '@vus/grpc/types/index/v1/Index';
@@ -31,7 +31,16 @@ export type VersionedEndpoint =
 export interface UnavailableEndpoint {
   readonly code: 'endpoint_not_found' | 'api_upgrade_required';
   readonly message: string;
+  /** The version whose docs describe the endpoint: the error's `docs_url` points there. */
+  readonly docsVersion?: string;
 }
+
+/** Where the docs of a version are: the gateway's own docs page (routes/docs.ts), on this server. */
+export const docsPath = (version: string) => `/docs?version=${encodeURIComponent(version)}`;
+
+/** The error a call to an unavailable endpoint gets, with its `docs_url` where there is one. */
+export const unavailableError = (unavailable: UnavailableEndpoint): ApiError =>
+  new ApiError(unavailable.code, unavailable.message, unavailable.docsVersion ? { docs_url: docsPath(unavailable.docsVersion) } : undefined);
 
 /** An endpoint a newer version removed; the message says what replaced it. */
 export const removed = (message: string): UnavailableEndpoint => ({ code: 'endpoint_not_found', message });
@@ -90,7 +99,11 @@ export interface VersionAdapter {
 }
 
 /** The error body from v1.1 on, and outside any version (health, admin, unknown paths). */
-export const codeAndMessage = (error: ApiError): Record<string, unknown> => ({ code: error.code, message: error.message });
+export const codeAndMessage = (error: ApiError): Record<string, unknown> => ({
+  code: error.code,
+  message: error.message,
+  ...(error.details?.docs_url ? { docs_url: error.details.docs_url } : {}),
+});
 
 /** POST /embed and /embed-v2: where versions differ. */
 export interface EmbedShape {

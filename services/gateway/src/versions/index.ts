@@ -1,5 +1,5 @@
-import { ApiError } from '@vus/core';
-import { codeAndMessage, type VersionAdapter, type VersionedEndpoint } from './adapter';
+import type { ApiError } from '@vus/core';
+import { codeAndMessage, unavailableError, type VersionAdapter, type VersionedEndpoint } from './adapter';
 import { v1 } from './v1';
 import { v11 } from './v1.1';
 import { v111, v112 } from './v1.1.1';
@@ -42,7 +42,7 @@ export function presentError(version: ApiVersion | undefined, error: ApiError): 
 /** Throws the version's error for an endpoint it does not have. */
 export function requireEndpoint(version: VersionAdapter, endpoint: VersionedEndpoint): void {
   const unavailable = version.unavailable[endpoint];
-  if (unavailable) throw new ApiError(unavailable.code, unavailable.message);
+  if (unavailable) throw unavailableError(unavailable);
 }
 
 /**

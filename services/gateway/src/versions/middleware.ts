@@ -1,8 +1,8 @@
-import { ApiError } from '@vus/core';
+import type { ApiError } from '@vus/core';
 import type { RequestHandler, Response } from 'express';
 import { locals } from '../http/context';
 import type { RouteEntry } from '../http/route-table';
-import type { VersionAdapter, VersionedEndpoint } from './adapter';
+import { docsPath, unavailableError, type VersionAdapter, type VersionedEndpoint } from './adapter';
 
 /**
  * What every route of a version's router shares once the route is known (http/route-table.ts
@@ -38,11 +38,8 @@ const SAME_AVAILABILITY: Readonly<Record<string, VersionedEndpoint>> = {
 export function unavailableRoute(version: VersionAdapter, route: RouteEntry): ApiError | undefined {
   const endpoint = endpointOfRoute(version, route);
   const unavailable = version.unavailable[(SAME_AVAILABILITY[endpoint] ?? endpoint) as VersionedEndpoint];
-  return unavailable ? new ApiError(unavailable.code, unavailable.message) : undefined;
+  return unavailable ? unavailableError(unavailable) : undefined;
 }
-
-/** Where the docs of a version are: the gateway's own docs page (routes/docs.ts). */
-export const docsPath = (version: string) => `/docs?version=${encodeURIComponent(version)}`;
 
 /** Deprecation (RFC 9745) and a link to the successor's docs, on every answer of a superseded version. */
 function deprecationHeaders(version: VersionAdapter, res: Response): void {

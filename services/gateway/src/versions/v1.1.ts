@@ -12,6 +12,7 @@ import { v12 } from './v1.2';
 export const upgradeTo = (since: string, current: string, hint = ''): UnavailableEndpoint => ({
   code: 'api_upgrade_required',
   message: `This endpoint is supported starting with version ${since}. Your version is ${current}.${hint ? ` ${hint}` : ''}`,
+  docsVersion: since,
 });
 
 /** Endpoints v1.2 and v1.3 added, as a version before them answers them. */
