@@ -2,7 +2,6 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import type { SERVICE_REGISTRY } from './registry';
 import type { ProtoGrpcType as AnalyzeProto } from './generated/analyze';
 import type { ProtoGrpcType as BillingProto } from './generated/billing';
 import type { ProtoGrpcType as ClassifyProto } from './generated/classify';
@@ -24,12 +23,6 @@ export const LOADER_OPTIONS: protoLoader.Options = {
   oneofs: true,
   includeDirs: [PROTO_ROOT],
 };
-
-/** Fully qualified service names (from the registry): what clients ask the health service about. */
-export const INDEX_SERVICE_NAME = 'vus.index.v1.IndexService' satisfies (typeof SERVICE_REGISTRY)[0]['protoService'];
-export const TASK_SERVICE_NAME = 'vus.task.v1.TaskService' satisfies (typeof SERVICE_REGISTRY)[1]['protoService'];
-export const SEARCH_SERVICE_NAME = 'vus.search.v1.SearchService' satisfies (typeof SERVICE_REGISTRY)[2]['protoService'];
-export const BILLING_SERVICE_NAME = 'vus.billing.v1.BillingService' satisfies (typeof SERVICE_REGISTRY)[3]['protoService'];
 
 /** The whole contract: one loaded package tree typed by every generated root. */
 export type VusProto = IndexProto & TaskProto & SearchProto & ClassifyProto & AnalyzeProto & EmbedProto & BillingProto;
