@@ -12,3 +12,5 @@ export * from './vocabulary';
 export * from './query-text';
 export * from './transcription';
 export * from './secret-box';
+export * from './intervals';
+export * from './token-pages';
