@@ -36,6 +36,8 @@ export interface JobRunnerOptions {
   perOrgLimit?: number | undefined;
   /** This runner's name in leases; unique per process. */
   owner: string;
+  /** Ended jobs of its kinds are deleted this long after they ended (checked about hourly; default 7 days). */
+  keepFinishedMs?: number | undefined;
   clock: Clock;
   logger: Logger;
 }
@@ -43,6 +45,9 @@ export interface JobRunnerOptions {
 export function runnerName(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
+
+const PRUNE_EVERY_MS = 3_600_000;
+const KEEP_FINISHED_MS = 7 * 24 * 3_600_000;
 
 interface Running {
   job: ClaimedJob;
@@ -62,6 +67,7 @@ export class JobRunner {
   private readonly running = new Map<string, Running>();
   private readonly poller: Poller;
   private stopped = false;
+  private lastPrune = 0;
 
   constructor(private readonly options: JobRunnerOptions) {
     this.owner = options.owner;
@@ -113,6 +119,7 @@ export class JobRunner {
   private async fill(): Promise<number> {
     const { store, clock, concurrency, leaseMs, perOrgLimit } = this.options;
     const kinds = Object.keys(this.options.kinds);
+    await this.pruneNowAndThen(kinds);
     let claimed = 0;
     while (!this.stopped && this.running.size < concurrency) {
       const keptOut = orgsKeptOut([...this.running.values()].map((r) => r.job.orgId), concurrency);
@@ -122,6 +129,15 @@ export class JobRunner {
       this.begin(job);
     }
     return claimed;
+  }
+
+  /** The queue keeps ended jobs a while (what happened, for a look), not forever. */
+  private async pruneNowAndThen(kinds: string[]): Promise<void> {
+    const now = this.options.clock.now().getTime();
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    const removed = await this.options.store.pruneFinished(kinds, new Date(now - (this.options.keepFinishedMs ?? KEEP_FINISHED_MS)));
+    if (removed > 0) this.options.logger.info({ kinds, removed }, 'removed ended jobs');
   }
 
   private begin(job: ClaimedJob): void {

@@ -131,6 +131,8 @@ export interface JobStore {
   /** Queues the job again, not before `runAt` (a retry, or `now` for a run handed back). */
   requeue(id: string, owner: string, now: Date, runAt: Date, error?: string): Promise<boolean>;
   get(kind: string, subjectId: string): Promise<Job | undefined>;
+  /** Deletes jobs of `kinds` that ended (succeeded, failed, cancelled) before `before`; returns how many. */
+  pruneFinished(kinds: readonly string[], before: Date): Promise<number>;
 }
 
 /**
@@ -210,6 +212,14 @@ export function createJobStore(db: Database): JobStore {
         [id, owner, now, runAt, error?.slice(0, ERROR_CHARS) ?? null],
       );
       return result.rowCount === 1;
+    },
+
+    async pruneFinished(kinds, before) {
+      const result = await db.query(
+        `DELETE FROM jobs WHERE kind = ANY($1::text[]) AND state IN ('succeeded', 'failed', 'cancelled') AND updated_at < $2`,
+        [kinds, before],
+      );
+      return result.rowCount ?? 0;
     },
 
     async get(kind, subjectId) {

@@ -127,6 +127,21 @@ describe.each(DATABASE_KINDS)('job queue on %s', (_kind, create) => {
       expect([await stateOf('q'), await stateOf('r')]).toEqual(['cancelled', 'cancelled']);
     });
 
+    it('prunes jobs that ended before a time, of the kinds asked, and nothing unfinished', async () => {
+      await enqueue('old', 'org-a');
+      await enqueue('open', 'org-a', at(5));
+      await enqueueJob(database.db, { kind: 'other', subjectId: 'o', orgId: 'org-a', runAt: t0 });
+      const old = await store.claim('w1', ['work'], t0, LEASE_MS);
+      await store.finish(old!.id, 'w1', t0, { state: 'succeeded' });
+      const other = await store.claim('w1', ['other'], t0, LEASE_MS);
+      await store.finish(other!.id, 'w1', t0, { state: 'failed', error: 'x' });
+      expect(await store.pruneFinished(['work'], t0)).toBe(0);
+      expect(await store.pruneFinished(['work'], at(1))).toBe(1);
+      expect(await store.get('work', 'old')).toBeUndefined();
+      expect(await stateOf('open')).toBe('queued');
+      expect((await store.get('other', 'o'))?.state).toBe('failed');
+    });
+
     it('leaseHeldSql is true only for the live lease of its holder', async () => {
       await enqueue('s', 'org-a');
       await store.claim('w1', ['work'], t0, LEASE_MS);
@@ -195,9 +210,10 @@ describe.each(DATABASE_KINDS)('job queue on %s', (_kind, create) => {
       for (let n = 0; n < 5; n++) await enqueue(`s${n}`, `org-${n}`, now());
       startRunner(kind, { concurrency: 3 });
       await waitFor(() => kind.started.length === 3, 'three runs');
-      kind.end('s0');
+      const first = kind.started[0]!.subjectId;
+      kind.end(first);
       await waitFor(() => kind.started.length === 4, 'a fourth run once a slot is free');
-      await waitFor(async () => (await stateOf('s0')) === 'succeeded', 's0 succeeded');
+      await waitFor(async () => (await stateOf(first)) === 'succeeded', 'the first run to succeed');
     });
 
     it('fairness: org B’s one job runs while org A’s many slow jobs hold the other slot', async () => {

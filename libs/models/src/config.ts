@@ -1,6 +1,21 @@
 import { z } from 'zod';
 import { envBoolean, loadConfig } from '@vus/core';
 
+export interface PocketSphinxConfig {
+  /** `pocketsphinx_continuous`, by name (PATH) or path. */
+  readonly binary: string;
+  /** The folder of `pocketsphinx-en-us`: `en-us/` (acoustic model), `en-us.lm.bin`, `cmudict-en-us.dict`. */
+  readonly modelDir: string;
+  /** Processes run at once on one audio track. */
+  readonly processes: number;
+}
+
+export const POCKETSPHINX_DEFAULTS: PocketSphinxConfig = Object.freeze({
+  binary: 'pocketsphinx_continuous',
+  modelDir: '/usr/share/pocketsphinx/model/en-us',
+  processes: 2,
+});
+
 /**
  * Environment of the model registry. Services merge `modelsEnvSchema.shape` into their own
  * schema (or call `loadModelsConfig(process.env)` from main.ts).
@@ -14,6 +29,15 @@ export const modelsEnvSchema = z.object({
   MODELS_CLIP: z.string().default('Xenova/clip-vit-base-patch32'),
   /** Hugging Face id of the Whisper model (speech to text with timestamps). */
   MODELS_WHISPER: z.string().default('Xenova/whisper-tiny'),
+  /**
+   * The bundled speech recogniser: PocketSphinx's `pocketsphinx_continuous` (Debian package
+   * `pocketsphinx`), a name looked up on PATH or a path. `off` turns it off.
+   */
+  MODELS_POCKETSPHINX: z.string().min(1).default(POCKETSPHINX_DEFAULTS.binary),
+  /** Its acoustic model, language model and dictionary (Debian package `pocketsphinx-en-us`). */
+  MODELS_POCKETSPHINX_MODEL: z.string().min(1).default(POCKETSPHINX_DEFAULTS.modelDir),
+  /** Recogniser processes run at once on one audio track (each takes one core). */
+  MODELS_SPEECH_PROCESSES: z.coerce.number().int().min(1).max(64).default(POCKETSPHINX_DEFAULTS.processes),
 });
 
 export interface ModelsConfig {
@@ -21,6 +45,8 @@ export interface ModelsConfig {
   readonly allowDownload: boolean;
   readonly clipModel: string;
   readonly whisperModel: string;
+  /** The bundled speech recogniser; absent: not used (tests that want no speech leave it out). */
+  readonly pocketsphinx?: PocketSphinxConfig | undefined;
 }
 
 export function modelsConfigFromEnv(parsed: z.infer<typeof modelsEnvSchema>): ModelsConfig {
@@ -29,6 +55,10 @@ export function modelsConfigFromEnv(parsed: z.infer<typeof modelsEnvSchema>): Mo
     allowDownload: parsed.MODELS_ALLOW_DOWNLOAD,
     clipModel: parsed.MODELS_CLIP,
     whisperModel: parsed.MODELS_WHISPER,
+    pocketsphinx:
+      parsed.MODELS_POCKETSPHINX === 'off'
+        ? undefined
+        : { binary: parsed.MODELS_POCKETSPHINX, modelDir: parsed.MODELS_POCKETSPHINX_MODEL, processes: parsed.MODELS_SPEECH_PROCESSES },
   };
 }
 

@@ -3,12 +3,15 @@ import { clipProvider } from './hf/clip';
 import { whisperProvider } from './hf/whisper';
 import { paddleOcrProvider } from './ocr/paddle-ocr';
 import { ModelRegistry } from './registry';
+import { pocketSphinxProvider } from './speech/pocketsphinx';
 import { blazeFaceProvider } from './vision/blazeface';
 import { cocoDetectorProvider } from './vision/coco-detector';
 
 /**
- * The registry every service uses: the bundled providers (PaddleOCR, COCO detector, BlazeFace)
- * and the downloadable ones (CLIP, Whisper) from MODELS_DIR. Nothing loads until first use.
+ * The registry every service uses: the bundled providers (PaddleOCR, COCO detector, BlazeFace,
+ * PocketSphinx where its OS package is installed) and the downloadable ones (CLIP, Whisper) from
+ * MODELS_DIR. Nothing loads until first use. Whisper comes before PocketSphinx: the first of a
+ * capability that loads wins, and Whisper recognises far more words.
  */
 export function createModelRegistry(config: ModelsConfig): ModelRegistry {
   return new ModelRegistry([
@@ -17,5 +20,6 @@ export function createModelRegistry(config: ModelsConfig): ModelRegistry {
     blazeFaceProvider(),
     clipProvider(config),
     whisperProvider(config),
+    pocketSphinxProvider(config.pocketsphinx),
   ]);
 }

@@ -82,14 +82,20 @@ export interface SpeechSegment {
   readonly start: number;
   readonly end: number;
   readonly text: string;
+  /** ISO 639-1 code of the speech, where the recogniser knows it (its model's, or the one asked for). */
+  readonly language?: string;
 }
 
 export interface TranscribeOptions {
   /** ISO 639-1 code (`en`, `fr` …); the model's default when absent. */
   readonly language?: string;
+  /** Stops the recognition (the task was cancelled or its lease lost). */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface SpeechRecognizer {
+  /** The ISO 639-1 languages it recognises; absent: any (the model detects or is told). */
+  readonly languages?: readonly string[];
   /** Mono 16 kHz PCM samples in -1…1 (what libs/media's audio extraction yields), or a WAV file path. */
   transcribe(audio: Float32Array | string, options?: TranscribeOptions): Promise<SpeechSegment[]>;
 }

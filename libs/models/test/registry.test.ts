@@ -1,5 +1,5 @@
 import { ConfigError } from '@vus/core';
-import { createModelRegistry, loadModelsConfig, ModelRegistry, type ProviderDefinition, type TextReader } from '../src';
+import { createModelRegistry, loadModelsConfig, missingPocketSphinx, ModelRegistry, POCKETSPHINX_DEFAULTS, type ProviderDefinition, type TextReader } from '../src';
 
 function fakeReader(name: string, behaviour: { missing?: string; fails?: string } = {}) {
   const calls = { check: 0, load: 0, dispose: 0 };
@@ -85,28 +85,35 @@ describe('ModelRegistry', () => {
 });
 
 describe('createModelRegistry', () => {
-  it('lists every capability with its provider; downloadables are unavailable without files', async () => {
+  it('lists every capability with its provider; downloadables are unavailable without files, Whisper before PocketSphinx', async () => {
     const registry = createModelRegistry(loadModelsConfig({ MODELS_DIR: '/nonexistent/models' }));
     const status = await registry.probe();
+    // PocketSphinx is an OS package: available where it is installed.
+    const pocketsphinx = missingPocketSphinx(POCKETSPHINX_DEFAULTS) ? 'unavailable' : 'available';
     expect(status.map((s) => [s.capability, s.provider, s.kind, s.state])).toEqual([
       ['text_reader', 'paddleocr-v4', 'bundled', 'available'],
       ['object_detector', 'centernet-coco', 'bundled', 'available'],
       ['face_detector', 'blazeface', 'bundled', 'available'],
       ['visual_embedder', 'clip', 'downloadable', 'unavailable'],
       ['speech_recognizer', 'whisper', 'downloadable', 'unavailable'],
+      ['speech_recognizer', 'pocketsphinx', 'bundled', pocketsphinx],
     ]);
   });
 });
 
 describe('loadModelsConfig', () => {
   it.each([
-    [{}, { modelsDir: './models', allowDownload: false, clipModel: 'Xenova/clip-vit-base-patch32', whisperModel: 'Xenova/whisper-tiny' }],
-    [{ MODELS_DIR: '/srv/models', MODELS_ALLOW_DOWNLOAD: 'true', MODELS_CLIP: 'me/clip', MODELS_WHISPER: 'me/whisper' }, { modelsDir: '/srv/models', allowDownload: true, clipModel: 'me/clip', whisperModel: 'me/whisper' }],
+    [{}, { modelsDir: './models', allowDownload: false, clipModel: 'Xenova/clip-vit-base-patch32', whisperModel: 'Xenova/whisper-tiny', pocketsphinx: POCKETSPHINX_DEFAULTS }],
+    [
+      { MODELS_DIR: '/srv/models', MODELS_ALLOW_DOWNLOAD: 'true', MODELS_CLIP: 'me/clip', MODELS_WHISPER: 'me/whisper', MODELS_POCKETSPHINX: '/opt/ps/bin/pocketsphinx_continuous', MODELS_POCKETSPHINX_MODEL: '/opt/ps/en-us', MODELS_SPEECH_PROCESSES: '4' },
+      { modelsDir: '/srv/models', allowDownload: true, clipModel: 'me/clip', whisperModel: 'me/whisper', pocketsphinx: { binary: '/opt/ps/bin/pocketsphinx_continuous', modelDir: '/opt/ps/en-us', processes: 4 } },
+    ],
+    [{ MODELS_POCKETSPHINX: 'off' }, { modelsDir: './models', allowDownload: false, clipModel: 'Xenova/clip-vit-base-patch32', whisperModel: 'Xenova/whisper-tiny', pocketsphinx: undefined }],
   ])('%p', (env, expected) => {
     expect(loadModelsConfig(env)).toEqual(expected);
   });
 
-  it('rejects a bad MODELS_ALLOW_DOWNLOAD', () => {
-    expect(() => loadModelsConfig({ MODELS_ALLOW_DOWNLOAD: 'perhaps' })).toThrow(ConfigError);
+  it.each([{ MODELS_ALLOW_DOWNLOAD: 'perhaps' }, { MODELS_SPEECH_PROCESSES: '0' }, { MODELS_SPEECH_PROCESSES: 'two' }])('rejects %p', (env) => {
+    expect(() => loadModelsConfig(env)).toThrow(ConfigError);
   });
 });

@@ -3,7 +3,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ModelRegistry, whisperProvider, type ModelsConfig, type SpeechRecognizer } from '../src';
+import { createModelRegistry, ModelRegistry, POCKETSPHINX_DEFAULTS, WhisperRecognizer, whisperProvider, type ModelsConfig, type SpeechRecognizer } from '../src';
 import { makeTinyModels, type TinyModels } from './helpers/tiny-models';
 import { wav } from './helpers/wav';
 
@@ -29,13 +29,30 @@ describe('Whisper speech recogniser (transformers.js)', () => {
 
   it('runs the encoder and the decoder through generation to timed segments', async () => {
     // The generated decoder plants "<|0.00|> blacksmith<|1.00|>" then end-of-text.
-    expect(await whisper.transcribe(tone(5))).toEqual([{ start: 0, end: 1, text: 'blacksmith' }]);
+    // An English-only checkpoint: its lines say English, in the shape PocketSphinx's have too.
+    expect(await whisper.transcribe(tone(5))).toEqual([{ start: 0, end: 1, text: 'blacksmith', language: 'en' }]);
+    expect(whisper.languages).toEqual(['en']);
+  });
+
+  it('is chosen before the bundled PocketSphinx when its files are in MODELS_DIR', async () => {
+    const config: ModelsConfig = { modelsDir: tiny.dir, allowDownload: false, clipModel: 'absent/clip', whisperModel: tiny.ids.whisper!, pocketsphinx: POCKETSPHINX_DEFAULTS };
+    const both = createModelRegistry(config);
+    try {
+      expect(await both.find('speech_recognizer')).toBeInstanceOf(WhisperRecognizer);
+      expect(both.status().filter((s) => s.capability === 'speech_recognizer').map((s) => [s.provider, s.state])).toEqual([
+        ['whisper', 'loaded'],
+        // Never loaded: the first provider that loads serves the capability.
+        ['pocketsphinx', 'available'],
+      ]);
+    } finally {
+      await both.dispose();
+    }
   });
 
   it('reads a 16 kHz WAV file by path', async () => {
     const file = join(tiny.dir, 'speech.wav');
     await writeFile(file, wav(tone(3), 16_000, 1));
-    expect(await whisper.transcribe(file)).toEqual([{ start: 0, end: 1, text: 'blacksmith' }]);
+    expect(await whisper.transcribe(file)).toEqual([{ start: 0, end: 1, text: 'blacksmith', language: 'en' }]);
   });
 
   it('ignores a language on an English-only model instead of failing', async () => {

@@ -29,3 +29,4 @@ export {
 } from './videos';
 export { serveFiles, type FileServer, type FileServerRequest } from './file-server';
 export { codeOf, errorOf, type CaughtError } from './errors';
+export { speechFixture, speechFixtures, speechFixtureWav, labelsFound, SPEECH_LABEL_TOLERANCE_SEC, type SpeechFixture, type SpeechLabel } from './speech';

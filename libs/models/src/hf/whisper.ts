@@ -42,11 +42,15 @@ interface AsrChunk {
 
 export class WhisperRecognizer implements SpeechRecognizer, Disposable {
   private readonly queue = new SerialQueue();
+  /** An English-only checkpoint (`*.en`, tiny) recognises English alone; a multilingual one, any. */
+  readonly languages?: readonly string[];
 
   private constructor(
     private readonly asr: AutomaticSpeechRecognitionPipeline,
     private readonly multilingual: boolean,
-  ) {}
+  ) {
+    if (!multilingual) this.languages = ['en'];
+  }
 
   static async load(config: ModelsConfig): Promise<WhisperRecognizer> {
     const lib = await transformers(config);
@@ -60,6 +64,9 @@ export class WhisperRecognizer implements SpeechRecognizer, Disposable {
       const samples = typeof audio === 'string' ? await readWav(audio) : audio;
       if (samples.length === 0) return [];
       const duration = samples.length / SPEECH_SAMPLE_RATE;
+      // English-only checkpoints speak English; a multilingual one speaks what it was told (it
+      // detects the language otherwise, which the pipeline does not report).
+      const language = this.multilingual ? options.language : 'en';
       const output = await this.asr(samples, {
         return_timestamps: true,
         // English-only checkpoints refuse a language; multilingual ones default to English without one.
@@ -71,7 +78,7 @@ export class WhisperRecognizer implements SpeechRecognizer, Disposable {
         const trimmed = text.trim();
         if (trimmed === '') return [];
         // The last chunk of a window may lack its end time: it runs to the end of the audio.
-        return [{ start, end: Math.min(duration, end ?? duration), text: trimmed }];
+        return [{ start, end: Math.min(duration, end ?? duration), text: trimmed, ...(language ? { language } : {}) }];
       });
     });
   }

@@ -1,0 +1,270 @@
+import { spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { readWav, SPEECH_SAMPLE_RATE } from '../audio';
+import type { PocketSphinxConfig } from '../config';
+import type { ProviderDefinition } from '../registry';
+import { SerialQueue } from '../serial';
+import type { SpeechRecognizer, SpeechSegment, TranscribeOptions } from '../types';
+import { detectSpeechRegions, type SpeechRegion } from './vad';
+import { wordsToLines, type TimedWord } from './words';
+
+/**
+ * The bundled speech recogniser: CMU PocketSphinx (Debian `pocketsphinx`, 0.8+5prealpha in
+ * bookworm) with its US English model (`pocketsphinx-en-us`), run as `pocketsphinx_continuous`
+ * child processes on raw 16 kHz PCM files (it opens its input by name, so Node's stdin socket
+ * will not do). Only the stretches the energy VAD marks as speech are read;
+ * they are shared out over `processes` recognisers that run at once (one core each), and the
+ * words' times are mapped back onto the audio's timeline, then grouped into lines.
+ */
+
+/** The packages to install, named in every message about their absence. */
+export const POCKETSPHINX_PACKAGES = 'pocketsphinx pocketsphinx-en-us';
+
+/** What `pocketsphinx-en-us` installs under its folder. */
+const MODEL_FILES = { acoustic: 'en-us', languageModel: 'en-us.lm.bin', dictionary: 'cmudict-en-us.dict' } as const;
+const ACOUSTIC_FILES = ['mdef', 'means', 'variances', 'transition_matrices', 'sendump', 'feat.params'];
+
+/**
+ * Narrower search than the defaults: on 160 s of news speech this halves the CPU time (25 s instead
+ * of 51 s on one core) and keeps the same content words ("toxic", "train crash", "vinyl chloride",
+ * "carcinogen", "lawsuits"). The second (flat-lexicon) pass costs half the time for little gain.
+ */
+const SEARCH_ARGUMENTS = ['-maxhmmpf', '5000', '-maxwpf', '20', '-pl_window', '5', '-fwdflat', 'no'];
+
+/** Silence written between two regions in one recogniser's stream, so each ends an utterance. */
+const GAP_SEC = 0.5;
+
+export function pocketSphinxProvider(config: PocketSphinxConfig | undefined): ProviderDefinition<'speech_recognizer'> {
+  return {
+    capability: 'speech_recognizer',
+    name: 'pocketsphinx',
+    model: 'pocketsphinx-en-us',
+    kind: 'bundled',
+    check: async () => (config ? missingPocketSphinx(config) : 'turned off (MODELS_POCKETSPHINX=off)'),
+    load: async () => {
+      if (!config) throw new Error('pocketsphinx is turned off');
+      return new PocketSphinxRecognizer({ ...config, binary: findExecutable(config.binary) ?? config.binary });
+    },
+  };
+}
+
+/**
+ * Why PocketSphinx cannot run here (no paths: this reaches API users), or undefined. A few stat
+ * calls, so tests can decide synchronously whether to run their real-speech suites.
+ */
+export function missingPocketSphinx(config: PocketSphinxConfig): string | undefined {
+  if (!findExecutable(config.binary)) {
+    return `the speech recogniser is not installed: ${basename(config.binary)} was not found (install the Debian packages ${POCKETSPHINX_PACKAGES})`;
+  }
+  const files = [
+    ...ACOUSTIC_FILES.map((f) => join(config.modelDir, MODEL_FILES.acoustic, f)),
+    join(config.modelDir, MODEL_FILES.languageModel),
+    join(config.modelDir, MODEL_FILES.dictionary),
+  ];
+  for (const file of files) {
+    if (!isFile(file)) return `the speech model is not installed (install the Debian package pocketsphinx-en-us, or set MODELS_POCKETSPHINX_MODEL)`;
+  }
+  return undefined;
+}
+
+export class PocketSphinxRecognizer implements SpeechRecognizer {
+  /** The US English model is the one installed: other languages are not recognised. */
+  readonly languages: readonly string[] = ['en'];
+  private readonly queue = new SerialQueue();
+
+  constructor(private readonly config: PocketSphinxConfig) {}
+
+  transcribe(audio: Float32Array | string, options: TranscribeOptions = {}): Promise<SpeechSegment[]> {
+    // One track at a time: each track already takes `processes` cores.
+    return this.queue.run(async () => {
+      const samples = typeof audio === 'string' ? await readWav(audio) : audio;
+      const regions = detectSpeechRegions(samples);
+      const groups = shareOut(regions, this.config.processes);
+      const words = await Promise.all(groups.map((group) => this.recognise(samples, group, options.signal)));
+      return wordsToLines(words.flat()).map((line) => ({ ...line, language: 'en' }));
+    });
+  }
+
+  /** Runs one recogniser over the regions of one group, as one stream with silence between them. */
+  private async recognise(samples: Float32Array, regions: readonly SpeechRegion[], signal: AbortSignal | undefined): Promise<TimedWord[]> {
+    const layout = streamLayout(regions, GAP_SEC);
+    const pcm = toPcm16(samples, layout);
+    const streamSec = pcm.length / 2 / SPEECH_SAMPLE_RATE;
+    const { modelDir } = this.config;
+    const dir = await mkdtemp(join(tmpdir(), 'vus-speech-'));
+    const input = join(dir, 'speech.raw');
+    await writeFile(input, pcm);
+    const output = await runRecogniser(
+      this.config.binary,
+      [
+        '-infile', input,
+        '-samprate', String(SPEECH_SAMPLE_RATE),
+        '-time', 'yes',
+        '-logfn', '/dev/null',
+        '-hmm', join(modelDir, MODEL_FILES.acoustic),
+        '-lm', join(modelDir, MODEL_FILES.languageModel),
+        '-dict', join(modelDir, MODEL_FILES.dictionary),
+        ...SEARCH_ARGUMENTS,
+      ],
+      // Generous: the machine may be shared. A stuck recogniser must not hold the task for ever.
+      { timeoutMs: 60_000 + streamSec * 10_000, signal },
+    ).finally(() => rm(dir, { recursive: true, force: true }));
+    return parsePocketSphinxWords(output).map((w) => ({ word: w.word, start: round2(toSourceTime(layout, w.start)), end: round2(toSourceTime(layout, w.end)) }));
+  }
+}
+
+/** A word line of `-time yes` output: `word start end confidence`. */
+const WORD_LINE = /^(\S+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?)$/;
+
+/**
+ * The words of `pocketsphinx_continuous -time yes` output. Each utterance prints its hypothesis,
+ * then one line per word; fillers (`<s>`, `</s>`, `<sil>`, `[NOISE]`, `++…++`) are dropped and
+ * alternative pronunciations (`the(2)`) named by their word. Pure.
+ */
+export function parsePocketSphinxWords(output: string): (TimedWord & { confidence: number })[] {
+  const words: (TimedWord & { confidence: number })[] = [];
+  for (const line of output.split('\n')) {
+    const match = WORD_LINE.exec(line.trim());
+    if (!match) continue;
+    const [, token = '', start = '0', end = '0', confidence = '0'] = match;
+    if (/^[<[]|^\+\+/.test(token)) continue;
+    words.push({ word: token.replace(/\(\d+\)$/, ''), start: Number(start), end: Number(end), confidence: Number(confidence) });
+  }
+  return words;
+}
+
+/** Where a region sits in a recogniser's stream (s). */
+export interface StreamPiece {
+  readonly source: SpeechRegion;
+  readonly streamStart: number;
+}
+
+/** The regions one after another, `gapSec` of silence between them. Pure. */
+export function streamLayout(regions: readonly SpeechRegion[], gapSec: number): StreamPiece[] {
+  let at = 0;
+  return regions.map((source) => {
+    const piece = { source, streamStart: at };
+    at += source.end - source.start + gapSec;
+    return piece;
+  });
+}
+
+/** A time in the stream → the same moment in the audio (inside the piece it falls in). Pure. */
+export function toSourceTime(layout: readonly StreamPiece[], streamSec: number): number {
+  let piece = layout[0];
+  for (const p of layout) {
+    if (p.streamStart <= streamSec) piece = p;
+    else break;
+  }
+  if (!piece) return streamSec;
+  return Math.min(piece.source.end, piece.source.start + Math.max(0, streamSec - piece.streamStart));
+}
+
+/**
+ * Regions in at most `count` groups of neighbours with about the same length of speech each, so
+ * the recognisers that run at once finish at about the same time. Pure.
+ */
+export function shareOut(regions: readonly SpeechRegion[], count: number): SpeechRegion[][] {
+  const total = regions.reduce((sum, r) => sum + (r.end - r.start), 0);
+  const groups: SpeechRegion[][] = [];
+  let current: SpeechRegion[] = [];
+  let done = 0;
+  for (const region of regions) {
+    current.push(region);
+    done += region.end - region.start;
+    if (groups.length < count - 1 && done >= (total * (groups.length + 1)) / count) {
+      groups.push(current);
+      current = [];
+    }
+  }
+  if (current.length > 0) groups.push(current);
+  return groups;
+}
+
+/** The layout's audio as 16-bit little-endian PCM, with silence in the gaps. */
+function toPcm16(samples: Float32Array, layout: readonly StreamPiece[]): Buffer {
+  const last = layout[layout.length - 1];
+  if (!last) return Buffer.alloc(0);
+  const totalSamples = Math.round((last.streamStart + last.source.end - last.source.start + GAP_SEC) * SPEECH_SAMPLE_RATE);
+  const pcm = Buffer.alloc(totalSamples * 2);
+  for (const { source, streamStart } of layout) {
+    const from = Math.round(source.start * SPEECH_SAMPLE_RATE);
+    const to = Math.min(samples.length, Math.round(source.end * SPEECH_SAMPLE_RATE));
+    const at = Math.round(streamStart * SPEECH_SAMPLE_RATE);
+    for (let i = from; i < to && at + i - from < totalSamples; i++) {
+      const s = Math.max(-1, Math.min(1, samples[i] ?? 0));
+      pcm.writeInt16LE(Math.round(s * 32767), (at + i - from) * 2);
+    }
+  }
+  return pcm;
+}
+
+const STDERR_TAIL = 2048;
+
+/** Runs the recogniser; its stdout, or an error with its stderr's tail. */
+function runRecogniser(binary: string, args: readonly string[], options: { timeoutMs: number; signal?: AbortSignal | undefined }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) return reject(new Error('speech recognition was cancelled'));
+    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let stderr = '';
+    let killedFor: string | undefined;
+    const kill = (why: string) => {
+      killedFor ??= why;
+      child.kill('SIGKILL');
+    };
+    const timer = setTimeout(() => kill(`took longer than ${Math.round(options.timeoutMs / 1000)} s`), options.timeoutMs);
+    const onAbort = () => kill('was cancelled');
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text: string) => {
+      stderr = (stderr + text).slice(-STDERR_TAIL);
+    });
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`${basename(binary)} could not be started: ${error.message}`));
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      if (killedFor) return reject(new Error(`speech recognition ${killedFor}`));
+      if (code === 0) return resolve(Buffer.concat(out).toString('utf8'));
+      reject(new Error(`${basename(binary)} failed (${code === null ? `signal ${signal}` : `exit code ${code}`}): ${stderr.trim().split('\n').slice(-3).join(' ')}`));
+    });
+  });
+}
+
+/** A program by path, or by name on PATH; undefined when it is not there or cannot be run. */
+function findExecutable(binary: string): string | undefined {
+  const candidates = binary.includes('/') ? [binary] : (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, binary));
+  return candidates.find((candidate) => isFile(candidate) && isExecutable(candidate));
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function basename(path: string): string {
+  return path.split('/').pop() || path;
+}
+
+function round2(n: number): number {
+  return Math.round(n * 100) / 100;
+}
