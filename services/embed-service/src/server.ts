@@ -4,7 +4,11 @@ import { implement, requireOrg } from '@vus/grpc';
 import type { EmbedServiceHandlers } from '@vus/grpc/types/embed/v1/EmbedService';
 import type { EmbeddingSet__Input } from '@vus/grpc/types/embed/v1/EmbeddingSet';
 import type { MediaSource } from '@vus/grpc/types/embed/v1/MediaSource';
+import { optionalTimestamp, toTimestamp } from '@vus/grpc';
+import type { EmbedTask__Input } from '@vus/grpc/types/embed/v1/EmbedTask';
+import { errors as coreErrors, knownId, listPage } from '@vus/core';
 import type { EmbedService, MediaInput, ModalityEmbedding } from './embed';
+import type { EmbedTaskRecord, EmbedTasks } from './tasks';
 
 /** Fetches a media URL (through the SSRF guard) as bytes; `param` names it in errors. */
 export type FetchMedia = (url: string, param: string) => Promise<Buffer>;
@@ -31,7 +35,34 @@ function toSet(embedding: ModalityEmbedding | undefined, option: string): Embedd
   };
 }
 
-export function embedServiceImplementation(embed: EmbedService, fetchMedia: FetchMedia, logger: Logger): grpc.UntypedServiceImplementation {
+/** A task as the proto gives it; its vectors only when `withSegments` (GetEmbedTask), filtered by option. */
+function toProtoTask(task: EmbedTaskRecord, withSegments: boolean): EmbedTask__Input {
+  const segments = withSegments ? (task.result?.segments ?? []) : [];
+  return {
+    id: task.id,
+    model_name: task.modelName,
+    input_type: 'video',
+    status: task.status,
+    error_message: task.errorMessage ?? '',
+    embedding: {
+      segments: segments.map((s) => ({ vector: s.vector, start: s.start, end: s.end, embedding_scope: s.scope, embedding_option: 'visual-text' })),
+      metadata: {
+        input_url: task.source.url ?? '',
+        input_filename: task.source.filename ?? '',
+        clip_length: task.options.clipLength,
+        embedding_scopes: task.options.scopes,
+        duration: task.result?.duration ?? 0,
+      },
+    },
+    created_at: toTimestamp(task.createdAt),
+    updated_at: toTimestamp(task.updatedAt),
+    expires_at: optionalTimestamp(task.expiresAt),
+  };
+}
+
+const taskId = (raw: string) => knownId('Embedding task', raw);
+
+export function embedServiceImplementation(embed: EmbedService, tasks: EmbedTasks, fetchMedia: FetchMedia, logger: Logger): grpc.UntypedServiceImplementation {
   return implement<EmbedServiceHandlers>(
     {
       async CreateEmbedding(request, ctx) {
@@ -58,6 +89,45 @@ export function embedServiceImplementation(embed: EmbedService, fetchMedia: Fetc
           audio_embedding: toSet(result.audio, 'audio'),
           text_image_embedding: toSet(result.textImage, 'fused'),
         };
+      },
+      async CreateEmbedTask(request, ctx) {
+        const orgId = requireOrg(ctx);
+        const media = request.media;
+        if (media?.source === 'data' || media?.source === 'asset_id') throw new ApiError('not_implemented', 'Send a video as video_url or video_file.', { param: 'video_file' });
+        const task = await tasks.create(orgId, {
+          modelName: request.model_name,
+          source: { ...(media?.url ? { url: media.url } : {}), ...(media?.blob_key ? { blobKey: media.blob_key } : {}), ...(media?.filename ? { filename: media.filename } : {}) },
+          ...(request._start_sec ? { startSec: request.start_sec } : {}),
+          ...(request._end_sec ? { endSec: request.end_sec } : {}),
+          ...(request._clip_length ? { clipLength: request.clip_length } : {}),
+          scopes: request.embedding_scopes,
+          idempotencyKey: request.idempotency_key,
+        });
+        return toProtoTask(task, false);
+      },
+      async GetEmbedTask(request, ctx) {
+        const options = request.embedding_options.filter((o) => o !== 'visual-text' && o !== 'visual');
+        if (options.length > 0) throw coreErrors.invalid('embedding_option', 'This server embeds video as visual-text only.');
+        return toProtoTask(await tasks.get(requireOrg(ctx), taskId(request.embed_task_id)), true);
+      },
+      async GetEmbedTaskStatus(request, ctx) {
+        return toProtoTask(await tasks.get(requireOrg(ctx), taskId(request.embed_task_id)), false);
+      },
+      async ListEmbedTasks(request, ctx) {
+        const orgId = requireOrg(ctx);
+        const range = request.created_at;
+        const from = range?.gte ?? range?.gt;
+        const to = range?.lte ?? range?.lt;
+        const { data, pageInfo } = await listPage({ page: request.page?.page, pageLimit: request.page?.page_limit }, (limit, offset) =>
+          tasks.list(orgId, {
+            ...(from ? { from: new Date(Number(from.seconds) * 1000) } : {}),
+            ...(to ? { to: new Date(Number(to.seconds) * 1000) } : {}),
+            statuses: request.statuses,
+            limit,
+            offset,
+          }),
+        );
+        return { data: data.map((t) => toProtoTask(t, false)), page_info: pageInfo };
       },
       async EmbedQuery(request, ctx) {
         requireOrg(ctx);
