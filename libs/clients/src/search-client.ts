@@ -1,6 +1,8 @@
 import { callUnary, createClient, loadProto, type OutgoingContext } from '@vus/grpc';
 import type { CombinedSearchRequest__Input } from '@vus/grpc/types/search/v1/CombinedSearchRequest';
 import type { GetSearchPageRequest__Input } from '@vus/grpc/types/search/v1/GetSearchPageRequest';
+import type { MatchClipsRequest__Input } from '@vus/grpc/types/search/v1/MatchClipsRequest';
+import type { MatchClipsResponse } from '@vus/grpc/types/search/v1/MatchClipsResponse';
 import type { ListVideoSegmentsResponse } from '@vus/grpc/types/search/v1/ListVideoSegmentsResponse';
 import type { IngestSegmentsRequest__Input } from '@vus/grpc/types/search/v1/IngestSegmentsRequest';
 import type { SearchRequest__Input } from '@vus/grpc/types/search/v1/SearchRequest';
@@ -25,6 +27,8 @@ export function createSearchClient(address: string) {
       callUnary<SearchResultPage>((md, opts, cb) => client.GetSearchPage(request, md, opts, cb), ctx),
     combinedSearch: (ctx: OutgoingContext, request: CombinedSearchRequest__Input) =>
       callUnary<SearchResultPage>((md, opts, cb) => client.CombinedSearch(request, md, opts, cb), ctx),
+    matchClips: (ctx: OutgoingContext, request: MatchClipsRequest__Input) =>
+      callUnary<MatchClipsResponse>((md, opts, cb) => client.MatchClips(request, md, opts, cb), ctx),
     close: () => client.close(),
   };
 }

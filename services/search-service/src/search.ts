@@ -338,6 +338,21 @@ export function createSearch(deps: SearchDeps) {
       return saveAndServe(orgId, index, params, clips, includeUserMetadata);
     },
 
+    /**
+     * Every clip a text matches in some videos of the index (all of them when `videoIds` is empty),
+     * ranked, neither paged nor stored: a classification's prompt. Videos not in the index match nothing.
+     */
+    async matchClips(
+      orgId: string,
+      indexId: string,
+      text: string,
+      params: Pick<SearchParams, 'options' | 'conversationOption' | 'threshold'> & { videoIds: readonly string[] },
+    ): Promise<Clip[]> {
+      const filter = params.videoIds.length > 0 ? { ids: [...params.videoIds] } : undefined;
+      const { result: matches } = await onSearchableIndex(orgId, indexId, params.options, filter, (scope) => matchesOf(scope, { text }, params));
+      return clipsOf(matches, { operator: 'or', options: params.options, threshold: params.threshold, adjustConfidenceLevel: 0.5 }).slice(0, MAX_RESULTS);
+    },
+
     /** A later page. Unknown, malformed, another organization's and expired tokens all read as expired. */
     async page(orgId: string, token: string, includeUserMetadata: boolean): Promise<ResultPage> {
       const parsed = parsePageToken(token);

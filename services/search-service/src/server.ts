@@ -46,6 +46,12 @@ const paramsSchema = z.object({
   sort_option: z.enum(['', 'score', 'clip_count']).transform((v) => v || 'score'),
 });
 const combinedParamsSchema = z.object(confidenceAndPaging);
+const matchClipsSchema = z.object({
+  search_options: z.array(option).min(1),
+  conversation_option: paramsSchema.shape.conversation_option,
+  threshold: confidenceAndPaging.threshold,
+  video_ids: z.array(z.string()).max(10_000),
+});
 
 const indexId = (raw: string) => knownId('Index', raw);
 const videoId = (raw: string) => knownId('Video', raw);
@@ -146,6 +152,18 @@ export function searchServiceImplementation(
       },
       async GetSearchPage(request, ctx) {
         return toProtoPage(await deps.search.page(requireOrg(ctx), request.page_token, request.include_user_metadata));
+      },
+      async MatchClips(request, ctx) {
+        const p = parseInput(matchClipsSchema, request);
+        if (!request.query_text.trim()) throw errors.notProvided('query_text');
+        checkQueryText(request.query_text);
+        const clips = await deps.search.matchClips(requireOrg(ctx), indexId(request.index_id), request.query_text, {
+          options: [...new Set(p.search_options)],
+          conversationOption: p.conversation_option,
+          threshold: p.threshold,
+          videoIds: p.video_ids.map(videoId),
+        });
+        return { clips: clips.map((clip) => toProtoClip(clip, undefined)) };
       },
       async CombinedSearch(request, ctx) {
         if (!request.query) throw errors.notProvided('query');

@@ -153,6 +153,14 @@ describe('search (domain, on a memory store)', () => {
     expect(await codeOf(page(first.pageInfo.nextPageToken))).toBe('search_page_token_expired');
   });
 
+  it('matches clips only in the given videos, unpaged and unstored (a classification prompt)', async () => {
+    await memory.store.replaceVideoSegments(ORG, 'idx1', 'v3', [segment('conversation', 20, 'my car')]);
+    const match = (videoIds: string[]) =>
+      search(directory([INDEX], videoIds)).matchClips(ORG, 'idx1', 'car', { options: ['visual', 'conversation'], conversationOption: 'semantic', threshold: 'none', videoIds });
+    expect((await match(['v3'])).map((c) => [c.videoId, c.start])).toEqual([['v3', 20]]);
+    expect((await match([])).map((c) => c.videoId).sort()).toEqual(['v1', 'v1', 'v3']);
+  });
+
   it('deletes a video’s and an index’s segments', async () => {
     expect(await createIngest({ store: memory.store, labelTerms: () => ({ names: [], broader: [] }), logger }).deleteVideo(ORG, 'idx1', 'v2')).toBe(1);
     expect(await memory.store.deleteIndex(ORG, 'idx1')).toBe(2);
