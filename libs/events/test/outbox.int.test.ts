@@ -59,9 +59,9 @@ describe.each(DATABASE_KINDS)('outbox on %s', (_kind, create) => {
 
   it('carries the request id of the call it was written for to the bus', async () => {
     const bus = new FlakyBus();
-    const [onBehalf] = withCaller({ requestId: 'req-7' }, () => [buildEvent('task.status-changed', 'task-1', null, {})]);
+    const onBehalf = withCaller({ requestId: 'req-7' }, () => buildEvent('task.status-changed', 'task-1', null, {}));
     const own = buildEvent('task.status-changed', 'task-1', null, {});
-    await database.db.withTx((tx) => enqueueEvents(tx, [onBehalf!, own]));
+    await database.db.withTx((tx) => enqueueEvents(tx, [onBehalf, own]));
     await new OutboxRelay({ db: database.db, bus, logger }).relayOnce();
     expect(bus.published.map((e) => e.request_id)).toEqual(['req-7', undefined]);
     expect(parseEnvelope(JSON.stringify(bus.published[0])).request_id).toBe('req-7');
