@@ -98,6 +98,12 @@ it('the versions differ where the contract says', () => {
   expect(Object.keys(documents['v1.1']!.paths)).not.toContain('/gist');
   expect(Object.keys(documents['v1.3']!.paths)).not.toContain('/search-v2');
   expect(documents.v1!.paths['/indexes'].post.responses[201].content['application/json'].schema.properties.type).toEqual({ type: 'string', const: 'index_create' });
+  // The docs page's Test Request starts from these examples: each in its version's names.
+  const example = (version: string) => documents[version]!.paths['/indexes'].post.requestBody.content['application/json'].schema.examples[0] as object;
+  expect(Object.keys(example('v1.1'))).toContain('engine_id');
+  expect(Object.keys(example('v1.2'))).toContain('engines');
+  expect(Object.keys(example('v1.3'))).toContain('models');
+  for (const version of ['v1', 'v1.1', 'v1.2', 'v1.3'] as const) expect(() => ADAPTERS[version].indexes.parseCreate(example(version))).not.toThrow();
 });
 
 it('a recorded answer is checked against its operation and status: an undocumented key or status fails', () => {

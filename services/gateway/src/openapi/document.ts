@@ -24,6 +24,9 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   // The document's dialect is already 2020-12: no `$schema` per schema.
   const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
   delete converted.$schema;
+  // zod leaves an object's own examples out when a field of it is preprocessed (io: input): put them back.
+  const examples = z.globalRegistry.get(schema)?.examples;
+  if (examples && !converted.examples) converted.examples = examples;
   return converted;
 }
 

@@ -53,15 +53,19 @@ const combinedQuery = z.union([
 
 /** The JSON search body (v1–v1.2): the fields routes/search.schema.ts reads, with a text `query`. */
 const jsonSearch = ({ version }: VersionShapes) =>
-  (version.search.jsonOnly ? searchFields.omit({ query_text: true, query_media_type: true, query_media_url: true }) : searchFields).extend({
-    query: z.string().describe('The text to search for.'),
-    filter: z.record(z.string(), z.unknown()).optional().describe('{id, filename, duration, width, height, size, created_at, …, <user key>: value}'),
-    conversation_option: z.enum(['semantic', 'exact_match', 'transcription']).optional(),
-  });
-const multipartSearch = searchFields.extend({
-  query_media_file: file.optional(),
-  filter: z.string().optional().describe('A JSON object, as a string.'),
-});
+  (version.search.jsonOnly ? searchFields.omit({ query_text: true, query_media_type: true, query_media_url: true }) : searchFields)
+    .extend({
+      query: z.string().describe('The text to search for.'),
+      filter: z.record(z.string(), z.unknown()).optional().describe('{id, filename, duration, width, height, size, created_at, …, <user key>: value}'),
+      conversation_option: z.enum(['semantic', 'exact_match', 'transcription']).optional(),
+    })
+    .meta({ examples: [{ index_id: '<an index id>', query: 'a red car', search_options: ['visual', 'conversation'], page_limit: 10 }] });
+const multipartSearch = searchFields
+  .extend({
+    query_media_file: file.optional(),
+    filter: z.string().optional().describe('A JSON object, as a string.'),
+  })
+  .meta({ examples: [{ index_id: '<an index id>', query_text: 'a red car', search_options: ['visual'], group_by: 'clip' }] });
 const combinedSearch = searchFields.omit({ query_text: true, query_media_type: true, query_media_url: true, include_user_metadata: true }).extend({
   query: combinedQuery,
   conversation_option: z.enum(['semantic', 'exact_match']).optional(),

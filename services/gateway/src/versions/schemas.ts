@@ -13,7 +13,7 @@ import { V12_OPTIONS } from './options';
  * What an adapter says in data (field names, statuses, flags) the document reads from the adapter.
  */
 export interface VersionSchemas {
-  /** POST /indexes body: the very schema the adapter's parseCreate validates with. */
+  /** POST /indexes body: the very schema the adapter's parseCreate validates with (and an example for the docs). */
   createIndex: z.ZodType;
   /** What `indexes.presentModels` adds to an index. */
   indexModels: z.ZodRawShape;
@@ -48,7 +48,7 @@ const codeAndMessage = z.object({
 
 /** v1.1 and its revisions; v1 differs in options, clip fields and errors. */
 const v11: VersionSchemas = {
-  createIndex: engineIdCreateSchema(V12_OPTIONS),
+  createIndex: engineIdCreateSchema(V12_OPTIONS).meta({ examples: [{ index_name: 'my videos', engine_id: 'marengo2.5', index_options: ['visual', 'conversation', 'text_in_video', 'logo'], addons: ['thumbnail'] }] }),
   indexModels: { engine_id: z.string(), index_options: z.array(z.enum(V12_OPTIONS)) },
   engineFields: { allowed_index_options: z.array(z.string()) },
   // One object: the user's keys, video_title, then the six system fields.
@@ -59,7 +59,7 @@ const v11: VersionSchemas = {
 
 const v1: VersionSchemas = {
   ...v11,
-  createIndex: engineIdCreateSchema(V1_OPTIONS),
+  createIndex: engineIdCreateSchema(V1_OPTIONS).meta({ examples: [{ index_name: 'my videos', engine_id: 'marengo2.5', index_options: ['visual', 'conversation', 'text_in_video'] }] }),
   clipFields: { metadata: clipMetadata },
   error: z.object({
     error_code: z.union([z.int(), z.string()]).describe('v1 numbers: 101 key, 102 missing, 103 unknown, 104 invalid, 201 not found, 401 broken video, 501 search option; a code otherwise.'),
@@ -69,7 +69,9 @@ const v1: VersionSchemas = {
 
 const v12: VersionSchemas = {
   ...v11,
-  createIndex: v12CreateIndex,
+  createIndex: v12CreateIndex.meta({
+    examples: [{ index_name: 'my videos', engines: [{ engine_name: 'marengo2.7', engine_options: ['visual', 'conversation', 'text_in_video', 'logo'] }, { engine_name: 'pegasus1.2', engine_options: ['visual', 'conversation'] }], addons: ['thumbnail'] }],
+  }),
   indexModels: {
     engines: z.array(z.object({ engine_name: z.string(), engine_options: z.array(z.enum(V12_OPTIONS)), addons: z.array(z.string()) })),
   },
@@ -78,7 +80,9 @@ const v12: VersionSchemas = {
 };
 
 const v13: VersionSchemas = {
-  createIndex: v13CreateIndex,
+  createIndex: v13CreateIndex.meta({
+    examples: [{ index_name: 'my videos', models: [{ model_name: 'marengo3.0', model_options: ['visual', 'audio'] }, { model_name: 'pegasus1.2', model_options: ['visual', 'audio'] }], addons: ['thumbnail'] }],
+  }),
   indexModels: { models: z.array(z.object({ model_name: z.string(), model_options: z.array(z.enum(['visual', 'audio'])) })) },
   engineFields: { model_name: z.string(), model_family: z.string(), allowed_model_options: z.array(z.enum(['visual', 'audio'])) },
   videoMetadata: {
