@@ -60,7 +60,7 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
     // Text generation from what indexing found (the bundled extractive provider: no model download).
     const analyze = await services.start(analyzeService, { indexServiceAddress: index.address, searchServiceAddress: search.address });
     // Embeddings (the bundled concept embedding), on the same detector and OCR as indexing.
-    const embed = await services.start(embedService, { models, fetchAllowHosts: config.FETCH_ALLOW_HOSTS });
+    const embed = await services.start(embedService, { models, fetchAllowHosts: config.FETCH_ALLOW_HOSTS, blobs });
     // Media minutes are metered as in the cluster: each probed video is reserved against the
     // organization's duration budgets (its plan's, from billing-service) and recorded there as
     // spend. The budgets are counted in this process's memory, in the same counters the gateway

@@ -98,7 +98,7 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     webhookRoutes(deps.clients.task, deps.requestTimeoutMs),
     searchRoutes(deps.clients.search, deps.requestTimeoutMs, deps.thumbnails),
     generateRoutes(deps.clients.analyze, { timeoutMs: deps.requestTimeoutMs, meter: outputTokenMeter(deps.limits, deps.billing) }),
-    embedRoutes(deps.clients.embed, deps.requestTimeoutMs),
+    embedRoutes(deps.clients.embed, deps.requestTimeoutMs, deps.uploads?.blobs),
   ];
   // Which endpoint serves the request is known before its body is read or its quota is used.
   router.use(routeFinder(endpoints));

@@ -7,7 +7,7 @@
  */
 import { runFfmpeg } from '@vus/media';
 import { cosine } from '@vus/models';
-import { photoPath, serveFiles, type FileServer } from '@vus/testing';
+import { generateVideo, photoPath, serveFiles, type FileServer } from '@vus/testing';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,7 @@ let dir: string;
 let key: string;
 let catPath: string;
 let tonePath: string;
+let videoPath: string;
 const savedBaseUrl = process.env.TWELVELABS_BASE_URL;
 const api = () => request(stack.url);
 const vector = (values: readonly number[] | undefined) => Float32Array.from(values ?? []);
@@ -31,7 +32,17 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'embed-e2e-'));
   tonePath = join(dir, 'tone.wav');
   [stack, catPath] = await Promise.all([startIndexingStack({ embed: true, database: 'pglite' }), photoPath('cat'), runFfmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=12', tonePath])]);
-  files = await serveFiles({ 'cat.png': catPath, 'tone.wav': tonePath });
+  // A cat photo for 4 s, then the word MOTORBIKE for 4 s (the same fixture as embed-service's task test).
+  videoPath = (
+    await generateVideo('embed-cat-motorbike', {
+      width: 640, height: 360, fps: 10, audio: 'none', container: 'mp4',
+      scenes: [
+        { durationSec: 4, background: '0x1f3b73', photos: ['cat'] },
+        { durationSec: 4, background: '0xf4f1ea', texts: [{ text: 'MOTORBIKE', y: 160, fontSize: 64 }] },
+      ],
+    })
+  ).path;
+  files = await serveFiles({ 'cat.png': catPath, 'tone.wav': tonePath, 'video.mp4': videoPath });
   ({ key } = await stack.newOrg());
 }, 120_000);
 afterAll(async () => {
@@ -103,6 +114,65 @@ describe('twelvelabs-js 1.3.4 (v1.3)', () => {
   }, 60_000);
 });
 
+describe('embed tasks', () => {
+  it('twelvelabs-js 1.3.4 embed.tasks: create by URL, waitForDone, retrieve — a clip per 4 s and the video, listed', async () => {
+    process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+    const client = new TwelveLabsV1({ apiKey: key });
+    const created = await client.embed.tasks.create({ modelName: 'Marengo-retrieval-2.7', videoUrl: files.url('video.mp4'), videoClipLength: 4, videoEmbeddingScope: ['clip', 'video'] });
+    const done = await client.embed.tasks.waitForDone(created.id!, { sleepInterval: 0.3 });
+    expect(done.status).toBe('ready');
+    const task = await client.embed.tasks.retrieve(created.id!);
+    expect(task.createdAt).toBeInstanceOf(Date);
+    const segments = task.videoEmbedding?.segments ?? [];
+    expect(segments.map((s) => [s.embeddingScope, s.startOffsetSec, Math.round((s.endOffsetSec ?? 0) * 10) / 10])).toEqual([
+      ['clip', 0, 4],
+      ['clip', 4, 8],
+      ['video', 0, 8],
+    ]);
+    // The clip that shows the cat is the one nearest "cat"; the one that reads MOTORBIKE is nearest "motorcycle".
+    const text = async (value: string) => vector((await client.embed.create({ modelName: 'Marengo-retrieval-2.7', text: value })).textEmbedding?.segments?.[0]?.float);
+    const [catClip, motorbikeClip] = segments.map((s) => vector(s.float));
+    const [cat, motorcycle] = [await text('cat'), await text('motorcycle')];
+    expect(cosine(cat, catClip!)).toBeGreaterThan(cosine(cat, motorbikeClip!));
+    expect(cosine(motorcycle, motorbikeClip!)).toBeGreaterThan(cosine(motorcycle, catClip!));
+    const listed: string[] = [];
+    for await (const item of await client.embed.tasks.list()) listed.push(item.id!);
+    expect(listed).toContain(created.id);
+  }, 180_000);
+
+  it('twelvelabs-js 0.2.8 embed.task: create by file upload, waitForDone, the early v1.2 shape too', async () => {
+    process.env.TWELVELABS_BASE_URL = stack.url;
+    const client = new TwelveLabsV0({ apiKey: key, version: 'v1.2' });
+    const task = await client.embed.task.create('Marengo-retrieval-2.6', { file: createReadStream(videoPath), clipLength: 8 });
+    await task.waitForDone(300);
+    expect(task.status).toBe('ready');
+    const done = await client.embed.task.retrieve(task.id);
+    expect(done.engineName).toBe('Marengo-retrieval-2.6');
+    const early = (await api().get(`/v1.2/embed/tasks/${task.id}`).set('x-api-key', key)).body;
+    expect(early.video_embeddings).toHaveLength(1);
+    expect(early.video_embeddings[0].embedding.float).toHaveLength(1024);
+    expect(early.video_embedding.segments[0].float).toEqual(early.video_embeddings[0].float);
+  }, 180_000);
+
+  it.each([
+    ['a clip length out of range', { video_clip_length: '1' }, 'parameter_invalid'],
+    ['no video', {}, 'parameter_not_provided'],
+  ])('POST /embed/tasks refuses %s', async (_name, extra, code) => {
+    const req = api().post('/v1.3/embed/tasks').set('x-api-key', key).field('model_name', 'Marengo-retrieval-2.7');
+    for (const [name, value] of Object.entries(extra)) req.field(name, value);
+    if (Object.keys(extra).length > 0) req.field('video_url', files.url('video.mp4'));
+    const res = await req;
+    expect([res.status, res.body.code]).toEqual([400, code]);
+  });
+
+  it("another organization's task does not exist for it", async () => {
+    const created = await api().post('/v1.3/embed/tasks').set('x-api-key', key).field('model_name', 'Marengo-retrieval-2.7').field('video_url', files.url('video.mp4'));
+    const other = await stack.newOrg();
+    const res = await api().get(`/v1.3/embed/tasks/${created.body._id}`).set('x-api-key', other.key);
+    expect([res.status, res.body.code]).toEqual([404, 'resource_not_exist']);
+  });
+});
+
 describe('twelvelabs-js 0.2.8 (v1.2)', () => {
   it('embed.create text: engine_name and text_embedding.float', async () => {
     process.env.TWELVELABS_BASE_URL = stack.url;
@@ -159,9 +229,9 @@ describe('bad input', () => {
     expect(res.body.error.message).toEqual(expect.any(String));
   }, 30_000);
 
-  it('/embed-v2 is v1.3 only; embed tasks still answer 501', async () => {
+  it('/embed-v2 is v1.3 only; embed-v2 tasks still answer 501', async () => {
     const old = await api().post('/v1.2/embed-v2').set('x-api-key', key).send({ input_type: 'text', model_name: 'marengo3.0', text: { input_text: 'cat' } });
     expect(old.status).toBe(400);
-    expect((await api().get('/v1.3/embed/tasks').set('x-api-key', key)).status).toBe(501);
+    expect((await api().get('/v1.3/embed-v2/tasks').set('x-api-key', key)).status).toBe(501);
   });
 });

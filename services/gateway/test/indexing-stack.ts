@@ -91,7 +91,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     : undefined;
   // The bundled detector and OCR only (no MODELS_DIR in tests); media URLs on 127.0.0.1 allowed.
   const embedModels = options.embed ? new ModelRegistry([cocoDetectorProvider(), paddleOcrProvider()]) : undefined;
-  const embedService = embedModels ? await startEmbedService({ bind: '127.0.0.1:0', database: await target(), logger, models: embedModels, fetchAllowHosts: ['127.0.0.1'] }) : undefined;
+  const embedService = embedModels ? await startEmbedService({ bind: '127.0.0.1:0', database: await target(), logger, models: embedModels, fetchAllowHosts: ['127.0.0.1'], blobs, taskPollMs: 200 }) : undefined;
   const taskTarget = await target();
   const taskService = await startTaskService({
     bind: '127.0.0.1:0',

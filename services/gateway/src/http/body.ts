@@ -17,6 +17,8 @@ export type BodyFields = Record<string, string | string[]>;
 const QUERY_IMAGE_BYTES = 5 * 1024 * 1024;
 /** The largest audio file of a synchronous POST /embed (a few minutes of compressed audio). */
 const EMBED_AUDIO_BYTES = 25 * 1024 * 1024;
+/** The largest video file of POST /embed/tasks. */
+const EMBED_TASK_VIDEO_BYTES = 100 * 1024 * 1024;
 
 /**
  * Multipart file parts kept as bytes (not read as text), by the route that takes them (method and
@@ -28,6 +30,8 @@ const BINARY_PARTS: Readonly<Record<string, ReadonlyMap<string, number>>> = {
   'post /search-v2': new Map([['query_media_file', QUERY_IMAGE_BYTES]]),
   // POST /embed: an image (5 MB, as embed-service accepts) or a short audio file.
   'post /embed': new Map([['image_file', QUERY_IMAGE_BYTES], ['audio_file', EMBED_AUDIO_BYTES]]),
+  // POST /embed/tasks: a video held in memory, then put in the blob store (send larger videos as video_url).
+  'post /embed/tasks': new Map([['video_file', EMBED_TASK_VIDEO_BYTES]]),
 };
 /** The largest JSON body of POST /embed-v2 (its media is inline, base64). */
 const EMBED_V2_JSON_BYTES = 8 * 1024 * 1024;

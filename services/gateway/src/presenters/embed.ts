@@ -1,5 +1,8 @@
 import type { Embedding } from '@vus/grpc/types/embed/v1/Embedding';
 import type { EmbeddingSet } from '@vus/grpc/types/embed/v1/EmbeddingSet';
+import type { EmbedTask } from '@vus/grpc/types/embed/v1/EmbedTask';
+import type { ListEmbedTasksResponse } from '@vus/grpc/types/embed/v1/ListEmbedTasksResponse';
+import { fromTimestamp } from '@vus/grpc';
 import type { EmbedShape } from '../versions/adapter';
 
 /** Rounded to 7 significant digits: float32 precision, and a third of the JSON. */
@@ -68,4 +71,53 @@ export function presentEmbeddingV2(embedding: Embedding, inputType: string): Rec
     });
   }
   return { data, metadata };
+}
+
+const iso = (task: EmbedTask, field: 'created_at' | 'updated_at') => fromTimestamp(task[field])?.toISOString();
+
+function taskMetadata(task: EmbedTask): Record<string, unknown> {
+  const metadata = task.embedding?.metadata;
+  return {
+    ...(metadata?.input_url ? { input_url: metadata.input_url } : {}),
+    ...(metadata?.input_filename ? { input_filename: metadata.input_filename } : {}),
+    video_clip_length: metadata?.clip_length ?? 0,
+    video_embedding_scope: metadata?.embedding_scopes ?? [],
+    duration: metadata?.duration ?? 0,
+  };
+}
+
+/** GET /embed/tasks/{id}/status and list items: no vectors. */
+export function presentEmbedTaskSummary(task: EmbedTask, shape: EmbedShape): Record<string, unknown> {
+  return {
+    _id: task.id,
+    [shape.modelField]: task.model_name,
+    status: task.status,
+    created_at: iso(task, 'created_at'),
+    updated_at: iso(task, 'updated_at'),
+    video_embedding: { metadata: taskMetadata(task) },
+  };
+}
+
+/**
+ * GET /embed/tasks/{id}: `video_embedding.segments`; v1.2 also the early `video_embeddings` list
+ * with `float` and `embedding.float` per item (js 0.2 and py 0.2 read those: API-CONTRACT §5.8).
+ */
+export function presentEmbedTask(task: EmbedTask, shape: EmbedShape): Record<string, unknown> {
+  const segments = (task.embedding?.segments ?? []).map((s) => ({
+    float: floats(s.vector),
+    start_offset_sec: s.start ?? 0,
+    end_offset_sec: s.end ?? 0,
+    embedding_scope: s.embedding_scope,
+    embedding_option: s.embedding_option,
+  }));
+  const out: Record<string, unknown> = { ...presentEmbedTaskSummary(task, shape), video_embedding: { metadata: taskMetadata(task), segments } };
+  if (task.status === 'failed' && task.error_message) out.error_message = task.error_message;
+  if (shape.textFloat) {
+    out.video_embeddings = segments.map((s) => ({ start_offset_sec: s.start_offset_sec, end_offset_sec: s.end_offset_sec, embedding_scope: s.embedding_scope, float: s.float, embedding: { float: s.float } }));
+  }
+  return out;
+}
+
+export function presentEmbedTaskList(list: ListEmbedTasksResponse, shape: EmbedShape): Record<string, unknown> {
+  return { data: list.data.map((task) => presentEmbedTaskSummary(task, shape)), page_info: list.page_info };
 }

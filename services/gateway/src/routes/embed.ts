@@ -1,10 +1,17 @@
-import { ApiError, errors, isApiError } from '@vus/core';
+import type { BlobStore } from '@vus/blob';
+import { ApiError, errors, isApiError, newId } from '@vus/core';
+import { toTimestamp } from '@vus/grpc';
+import type { CreateEmbedTaskRequest__Input } from '@vus/grpc/types/embed/v1/CreateEmbedTaskRequest';
+import { Readable } from 'node:stream';
 import type { CreateEmbeddingRequest__Input } from '@vus/grpc/types/embed/v1/CreateEmbeddingRequest';
 import type { MediaSource__Input } from '@vus/grpc/types/embed/v1/MediaSource';
 import { Router, type Request, type Response } from 'express';
 import type { EmbedClient } from '../clients';
 import { outgoing } from '../http/context';
-import { presentEmbeddingV2, presentLegacyEmbedding } from '../presenters/embed';
+import { readQuery, list, scalar } from '../http/query';
+import { parsePageQuery } from '../http/paging';
+import { locals } from '../http/context';
+import { presentEmbeddingV2, presentEmbedTask, presentEmbedTaskList, presentEmbedTaskSummary, presentLegacyEmbedding } from '../presenters/embed';
 import type { EmbedShape, VersionAdapter } from '../versions/adapter';
 import { versionOf } from './version';
 
@@ -40,6 +47,36 @@ function legacyMedia(fields: Fields, urlField: string, fileField: string): Media
 function embedShape(version: VersionAdapter): EmbedShape {
   if (!version.embed) throw new ApiError('api_upgrade_required', `Embeddings are not part of API ${version.name}; use v1.2 or later.`);
   return version.embed;
+}
+
+/** Every value of a repeated form field (`video_embedding_scope=clip&video_embedding_scope=video`), or a comma-separated one. */
+function values(fields: Fields, name: string): string[] {
+  const raw = fields[name] ?? fields[`${name}[]`];
+  const all = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map(String);
+  return all.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+}
+
+/** POST /embed/tasks (multipart; API-CONTRACT §5.8) → the canonical request, less the media (a URL, or the upload's blob key). */
+export function parseEmbedTask(fields: Fields, shape: EmbedShape): Omit<CreateEmbedTaskRequest__Input, 'media'> & { videoUrl?: string; videoFile?: Buffer } {
+  const modelName = text(fields, shape.modelField) ?? text(fields, 'model_name') ?? text(fields, 'engine_name');
+  if (modelName === undefined) throw errors.notProvided(shape.modelField);
+  const videoUrl = text(fields, 'video_url');
+  const file = fields.video_file;
+  // The URL wins when both come (py 0.4 sends video_url twice, once as a file part: API-CONTRACT §5.3).
+  if (videoUrl === undefined && file === undefined) throw new ApiError('parameter_not_provided', 'Provide video_url or video_file.', { param: 'video_file' });
+  if (videoUrl === undefined && !Buffer.isBuffer(file)) throw errors.invalid('video_file', 'It must be a file part.');
+  const start = seconds(fields, 'video_start_offset_sec');
+  const end = seconds(fields, 'video_end_offset_sec');
+  const clip = seconds(fields, 'video_clip_length');
+  return {
+    model_name: modelName,
+    input_type: 'video',
+    ...(start === undefined ? {} : { start_sec: start }),
+    ...(end === undefined ? {} : { end_sec: end }),
+    ...(clip === undefined ? {} : { clip_length: clip }),
+    embedding_scopes: values(fields, 'video_embedding_scope'),
+    ...(videoUrl !== undefined ? { videoUrl } : { videoFile: file as Buffer }),
+  };
 }
 
 /** POST /embed (multipart, urlencoded or JSON; API-CONTRACT §5.8) → the canonical request. */
@@ -160,7 +197,15 @@ function writeV2Error(res: Response, error: unknown): void {
 }
 
 /** Synchronous embeddings: POST /embed (v1.2, v1.3) and POST /embed-v2 (v1.3). */
-export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number): Router {
+/** A date query parameter (ISO 8601 or RFC 3339), or `parameter_invalid`. */
+function dateParam(value: string | undefined, name: string): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) throw errors.invalid(name, 'It must be a date (ISO 8601).');
+  return date;
+}
+
+export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, blobs?: BlobStore | undefined): Router {
   const router = Router();
   const client = (): EmbedClient => {
     if (!embed) throw new ApiError('not_implemented', 'Embeddings: this server has no embed-service configured.');
@@ -171,6 +216,49 @@ export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number): 
     const shape = embedShape(versionOf(res));
     const embedding = await client().createEmbedding(outgoing(res, timeoutMs), parseLegacyEmbed(req.body as Fields, shape));
     res.json(presentLegacyEmbedding(embedding, shape));
+  });
+
+  router.post('/embed/tasks', async (req: Request, res: Response) => {
+    const shape = embedShape(versionOf(res));
+    const { videoUrl, videoFile, ...request } = parseEmbedTask(req.body as Fields, shape);
+    let media: MediaSource__Input;
+    if (videoUrl !== undefined) media = { url: videoUrl };
+    else {
+      if (!blobs) throw new ApiError('not_implemented', 'Uploads need a blob store, and none is configured: send video_url.', { param: 'video_file' });
+      const key = `embed-tasks/${locals(res).orgId}/${newId()}`;
+      await blobs.put(key, Readable.from([videoFile!]));
+      media = { blob_key: key };
+    }
+    const idempotencyKey = req.get('idempotency-key') ?? '';
+    const task = await client().createEmbedTask(outgoing(res, timeoutMs), { ...request, media, idempotency_key: idempotencyKey });
+    res.json({ _id: task.id });
+  });
+
+  router.get('/embed/tasks', async (req: Request, res: Response) => {
+    const shape = embedShape(versionOf(res));
+    const query = readQuery(req.originalUrl);
+    const page = parsePageQuery(query);
+    const from = dateParam(scalar(query, 'started_at'), 'started_at');
+    const to = dateParam(scalar(query, 'ended_at'), 'ended_at');
+    const result = await client().listEmbedTasks(outgoing(res, timeoutMs), {
+      page: { page: page.page, page_limit: page.pageLimit },
+      created_at: from || to ? { ...(from ? { gte: toTimestamp(from) } : {}), ...(to ? { lte: toTimestamp(to) } : {}) } : null,
+      statuses: list(query, 'status') ?? [],
+    });
+    res.json(presentEmbedTaskList(result, shape));
+  });
+
+  router.get('/embed/tasks/:taskId/status', async (req: Request, res: Response) => {
+    const shape = embedShape(versionOf(res));
+    const task = await client().getEmbedTaskStatus(outgoing(res, timeoutMs), { embed_task_id: String(req.params.taskId) });
+    res.json(presentEmbedTaskSummary(task, shape));
+  });
+
+  router.get('/embed/tasks/:taskId', async (req: Request, res: Response) => {
+    const shape = embedShape(versionOf(res));
+    const options = list(readQuery(req.originalUrl), 'embedding_option') ?? [];
+    const task = await client().getEmbedTask(outgoing(res, timeoutMs), { embed_task_id: String(req.params.taskId), embedding_options: options });
+    res.json(presentEmbedTask(task, shape));
   });
 
   router.post('/embed-v2', async (req: Request, res: Response) => {
