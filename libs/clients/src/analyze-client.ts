@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import { callUnary, createClient, DEFAULT_CALL_POLICY, fromServiceError, inheritCaller, internalSecret, loadProto, toMetadata, type OutgoingContext } from '@vus/grpc';
+import { callUnary, createServiceClient, DEFAULT_CALL_POLICY, fromServiceError, inheritCaller, internalSecret, toMetadata, type OutgoingContext } from '@vus/grpc';
 import type { AnalysisResult } from '@vus/grpc/types/analyze/v1/AnalysisResult';
 import type { AnalyzeServiceClient } from '@vus/grpc/types/analyze/v1/AnalyzeService';
 import type { AnalyzeStreamEvent } from '@vus/grpc/types/analyze/v1/AnalyzeStreamEvent';
@@ -11,7 +11,7 @@ import type { SummaryResult } from '@vus/grpc/types/analyze/v1/SummaryResult';
 
 /** analyze-service: gist, summaries and open prompts over a video's evidence. */
 export function createAnalyzeClient(address: string) {
-  const client: AnalyzeServiceClient = createClient(loadProto().proto.vus.analyze.v1.AnalyzeService, address);
+  const client = createServiceClient<AnalyzeServiceClient>('analyze-service', address);
   return {
     generateGist: (ctx: OutgoingContext, request: GenerateGistRequest__Input) =>
       callUnary<GistResult>((md, opts, cb) => client.GenerateGist(request, md, opts, cb), ctx),

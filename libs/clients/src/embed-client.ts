@@ -1,4 +1,4 @@
-import { callUnary, createClient, loadProto, type OutgoingContext } from '@vus/grpc';
+import { callUnary, createServiceClient, type OutgoingContext } from '@vus/grpc';
 import type { CreateEmbeddingRequest__Input } from '@vus/grpc/types/embed/v1/CreateEmbeddingRequest';
 import type { EmbedQueryRequest__Input } from '@vus/grpc/types/embed/v1/EmbedQueryRequest';
 import type { EmbedQueryResponse } from '@vus/grpc/types/embed/v1/EmbedQueryResponse';
@@ -14,7 +14,7 @@ import type { ListEmbedTasksResponse } from '@vus/grpc/types/embed/v1/ListEmbedT
 
 /** embed-service: embeddings of text, images and audio; query vectors; the models it serves. */
 export function createEmbedClient(address: string) {
-  const client: EmbedServiceClient = createClient(loadProto().proto.vus.embed.v1.EmbedService, address);
+  const client = createServiceClient<EmbedServiceClient>('embed-service', address);
   return {
     createEmbedding: (ctx: OutgoingContext, request: CreateEmbeddingRequest__Input) =>
       callUnary<Embedding>((md, opts, cb) => client.CreateEmbedding(request, md, opts, cb), ctx),

@@ -1,4 +1,4 @@
-import { callUnary, createClient, loadProto, type OutgoingContext } from '@vus/grpc';
+import { callUnary, createServiceClient, type OutgoingContext } from '@vus/grpc';
 import type { CreateIndexRequest__Input } from '@vus/grpc/types/index/v1/CreateIndexRequest';
 import type { CreateVideoRequest__Input } from '@vus/grpc/types/index/v1/CreateVideoRequest';
 import type { Engine } from '@vus/grpc/types/index/v1/Engine';
@@ -21,7 +21,7 @@ import type { VideoThumbnail } from '@vus/grpc/types/index/v1/VideoThumbnail';
 
 /** index-service: indexes, engines, videos and their artifacts. */
 export function createIndexClient(address: string) {
-  const client: IndexServiceClient = createClient(loadProto().proto.vus.index.v1.IndexService, address);
+  const client = createServiceClient<IndexServiceClient>('index-service', address);
   return {
     createIndex: (ctx: OutgoingContext, request: CreateIndexRequest__Input) =>
       callUnary<Index>((md, opts, cb) => client.CreateIndex(request, md, opts, cb), ctx),

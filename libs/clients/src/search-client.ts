@@ -1,4 +1,4 @@
-import { callUnary, createClient, loadProto, type OutgoingContext } from '@vus/grpc';
+import { callUnary, createServiceClient, type OutgoingContext } from '@vus/grpc';
 import type { CombinedSearchRequest__Input } from '@vus/grpc/types/search/v1/CombinedSearchRequest';
 import type { GetSearchPageRequest__Input } from '@vus/grpc/types/search/v1/GetSearchPageRequest';
 import type { MatchClipsRequest__Input } from '@vus/grpc/types/search/v1/MatchClipsRequest';
@@ -11,7 +11,7 @@ import type { SearchServiceClient } from '@vus/grpc/types/search/v1/SearchServic
 
 /** search-service: segments in, searches and their pages out. */
 export function createSearchClient(address: string) {
-  const client: SearchServiceClient = createClient(loadProto().proto.vus.search.v1.SearchService, address);
+  const client = createServiceClient<SearchServiceClient>('search-service', address);
   return {
     ingestSegments: (ctx: OutgoingContext, request: IngestSegmentsRequest__Input) =>
       callUnary<unknown>((md, opts, cb) => client.IngestSegments(request, md, opts, cb), ctx),

@@ -1,4 +1,4 @@
-import { callUnary, createClient, loadProto, type OutgoingContext } from '@vus/grpc';
+import { callUnary, createServiceClient, type OutgoingContext } from '@vus/grpc';
 import type { CreateTaskRequest__Input } from '@vus/grpc/types/task/v1/CreateTaskRequest';
 import type { CreateWebhookEndpointRequest__Input } from '@vus/grpc/types/task/v1/CreateWebhookEndpointRequest';
 import type { GetTaskStatusCountsRequest__Input } from '@vus/grpc/types/task/v1/GetTaskStatusCountsRequest';
@@ -14,7 +14,7 @@ import type { WebhookEndpoint } from '@vus/grpc/types/task/v1/WebhookEndpoint';
 
 /** task-service: indexing tasks and webhooks. */
 export function createTaskClient(address: string) {
-  const client: TaskServiceClient = createClient(loadProto().proto.vus.task.v1.TaskService, address);
+  const client = createServiceClient<TaskServiceClient>('task-service', address);
   return {
     createTask: (ctx: OutgoingContext, request: CreateTaskRequest__Input) =>
       callUnary<Task>((md, opts, cb) => client.CreateTask(request, md, opts, cb), ctx),

@@ -1,4 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
+import { createClient } from './client';
 import { loadProto } from './proto';
 
 /**
@@ -41,11 +42,24 @@ export function protoServiceOf(name: GrpcServiceName): string {
   return serviceEntry(name).protoService!;
 }
 
-/** The loaded service definition of a fully qualified name (vus.index.v1.IndexService). */
-export function serviceDefinition(protoService: string): grpc.ServiceDefinition {
+/** The loaded client constructor of a fully qualified name (vus.index.v1.IndexService). */
+function serviceConstructor(protoService: string): grpc.ServiceClientConstructor {
   let node: unknown = loadProto().proto;
   for (const part of protoService.split('.')) node = (node as Record<string, unknown> | undefined)?.[part];
-  const definition = (node as { service?: grpc.ServiceDefinition } | undefined)?.service;
-  if (!definition) throw new Error(`no gRPC service ${protoService} in the proto contract`);
-  return definition;
+  const constructor = node as grpc.ServiceClientConstructor | undefined;
+  if (typeof constructor !== 'function' || !constructor.service) throw new Error(`no gRPC service ${protoService} in the proto contract`);
+  return constructor;
+}
+
+/** The loaded service definition of a fully qualified name (vus.index.v1.IndexService). */
+export function serviceDefinition(protoService: string): grpc.ServiceDefinition {
+  return serviceConstructor(protoService).service;
+}
+
+/**
+ * A client of a registered service, typed by the caller with its generated client interface
+ * (`createServiceClient<IndexServiceClient>('index-service', address)`).
+ */
+export function createServiceClient<C>(name: GrpcServiceName, address: string): C {
+  return createClient(serviceConstructor(protoServiceOf(name)) as unknown as new (...args: ConstructorParameters<grpc.ServiceClientConstructor>) => C, address);
 }
