@@ -23,7 +23,8 @@ export const REQUEST_WORDS: ReadonlySet<string> = new Set(
   description summarize summary summarise explain tell list give write main key overall whole entire please detail details
   detailed mention mentioned mentions say says said see seen appear appears appearing visible display displayed brief briefly
   short sentence sentences paragraph point points moment moments scene scenes part parts time times timestamp timestamps
-  discussed discuss talk talked talks topic topics theme themes event events information info kind type about`.split(/\s+/),
+  discussed discuss talk talked talks topic topics theme themes event events information info kind type about word words
+  term terms phrase phrases`.split(/\s+/),
 );
 
 /** Lower-case words (letters, digits, inner apostrophes) in order. */

@@ -150,6 +150,7 @@ describe('extractive provider', () => {
     ['When is the pasta boiled?', /At 0:21, the speaker says "Boil the pasta for ten minutes"/, undefined],
     ['Is there a dog in the video?', /^The video does not show or mention "dog"\./, /boil/i],
     ['Which logo appears?', /the Acme logo is visible/, undefined],
+    ['When is the word boil shown?', /the on-screen text reads "Step 2: boil"/, /does not show/],
     ['Show me the oven and the giraffe', /the video shows oven/, /giraffe/],
     ['What is this video about?', /^The video shows person/, undefined],
   ])('answers %j from the moments that show it', (prompt, expected, absentOrMissing) => {

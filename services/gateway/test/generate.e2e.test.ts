@@ -120,6 +120,7 @@ describe('twelvelabs-js 0.2.8 (v1.2)', () => {
     const result = await client.generate.text(videoId, 'What does the speaker say about the fox?');
     expect(result.data).toContain('The quick brown fox jumps over the lazy dog');
     expect(result.data).toMatch(/0:00/);
+    expect(foreignWords(result.data)).toEqual([]);
   });
 
   it('generate.textStream streams the answer as NDJSON text events', async () => {
@@ -174,6 +175,7 @@ describe('v1.3', () => {
   it('analyze (twelvelabs-js 1.x) answers from what is shown on screen', async () => {
     const result = await client.analyze({ video: { type: 'asset_id', assetId: videoId }, prompt: 'When is the word bicycle shown?' });
     expect(result.data).toContain('"BICYCLE"');
+    expect(foreignWords(result.data!)).toEqual([]);
     expect(result.finishReason).toBe('stop');
     expect(result.usage?.outputTokens).toBeGreaterThan(0);
   });
@@ -191,6 +193,7 @@ describe('v1.3', () => {
     expect(types[0]).toBe('stream_start');
     expect(types.at(-1)).toBe('stream_end');
     expect(text).toContain('Welcome to the video understanding service');
+    expect(foreignWords(text)).toEqual([]);
     expect(usage).toBeGreaterThan(0);
   });
 
