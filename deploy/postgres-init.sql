@@ -7,6 +7,7 @@ CREATE DATABASE task_service;
 CREATE DATABASE search_service;
 CREATE DATABASE analyze_service;
 CREATE DATABASE embed_service;
+CREATE DATABASE classify_service;
 -- search-service's vectors: pgvector (the image is pgvector/pgvector), created here by the superuser so
 -- that the service's own user needs no extension privileges. Its migration creates it too when it may.
 \connect search_service

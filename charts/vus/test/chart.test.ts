@@ -364,16 +364,16 @@ describe('charts/vus', () => {
   });
 
   describe('optional services', () => {
-    // analyze-service reads search-service's segments: it goes with it.
+    // analyze-service and classify-service read search-service's segments: they go with it.
     it('without task-service and search-service the gateway gets neither address (their endpoints answer 501)', () => {
-      const objects = renderWith('taskService:\n  enabled: false\nsearchService:\n  enabled: false\nanalyzeService:\n  enabled: false\n');
+      const objects = renderWith('taskService:\n  enabled: false\nsearchService:\n  enabled: false\nanalyzeService:\n  enabled: false\nclassifyService:\n  enabled: false\n');
       expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(['billing-service', 'embed-service', 'gateway', 'index-service']);
       const gateway = containerOf(deploymentOf(objects, 'gateway'));
       expect([envOf(gateway, 'TASK_SERVICE_ADDR'), envOf(gateway, 'SEARCH_SERVICE_ADDR')]).toEqual([undefined, undefined]);
     });
 
     it('without search-service task-service runs without SEARCH_SERVICE_ADDR', () => {
-      const objects = renderWith('searchService:\n  enabled: false\nanalyzeService:\n  enabled: false\n');
+      const objects = renderWith('searchService:\n  enabled: false\nanalyzeService:\n  enabled: false\nclassifyService:\n  enabled: false\n');
       expect(envOf(containerOf(deploymentOf(objects, 'task-service')), 'SEARCH_SERVICE_ADDR')).toBeUndefined();
       expect(envOf(containerOf(deploymentOf(objects, 'task-service')), 'INDEX_SERVICE_ADDR')).toBeDefined();
     });
@@ -463,7 +463,7 @@ describe('charts/vus', () => {
 
     it('is not rendered when task-service is disabled', () => {
       const objects = renderWith('taskService:\n  enabled: false\n  worker:\n    enabled: true\n');
-      expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(['analyze-service', 'billing-service', 'embed-service', 'gateway', 'index-service', 'search-service']);
+      expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(['analyze-service', 'billing-service', 'classify-service', 'embed-service', 'gateway', 'index-service', 'search-service']);
     });
 
     it("refuses WORKER_ENABLED in task-service's env when the chart sets it", () => {

@@ -8,3 +8,4 @@ export { createTaskClient, type TaskClient } from './task-client';
 export { createSearchClient, type SearchClient } from './search-client';
 export { createAnalyzeClient, type AnalyzeClient } from './analyze-client';
 export { createEmbedClient, type EmbedClient } from './embed-client';
+export { createClassifyClient, type ClassifyClient } from './classify-client';

@@ -27,6 +27,7 @@ export const SERVICE_REGISTRY = [
   { name: 'billing-service', port: 50058, envPrefix: 'BILLING_SERVICE', protoService: 'vus.billing.v1.BillingService', database: 'billing_service' },
   { name: 'gateway', port: 8080, envPrefix: 'GATEWAY', database: 'gateway' },
   { name: 'analyze-service', port: 50056, envPrefix: 'ANALYZE_SERVICE', protoService: 'vus.analyze.v1.AnalyzeService', database: 'analyze_service' },
+  { name: 'classify-service', port: 50055, envPrefix: 'CLASSIFY_SERVICE', protoService: 'vus.classify.v1.ClassifyService', database: 'classify_service' },
   { name: 'embed-service', port: 50057, envPrefix: 'EMBED_SERVICE', protoService: 'vus.embed.v1.EmbedService', database: 'embed_service' },
 ] as const satisfies readonly ServiceEntry[];
 

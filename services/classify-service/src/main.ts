@@ -1,0 +1,42 @@
+import { createIndexClient, createSearchClient } from '@vus/clients';
+import { defineService, intervalJob, runService, startService, type KitOptions, type RunningService } from '@vus/service';
+import { join } from 'node:path';
+import { createClassify } from './classify';
+import { serviceDirectory } from './directory';
+import { classifyEnvShape, classifyOptionsFromEnv } from './env';
+import { classifyServiceImplementation } from './server';
+import { createResultSetStore } from './store';
+
+export interface ClassifyServiceOptions {
+  /** index-service: the videos (their index and duration). */
+  indexServiceAddress: string;
+  /** search-service: each prompt's clips. */
+  searchServiceAddress: string;
+  /** How long result pages stay readable (the real API: about an hour). */
+  pageTtlSeconds?: number | undefined;
+}
+
+/** Classification of videos and whole indexes into classes of prompts; its result pages. */
+export const classifyService = defineService({
+  name: 'classify-service',
+  migrations: join(__dirname, '..', 'migrations'),
+  env: classifyEnvShape,
+  fromEnv: classifyOptionsFromEnv,
+  async build({ db, clock, logger, onStop }, options: ClassifyServiceOptions) {
+    const index = createIndexClient(options.indexServiceAddress);
+    const search = createSearchClient(options.searchServiceAddress);
+    onStop(() => (index.close(), search.close()));
+    const store = createResultSetStore(db);
+    const classify = createClassify({ directory: serviceDirectory(index, search), store, clock, pageTtlMs: (options.pageTtlSeconds ?? 3600) * 1000 });
+    return {
+      implementation: classifyServiceImplementation(classify, logger),
+      // Expired sets are kept a day, so that an old token reads "expired" rather than "unknown".
+      jobs: [intervalJob({ name: 'purge-result-sets', everyMs: 600_000, logger, run: () => store.purgeResultSets(new Date(clock.now().getTime() - 86_400_000)) })],
+    };
+  },
+});
+
+export type RunningClassifyService = RunningService;
+export const startClassifyService = (options: KitOptions & ClassifyServiceOptions): Promise<RunningClassifyService> => startService(classifyService, options);
+
+if (require.main === module) runService(classifyService);
