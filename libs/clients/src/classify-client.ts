@@ -1,4 +1,4 @@
-import { callUnary, createClient, loadProto, type OutgoingContext } from '@vus/grpc';
+import { callUnary, createServiceClient, type OutgoingContext } from '@vus/grpc';
 import type { ClassifyBulkRequest__Input } from '@vus/grpc/types/classify/v1/ClassifyBulkRequest';
 import type { ClassifyRequest__Input } from '@vus/grpc/types/classify/v1/ClassifyRequest';
 import type { ClassifyResultPage } from '@vus/grpc/types/classify/v1/ClassifyResultPage';
@@ -6,7 +6,7 @@ import type { ClassifyServiceClient } from '@vus/grpc/types/classify/v1/Classify
 
 /** classify-service: classifications of videos or a whole index, and their pages. */
 export function createClassifyClient(address: string) {
-  const client: ClassifyServiceClient = createClient(loadProto().proto.vus.classify.v1.ClassifyService, address);
+  const client = createServiceClient<ClassifyServiceClient>('classify-service', address);
   return {
     classify: (ctx: OutgoingContext, request: ClassifyRequest__Input) =>
       callUnary<ClassifyResultPage>((md, opts, cb) => client.Classify(request, md, opts, cb), ctx),
