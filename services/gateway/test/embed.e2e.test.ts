@@ -143,7 +143,7 @@ describe('embed tasks', () => {
   it('twelvelabs-js 0.2.8 embed.task: create by file upload, waitForDone, the early v1.2 shape too', async () => {
     process.env.TWELVELABS_BASE_URL = stack.url;
     const client = new TwelveLabsV0({ apiKey: key, version: 'v1.2' });
-    const task = await client.embed.task.create('Marengo-retrieval-2.6', { file: createReadStream(videoPath), clipLength: 8 });
+    const task = (await client.embed.task.create('Marengo-retrieval-2.6', { file: createReadStream(videoPath), clipLength: 8 }))!;
     await task.waitForDone(300);
     expect(task.status).toBe('ready');
     const done = await client.embed.task.retrieve(task.id);
