@@ -20,6 +20,14 @@ export function withCaller<T>(caller: CallerContext, fn: () => T): T {
   return storage.run(caller, fn);
 }
 
+/**
+ * Runs `fn` (and everything it starts) on nobody's behalf: for background loops that a handler may
+ * wake, whose later rounds must not inherit that handler's request id or deadline.
+ */
+export function withoutCaller<T>(fn: () => T): T {
+  return storage.exit(fn);
+}
+
 /** The caller the current code runs for, if any (inside a gRPC handler or an event handler). */
 export function currentCaller(): CallerContext | undefined {
   return storage.getStore();

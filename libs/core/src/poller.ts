@@ -1,3 +1,5 @@
+import { withoutCaller } from './caller';
+
 /**
  * A background loop over a unit of work (an outbox relay's batch, a webhook dispatcher's round):
  * one round at a time; the next at once after a round that did something, after `pollMs` after
@@ -40,7 +42,8 @@ export class Poller {
 
   private schedule(delayMs: number): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), delayMs);
+    // A round is the loop's own work, even when a handler woke it (see withoutCaller).
+    this.timer = withoutCaller(() => setTimeout(() => void this.tick(), delayMs));
     this.timer.unref();
   }
 
