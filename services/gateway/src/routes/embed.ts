@@ -205,7 +205,7 @@ function dateParam(value: string | undefined, name: string): Date | undefined {
   return date;
 }
 
-export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, blobs?: BlobStore | undefined): Router {
+export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, blobs?: BlobStore): Router {
   const router = Router();
   const client = (): EmbedClient => {
     if (!embed) throw new ApiError('not_implemented', 'Embeddings: this server has no embed-service configured.');
