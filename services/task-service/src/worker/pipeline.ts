@@ -336,7 +336,7 @@ export class TaskPipeline {
       ].map(shownBy),
     );
     deps.logger.info(
-      { taskId: task.id, videoId: task.videoId, analysedFrames: frames.analysedFrames, sampledFrames: frames.observations.length, timings: frames.timings, report },
+      { taskId: task.id, videoId: task.videoId, analysedFrames: frames.analysedFrames, sampledFrames: frames.observations.length, timings: frames.timings, report, speechLanguage: conversation?.language },
       'video indexed',
     );
     return this.advance(task, 'ready', { progress: 100, extractors: report, ...(hls ? { hls } : {}) });
@@ -419,12 +419,14 @@ export class TaskPipeline {
         : () => readTranscriptionBlob(deps.blobs, source.blobKey, deps.maxTranscriptionBytes)
       : undefined;
     const recognizer = await deps.models.find('speech_recognizer');
+    // The registry serves the first provider that loads: the loaded one is the one found.
+    const name = deps.models.status().find((s) => s.capability === 'speech_recognizer' && s.state === 'loaded')?.provider ?? 'speech';
     return extractConversation({
       file,
       probe: probed,
       language: task.language,
       readTranscription,
-      recognizer,
+      recognizer: recognizer && { name, instance: recognizer },
       recognizerMissing: this.missing('speech_recognizer'),
       workDir,
       signal,

@@ -4,7 +4,7 @@ import type { Database } from '@vus/db';
 import type { EventBus } from '@vus/events';
 import { DEFAULT_FETCH_POLICY, type FetchPolicy } from '@vus/fetch';
 import { createJobStore, runnerName } from '@vus/jobs';
-import type { ModelRegistry } from '@vus/models';
+import { describeSpeechProviders, type ModelRegistry } from '@vus/models';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,6 +99,10 @@ export async function startIndexingWorker(
   );
   await worker.start();
   logger.info({ owner, concurrency: config.concurrency ?? WORKER_DEFAULTS.concurrency }, 'indexing worker started');
+  // Once per start: whether videos without subtitles will get speech, and if not, why.
+  const speech = describeSpeechProviders(await config.models.probe());
+  if (speech.active) logger.info({ speechProvider: speech.active }, speech.message);
+  else logger.warn(speech.message);
   return {
     worker,
     async stop() {

@@ -3,15 +3,17 @@ import { parseTranscript, type SpeechRecognizer } from '@vus/models';
 import { join } from 'node:path';
 import type { TimedValue } from './timeline';
 
-/** Where the words come from, in order of preference. */
-export type ConversationSource = 'transcription_file' | 'subtitles' | 'whisper';
+/** Where the words come from, in order of preference; speech recognition is named by its provider (`whisper`, `pocketsphinx`). */
+export type ConversationSource = 'transcription_file' | 'subtitles' | (string & {});
 
 export interface ConversationResult {
   transcription: TimedValue[];
   /** The extractor that produced the transcription; undefined when none could. */
   ran: ConversationSource | undefined;
   /** Why speech recognition did not run, when it did not and nothing else gave words. */
-  skipped?: { extractor: 'whisper'; reason: string } | undefined;
+  skipped?: { extractor: 'speech'; reason: string } | undefined;
+  /** The language of the speech, where the recogniser reports it (ISO 639-1). */
+  language?: string | undefined;
 }
 
 export interface ConversationInput {
@@ -21,7 +23,7 @@ export interface ConversationInput {
   language: string | null;
   /** The user's transcription file (SRT/VTT/plain text), if any. */
   readTranscription: (() => Promise<string>) | undefined;
-  recognizer: SpeechRecognizer | undefined;
+  recognizer: { name: string; instance: SpeechRecognizer } | undefined;
   /** Why no recognizer is there (the registry's reason). */
   recognizerMissing: string;
   workDir: string;
@@ -39,8 +41,9 @@ export function chooseTrack(tracks: readonly SubtitleTrackCues[], language: stri
 
 /**
  * Conversation: the user's transcription file wins; then an embedded text subtitle track; then
- * Whisper on the audio when the model is installed. Otherwise there is no transcription and the
- * result says why Whisper was skipped.
+ * speech recognition on the audio (Whisper from MODELS_DIR, else the bundled PocketSphinx) when
+ * one is installed and knows the video's language. Otherwise there is no transcription and the
+ * result says why speech was skipped.
  */
 export async function extractConversation(input: ConversationInput): Promise<ConversationResult> {
   if (input.readTranscription) {
@@ -56,21 +59,26 @@ export async function extractConversation(input: ConversationInput): Promise<Con
       };
     }
   }
-  if (!input.recognizer) return { transcription: [], ran: undefined, skipped: { extractor: 'whisper', reason: input.recognizerMissing } };
-  if (!input.probe.hasAudio) return { transcription: [], ran: undefined, skipped: { extractor: 'whisper', reason: 'the video has no audio track' } };
+  const skipped = (reason: string): ConversationResult => ({ transcription: [], ran: undefined, skipped: { extractor: 'speech', reason } });
+  if (!input.recognizer) return skipped(input.recognizerMissing);
+  if (!input.probe.hasAudio) return skipped('the video has no audio track');
+  const { name, instance } = input.recognizer;
+  const language = input.language?.toLowerCase().slice(0, 2);
+  if (language && instance.languages && !instance.languages.includes(language)) {
+    return skipped(`the speech recogniser (${name}) knows ${instance.languages.join(', ')} only; the video's language is ${language}`);
+  }
   try {
     const audio = await extractAudio(input.file, join(input.workDir, 'speech.wav'), { signal: input.signal, probe: input.probe });
-    const segments = await input.recognizer.transcribe(audio.path, input.language ? { language: input.language } : {});
+    const segments = await instance.transcribe(audio.path, { ...(language ? { language } : {}), signal: input.signal });
     return {
       transcription: segments
         .filter((s) => s.text.trim() !== '')
         .map((s) => ({ start: round2(s.start), end: round2(Math.max(s.start, s.end)), value: s.text.trim(), confidence: 0 })),
-      ran: 'whisper',
+      ran: name,
+      language: segments.find((s) => s.language)?.language ?? language,
     };
   } catch (error) {
-    if (isMediaError(error) && error.failure === 'no_audio') {
-      return { transcription: [], ran: undefined, skipped: { extractor: 'whisper', reason: 'the video has no audio track' } };
-    }
+    if (isMediaError(error) && error.failure === 'no_audio') return skipped('the video has no audio track');
     throw error;
   }
 }
