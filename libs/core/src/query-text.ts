@@ -1,22 +1,36 @@
-import { errors } from './errors';
+import { ApiError } from './errors';
 
 /**
- * The longest search query text accepted: the docs give 77 tokens as Marengo's limit for search
- * queries (API-CONTRACT §5.5), counted here as words (letters and digits), with a character cap for
- * text that is mostly punctuation or one endless word. A query is planned per word (each with its
- * synonyms), so an unbounded text became an unbounded SQL statement: 1,000 words broke embedded
- * PGlite and hit PostgreSQL's stack depth. The gateway checks it at the edge; search-service again.
+ * How long a search query's text may be. The models' limits are 77 tokens (Marengo 2.x,
+ * API-CONTRACT §5.8 citing the search docs) and 500 (Marengo 3.0); a model truncates what is over
+ * its own, so only what no model served here could take whole is refused. Beyond that, long text
+ * costs the search (the lexical tiers plan every word: 1,000 words wedged embedded PGlite) and buys
+ * nothing. The gateway checks it at the edge, search-service again.
  */
-export const MAX_QUERY_TEXT_WORDS = 77;
-export const MAX_QUERY_TEXT_CHARS = 1_000;
+export const QUERY_TEXT_LIMITS = {
+  tokens: 500,
+  /** Bounds text the token count cannot see: one huge "word", runs of spaces. A token is rarely 10 characters. */
+  characters: 5_000,
+};
 
-/** Throws `parameter_invalid` (on `param`) when `text` is longer than the limits above. */
-export function checkQueryText(text: string, param = 'query_text'): void {
-  if (text.length > MAX_QUERY_TEXT_CHARS) {
-    throw errors.invalid(param, `It is ${text.length} characters long; at most ${MAX_QUERY_TEXT_CHARS} are accepted.`);
-  }
-  const words = text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
-  if (words > MAX_QUERY_TEXT_WORDS) {
-    throw errors.invalid(param, `It has ${words} words; at most ${MAX_QUERY_TEXT_WORDS} are accepted.`);
+// Every run of letters or digits and every other visible character is at least one token of a
+// CLIP-style tokenizer (byte-level BPE splits words, never joins them), so this count never
+// exceeds the model's.
+const TOKEN_FLOOR = /[\p{L}\p{M}\p{N}]+|[^\s\p{L}\p{M}\p{N}]/gu;
+
+/** A lower bound on the tokens a query's text makes. */
+export function tokensAtLeast(text: string): number {
+  return text.match(TOKEN_FLOOR)?.length ?? 0;
+}
+
+/** Refuses query text over QUERY_TEXT_LIMITS with 400 token_limit_exceeded, naming the parameter. */
+export function checkQueryText(param: string, text: string): void {
+  const { tokens, characters } = QUERY_TEXT_LIMITS;
+  if (text.length > characters || tokensAtLeast(text) > tokens) {
+    throw new ApiError(
+      'token_limit_exceeded',
+      `The ${param} parameter is too long: a search query may have at most ${tokens} tokens and ${characters} characters.`,
+      { param },
+    );
   }
 }

@@ -1,21 +1,36 @@
-import { checkQueryText, MAX_QUERY_TEXT_CHARS, MAX_QUERY_TEXT_WORDS } from '@vus/core';
-import { errorOf } from '@vus/testing';
+/** Query text limits (issue 15, defect 2): one rule for the gateway's edge and search-service. */
+import { checkQueryText, QUERY_TEXT_LIMITS, tokensAtLeast } from '@vus/core';
+import { codeOf } from '@vus/testing';
+
+const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
+
+describe('tokensAtLeast', () => {
+  it.each([
+    ['', 0],
+    ['a dog', 2],
+    ['a dog, running!', 5],
+    ['  spaced   out  ', 2],
+    ['café naïve', 2],
+    ['東京タワー', 1],
+    ['e\u0301te\u0301', 1], // combining accents stay in their word
+    ['12:30', 3],
+  ])('%j: %d', (text, expected) => {
+    expect(tokensAtLeast(text)).toBe(expected);
+  });
+});
 
 describe('checkQueryText', () => {
-  const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
   it.each([
-    ['the longest accepted text', words(MAX_QUERY_TEXT_WORDS), undefined],
-    ['one word too many', words(MAX_QUERY_TEXT_WORDS + 1), `It has ${MAX_QUERY_TEXT_WORDS + 1} words`],
-    ['punctuation does not count as words', '!'.repeat(MAX_QUERY_TEXT_CHARS), undefined],
-    ['one character too many', 'a'.repeat(MAX_QUERY_TEXT_CHARS + 1), `${MAX_QUERY_TEXT_CHARS + 1} characters long`],
-    ['words of any script', Array.from({ length: MAX_QUERY_TEXT_WORDS + 1 }, () => '猫').join(' '), 'words'],
-  ])('%s', (_name, text, refusal) => {
-    const error = errorOf(() => checkQueryText(text));
-    if (refusal === undefined) expect(error).toBe(false);
-    else expect(error).toEqual({ code: 'parameter_invalid', message: expect.stringContaining(refusal) });
+    ['500 words', words(QUERY_TEXT_LIMITS.tokens), false],
+    ['501 words', words(QUERY_TEXT_LIMITS.tokens + 1), 'token_limit_exceeded'],
+    ['one word over the character limit', 'a'.repeat(QUERY_TEXT_LIMITS.characters + 1), 'token_limit_exceeded'],
+    ['spaces over the character limit', `a${' '.repeat(QUERY_TEXT_LIMITS.characters)}b`, 'token_limit_exceeded'],
+    ['a million characters', 'word '.repeat(200_000), 'token_limit_exceeded'],
+  ])('%s', (_name, text, code) => {
+    expect(codeOf(() => checkQueryText('query_text', text))).toBe(code);
   });
 
-  it('names the parameter it checks', () => {
-    expect(errorOf(() => checkQueryText(words(100), 'query.$and[0].text'))).toMatchObject({ message: expect.stringMatching(/^The query\.\$and\[0\]\.text parameter is invalid/) });
+  it('names the parameter and the limits', () => {
+    expect(() => checkQueryText('query.$and[1].text', words(600))).toThrow(/query\.\$and\[1\]\.text parameter is too long.*500 tokens and 5000 characters/);
   });
 });

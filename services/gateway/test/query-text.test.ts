@@ -1,43 +1,12 @@
 /** Issue 15, defect 2 (the gateway's part): search query text is capped at the edge. */
 import { codeOf } from '@vus/testing';
-import { checkQueryText, paramWithNul, QUERY_TEXT_LIMITS, tokensAtLeast } from '../src/http/text-limits';
+import { paramWithNul } from '../src/http/text-limits';
 import { parseCombinedQuery } from '../src/routes/combined-query.schema';
 import { parseSearch } from '../src/routes/search.schema';
 import { ADAPTERS } from '../src/versions';
 
 const INDEX = '6528dde58f9cd95a98cbd075';
 const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
-
-describe('tokensAtLeast', () => {
-  it.each([
-    ['', 0],
-    ['a dog', 2],
-    ['a dog, running!', 5],
-    ['  spaced   out  ', 2],
-    ['café naïve', 2],
-    ['東京タワー', 1],
-    ['e\u0301te\u0301', 1], // combining accents stay in their word
-    ['12:30', 3],
-  ])('%j: %d', (text, expected) => {
-    expect(tokensAtLeast(text)).toBe(expected);
-  });
-});
-
-describe('checkQueryText', () => {
-  it.each([
-    ['500 words', words(QUERY_TEXT_LIMITS.tokens), false],
-    ['501 words', words(QUERY_TEXT_LIMITS.tokens + 1), 'token_limit_exceeded'],
-    ['one word over the character limit', 'a'.repeat(QUERY_TEXT_LIMITS.characters + 1), 'token_limit_exceeded'],
-    ['spaces over the character limit', `a${' '.repeat(QUERY_TEXT_LIMITS.characters)}b`, 'token_limit_exceeded'],
-    ['a million characters', 'word '.repeat(200_000), 'token_limit_exceeded'],
-  ])('%s', (_name, text, code) => {
-    expect(codeOf(() => checkQueryText('query_text', text))).toBe(code);
-  });
-
-  it('names the parameter and the limits', () => {
-    expect(() => checkQueryText('query.$and[1].text', words(600))).toThrow(/query\.\$and\[1\]\.text parameter is too long.*500 tokens and 5000 characters/);
-  });
-});
 
 describe('search requests', () => {
   const long = 'word '.repeat(2_000);

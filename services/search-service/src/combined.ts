@@ -110,7 +110,7 @@ function nodeKind(query: CombinedQuery, path: string): 'leaf' | 'group' | 'not' 
 function resolveLeaf(leaf: NonNullable<CombinedQuery['leaf']>, path: string, globals: Resolved): Leaf {
   const text = (leaf.text ?? '').trim();
   if (!text) throw errors.notProvided(`${path}.text`);
-  checkQueryText(text, `${path}.text`);
+  checkQueryText(`${path}.text`, text);
   const own = checkOptions(leaf.search_options ?? [], `${path}.search_options`);
   const searchOptions = own.length > 0 ? own : globals.searchOptions;
   if (searchOptions.length === 0) throw errors.notProvided('search_options');

@@ -146,7 +146,7 @@ export function searchServiceImplementation(
         const text = request.query_text.trim() ? request.query_text : undefined;
         if (text === undefined && !image) throw errors.notProvided('query_text');
         // Before any work: a query is planned per word, and an unbounded text is an unbounded statement.
-        if (text !== undefined) checkQueryText(text);
+        if (text !== undefined) checkQueryText('query_text', text);
         const page = await deps.search.search(orgId, indexId(request.index_id), { text, image }, params, request.include_user_metadata);
         return toProtoPage(page);
       },
@@ -156,7 +156,7 @@ export function searchServiceImplementation(
       async MatchClips(request, ctx) {
         const p = parseInput(matchClipsSchema, request);
         if (!request.query_text.trim()) throw errors.notProvided('query_text');
-        checkQueryText(request.query_text);
+        checkQueryText('query_text', request.query_text);
         const clips = await deps.search.matchClips(requireOrg(ctx), indexId(request.index_id), request.query_text, {
           options: [...new Set(p.search_options)],
           conversationOption: p.conversation_option,

@@ -16,7 +16,7 @@ import { ModelRegistry, type VisualEmbedder } from '@vus/models';
 import sharp from 'sharp';
 import { startSearchService, type RunningSearchService } from '../src/main';
 import { codeOf, errorOf } from '@vus/testing';
-import { MAX_QUERY_TEXT_WORDS } from '@vus/core';
+import { QUERY_TEXT_LIMITS } from '@vus/core';
 
 const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
@@ -246,15 +246,18 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
     // Distinct words: a repeated word makes one group only.
     const long = Array.from({ length: 1000 }, (_, i) => (i < words.length ? words[i] : `${words[i % words.length]}${i}`)).join(' ');
     const refused = await errorOf(run(long));
-    expect(refused).toMatchObject({ code: 'parameter_invalid' });
+    expect(refused).toMatchObject({ code: 'token_limit_exceeded' });
     expect(refused && refused.message).toMatch(/query_text/);
-    expect(await codeOf(run('x'.repeat(5000), ['visual']))).toBe('parameter_invalid');
-    // The longest accepted text is searched on every option without trouble.
-    const longest = Array.from({ length: MAX_QUERY_TEXT_WORDS }, (_, i) => words[i % words.length]).join(' ');
-    expect((await run(longest)).clips.length).toBeGreaterThan(0);
+    expect(await codeOf(run('x'.repeat(QUERY_TEXT_LIMITS.characters + 1), ['visual']))).toBe('token_limit_exceeded');
+    // The longest accepted texts are searched on every option without trouble: 500 distinct tokens
+    // (each planned; few are covered, so nothing passes the threshold) and 500 tokens of known words.
+    const longestDistinct = Array.from({ length: QUERY_TEXT_LIMITS.tokens }, (_, i) => (i < words.length ? words[i] : `w${i}`)).join(' ');
+    expect((await run(longestDistinct)).clips).toEqual([]);
+    const longestKnown = Array.from({ length: QUERY_TEXT_LIMITS.tokens }, (_, i) => words[i % words.length]).join(' ');
+    expect((await run(longestKnown)).clips.length).toBeGreaterThan(0);
     expect((await run('planet', ['text_in_video'])).clips).toHaveLength(1);
     const combinedLeaf = { index_id: indexId, search_options: ['visual'], query: { leaf: { text: long } } };
-    expect(await errorOf(search.combinedSearch(ctx, combinedLeaf))).toMatchObject({ code: 'parameter_invalid', message: expect.stringContaining('query.text') });
+    expect(await errorOf(search.combinedSearch(ctx, combinedLeaf))).toMatchObject({ code: 'token_limit_exceeded', message: expect.stringContaining('query.text') });
   });
 
   it('refuses segments that are not well formed', async () => {
