@@ -154,6 +154,27 @@ describe('embed tasks', () => {
     expect(early.video_embedding.segments[0].float).toEqual(early.video_embeddings[0].float);
   }, 180_000);
 
+  it('twelvelabs-js 1.3.4 embed.v2.tasks: create by URL (202), retrieve until ready, list — clips and the asset', async () => {
+    process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+    const client = new TwelveLabsV1({ apiKey: key });
+    const created = await client.embed.v2.tasks.create({ inputType: 'video', modelName: 'marengo3.0', video: { mediaSource: { url: files.url('video.mp4') } } });
+    expect(created.status).toBe('processing');
+    let task = await client.embed.v2.tasks.retrieve(created.id);
+    for (let i = 0; i < 300 && task.status === 'processing'; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      task = await client.embed.v2.tasks.retrieve(created.id);
+    }
+    expect(task.status).toBe('ready');
+    expect(task.data?.map((d) => [d.embeddingScope, d.startSec, Math.round((d.endSec ?? 0) * 10) / 10, d.embedding.length])).toEqual([
+      ['clip', 0, 6, 512],
+      ['clip', 6, 8, 512],
+      ['asset', 0, 8, 512],
+    ]);
+    const listed: string[] = [];
+    for await (const item of await client.embed.v2.tasks.list()) listed.push(item.id);
+    expect(listed).toContain(created.id);
+  }, 180_000);
+
   it.each([
     ['a clip length out of range', { video_clip_length: '1' }, 'parameter_invalid'],
     ['no video', {}, 'parameter_not_provided'],
@@ -229,9 +250,10 @@ describe('bad input', () => {
     expect(res.body.error.message).toEqual(expect.any(String));
   }, 30_000);
 
-  it('/embed-v2 is v1.3 only; embed-v2 tasks still answer 501', async () => {
+  it('/embed-v2 is v1.3 only; audio embedding tasks are not built (501)', async () => {
     const old = await api().post('/v1.2/embed-v2').set('x-api-key', key).send({ input_type: 'text', model_name: 'marengo3.0', text: { input_text: 'cat' } });
-    expect(old.status).toBe(400);
-    expect((await api().get('/v1.3/embed-v2/tasks').set('x-api-key', key)).status).toBe(501);
+    expect([old.status, old.body.error?.code]).toEqual([400, 'api_upgrade_required']);
+    const audio = await api().post('/v1.3/embed-v2/tasks').set('x-api-key', key).send({ input_type: 'audio', model_name: 'marengo3.0', audio: { media_source: { url: files.url('tone.wav') } } });
+    expect([audio.status, audio.body.error?.code]).toEqual([501, 'not_implemented']);
   });
 });

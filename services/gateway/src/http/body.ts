@@ -33,7 +33,7 @@ const BINARY_PARTS: Readonly<Record<string, ReadonlyMap<string, number>>> = {
   // POST /embed/tasks: a video held in memory, then put in the blob store (send larger videos as video_url).
   'post /embed/tasks': new Map([['video_file', EMBED_TASK_VIDEO_BYTES]]),
 };
-/** The largest JSON body of POST /embed-v2 (its media is inline, base64). */
+/** The largest JSON body of POST /embed-v2 and /embed-v2/tasks (their media may be inline, base64). */
 const EMBED_V2_JSON_BYTES = 8 * 1024 * 1024;
 const NO_BINARY_PARTS: ReadonlyMap<string, number> = new Map();
 
@@ -63,7 +63,7 @@ export function parseBody(limits: BodyLimits): RequestHandler {
     }
     // Text the services would store must hold no NUL (http/text-limits.ts).
     const checked = (error?: unknown) => (error ? next(error) : next(nulError(req.body)));
-    if (req.is(['application/json', 'application/*+json'])) return (req.method === 'POST' && route.path === '/embed-v2' ? mediaJson : json)(req, res, checked);
+    if (req.is(['application/json', 'application/*+json'])) return (req.method === 'POST' && route.path.startsWith('/embed-v2') ? mediaJson : json)(req, res, checked);
     if (req.is('application/x-www-form-urlencoded')) return urlencoded(req, res, checked);
     if (req.is('multipart/form-data')) {
       const binaryParts = BINARY_PARTS[`${req.method.toLowerCase()} ${route.path}`] ?? NO_BINARY_PARTS;

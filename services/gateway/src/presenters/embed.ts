@@ -121,3 +121,30 @@ export function presentEmbedTask(task: EmbedTask, shape: EmbedShape): Record<str
 export function presentEmbedTaskList(list: ListEmbedTasksResponse, shape: EmbedShape): Record<string, unknown> {
   return { data: list.data.map((task) => presentEmbedTaskSummary(task, shape)), page_info: list.page_info };
 }
+
+/**
+ * GET /embed-v2/tasks/{id} and list items (API-CONTRACT §5.8): `data` once ready (each vector with
+ * its option, scope — the whole range is `asset` — and times), `metadata`, `error` when failed.
+ */
+export function presentEmbedTaskV2(task: EmbedTask): Record<string, unknown> {
+  const segments = task.embedding?.segments ?? [];
+  const scopeOf = (scope: string) => (scope === 'video' ? 'asset' : scope);
+  const metadata = task.embedding?.metadata;
+  return {
+    _id: task.id,
+    status: task.status,
+    created_at: iso(task, 'created_at'),
+    updated_at: iso(task, 'updated_at'),
+    data: task.status === 'ready' && segments.length > 0 ? segments.map((s) => ({ embedding: floats(s.vector), embedding_option: 'visual', embedding_scope: scopeOf(s.embedding_scope), start_sec: s.start ?? 0, end_sec: s.end ?? 0 })) : null,
+    metadata: {
+      input_type: 'video',
+      ...(metadata?.input_url ? { input_url: metadata.input_url } : {}),
+      ...(metadata?.input_filename ? { input_filename: metadata.input_filename } : {}),
+      clip_length: metadata?.clip_length ?? 0,
+      embedding_scopes: (metadata?.embedding_scopes ?? []).map(scopeOf),
+      embedding_options: ['visual'],
+      duration: metadata?.duration ?? 0,
+    },
+    ...(task.status === 'failed' ? { error: { message: task.error_message || 'The task failed.' } } : {}),
+  };
+}

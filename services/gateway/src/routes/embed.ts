@@ -11,7 +11,7 @@ import { outgoing } from '../http/context';
 import { readQuery, list, scalar } from '../http/query';
 import { parsePageQuery } from '../http/paging';
 import { locals } from '../http/context';
-import { presentEmbeddingV2, presentEmbedTask, presentEmbedTaskList, presentEmbedTaskSummary, presentLegacyEmbedding } from '../presenters/embed';
+import { presentEmbeddingV2, presentEmbedTask, presentEmbedTaskList, presentEmbedTaskSummary, presentEmbedTaskV2, presentLegacyEmbedding } from '../presenters/embed';
 import type { EmbedShape, VersionAdapter } from '../versions/adapter';
 import { versionOf } from './version';
 
@@ -190,6 +190,44 @@ export function parseEmbedV2(body: Fields): { inputType: string; request: Create
   }
 }
 
+/** POST /embed-v2/tasks (JSON): video only here (audio tasks are not built); media by URL, base64 (put in the blob store) or asset (not built). */
+export function parseEmbedV2Task(body: Fields): { request: Omit<CreateEmbedTaskRequest__Input, 'media'>; source: MediaSource__Input } {
+  const inputType = body.input_type;
+  if (inputType === undefined) throw errors.notProvided('input_type');
+  if (inputType === 'audio') throw new ApiError('not_implemented', 'Audio embedding tasks are not available on this server yet; embed audio synchronously with POST /embed-v2.', { param: 'input_type' });
+  if (inputType !== 'video') throw errors.invalid('input_type', 'Embedding tasks take video (or audio).');
+  const modelName = body.model_name;
+  if (modelName === undefined) throw errors.notProvided('model_name');
+  if (typeof modelName !== 'string') throw errors.invalid('model_name', 'It must be text.');
+  const video = object(body.video, 'video');
+  const source = v2MediaSource(video.media_source, 'video.media_source');
+  if (source.asset_id !== undefined) throw new ApiError('not_implemented', 'Assets are not available on this server yet: send the video by url or base64_string.', { param: 'video.media_source.asset_id' });
+  const start = seconds(video, 'start_sec');
+  const end = seconds(video, 'end_sec');
+  let clipLength: number | undefined;
+  if (video.segmentation !== undefined) {
+    const segmentation = object(video.segmentation, 'video.segmentation');
+    // Dynamic segmentation is served as fixed clips of its minimum length (no shot-aware clips yet).
+    if (segmentation.strategy === 'fixed') clipLength = seconds(object(segmentation.fixed, 'video.segmentation.fixed'), 'duration_sec');
+    else if (segmentation.strategy === 'dynamic') clipLength = seconds(object(segmentation.dynamic, 'video.segmentation.dynamic'), 'min_duration_sec');
+    else throw errors.invalid('video.segmentation.strategy', 'Use fixed or dynamic.');
+  }
+  const options = stringList(video.embedding_option, 'video.embedding_option');
+  if (options.some((o) => o !== 'visual')) throw new ApiError('not_implemented', 'Only visual video embeddings are available on this server; audio and transcription are not yet.', { param: 'video.embedding_option' });
+  const scopes = stringList(video.embedding_scope, 'video.embedding_scope');
+  return {
+    request: {
+      model_name: modelName,
+      input_type: 'video',
+      ...(start === undefined ? {} : { start_sec: start }),
+      ...(end === undefined ? {} : { end_sec: end }),
+      ...(clipLength === undefined ? {} : { clip_length: clipLength }),
+      embedding_scopes: scopes.length > 0 ? scopes : ['clip', 'asset'],
+    },
+    source,
+  };
+}
+
 /** /embed-v2's error body is `{error: {code, message}}` (API-CONTRACT §2.5), whatever the version's usual form. */
 function writeV2Error(res: Response, error: unknown): void {
   const apiError = isApiError(error) ? error : new ApiError('internal_error', 'An internal error occurred. Please try again later.');
@@ -260,6 +298,58 @@ export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, b
     const task = await client().getEmbedTask(outgoing(res, timeoutMs), { embed_task_id: String(req.params.taskId), embedding_options: options });
     res.json(presentEmbedTask(task, shape));
   });
+
+  /** An /embed-v2… handler: v1.3 only, errors in its `{error: {…}}` form. */
+  const v2 = (handler: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response) => {
+    try {
+      if (!embedShape(versionOf(res)).embedV2) throw new ApiError('api_upgrade_required', '/embed-v2 is part of API v1.3; use /embed on this version.');
+      await handler(req, res);
+    } catch (error) {
+      if (isApiError(error)) return writeV2Error(res, error);
+      throw error;
+    }
+  };
+
+  /** Uploaded or inline media goes to the blob store; the service reads it from there. */
+  const storeMedia = async (res: Response, bytes: Buffer, param: string): Promise<MediaSource__Input> => {
+    if (!blobs) throw new ApiError('not_implemented', 'Uploads need a blob store, and none is configured: send a URL.', { param });
+    const key = `embed-tasks/${locals(res).orgId}/${newId()}`;
+    await blobs.put(key, Readable.from([bytes]));
+    return { blob_key: key };
+  };
+
+  router.post(
+    '/embed-v2/tasks',
+    v2(async (req, res) => {
+      const { request, source } = parseEmbedV2Task(req.body as Fields);
+      const media = source.data ? await storeMedia(res, source.data as Buffer, 'video.media_source.base64_string') : source;
+      const task = await client().createEmbedTask(outgoing(res, timeoutMs), { ...request, media, idempotency_key: req.get('idempotency-key') ?? '' });
+      res.status(202).json({ _id: task.id, status: task.status, data: null });
+    }),
+  );
+
+  router.get(
+    '/embed-v2/tasks',
+    v2(async (req, res) => {
+      const query = readQuery(req.originalUrl);
+      const page = parsePageQuery(query);
+      const from = dateParam(scalar(query, 'started_at'), 'started_at');
+      const to = dateParam(scalar(query, 'ended_at'), 'ended_at');
+      const result = await client().listEmbedTasks(outgoing(res, timeoutMs), {
+        page: { page: page.page, page_limit: page.pageLimit },
+        created_at: from || to ? { ...(from ? { gte: toTimestamp(from) } : {}), ...(to ? { lte: toTimestamp(to) } : {}) } : null,
+        statuses: list(query, 'status') ?? [],
+      });
+      res.json({ data: result.data.map((task) => presentEmbedTaskV2(task)), page_info: result.page_info });
+    }),
+  );
+
+  router.get(
+    '/embed-v2/tasks/:taskId',
+    v2(async (req, res) => {
+      res.json(presentEmbedTaskV2(await client().getEmbedTask(outgoing(res, timeoutMs), { embed_task_id: String(req.params.taskId) })));
+    }),
+  );
 
   router.post('/embed-v2', async (req: Request, res: Response) => {
     try {

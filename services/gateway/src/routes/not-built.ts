@@ -11,8 +11,6 @@ const NOT_BUILT: readonly [capability: string, paths: string[]][] = [
   ['Indexed assets', ['/indexes/:indexId/indexed-assets', '/indexes/:indexId/indexed-assets/*rest']],
   ['Assets', ['/assets', '/assets/*rest']],
   ['Classification', ['/classify', '/classify/*rest']],
-  // POST /embed, /embed-v2 and /embed/tasks… are routes/embed.ts; embed-v2 tasks are not built.
-  ['Embedding tasks of embed-v2', ['/embed-v2/*rest']],
 ];
 
 export function notBuiltRoutes(): Router {
