@@ -77,6 +77,8 @@ function operation(version: VersionAdapter, route: RouteEntry, spec: OperationSp
   };
 }
 
+const TAG_ORDER = ['Indexes', 'Tasks', 'Videos', 'Search', 'Generate', 'Embeddings', 'Engines', 'Webhooks', 'Not built', 'Docs', 'Undocumented'];
+
 /** The methods a route answers in the document: `all` (the not-built catch-alls) as GET and POST. */
 const methodsOf = (route: RouteEntry) => (route.method === 'all' ? ['get', 'post'] : [route.method]);
 
@@ -84,12 +86,14 @@ export function openApiDocument(version: VersionAdapter, routes: readonly RouteE
   const shapes = versionShapes(version);
   const paths: Record<string, Record<string, unknown>> = {};
   const undocumented: string[] = [];
+  const used = new Set<string>();
   for (const route of routes) {
     if (unavailableRoute(version, route)) continue;
     const endpoint = endpointOfRoute(version, route);
     const entry = OPERATIONS[endpoint];
     if (!entry) undocumented.push(endpoint);
     const spec: OperationSpec = entry ? entry(shapes) : { summary: endpoint, tag: 'Undocumented', responses: {} };
+    used.add(spec.tag);
     const item = (paths[documentPath(route.path)] ??= {});
     for (const method of methodsOf(route)) {
       // The first route Express tries is the one that serves.
@@ -106,6 +110,8 @@ export function openApiDocument(version: VersionAdapter, routes: readonly RouteE
       openapi: '3.1.0',
       info: { title: `Video understanding API ${version.name}`, version: version.name, description: notes.join('\n\n') },
       servers: [{ url: `/${version.name}` }],
+      // The order the docs page lists them in: the usual path through the API first.
+      tags: [...TAG_ORDER.filter((name) => used.has(name)), ...[...used].filter((name) => !TAG_ORDER.includes(name))].map((name) => ({ name })),
       security: [{ apiKey: [] }],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
       paths,

@@ -36,8 +36,9 @@ export function taskRoutes(client: TaskClient | undefined, options: TaskRouteOpt
     const unavailable = () => {
       throw new ApiError('not_implemented', 'Indexing tasks: no task-service is configured on this server.');
     };
-    router.all('/tasks', unavailable);
-    router.get(['/tasks/status', '/tasks/:taskId'], unavailable);
+    // The same routes as with a task-service (and so the same OpenAPI document), each answering 501.
+    router.post('/tasks', unavailable);
+    router.get(['/tasks/status', '/tasks', '/tasks/:taskId', '/tasks/:taskId/video-id'], unavailable);
     router.delete('/tasks/:taskId', unavailable);
     return router;
   }
