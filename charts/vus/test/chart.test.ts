@@ -37,6 +37,7 @@ const PEERS = [
   ['gateway', 'BILLING_SERVICE_ADDR', 'billing-service'],
   ['gateway', 'TASK_SERVICE_ADDR', 'task-service'],
   ['gateway', 'SEARCH_SERVICE_ADDR', 'search-service'],
+  ['gateway', 'EMBED_SERVICE_ADDR', 'embed-service'],
   ['task-service', 'INDEX_SERVICE_ADDR', 'index-service'],
   [WORKER, 'INDEX_SERVICE_ADDR', 'index-service'],
   [WORKER, 'SEARCH_SERVICE_ADDR', 'search-service'],
@@ -44,7 +45,7 @@ const PEERS = [
   ['search-service', 'INDEX_SERVICE_ADDR', 'index-service'],
 ] as const;
 /** The services that share the blob store (BLOB_DIR), those on the event bus, those that load models. */
-const BLOB_USERS = ['gateway', 'index-service', 'task-service', WORKER];
+const BLOB_USERS = ['gateway', 'index-service', 'task-service', 'embed-service', WORKER];
 const BUS_USERS = ['index-service', 'task-service', 'search-service', WORKER];
 const MODEL_USERS = [WORKER, 'search-service'];
 /** Variables only the worker reads: task-service's API pods go without them when the worker runs apart. */
