@@ -137,7 +137,8 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
       _id: { schema: z.string().optional() },
       index_name: { schema: z.string().optional() },
       ...Object.fromEntries(s.version.indexes.optionFilter.keys.map((key) => [key, { schema: z.array(z.enum(s.version.indexes.optionFilter.values)).optional() }])),
-      [s.version.indexes.familyFilter]: { schema: z.enum(['marengo', 'pegasus']).optional() },
+      // Not an enum: the docs page would fill an optional enum with its first value and filter by it unasked.
+      [s.version.indexes.familyFilter]: { schema: z.string().optional(), description: 'marengo or pegasus' },
     },
     responses: ok(s.list(s.index)),
   }),
