@@ -3,7 +3,10 @@
  * The bundled concept embedding: cross-modal cosines on generated fixtures, then texts and images
  * embedded per second (one process; the machine has 2 cores). Uses the built libs:
  *
- *   npx tsc -b libs/models libs/testing && node scripts/bench/embed.js
+ *   npx tsc -b libs/models libs/testing libs/media && node scripts/bench/embed.js
+ *
+ * Video is embedded as embed-service's tasks do it: a frame every 2 s through the detector and OCR,
+ * clips as the union of their frames.
  */
 'use strict';
 const { join } = require('node:path');
@@ -13,7 +16,8 @@ const sharp = require('sharp');
 const root = join(__dirname, '../..');
 const models = require(join(root, 'libs/models/dist'));
 const { openWordNet } = require(join(root, 'libs/wordnet/dist'));
-const { photoPath } = require(join(root, 'libs/testing/dist'));
+const { photoPath, textScenesVideo } = require(join(root, 'libs/testing/dist'));
+const { sampleFrames } = require(join(root, 'libs/media/dist'));
 
 async function textFrame(text) {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="360"><rect width="100%" height="100%" fill="#f4f1ea"/><text x="60" y="200" font-family="DejaVu Sans" font-size="80" fill="#111">${text}</text></svg>`;
@@ -57,6 +61,14 @@ async function main() {
   for (; m < 10; m += 1) await image(frame);
   const imageSec = Number(process.hrtime.bigint() - started) / 1e9;
   console.log(`\ntexts per second: ${(n / textSec).toFixed(0)}   images per second (detector + OCR + colour): ${(m / imageSec).toFixed(2)}`);
+
+  const video = await textScenesVideo();
+  started = process.hrtime.bigint();
+  const bags = [];
+  for await (const frame of sampleFrames(video.path, { fps: 0.5, width: 640 })) bags.push(await embedder.imageConcepts(frame.data));
+  for (let at = 0; at < bags.length; at += 3) embedder.embed(models.unionOfFrames(bags.slice(at, at + 3)), 1024);
+  const videoSec = Number(process.hrtime.bigint() - started) / 1e9;
+  console.log(`seconds of video embedded per second of wall time (${video.truth.durationSec} s, 6 s clips): ${(video.truth.durationSec / videoSec).toFixed(2)}`);
   await registry.dispose();
   wordnet.close();
   vectors.close();
