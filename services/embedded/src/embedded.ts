@@ -1,4 +1,5 @@
 import { analyzeService } from '@vus/analyze-service';
+import { classifyService } from '@vus/classify-service';
 import { billingService } from '@vus/billing-service';
 import { embedService } from '@vus/embed-service';
 import { FileBlobStore } from '@vus/blob';
@@ -59,6 +60,8 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
     const search = await services.start(searchService, { indexServiceAddress: index.address, models, fetchAllowHosts: config.FETCH_ALLOW_HOSTS });
     // Text generation from what indexing found (the bundled extractive provider: no model download).
     const analyze = await services.start(analyzeService, { indexServiceAddress: index.address, searchServiceAddress: search.address });
+    // Classification: each prompt a search over the videos, scored; its own result pages.
+    const classify = await services.start(classifyService, { indexServiceAddress: index.address, searchServiceAddress: search.address });
     // Embeddings (the bundled concept embedding), on the same detector and OCR as indexing.
     const embed = await services.start(embedService, { models, fetchAllowHosts: config.FETCH_ALLOW_HOSTS, blobs });
     // Media minutes are metered as in the cluster: each probed video is reserved against the
@@ -96,6 +99,7 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
       searchServiceAddress: search.address,
       analyzeServiceAddress: analyze.address,
       embedServiceAddress: embed.address,
+      classifyServiceAddress: classify.address,
       blobs,
       // Rate-limit counters stay in this process (no Redis in embedded mode), shared with the Meter.
       limiters,

@@ -15,6 +15,7 @@ import { adminBillingRoutes } from './routes/admin-billing';
 import { embedRoutes } from './routes/embed';
 import { docsRoutes } from './routes/docs';
 import { engineRoutes } from './routes/engines';
+import { classifyRoutes } from './routes/classify';
 import { generateRoutes, outputTokenMeter } from './routes/generate';
 import { hlsFileRoutes } from './routes/hls';
 import { importRoutes } from './routes/imports';
@@ -99,6 +100,7 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     searchRoutes(deps.clients.search, deps.requestTimeoutMs, deps.thumbnails),
     generateRoutes(deps.clients.analyze, { timeoutMs: deps.requestTimeoutMs, meter: outputTokenMeter(deps.limits, deps.billing) }),
     embedRoutes(deps.clients.embed, deps.requestTimeoutMs, deps.uploads?.blobs),
+    classifyRoutes(deps.clients.classify, deps.requestTimeoutMs),
   ];
   // Which endpoint serves the request is known before its body is read or its quota is used.
   router.use(routeFinder(endpoints));

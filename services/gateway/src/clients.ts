@@ -1,12 +1,14 @@
-import type { AnalyzeClient, EmbedClient, IndexClient, SearchClient, TaskClient } from '@vus/clients';
+import type { AnalyzeClient, ClassifyClient, EmbedClient, IndexClient, SearchClient, TaskClient } from '@vus/clients';
 
 export {
   createAnalyzeClient,
+  createClassifyClient,
   createEmbedClient,
   createIndexClient,
   createSearchClient,
   createTaskClient,
   type AnalyzeClient,
+  type ClassifyClient,
   type EmbedClient,
   type IndexClient,
   type SearchClient,
@@ -24,4 +26,6 @@ export interface Clients {
   analyze?: AnalyzeClient | undefined;
   /** Absent when no embed-service is configured: the embedding endpoints answer 501. */
   embed?: EmbedClient | undefined;
+  /** Absent when no classify-service is configured: the classify endpoints answer 501. */
+  classify?: ClassifyClient | undefined;
 }

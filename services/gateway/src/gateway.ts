@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createApp } from './app';
 import { appRoutes, type RouteEntry } from './http/route-table';
-import { createAnalyzeClient, createEmbedClient, createIndexClient, createSearchClient, createTaskClient } from './clients';
+import { createAnalyzeClient, createClassifyClient, createEmbedClient, createIndexClient, createSearchClient, createTaskClient } from './clients';
 import { createThumbnailSigner } from './http/signed-urls';
 import { createKeyService, type KeyService } from './keys';
 import { DEFAULT_PROVIDERS, type ProviderSettings } from './providers';
@@ -30,6 +30,8 @@ export interface GatewayOptions {
   analyzeServiceAddress?: string | undefined;
   /** embed-service; without it the embedding endpoints answer 501. */
   embedServiceAddress?: string | undefined;
+  /** classify-service; without it the classify endpoints answer 501. */
+  classifyServiceAddress?: string | undefined;
   /** Where POST /tasks streams uploads: the blob store the indexing worker reads. */
   blobs?: BlobStore | undefined;
   /** Largest video upload accepted (bytes); default 2 GiB. */
@@ -89,6 +91,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const search = options.searchServiceAddress ? createSearchClient(options.searchServiceAddress) : undefined;
   const analyze = options.analyzeServiceAddress ? createAnalyzeClient(options.analyzeServiceAddress) : undefined;
   const embed = options.embedServiceAddress ? createEmbedClient(options.embedServiceAddress) : undefined;
+  const classify = options.classifyServiceAddress ? createClassifyClient(options.classifyServiceAddress) : undefined;
   const billing = options.billingServiceAddress ? createBillingClient(options.billingServiceAddress) : undefined;
   const redis = !options.limiters && options.redisUrl ? connectRedis(options.redisUrl, logger) : undefined;
   const counters = new UsageCounters(options.limiters ?? (redis ? redisLimiters(redis) : memoryLimiters()));
@@ -98,7 +101,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
 
   const app = createApp({
     keys,
-    clients: { index, task, search, analyze, embed },
+    clients: { index, task, search, analyze, embed, classify },
     uploads: { blobs: options.blobs, maxBytes: options.uploadMaxBytes ?? 2 * 1024 ** 3 },
     limits: { counters, source: limitsSource },
     billing,
@@ -136,6 +139,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       search?.close();
       analyze?.close();
       embed?.close();
+      classify?.close();
       billing?.close();
       if (redis?.isReady) await redis.close();
       else redis?.destroy();
@@ -152,6 +156,7 @@ async function peersReady(options: GatewayOptions): Promise<Record<string, boole
     ['search-service', options.searchServiceAddress],
     ['analyze-service', options.analyzeServiceAddress],
     ['embed-service', options.embedServiceAddress],
+    ['classify-service', options.classifyServiceAddress],
     ['billing-service', options.billingServiceAddress],
   ];
   const configured = peers.filter((peer): peer is [GrpcServiceName, string] => Boolean(peer[1]));

@@ -35,11 +35,14 @@ describe('rate-limit categories of SPEC §8', () => {
     ['POST', '/embed-v2/tasks', { input_type: 'audio' }, ['embed_audio']],
     ['POST', '/embed-v2/tasks', { input_type: 'video' }, ['embed_video']],
     ['POST', '/embed-v2', { input_type: 'hologram' }, []],
+    // Classification is searches: one search request; its pages are free.
+    ['POST', '/classify', {}, ['search']],
+    ['POST', '/classify/bulk', {}, ['search']],
+    ['GET', '/classify/6528dde58f9cd95a98cbd075-2', {}, []],
     // Outside the table: not limited.
     ['GET', '/search/abc', {}, []],
     ['GET', '/tasks', {}, []],
     ['POST', '/indexes', {}, []],
-    ['POST', '/classify', {}, []],
     ['DELETE', '/tasks/6528dde58f9cd95a98cbd075', {}, []],
   ])('%s %s %j', (method, path, body, expected) => {
     expect(categoriesOf(method, path, body)).toEqual(expected);

@@ -544,7 +544,9 @@ describe('versions before v1.2', () => {
     ['v1.1', { classesField: 'labels', videos: 'video_id', threshold: 'level' }],
     ['v1.1.1', { classesField: 'classes', videos: 'video_id', threshold: 'integer' }],
     ['v1.1.2', { classesField: 'classes', videos: 'video_ids', threshold: 'object' }],
+    ['v1.2', { classesField: 'classes', videos: 'video_ids', threshold: 'object' }],
     ['v1', undefined],
+    ['v1.3', undefined],
   ] as const)('%s classify names %j', (version, expected) => {
     expect(ADAPTERS[version].classify).toEqual(expected);
   });

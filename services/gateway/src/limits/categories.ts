@@ -15,6 +15,9 @@ const FIXED: readonly [pattern: RegExp, category: Category][] = [
   // v1.2's multipart search and combined queries are the same search; fetching a next page
   // (GET /search/{token}) is free (API-CONTRACT §2.6).
   [/^\/(search|search-v2|combined-search|search\/combined|beta\/search)\/?$/, 'search'],
+  // SPEC §8 gives classification no category; each of its prompts is a search, so a classification
+  // counts as one search request (its later pages, like search's, are free).
+  [/^\/classify(\/bulk)?\/?$/, 'search'],
   // v1.2's gist/summarize/generate are the text generation that v1.3 calls /analyze.
   [/^\/(analyze|gist|summarize|generate)\/?$/, 'analyze'],
   [/^\/embed\/tasks\/?$/, 'embed_video'],

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { classifyFields } from '../routes/classify.schema';
 import { createSchema as createTaskFields } from '../routes/tasks.schema';
 import { externalProviderSchema } from '../routes/imports.schema';
 import { renameSchema } from '../routes/indexes.schema';
@@ -124,6 +125,30 @@ const openPrompt = (stream: string): Entry => ({ version }) => ({
     },
   },
 });
+
+/** Classify (API-CONTRACT §5.6): the body in the version's names, the answer for the shape it asks. */
+const classifiedVideo = (classesKey: string) =>
+  z.object({
+    video_id: id,
+    [classesKey]: z.array(
+      z.object({
+        name: z.string(),
+        score: z.number(),
+        duration_ratio: z.number(),
+        detailed_scores: z.object({ max_score: z.number(), avg_score: z.number(), normalized_score: z.number() }).optional(),
+        clips: z.array(z.object({ start: z.number(), end: z.number(), score: z.number(), option: z.string(), prompt: z.string() })).optional(),
+      }),
+    ),
+  });
+const classifyBody = ({ version }: VersionShapes, target: 'videos' | 'index') => {
+  const shape = version.classify!;
+  const classes = z.array(z.object({ name: z.string(), prompts: z.array(z.string()), options: z.array(z.string()).optional(), conversation_option: z.string().optional() }));
+  const videos = target === 'index' ? { index_id: id } : shape.videos === 'video_ids' ? { video_ids: z.array(id) } : { video_id: id };
+  return classifyFields.extend({ ...videos, [shape.classesField]: classes, options: z.array(z.string()) });
+};
+const classifyPage = (s: VersionShapes, classesKey = 'classes') => z.object({ data: z.array(classifiedVideo(classesKey)), page_info: s.searchPage.shape.page_info as z.ZodType });
+const classifyAnswer = (s: VersionShapes) =>
+  s.version.classify!.videos === 'video_id' ? z.union([classifiedVideo(s.version.classify!.classesField), classifyPage(s)]) : classifyPage(s);
 
 export const OPERATIONS: Readonly<Record<string, Entry>> = {
   'GET /openapi.json': () => ({ summary: 'This document', tag: 'Docs', public: true, responses: ok(z.record(z.string(), z.unknown())) }),
@@ -314,13 +339,26 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
     responses: ok(z.looseObject({ data: z.array(z.looseObject({ embedding: z.array(z.number()) })) })),
   }),
 
+  'POST /classify': (s) => ({
+    summary: 'Classify videos into classes of prompts',
+    description: 'Each prompt is a search over the videos; a class scores 100 × (1 − Π(1 − best clip score per prompt / 100)). See README "Classification scoring".',
+    tag: 'Classify',
+    body: { json: classifyBody(s, 'videos'), required: true },
+    responses: ok(classifyAnswer(s)),
+  }),
+  'POST /classify/bulk': (s) => ({
+    summary: 'Classify every video of an index',
+    tag: 'Classify',
+    body: { json: classifyBody(s, 'index'), required: true },
+    responses: ok(classifyPage(s, s.version.classify!.classesField)),
+  }),
+  'GET /classify/{page_token}': (s) => ({ summary: 'A later page of a classification', tag: 'Classify', responses: ok(classifyPage(s)) }),
+
   'ALL /tasks/transfers/*rest': notBuilt('Task transfers from an integration'),
   'ALL /indexes/{index_id}/indexed-assets': notBuilt('Indexed assets'),
   'ALL /indexes/{index_id}/indexed-assets/*rest': notBuilt('Indexed assets'),
   'ALL /assets': notBuilt('Assets'),
   'ALL /assets/*rest': notBuilt('Assets'),
-  'ALL /classify': notBuilt('Classification'),
-  'ALL /classify/*rest': notBuilt('Classification'),
   'ALL /embed/*rest': notBuilt('Embedding tasks'),
   'ALL /embed-v2/*rest': notBuilt('Embedding tasks'),
 };

@@ -1,5 +1,6 @@
 import { fromMetadataValues, fromTimestamp } from '@vus/grpc';
 import type { MetadataValue } from '@vus/grpc/types/common/v1/MetadataValue';
+import type { TokenPageInfo } from '@vus/grpc/types/common/v1/TokenPageInfo';
 import type { SearchClip } from '@vus/grpc/types/search/v1/SearchClip';
 import type { SearchResultPage } from '@vus/grpc/types/search/v1/SearchResultPage';
 import type { VersionAdapter } from '../versions';
@@ -32,6 +33,20 @@ function presentClip(clip: SearchClip, indexId: string, how: SearchPresentation)
   return item;
 }
 
+/** A token page's `page_info` in the version's names (search and classify pages). */
+export function presentTokenPageInfo(info: TokenPageInfo | null | undefined, version: VersionAdapter): Record<string, unknown> {
+  const names = version.search.pageFields ?? { next: 'next_page_token', prev: 'prev_page_token', total: 'total_results' };
+  const pageInfo: Record<string, unknown> = {
+    limit_per_page: info?.limit_per_page ?? 0,
+    [names.total]: info?.total_results ?? 0,
+    [version.search.pageExpiryField]: fromTimestamp(info?.page_expires_at)?.toISOString() ?? null,
+    // Falsy on the last page: every SDK stops on it (API-CONTRACT §2.6).
+    [names.next]: info?.next_page_token || null,
+  };
+  if (info?.prev_page_token) pageInfo[names.prev] = info.prev_page_token;
+  return pageInfo;
+}
+
 /** The search envelope: `data`, `page_info` with the version's expiry name, `search_pool`. */
 export function presentSearchPage(page: SearchResultPage, how: SearchPresentation): Record<string, unknown> {
   const indexId = page.search_pool?.index_id ?? '';
@@ -45,16 +60,7 @@ export function presentSearchPage(page: SearchResultPage, how: SearchPresentatio
         })
       : page.clips.map((clip) => presentClip(clip, indexId, how));
   const info = page.page_info;
-  const expiresAt = fromTimestamp(info?.page_expires_at)?.toISOString() ?? null;
-  const names = how.version.search.pageFields ?? { next: 'next_page_token', prev: 'prev_page_token', total: 'total_results' };
-  const pageInfo: Record<string, unknown> = {
-    limit_per_page: info?.limit_per_page ?? 0,
-    [names.total]: info?.total_results ?? 0,
-    [how.version.search.pageExpiryField]: expiresAt,
-    // Falsy on the last page: every SDK stops on it (API-CONTRACT §2.6).
-    [names.next]: info?.next_page_token || null,
-  };
-  if (info?.prev_page_token) pageInfo[names.prev] = info.prev_page_token;
+  const pageInfo = presentTokenPageInfo(info, how.version);
   if (page.group_by === 'video') pageInfo.total_inner_matches = info?.total_inner_matches ?? 0;
   return {
     data,

@@ -10,7 +10,6 @@ const NOT_BUILT: readonly [capability: string, paths: string[]][] = [
   ['Task transfers from an integration', ['/tasks/transfers/*rest']],
   ['Indexed assets', ['/indexes/:indexId/indexed-assets', '/indexes/:indexId/indexed-assets/*rest']],
   ['Assets', ['/assets', '/assets/*rest']],
-  ['Classification', ['/classify', '/classify/*rest']],
 ];
 
 export function notBuiltRoutes(): Router {

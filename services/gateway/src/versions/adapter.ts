@@ -22,7 +22,9 @@ export type VersionedEndpoint =
   | 'POST /generate'
   | 'POST /analyze'
   /** v1's way to a task's video (deprecated there; read `video_id` from the task since v1.1). */
-  | 'GET /tasks/{task_id}/video-id';
+  | 'GET /tasks/{task_id}/video-id'
+  /** Classify with its bulk form and later pages (v1.1 → v1.2). */
+  | 'POST /classify';
 
 /**
  * Why a version lacks an endpoint: gone since an older version (`endpoint_not_found`, 404), or
@@ -168,7 +170,10 @@ export interface TaskShape {
   readonly pathPrefix?: '/indexes';
 }
 
-/** Classify (v1.1 → v1.2): how the classes and the videos are named. Not built yet (501); the names are. */
+/**
+ * Classify (v1.1 → v1.2): how the classes and the videos are named. On v1.1 (whose URL its
+ * revisions share) the request may use either name and is answered in the shape it used.
+ */
 export interface ClassifyShape {
   /** `labels` (v1.1) or `classes` (v1.1.1 on). */
   readonly classesField: 'labels' | 'classes';

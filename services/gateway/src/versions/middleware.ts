@@ -32,6 +32,8 @@ const SAME_AVAILABILITY: Readonly<Record<string, VersionedEndpoint>> = {
   'GET /beta/search/{token}': 'POST /combined-search',
   'GET /search-v2/{token}': 'POST /search-v2',
   'POST /search-v2/{token}': 'POST /search-v2',
+  'POST /classify/bulk': 'POST /classify',
+  'GET /classify/{page_token}': 'POST /classify',
 };
 
 /** The version's error for the route, if the version lacks that endpoint. */

@@ -92,6 +92,7 @@ export const v12: VersionAdapter = {
   // gist/summarize/generate answered {id, …} only; `stream` is opt-in (js 0.2 text() omits it).
   generate: { generateStreamsByDefault: false, summarizeType: false, usage: false, responseFormat: false },
   embed: { modelField: 'engine_name', textFloat: true, embedV2: false },
+  classify: { classesField: 'classes', videos: 'video_ids', threshold: 'object' },
 
   presentError: codeAndMessage,
 };

@@ -40,6 +40,12 @@ export const v13: VersionAdapter = {
     'GET /indexes/{index_id}/videos/{video_id}/thumbnail': removed('GET …/videos/{video_id}/thumbnail was removed in v1.3.'),
     'POST /search-v2': removed('POST /search-v2 was removed in v1.3; use POST /search (multipart).'),
     'POST /combined-search': removed('Combined queries was removed in v1.3; use POST /search (multipart).'),
+    // API-CONTRACT §2.5 names /v1.3/classify as a call to the wrong URL version: api_upgrade_required.
+    'POST /classify': {
+      code: 'api_upgrade_required',
+      message: 'Classification was removed in v1.3. It is served from v1.1 to v1.2: use /v1.2/classify.',
+      docsVersion: 'v1.2',
+    },
   },
 
   indexes: {

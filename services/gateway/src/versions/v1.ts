@@ -42,6 +42,7 @@ export const v1: VersionAdapter = {
     'GET /indexes/{index_id}/videos/{video_id}/thumbnail': upgradeTo('v1.1', 'v1'),
     'GET /indexes/{index_id}/videos/{video_id}/logo': upgradeTo('v1.1', 'v1'),
     'POST /combined-search': upgradeTo('v1.1', 'v1'),
+    'POST /classify': upgradeTo('v1.1', 'v1'),
   },
   // The draft's names; those it does not show are [INF] and follow its pattern.
   successTypes: {
