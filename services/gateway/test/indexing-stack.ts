@@ -11,7 +11,8 @@ import { startIndexService, type RunningIndexService } from '@vus/index-service'
 import { startSearchService, type RunningSearchService } from '@vus/search-service';
 import { startAnalyzeService, type GenerationProvider, type RunningAnalyzeService } from '@vus/analyze-service';
 import { startEmbedService, type RunningEmbedService } from '@vus/embed-service';
-import { cocoDetectorProvider, createModelRegistry, ModelRegistry, paddleOcrProvider } from '@vus/models';
+import { startClassifyService, type RunningClassifyService } from '@vus/classify-service';
+import { cocoDetectorProvider, createModelRegistry, ModelRegistry, paddleOcrProvider, type PocketSphinxConfig } from '@vus/models';
 import { startTaskService, type RunningTaskService, type TaskServiceOptions } from '@vus/task-service';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,7 @@ export interface IndexingStack {
   searchService: RunningSearchService;
   analyzeService: RunningAnalyzeService | undefined;
   embedService: RunningEmbedService | undefined;
+  classifyService: RunningClassifyService | undefined;
   blobs: BlobStore;
   blobDir: string;
   /** The task-service database (postgres only), for a worker in another process. */
@@ -52,6 +54,10 @@ export interface IndexingStackOptions {
   analyzeProvider?: GenerationProvider;
   /** Start embed-service (the bundled concept embedding) and route the gateway's /embed and /embed-v2 to it. */
   embed?: boolean;
+  /** Start classify-service and route the gateway's /classify to it. */
+  classify?: boolean;
+  /** The worker recognises speech with the bundled PocketSphinx (default: no speech recogniser). */
+  pocketsphinx?: PocketSphinxConfig;
 }
 
 export async function startIndexingStack(options: IndexingStackOptions = {}): Promise<IndexingStack> {
@@ -69,7 +75,9 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
   const bus = new InProcessEventBus();
   const indexService = await startIndexService({ bind: '127.0.0.1:0', database: await target(), bus, logger, blobs });
   // No CLIP or Whisper files in tests: MODELS_DIR points at an empty folder (absence is recorded).
-  const models = options.worker ? createModelRegistry({ modelsDir: join(blobDir, 'no-models'), allowDownload: false, clipModel: 'none/clip', whisperModel: 'none/whisper' }) : undefined;
+  const models = options.worker
+    ? createModelRegistry({ modelsDir: join(blobDir, 'no-models'), allowDownload: false, clipModel: 'none/clip', whisperModel: 'none/whisper', pocketsphinx: options.pocketsphinx })
+    : undefined;
   const searchService = await startSearchService({
     bind: '127.0.0.1:0',
     database: await target(),
@@ -92,6 +100,9 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
   // The bundled detector and OCR only (no MODELS_DIR in tests); media URLs on 127.0.0.1 allowed.
   const embedModels = options.embed ? new ModelRegistry([cocoDetectorProvider(), paddleOcrProvider()]) : undefined;
   const embedService = embedModels ? await startEmbedService({ bind: '127.0.0.1:0', database: await target(), logger, models: embedModels, fetchAllowHosts: ['127.0.0.1'], blobs, taskPollMs: 200 }) : undefined;
+  const classifyService = options.classify
+    ? await startClassifyService({ bind: '127.0.0.1:0', database: await target(), indexServiceAddress: indexService.address, searchServiceAddress: searchService.address, logger })
+    : undefined;
   const taskTarget = await target();
   const taskService = await startTaskService({
     bind: '127.0.0.1:0',
@@ -121,6 +132,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     searchServiceAddress: searchService.address,
     analyzeServiceAddress: analyzeService?.address,
     embedServiceAddress: embedService?.address,
+    classifyServiceAddress: classifyService?.address,
     blobs,
     uploadMaxBytes: options.uploadMaxBytes,
     bodyLimitBytes: options.bodyLimitBytes,
@@ -136,6 +148,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     searchService,
     analyzeService,
     embedService,
+    classifyService,
     blobs,
     blobDir,
     taskDatabaseUrl: taskTarget.kind === 'postgres' ? taskTarget.url : undefined,
@@ -149,6 +162,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
       await taskService.stop();
       await analyzeService?.stop();
       await embedService?.stop();
+      await classifyService?.stop();
       await embedModels?.dispose();
       await searchService.stop();
       await indexService.stop();

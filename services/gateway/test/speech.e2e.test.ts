@@ -1,0 +1,92 @@
+/*
+ * Speech end to end (issue 22): the official 1.x SDK's own example video — 160 s of news speech,
+ * no subtitles — is indexed by the real worker with the bundled PocketSphinx, then its
+ * transcription and conversation search are checked against key words labelled once
+ * (@vus/testing speechFixture, fixtures/speech-labels.json): each within 1.5 s of its time.
+ * On a machine without the Debian packages the suite is one skipped test that names them.
+ */
+import { missingPocketSphinx, POCKETSPHINX_DEFAULTS } from '@vus/models';
+import { labelsFound, speechFixture, SPEECH_LABEL_TOLERANCE_SEC, type SpeechFixture, type SpeechLabel } from '@vus/testing';
+import { createReadStream } from 'node:fs';
+import { TwelveLabs as TwelveLabsV1 } from 'twelvelabs-js';
+import { TwelveLabs as TwelveLabsV0 } from 'twelvelabs-js-v0';
+import { startIndexingStack, type IndexingStack } from './indexing-stack';
+
+const missing = missingPocketSphinx(POCKETSPHINX_DEFAULTS);
+
+/** The clip holds the labelled moment, give or take the tolerance. */
+function expectAt(clip: { start?: number; end?: number } | undefined, label: SpeechLabel): void {
+  expect(clip).toBeDefined();
+  expect(clip!.start! - SPEECH_LABEL_TOLERANCE_SEC).toBeLessThanOrEqual(label.time);
+  expect(clip!.end! + SPEECH_LABEL_TOLERANCE_SEC).toBeGreaterThanOrEqual(label.time);
+}
+
+if (missing) {
+  it.skip(`speech end to end: skipped, ${missing}`, () => undefined);
+} else {
+  describe('speech from a video without subtitles, recognised by the bundled PocketSphinx', () => {
+    let stack: IndexingStack;
+    let fixture: SpeechFixture;
+    let key: string;
+    let indexId: string;
+    let videoId: string;
+    const savedBaseUrl = process.env.TWELVELABS_BASE_URL;
+
+    beforeAll(async () => {
+      fixture = speechFixture('twelvelabs-example');
+      stack = await startIndexingStack({ worker: true, database: 'pglite', pocketsphinx: POCKETSPHINX_DEFAULTS });
+      ({ key } = await stack.newOrg());
+      process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+      const client = new TwelveLabsV1({ apiKey: key });
+      // Audio only: the speech is what is checked (and the frames of 160 s would cost minutes of OCR).
+      indexId = (await client.indexes.create({ indexName: 'speech', models: [{ modelName: 'marengo3.0', modelOptions: ['audio'] }] })).id!;
+      const created = await client.tasks.create({ indexId, videoFile: createReadStream(fixture.path) });
+      const done = await client.tasks.waitForDone(created.id!, { sleepInterval: 1 });
+      expect(done).toMatchObject({ status: 'ready' });
+      videoId = created.videoId!;
+    }, 900_000);
+
+    afterAll(async () => {
+      process.env.TWELVELABS_BASE_URL = savedBaseUrl;
+      await stack?.stop();
+    });
+
+    it('has a transcription holding every labelled key word within 1.5 s of its time', async () => {
+      process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+      const video = await new TwelveLabsV1({ apiKey: key }).indexes.videos.retrieve(indexId, videoId, { transcription: true });
+      const lines = (video.transcription ?? []).map((t) => ({ start: t.start!, end: t.end!, text: t.value! }));
+      expect(lines.length).toBeGreaterThan(20);
+      expect(labelsFound(lines, fixture.labels)).toEqual(fixture.labels);
+    });
+
+    describe('conversation search (twelvelabs-js 0.2.8, v1.2)', () => {
+      let client: TwelveLabsV0;
+      beforeAll(() => {
+        process.env.TWELVELABS_BASE_URL = stack.url;
+        client = new TwelveLabsV0({ apiKey: key, version: 'v1.2' });
+      });
+
+      it.each(['semantic', 'exact_match'] as const)('%s: each labelled moment comes first', async (conversationOption) => {
+        process.env.TWELVELABS_BASE_URL = stack.url;
+        for (const label of fixture.labels) {
+          const result = await client.search.query({ indexId, queryText: label.words, options: ['conversation'], conversationOption });
+          const [top] = result.data as { videoId?: string; start?: number; end?: number }[];
+          expect({ label: label.words, videoId: top?.videoId }).toEqual({ label: label.words, videoId });
+          expectAt(top, label);
+        }
+      });
+    });
+
+    it('answers the SDK example’s transcription query (examples/search.ts) with clips', async () => {
+      process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+      const client = new TwelveLabsV1({ apiKey: key });
+      const clips = [];
+      // As the example asks: a semantic transcription search for "couple of chemicals".
+      for await (const clip of await client.search.query({ indexId, queryText: 'couple of chemicals', searchOptions: ['transcription'], transcriptionOptions: ['semantic'] })) {
+        clips.push(clip);
+      }
+      expect(clips.length).toBeGreaterThan(0);
+      expect(clips[0]).toMatchObject({ videoId });
+    });
+  });
+}
