@@ -24,7 +24,9 @@ beforeAll(async () => {
 
 afterAll(() => stack?.stop());
 
-const startWorker = () => stack.spawnWorker({ WORKER_LEASE_MS: '1500', WORKER_POLL_MS: '200' });
+// A short lease for a quick takeover, but long enough that a loaded machine's slow heartbeat (model
+// inference blocks the worker's loop) does not let the second worker's own lease lapse mid-run.
+const startWorker = () => stack.spawnWorker({ WORKER_LEASE_MS: '4000', WORKER_POLL_MS: '200' });
 
 it('finishes a task whose worker was killed mid-indexing, with exactly one video', async () => {
   const indexId = await stack.createIndex(ORG, ['visual', 'text_in_video']);
