@@ -1,13 +1,13 @@
-import { blobEnvShape, openBlobStore, type BlobStore } from '@vus/blob';
-import { DEFAULT_FETCH_POLICY, fetchBytes } from '@vus/fetch';
+import type { BlobStore } from '@vus/blob';
 import { JOBS_MIGRATIONS } from '@vus/jobs';
-import { ConceptEmbedder, createModelRegistry, modelsConfigFromEnv, modelsEnvSchema, openWordVectors, type ModelRegistry } from '@vus/models';
+import type { ModelRegistry } from '@vus/models';
 import { defineService, intervalJob, runService, startService, type KitOptions, type RunningService } from '@vus/service';
-import { openWordNet } from '@vus/wordnet';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { decodeAudio } from './audio';
-import { createEmbedService, SYNC_LIMITS } from './embed';
+import { openConceptEmbedder } from './concept-embedder';
+import { createEmbedService } from './embed';
+import { embedEnvShape, embedOptionsFromEnv } from './env';
+import { mediaFetching } from './fetching';
 import { embedServiceImplementation } from './server';
 import { createUsageStore } from './store';
 import { embedTaskRunner } from './task-job';
@@ -25,38 +25,21 @@ export interface EmbedServiceOptions {
   taskPollMs?: number;
 }
 
-/** The largest video an embed task downloads. */
-const TASK_VIDEO_MAX_BYTES = 2 * 1024 ** 3;
-
 /** Embeddings of text, images, audio and video in one space (the bundled concept embedding); query vectors for the other services. */
 export const embedService = defineService({
   name: 'embed-service',
   migrations: join(__dirname, '..', 'migrations'),
   // Embed tasks run as jobs of the job queue.
   libraryMigrations: [JOBS_MIGRATIONS],
-  env: { ...modelsEnvSchema.shape, ...blobEnvShape, FETCH_ALLOW_HOSTS: z.string().optional() },
-  fromEnv: async (config): Promise<EmbedServiceOptions> => ({
-    models: createModelRegistry(modelsConfigFromEnv(config)),
-    fetchAllowHosts: (config.FETCH_ALLOW_HOSTS ?? '').split(',').map((host) => host.trim()).filter(Boolean),
-    blobs: config.BLOB_DIR ? await openBlobStore({ kind: 'fs', root: config.BLOB_DIR }) : undefined,
-  }),
+  env: embedEnvShape,
+  fromEnv: embedOptionsFromEnv,
   async build({ db, clock, logger, onStop }, options: EmbedServiceOptions) {
-    const wordnet = openWordNet();
-    const vectors = openWordVectors();
-    onStop(() => (wordnet.close(), vectors.close()));
-    const { models } = options;
-    // The extractors load on first use (not at boot): a process that never embeds an image never loads the detector.
-    const embedder = new ConceptEmbedder(wordnet, vectors, {
-      detector: { detectObjects: async (image) => (await models.find('object_detector'))?.detectObjects(image) ?? [] },
-      textReader: { readText: async (image) => (await models.find('text_reader'))?.readText(image) ?? [] },
-      speech: { transcribe: async (audio) => (await models.find('speech_recognizer'))?.transcribe(audio) ?? [] },
-    });
-    const embed = createEmbedService({ embedder, usage: createUsageStore(db), decodeAudio, providers: () => models.probe() });
-    const allowHosts = options.fetchAllowHosts ?? [];
-    const fetchPolicy = { ...DEFAULT_FETCH_POLICY, allowHosts, maxBytes: SYNC_LIMITS.audioBytes, idleTimeoutMs: 10_000 };
-    const fetchMedia = (url: string, param: string) => fetchBytes(url, param, fetchPolicy);
+    const { embedder, close } = openConceptEmbedder(options.models);
+    onStop(close);
+    const embed = createEmbedService({ embedder, usage: createUsageStore(db), decodeAudio, providers: () => options.models.probe() });
+    const { fetchMedia, taskPolicy } = mediaFetching(options.fetchAllowHosts);
     const taskTable = createEmbedTaskStore(db);
-    const runner = embedTaskRunner({ db, tasks: taskTable, embedder, blobs: options.blobs, fetchPolicy: { ...DEFAULT_FETCH_POLICY, allowHosts, maxBytes: TASK_VIDEO_MAX_BYTES }, clock, logger, pollMs: options.taskPollMs });
+    const runner = embedTaskRunner({ db, tasks: taskTable, embedder, blobs: options.blobs, fetchPolicy: taskPolicy, clock, logger, pollMs: options.taskPollMs });
     const tasks = createEmbedTasks({ store: taskTable, clock, queued: () => runner.wake() });
     return {
       implementation: embedServiceImplementation(embed, tasks, fetchMedia, logger),
