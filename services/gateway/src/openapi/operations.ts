@@ -150,6 +150,9 @@ const classifyPage = (s: VersionShapes, classesKey = 'classes') => z.object({ da
 const classifyAnswer = (s: VersionShapes) =>
   s.version.classify!.videos === 'video_id' ? z.union([classifiedVideo(s.version.classify!.classesField), classifyPage(s)]) : classifyPage(s);
 
+const embedTask = z.looseObject({ _id: id, status: z.enum(['processing', 'ready', 'failed']), created_at: z.string().optional() });
+const embedTaskV2 = z.looseObject({ _id: id, status: z.enum(['processing', 'ready', 'failed']), data: z.array(z.looseObject({ embedding: z.array(z.number()) })).nullable() });
+
 export const OPERATIONS: Readonly<Record<string, Entry>> = {
   'GET /openapi.json': () => ({ summary: 'This document', tag: 'Docs', public: true, responses: ok(z.record(z.string(), z.unknown())) }),
 
@@ -332,6 +335,35 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
     body: { multipart: z.object({ text: z.string().optional(), image_url: z.string().optional(), image_file: file.optional(), audio_url: z.string().optional(), audio_file: file.optional() }), required: true },
     responses: ok(z.looseObject({})),
   }),
+  // Embedding tasks (the embed work's routes): the fields every SDK reads, the rest left open.
+  'POST /embed/tasks': () => ({
+    summary: 'Embed a video (a task)',
+    description: 'engine_name (v1.2) or model_name (v1.3), video_url or video_file, offsets, video_clip_length, video_embedding_scope (repeated).',
+    tag: 'Embeddings',
+    body: { multipart: z.looseObject({ video_url: z.string().optional(), video_file: file.optional(), video_clip_length: z.number().optional(), video_embedding_scope: z.array(z.enum(['clip', 'video'])).optional() }), required: true },
+    responses: ok(z.object({ _id: id })),
+  }),
+  'GET /embed/tasks': () => ({
+    summary: 'List video embedding tasks (the last 7 days unless dated)',
+    tag: 'Embeddings',
+    query: { page: paging.page, page_limit: paging.page_limit, started_at: { schema: z.string().optional() }, ended_at: { schema: z.string().optional() }, status: { schema: z.string().optional() } },
+    responses: ok(z.object({ data: z.array(embedTask), page_info: pageInfo })),
+  }),
+  'GET /embed/tasks/{task_id}/status': () => ({ summary: 'The status of a video embedding task', tag: 'Embeddings', responses: ok(embedTask) }),
+  'GET /embed/tasks/{task_id}': () => ({ summary: 'A video embedding task and its vectors', tag: 'Embeddings', responses: ok(embedTask) }),
+  'POST /embed-v2/tasks': () => ({
+    summary: 'Embed a video (Marengo 3.0, a task)',
+    tag: 'Embeddings',
+    body: { json: z.looseObject({ input_type: z.string(), model_name: z.string() }), required: true },
+    responses: created(z.object({ _id: id, status: z.string(), data: z.null() }), 202),
+  }),
+  'GET /embed-v2/tasks': () => ({
+    summary: 'List Marengo 3.0 embedding tasks',
+    tag: 'Embeddings',
+    query: { page: paging.page, page_limit: paging.page_limit },
+    responses: ok(z.object({ data: z.array(embedTaskV2), page_info: pageInfo })),
+  }),
+  'GET /embed-v2/tasks/{task_id}': () => ({ summary: 'A Marengo 3.0 embedding task and its vectors', tag: 'Embeddings', responses: ok(embedTaskV2) }),
   'POST /embed-v2': () => ({
     summary: 'Embed text, an image, text and an image, or media (Marengo 3.0)',
     tag: 'Embeddings',
@@ -359,7 +391,5 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
   'ALL /indexes/{index_id}/indexed-assets/*rest': notBuilt('Indexed assets'),
   'ALL /assets': notBuilt('Assets'),
   'ALL /assets/*rest': notBuilt('Assets'),
-  'ALL /embed/*rest': notBuilt('Embedding tasks'),
-  'ALL /embed-v2/*rest': notBuilt('Embedding tasks'),
 };
 
