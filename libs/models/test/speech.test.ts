@@ -189,15 +189,15 @@ describe('describeSpeechProviders', () => {
   });
 
   it.each<[string, ProviderStatus[], string | undefined, RegExp]>([
-    ['Whisper first when present', [status('whisper', 'downloadable', 'available'), status('pocketsphinx', 'bundled', 'available')], 'whisper', /^speech recognition: whisper/],
-    ['the bundled one without Whisper', [status('whisper', 'downloadable', 'unavailable', 'not in MODELS_DIR'), status('pocketsphinx', 'bundled', 'loaded')], 'pocketsphinx', /^speech recognition: pocketsphinx \(pocketsphinx-model, bundled\)$/],
+    ['Whisper first when present', [status('whisper', 'downloadable', 'available'), status('pocketsphinx', 'bundled', 'available')], 'whisper', /^whisper \(whisper-model, downloadable\)$/],
+    ['the bundled one without Whisper', [status('whisper', 'downloadable', 'unavailable', 'not in MODELS_DIR'), status('pocketsphinx', 'bundled', 'loaded')], 'pocketsphinx', /^pocketsphinx \(pocketsphinx-model, bundled\)$/],
     [
       'none, with every reason',
       [status('whisper', 'downloadable', 'unavailable', 'not in MODELS_DIR'), status('pocketsphinx', 'bundled', 'unavailable', 'not installed')],
       undefined,
-      /^no speech recogniser is installed, so videos without subtitles .* \(whisper: not in MODELS_DIR; pocketsphinx: not installed\)$/,
+      /^none installed: videos without subtitles .* \(whisper: not in MODELS_DIR; pocketsphinx: not installed\)$/,
     ],
-    ['none configured', [], undefined, /^no speech recogniser is installed/],
+    ['none configured', [], undefined, /^none installed: videos without subtitles or a transcription file are indexed without speech$/],
   ])('%s', (_name, statuses, active, message) => {
     const described = describeSpeechProviders(statuses);
     expect(described.active).toBe(active);

@@ -1,5 +1,6 @@
 import { runMain, type Logger } from '@vus/core';
 import { formatMediaToolsReport, mediaToolsReport } from '@vus/media';
+import { createModelRegistry, describeSpeechProviders, loadModelsConfig } from '@vus/models';
 import { startEmbedded as startWith } from './embedded';
 
 export { EMBEDDED_STATE_FILE, type EmbeddedState } from './data-dir';
@@ -14,6 +15,8 @@ if (require.main === module) {
     if (running.newKey) process.stdout.write(`API key: ${running.newKey}\n`);
     process.stdout.write(`Data: ${running.dataDir} (Ctrl-C to stop)\n`);
     process.stdout.write(`Media: ${await mediaToolsReport().then(formatMediaToolsReport, (error: Error) => `unavailable: ${error.message}`)}\n`);
+    // Which recogniser transcribes videos without subtitles, or why none does (a probe: nothing loads).
+    process.stdout.write(`Speech: ${describeSpeechProviders(await createModelRegistry(loadModelsConfig(process.env)).probe()).message}\n`);
     return running;
   });
 }

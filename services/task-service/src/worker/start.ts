@@ -99,10 +99,10 @@ export async function startIndexingWorker(
   );
   await worker.start();
   logger.info({ owner, concurrency: config.concurrency ?? WORKER_DEFAULTS.concurrency }, 'indexing worker started');
-  // Once per start: whether videos without subtitles will get speech, and if not, why.
+  // Once per start: whether videos without subtitles will get speech, and if not, why (npm start
+  // prints the same as its Speech line).
   const speech = describeSpeechProviders(await config.models.probe());
-  if (speech.active) logger.info({ speechProvider: speech.active }, speech.message);
-  else logger.warn(speech.message);
+  logger.info({ speechProvider: speech.active ?? null }, `speech recognition: ${speech.message}`);
   return {
     worker,
     async stop() {
