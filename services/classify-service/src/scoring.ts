@@ -19,6 +19,8 @@ import { coveredSeconds, type CanonicalOption } from '@vus/core';
 /** One moment a prompt matched in a video, scored 0–100 (search's fused clip score). */
 export interface PromptClip {
   videoId: string;
+  /** The video's index (its thumbnails are named by it). */
+  indexId: string;
   start: number;
   end: number;
   score: number;

@@ -69,7 +69,7 @@ function toProtoPage(page: ClassifyPage): ClassifyResultPage__Input {
         detailed_scores: c.detailedScores
           ? { max_score: c.detailedScores.maxScore, avg_score: c.detailedScores.avgScore, normalized_score: c.detailedScores.normalizedScore }
           : null,
-        clips: c.clips.map((clip) => ({ start: clip.start, end: clip.end, score: clip.score, option: clip.option, prompt: clip.prompt, thumbnail_key: clip.thumbnailKey })),
+        clips: c.clips.map((clip) => ({ start: clip.start, end: clip.end, score: clip.score, option: clip.option, prompt: clip.prompt, thumbnail_key: clip.thumbnailKey, index_id: clip.indexId })),
       })),
     })),
     page_info: {

@@ -9,7 +9,7 @@ const VIDEOS: VideoRef[] = [
   { id: 'v-phone', indexId: 'idx1', duration: 10 },
   { id: 'v-other', indexId: 'idx2', duration: 10 },
 ];
-const CLIPS: Record<string, Omit<PromptClip, 'prompt' | 'option' | 'thumbnailKey'>[]> = {
+const CLIPS: Record<string, Omit<PromptClip, 'indexId' | 'prompt' | 'option' | 'thumbnailKey'>[]> = {
   cat: [{ videoId: 'v-cat', start: 2, end: 8, score: 85 }],
   phone: [{ videoId: 'v-phone', start: 0, end: 5, score: 90 }, { videoId: 'v-other', start: 1, end: 2, score: 40 }],
 };
@@ -32,7 +32,7 @@ function fakes() {
       searches.push({ indexId, prompt, videoIds: s.videoIds, options: s.options });
       if (s.options.includes('logo')) throw new ApiError('search_option_not_supported', `Search option logo is not supported for index ${indexId}.`);
       const inScope = (id: string) => (s.videoIds.length > 0 ? s.videoIds.includes(id) : VIDEOS.some((v) => v.id === id && v.indexId === indexId));
-      return (CLIPS[prompt] ?? []).filter((c) => inScope(c.videoId)).map((c) => ({ ...c, prompt, option: 'visual' as const, thumbnailKey: '' }));
+      return (CLIPS[prompt] ?? []).filter((c) => inScope(c.videoId)).map((c) => ({ ...c, indexId, prompt, option: 'visual' as const, thumbnailKey: '' }));
     },
   };
   const sets = new Map<string, StoredClassification>();

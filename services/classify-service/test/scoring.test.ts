@@ -2,6 +2,7 @@ import { classifyVideos, classScore, durationRatio, type PromptClip } from '../s
 
 const clip = (videoId: string, prompt: string, start: number, end: number, score: number): PromptClip => ({
   videoId,
+  indexId: 'idx',
   prompt,
   start,
   end,

@@ -100,7 +100,7 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     searchRoutes(deps.clients.search, deps.requestTimeoutMs, deps.thumbnails),
     generateRoutes(deps.clients.analyze, { timeoutMs: deps.requestTimeoutMs, meter: outputTokenMeter(deps.limits, deps.billing) }),
     embedRoutes(deps.clients.embed, deps.requestTimeoutMs, deps.uploads?.blobs),
-    classifyRoutes(deps.clients.classify, deps.requestTimeoutMs),
+    classifyRoutes(deps.clients.classify, deps.requestTimeoutMs, deps.thumbnails),
   ];
   // Which endpoint serves the request is known before its body is read or its quota is used.
   router.use(routeFinder(endpoints));

@@ -60,7 +60,7 @@ beforeAll(async () => {
   ({ key, orgId } = await stack.newOrg());
   process.env.TWELVELABS_BASE_URL = stack.url;
   client = new TwelveLabs({ apiKey: key, version: 'v1.2' });
-  indexId = (await client.index.create({ name: 'classify', engines: [{ name: 'marengo2.6', options: ['visual', 'conversation', 'text_in_video'] }] })).id;
+  indexId = (await client.index.create({ name: 'classify', engines: [{ name: 'marengo2.6', options: ['visual', 'conversation', 'text_in_video'] }], addons: ['thumbnail'] })).id;
   visualOnlyIndexId = (await client.index.create({ name: 'classify visual', engines: [{ name: 'marengo2.6', options: ['visual'] }] })).id;
   const names = Object.keys(videoIds) as (keyof typeof videoIds)[];
   for (const [i, name] of names.entries()) {
@@ -103,6 +103,7 @@ describe('twelvelabs-js 0.2.8 (v1.2)', () => {
       for (const clip of top.clips!) {
         expect(TRUE_MOMENTS[name].some(([start, end]) => clip.start >= start - 1 && clip.end <= end + 1)).toBe(true);
         expect(top.name === 'Outdoors' ? clip.option : 'visual').toBe(clip.option);
+        expect(clip.thumbnailUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/thumbnails\//);
       }
       for (const [start, end] of TRUE_MOMENTS[name]) expect(top.clips!.some((c) => near(c.start, start) && near(c.end, end))).toBe(true);
     }
@@ -110,6 +111,9 @@ describe('twelvelabs-js 0.2.8 (v1.2)', () => {
     const pet = result.data.find((v) => v.videoId === videoIds.pet)!;
     expect(pet.classes.map((c) => c.name)).toEqual(['Pets', 'Sleepy animals']);
     expect(pet.classes[1]!.detailedScores!.normalizedScore).toBeLessThan(100);
+    // A clip's thumbnail is a frame of its video (signed for its index).
+    const thumbnail = await fetch(pet.classes[0]!.clips![0]!.thumbnailUrl!);
+    expect([thumbnail.status, thumbnail.headers.get('content-type')]).toEqual([200, 'image/jpeg']);
     const words = result.data.find((v) => v.videoId === videoIds.words)!;
     expect(words.classes[0]!.clips!.map((c) => c.prompt).sort()).toEqual(['bicycle', 'garden']);
     expect(words.classes[0]!.clips!.every((c) => c.option === 'text_in_video')).toBe(true);

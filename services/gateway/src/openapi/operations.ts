@@ -136,7 +136,7 @@ const classifiedVideo = (classesKey: string) =>
         score: z.number(),
         duration_ratio: z.number(),
         detailed_scores: z.object({ max_score: z.number(), avg_score: z.number(), normalized_score: z.number() }).optional(),
-        clips: z.array(z.object({ start: z.number(), end: z.number(), score: z.number(), option: z.string(), prompt: z.string() })).optional(),
+        clips: z.array(z.object({ start: z.number(), end: z.number(), score: z.number(), option: z.string(), prompt: z.string(), thumbnail_url: z.string().optional() })).optional(),
       }),
     ),
   });

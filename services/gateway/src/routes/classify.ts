@@ -2,21 +2,27 @@ import { ApiError } from '@vus/core';
 import { Router, type Request, type Response } from 'express';
 import type { ClassifyClient } from '../clients';
 import { outgoing } from '../http/context';
-import { presentClassification } from '../presenters/classify';
+import { presentClassification, type ClipThumbnail } from '../presenters/classify';
 import type { ClassifyShape } from '../versions';
 import { parseClassify, parseClassifyBulk } from './classify.schema';
 import { versionOf } from './version';
+import { thumbnailUrls, type ThumbnailUrlOptions } from './videos';
 
 /**
  * Classify (API-CONTRACT §5.6, v1.1 → v1.2): POST /classify over some videos, POST /classify/bulk
  * over an index, GET /classify/{page_token} for later pages. Versions without classify never get
  * here (their adapters list it as unavailable); the names a version uses are its ClassifyShape.
  */
-export function classifyRoutes(classify: ClassifyClient | undefined, timeoutMs: number): Router {
+export function classifyRoutes(classify: ClassifyClient | undefined, timeoutMs: number, thumbnails: ThumbnailUrlOptions): Router {
   const router = Router();
   const client = (): ClassifyClient => {
     if (!classify) throw new ApiError('not_implemented', 'Classification: this server has no classify-service configured.');
     return classify;
+  };
+  const presentation = (req: Request, res: Response) => {
+    const signed = thumbnailUrls(req, res, thumbnails);
+    const thumbnailUrl: ClipThumbnail = (clip, videoId) => (clip.thumbnail_key ? signed({ indexId: clip.index_id, videoId, time: clip.start }) : undefined);
+    return { version: versionOf(res), thumbnailUrl };
   };
   const shapeOf = (res: Response): ClassifyShape => {
     const shape = versionOf(res).classify;
@@ -28,19 +34,19 @@ export function classifyRoutes(classify: ClassifyClient | undefined, timeoutMs: 
     const [version, service] = [versionOf(res), client()];
     const { request, names } = parseClassify(version, shapeOf(res), req.body as Record<string, unknown>);
     const page = await service.classify(outgoing(res, timeoutMs), request);
-    res.json(presentClassification(page, version, { ...names, videoId: request.video_ids?.[0] }));
+    res.json(presentClassification(page, presentation(req, res), { ...names, videoId: request.video_ids?.[0] }));
   });
   router.post('/classify/bulk', async (req: Request, res: Response) => {
     const [version, service] = [versionOf(res), client()];
     const { request, names } = parseClassifyBulk(version, shapeOf(res), req.body as Record<string, unknown>);
-    res.json(presentClassification(await service.classifyBulk(outgoing(res, timeoutMs), request), version, names));
+    res.json(presentClassification(await service.classifyBulk(outgoing(res, timeoutMs), request), presentation(req, res), names));
   });
   router.get('/classify/:pageToken', async (req: Request, res: Response) => {
-    const [version, service] = [versionOf(res), client()];
+    const service = client();
     shapeOf(res);
     const page = await service.getClassifyPage(outgoing(res, timeoutMs), String(req.params.pageToken));
     // A token page carries no request: classes are `classes`, the envelope always.
-    res.json(presentClassification(page, version, { classesKey: 'classes', singleVideo: false }));
+    res.json(presentClassification(page, presentation(req, res), { classesKey: 'classes', singleVideo: false }));
   });
   return router;
 }
