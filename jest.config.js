@@ -22,7 +22,7 @@ module.exports = {
   moduleNameMapper: {
     '^@vus/grpc/types/(.*)$': '<rootDir>/libs/grpc/src/generated/vus/$1',
     // Test helpers live beside their lib but outside its entry point.
-    '^@vus/(db|events)/testing$': '<rootDir>/libs/$1/src/testing',
+    '^@vus/(db|events|telemetry)/testing$': '<rootDir>/libs/$1/src/testing',
     // Every workspace package by its folder: a new lib or service needs no line here.
     [`^@vus/(${workspaces('libs')})$`]: '<rootDir>/libs/$1/src',
     [`^@vus/(${workspaces('services')})$`]: '<rootDir>/services/$1/src/main.ts',

@@ -4,6 +4,17 @@ export interface Stoppable {
   stop(): Promise<void>;
 }
 
+const exitHooks: (() => Promise<unknown>)[] = [];
+
+/** Work for after the service stopped and before the process exits (flushing telemetry), in order. */
+export function beforeProcessExit(hook: () => Promise<unknown>): void {
+  exitHooks.push(hook);
+}
+
+async function runExitHooks(): Promise<void> {
+  for (const hook of exitHooks.splice(0)) await hook().catch(() => undefined);
+}
+
 /**
  * Runs a service's main: starts it, stops it cleanly on SIGINT/SIGTERM, and exits non-zero with a
  * readable message when configuration is invalid or start-up fails.
@@ -20,7 +31,7 @@ export function runMain(start: () => Promise<Stoppable>): void {
         stopping = true;
         clearInterval(alive);
         process.stderr.write(`${signal} received, shutting down\n`);
-        running.stop().then(
+        running.stop().then(runExitHooks).then(
           () => process.exit(0),
           (error: unknown) => {
             process.stderr.write(`shutdown failed: ${String(error)}\n`);

@@ -1,5 +1,6 @@
 import { currentCaller, jitteredBackoff, newId, type Clock, systemClock } from '@vus/core';
-import { isEventType, type EventType } from './topics';
+import { SpanKind, inSpan, producerTraceparent } from '@vus/telemetry';
+import { isEventType, topicOf, type EventType } from './topics';
 
 /**
  * The JSON envelope of every event, on every adapter. On Kafka the message value is this object
@@ -15,6 +16,11 @@ export interface EventEnvelope<P = Record<string, unknown>> {
   payload: P;
   /** The request it was written for (x-request-id), when written on a caller's behalf. */
   request_id?: string;
+  /**
+   * W3C trace context of the span that wrote it (a producer span, child of the request's), so
+   * its consumers' spans join the request's trace. On Kafka it is also the `traceparent` header.
+   */
+  traceparent?: string;
 }
 
 export function buildEvent<P extends Record<string, unknown>>(
@@ -25,6 +31,7 @@ export function buildEvent<P extends Record<string, unknown>>(
   clock: Clock = systemClock,
 ): EventEnvelope<P> {
   const requestId = currentCaller()?.requestId;
+  const traceparent = producerTraceparent(topicOf(type), { 'messaging.operation.type': 'create', 'vus.event.type': type });
   return {
     id: newId(clock.now()),
     type,
@@ -33,6 +40,7 @@ export function buildEvent<P extends Record<string, unknown>>(
     org_id: orgId,
     payload,
     ...(requestId ? { request_id: requestId } : {}),
+    ...(traceparent ? { traceparent } : {}),
   };
 }
 
@@ -101,7 +109,24 @@ export function parseEnvelope(raw: string): EventEnvelope {
   }
   const envelope: EventEnvelope = { id: e.id, type: e.type, key: e.key, occurred_at: e.occurred_at, org_id: e.org_id ?? null, payload: e.payload };
   if (typeof e.request_id === 'string' && e.request_id) envelope.request_id = e.request_id;
+  if (typeof e.traceparent === 'string' && e.traceparent) envelope.traceparent = e.traceparent;
   return envelope;
+}
+
+/**
+ * Runs one delivery of an event to a group's handler inside a consumer span whose parent is the
+ * span that wrote the event (both buses): one trace from the request through every consumer.
+ */
+export function handleInSpan<T>(group: string, event: EventEnvelope, attempt: number, handle: () => Promise<T>): Promise<T> {
+  const attributes = {
+    'messaging.destination.name': topicOf(event.type),
+    'messaging.consumer.group.name': group,
+    'messaging.message.id': event.id,
+    'messaging.operation.type': 'process',
+    'vus.event.type': event.type,
+    'vus.delivery.attempt': attempt,
+  };
+  return inSpan(`${topicOf(event.type)} process`, { kind: SpanKind.CONSUMER, attributes, parent: event.traceparent ?? null }, handle);
 }
 
 /**

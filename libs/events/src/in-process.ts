@@ -1,5 +1,6 @@
 import type { Logger } from '@vus/core';
 import {
+  handleInSpan,
   handlerRetryDelay,
   type DeadLetter,
   type DeadLetterSubscription,
@@ -178,7 +179,10 @@ export class InProcessEventBus implements EventBus {
     let lastError = 'handler asked for a retry';
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       try {
-        const outcome: HandlerOutcome | 'abandoned' = await Promise.race([subscription.handler(event), member.abandoned]);
+        const outcome: HandlerOutcome | 'abandoned' = await Promise.race([
+          handleInSpan(subscription.group, event, attempt, () => subscription.handler(event)),
+          member.abandoned,
+        ]);
         if (outcome === 'abandoned') return 'abandoned';
         if (outcome !== 'retry') return 'handled';
       } catch (error) {

@@ -10,6 +10,7 @@ import {
   type Producer,
 } from 'kafkajs';
 import {
+  handleInSpan,
   handlerRetryDelay,
   parseEnvelope,
   type DeadLetter,
@@ -129,11 +130,12 @@ export class KafkaEventBus implements EventBus {
     if (this.closed) throw new Error('event bus is closed');
     if (events.length === 0) return;
     await this.connectProducer();
-    const byTopic = new Map<string, { key: string; value: string }[]>();
+    const byTopic = new Map<string, { key: string; value: string; headers?: Record<string, string> }[]>();
     for (const event of events) {
       const topic = topicOf(event.type);
       const messages = byTopic.get(topic) ?? [];
-      messages.push({ key: event.key, value: JSON.stringify(event) });
+      // W3C trace context where Kafka tooling looks for it, besides the envelope's copy.
+      messages.push({ key: event.key, value: JSON.stringify(event), ...(event.traceparent ? { headers: { traceparent: event.traceparent } } : {}) });
       byTopic.set(topic, messages);
     }
     await this.producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
@@ -152,10 +154,12 @@ export class KafkaEventBus implements EventBus {
         return;
       }
       if (!subscription.types.includes(event.type)) return;
+      const headerTraceparent = message.headers?.traceparent?.toString();
+      if (headerTraceparent) event.traceparent = headerTraceparent;
       let lastError = 'handler asked for a retry';
       for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
         try {
-          const outcome = await Promise.race([subscription.handler(event), member.abandoned]);
+          const outcome = await Promise.race([handleInSpan(subscription.group, event, attempt, () => subscription.handler(event)), member.abandoned]);
           if (outcome !== 'retry') return;
         } catch (error) {
           if (error instanceof Abandoned) throw error;

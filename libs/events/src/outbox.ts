@@ -14,9 +14,9 @@ export const EVENTS_MIGRATIONS: MigrationSet = {
 export async function enqueueEvents(tx: Queryable, events: readonly EventEnvelope[]): Promise<void> {
   for (const event of events) {
     await tx.query(
-      `INSERT INTO outbox (id, topic, key, type, org_id, payload, occurred_at, request_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [event.id, topicOf(event.type), event.key, event.type, event.org_id, JSON.stringify(event.payload), event.occurred_at, event.request_id ?? null],
+      `INSERT INTO outbox (id, topic, key, type, org_id, payload, occurred_at, request_id, traceparent)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [event.id, topicOf(event.type), event.key, event.type, event.org_id, JSON.stringify(event.payload), event.occurred_at, event.request_id ?? null, event.traceparent ?? null],
     );
   }
 }
@@ -42,6 +42,7 @@ interface OutboxRow {
   payload: Record<string, unknown>;
   occurred_at: Date;
   request_id: string | null;
+  traceparent: string | null;
   [column: string]: unknown;
 }
 
@@ -99,7 +100,7 @@ export class OutboxRelay {
         const lock = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [RELAY_LOCK]);
         if (!lock.rows[0]?.locked) return 0;
         const { rows } = await tx.query<OutboxRow>(
-          `SELECT seq, id, key, type, org_id, payload, occurred_at, request_id FROM outbox
+          `SELECT seq, id, key, type, org_id, payload, occurred_at, request_id, traceparent FROM outbox
            WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
           [batchSize],
         );
@@ -147,5 +148,6 @@ function toEnvelope(row: OutboxRow): EventEnvelope {
     occurred_at: new Date(row.occurred_at).toISOString(),
     payload: row.payload,
     ...(row.request_id ? { request_id: row.request_id } : {}),
+    ...(row.traceparent ? { traceparent: row.traceparent } : {}),
   };
 }

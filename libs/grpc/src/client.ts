@@ -5,6 +5,7 @@ import { currentCaller, earlierDeadline, jitteredBackoff } from '@vus/core';
 import { toMetadata, type OutgoingContext } from './context';
 import { fromServiceError } from './errors';
 import { internalSecret } from './internal-auth';
+import { tracingInterceptor } from './tracing';
 
 export interface CallPolicy {
   /** Used when the caller has no deadline of its own. */
@@ -75,6 +76,7 @@ export function createClient<C>(Client: ClientConstructor<C>, address: string): 
   return new Client(address, grpc.credentials.createInsecure(), {
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
     'grpc.keepalive_time_ms': 30_000,
+    interceptors: [tracingInterceptor],
   });
 }
 

@@ -8,3 +8,4 @@ export * from './metadata-values';
 export * from './internal-auth';
 export * from './registry';
 export * from './ranges';
+export * from './tracing';

@@ -1,11 +1,13 @@
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { withCaller, type Logger } from '@vus/core';
+import { SpanKind, inSpan, traceparentOf } from '@vus/telemetry';
 import { HealthImplementation } from 'grpc-health-check';
 import { readCallContext, type CallContext } from './context';
 import { toServiceError } from './errors';
 import { internalAuthInterceptor, internalSecret } from './internal-auth';
 import { loadProto } from './proto';
+import { rpcSpanOf } from './tracing';
 
 export type UnaryHandler<Req, Res> = (request: Req, ctx: CallContext) => Promise<Res>;
 
@@ -19,7 +21,8 @@ export type AsyncHandlers<H> = {
 
 /**
  * Adapts async handlers to grpc-js callbacks: reads the call context, runs the handler on the
- * caller's behalf (its own calls and events inherit the request id and deadline), maps thrown
+ * caller's behalf (its own calls and events inherit the request id and deadline) inside a server
+ * span that continues the caller's trace, maps thrown
  * errors through the one error table. Methods without a handler answer UNIMPLEMENTED (grpc-js default).
  */
 export function implement<H extends grpc.UntypedServiceImplementation>(
@@ -30,8 +33,12 @@ export function implement<H extends grpc.UntypedServiceImplementation>(
   for (const [method, handler] of Object.entries(handlers) as [string, UnaryHandler<unknown, unknown>][]) {
     implementation[method] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       const ctx = readCallContext(call, logger);
-      const caller = { requestId: ctx.requestId, deadline: ctx.deadline, traceparent: ctx.traceparent };
-      withCaller(caller, () => handler(call.request, ctx)).then(
+      const { name, attributes } = rpcSpanOf(call.getPath());
+      // The server span continues the client's; what the handler calls and writes continues it.
+      inSpan(name, { kind: SpanKind.SERVER, attributes, parent: ctx.traceparent ?? null }, (span) => {
+        const caller = { requestId: ctx.requestId, deadline: ctx.deadline, traceparent: traceparentOf(span) ?? ctx.traceparent };
+        return withCaller(caller, () => handler(call.request, ctx));
+      }).then(
         (response) => callback(null, response),
         (error: unknown) => callback(toServiceError(error, ctx.logger)),
       );

@@ -1,4 +1,5 @@
 import { Poller, type Clock, type Logger } from '@vus/core';
+import { inSpan, markFailed } from '@vus/telemetry';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { endOfRun, orgsKeptOut, retryAt, type JobOutcome, type RetryPolicy } from './rules';
@@ -156,7 +157,7 @@ export class JobRunner {
     const nextRunAt = () => (nextRun === undefined ? (nextRun = kind ? retryAt(clock.now(), job.attempts, kind.maxAttempts, kind.retry) : null) : nextRun);
     const done = (async () => {
       const outcome: JobOutcome = kind
-        ? await kind.run(job, { signal: controller.signal, retryAt: nextRunAt }).catch((error: unknown) => {
+        ? await this.runInSpan(job, kind, { signal: controller.signal, retryAt: nextRunAt }).catch((error: unknown) => {
             logger.error({ err: error, jobId: job.id, kind: job.kind }, 'a job run crashed');
             return { kind: 'retry', error: error instanceof Error ? error.message : String(error) } as const;
           })
@@ -171,6 +172,17 @@ export class JobRunner {
         this.wake();
       });
     this.running.set(job.id, { job, controller, done });
+  }
+
+  /** One run, as a span in the trace of the request that queued the job (an upload, a delivery's event). */
+  private runInSpan(job: ClaimedJob, kind: JobKind, context: JobContext): Promise<JobOutcome> {
+    const attributes = { 'vus.job.kind': job.kind, 'vus.job.id': job.id, 'vus.job.subject_id': job.subjectId, 'vus.job.attempt': job.attempts };
+    return inSpan(`job ${job.kind}`, { attributes, parent: job.traceparent ?? null }, async (span) => {
+      const outcome = await kind.run(job, context);
+      span.setAttribute('vus.job.outcome', outcome.kind);
+      if (outcome.kind === 'failed' || outcome.kind === 'retry') markFailed(span, new Error(outcome.error));
+      return outcome;
+    });
   }
 
   private async record(job: ClaimedJob, outcome: JobOutcome, nextRun: Date | null): Promise<void> {

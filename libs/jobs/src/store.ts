@@ -1,4 +1,5 @@
 import { newId } from '@vus/core';
+import { currentTraceparent } from '@vus/telemetry';
 import type { Database, Queryable } from '@vus/db';
 import { join } from 'node:path';
 import type { JobState } from './rules';
@@ -33,6 +34,8 @@ export interface Job {
   leaseOwner: string | null;
   leaseExpiresAt: Date | null;
   lastError: string | null;
+  /** W3C trace context of the request that queued it: its runs continue that trace. */
+  traceparent?: string | undefined;
 }
 
 /** A job held by a worker. */
@@ -54,6 +57,7 @@ interface JobRow {
   lease_owner: string | null;
   lease_expires_at: Date | null;
   last_error: string | null;
+  traceparent?: string | null;
   [column: string]: unknown;
 }
 
@@ -70,6 +74,7 @@ function toJob(row: JobRow): Job {
     leaseOwner: row.lease_owner,
     leaseExpiresAt: row.lease_expires_at,
     lastError: row.last_error,
+    ...(row.traceparent ? { traceparent: row.traceparent } : {}),
   };
 }
 
@@ -78,10 +83,10 @@ const ERROR_CHARS = 1000;
 /** Queues a job (nothing when the subject already has one of this kind); true when queued. */
 export async function enqueueJob(q: Queryable, job: NewJob): Promise<boolean> {
   const result = await q.query(
-    `INSERT INTO jobs (id, kind, subject_id, org_id, payload, state, run_at, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, 'queued', $6, $6, $6)
+    `INSERT INTO jobs (id, kind, subject_id, org_id, payload, state, run_at, created_at, updated_at, traceparent)
+     VALUES ($1, $2, $3, $4, $5, 'queued', $6, $6, $6, $7)
      ON CONFLICT (kind, subject_id) DO NOTHING`,
-    [newId(), job.kind, job.subjectId, job.orgId, JSON.stringify(job.payload ?? {}), job.runAt],
+    [newId(), job.kind, job.subjectId, job.orgId, JSON.stringify(job.payload ?? {}), job.runAt, currentTraceparent() ?? null],
   );
   return result.rowCount === 1;
 }

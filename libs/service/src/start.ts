@@ -56,9 +56,10 @@ export async function startService<O extends object, X extends object>(definitio
 
     if (parts.consumers?.length && !bus) logger.warn(parts.withoutBus ?? 'no event bus: this service consumes no events');
     for (const consumer of (bus && parts.consumers) || []) {
-      // A handler runs for the request its event was written for: its calls carry that request id.
+      // A handler runs for the request its event was written for: its calls carry that request id
+      // (and its trace, when this process does not trace: libs/events makes the consumer span).
       const handler = consumer.handler;
-      const subscription = await bus!.subscribe({ ...consumer, handler: (event: EventEnvelope) => withCaller({ requestId: event.request_id }, () => handler(event)) });
+      const subscription = await bus!.subscribe({ ...consumer, handler: (event: EventEnvelope) => withCaller({ requestId: event.request_id, traceparent: event.traceparent }, () => handler(event)) });
       stack.push(() => subscription.stop());
     }
     for (const job of parts.jobs ?? []) {

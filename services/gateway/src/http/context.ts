@@ -1,5 +1,6 @@
 import type { Logger } from '@vus/core';
 import type { OutgoingContext } from '@vus/grpc';
+import { SpanKind, contextFromTraceparent, markFailed, tracer, withActiveSpan } from '@vus/telemetry';
 import type { RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { ApiVersion } from '../versions';
@@ -21,9 +22,15 @@ export function locals(res: Response): RequestLocals {
 
 const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-/** Gives every request an id (the client's, if sane), echoes it, and logs the request once. */
+/**
+ * Gives every request an id (the client's, if sane), echoes it, and logs the request once; the
+ * rest of the chain runs in the request's server span (continuing a client's `traceparent`),
+ * named by its route once known so that traces group by endpoint rather than by id.
+ */
 export function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
+    const parent = contextFromTraceparent(typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined);
+    const span = tracer().startSpan(`${req.method}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method } }, parent);
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader('x-request-id', requestId);
@@ -33,8 +40,13 @@ export function requestContext(logger: Logger): RequestHandler {
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       requestLogger.info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms) }, 'request');
+      const route = locals(res).route;
+      if (route) span.updateName(`${req.method} ${route.path}`).setAttribute('http.route', route.path);
+      span.setAttribute('http.response.status_code', res.statusCode).setAttribute('vus.request_id', requestId);
+      if (res.statusCode >= 500) markFailed(span, new Error(`HTTP ${res.statusCode}`));
+      span.end();
     });
-    next();
+    withActiveSpan(span, next);
   };
 }
 

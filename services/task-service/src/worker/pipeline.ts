@@ -5,6 +5,7 @@ import { toMetadataValues, toTimestamp, type OutgoingContext } from '@vus/grpc';
 import type { Index } from '@vus/grpc/types/index/v1/Index';
 import { HLS_PLAYLIST, makeHls, mediaProblemError, probe, validateForIndexing, type MediaProbe } from '@vus/media';
 import type { ModelRegistry } from '@vus/models';
+import { inSpan } from '@vus/telemetry';
 import { createReadStream } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -117,6 +118,24 @@ export function fetchedMediaKey(taskId: string): string {
 
 const RPC_TIMEOUT_MS = 30_000;
 
+/** What indexing found, for the store stage. */
+interface StoreInput {
+  plan: ExtractorPlan;
+  probed: MediaProbe;
+  report: ExtractorReport;
+  hls: TaskHls | undefined;
+  conversation: Awaited<ReturnType<typeof extractConversation>> | undefined;
+  textValues: TimedValue[];
+  logoValues: TimedValue[];
+  scenes: ReturnType<typeof scenesOf>;
+  frames: Awaited<ReturnType<typeof analyseFrames>>;
+}
+
+/** One stage of a task's indexing as a span of the upload's trace (its job's span is the parent). */
+function stage<T>(name: string, task: Pick<TaskRecord, 'id'>, run: () => Promise<T>, attributes: Record<string, string | number | string[]> = {}): Promise<T> {
+  return inSpan(`stage ${name}`, { attributes: { 'vus.task.id': task.id, 'vus.stage': name, ...attributes } }, run);
+}
+
 /** An RPC of the worker on an organization's behalf, with the worker's deadline. */
 function rpcContext(orgId: string): OutgoingContext {
   return { orgId, deadline: new Date(Date.now() + RPC_TIMEOUT_MS) };
@@ -198,15 +217,19 @@ export class TaskPipeline {
   private async fetchSource(task: TaskRecord, signal: AbortSignal): Promise<TaskRecord> {
     if (task.source.kind !== 'url') throw new Error(`task ${task.id} is uploading without a URL`);
     const key = fetchedMediaKey(task.id);
-    const body = await openUrl(task.source.url, 'video_url', this.deps.fetchPolicy, signal);
-    await this.deps.blobs.put(key, body, { maxBytes: this.deps.fetchPolicy.maxBytes, signal });
+    const source = task.source;
+    await stage('fetch', task, async () => {
+      const body = await openUrl(source.url, 'video_url', this.deps.fetchPolicy, signal);
+      await this.deps.blobs.put(key, body, { maxBytes: this.deps.fetchPolicy.maxBytes, signal });
+    });
     return this.advance(task, 'validating', { mediaBlobKey: key });
   }
 
   private async localMedia(task: TaskRecord, workDir: string): Promise<string> {
     if (!task.mediaBlobKey) throw new Error(`task ${task.id} has no stored media`);
     const path = join(workDir, 'media');
-    await this.deps.blobs.download(task.mediaBlobKey, path);
+    const blobKey = task.mediaBlobKey;
+    await stage('download', task, () => this.deps.blobs.download(blobKey, path));
     return path;
   }
 
@@ -226,7 +249,7 @@ export class TaskPipeline {
     const index = await this.indexOf(task);
     const plan = planExtractors(index);
     const file = await this.localMedia(task, workDir);
-    const probed = await probe(file, { signal });
+    const probed = await stage('probe', task, () => probe(file, { signal }));
     const problems = validateForIndexing(probed, { requireAudio: plan.requiresAudio });
     if (problems[0]) throw mediaProblemError(problems[0]);
     return this.advance(task, 'pending', { system: systemMetadata(task, probed) });
@@ -262,14 +285,16 @@ export class TaskPipeline {
     const index = await this.indexOf(task);
     const plan = planExtractors(index);
     const file = await this.localMedia(task, workDir);
-    const probed = await probe(file, { signal });
+    const probed = await stage('probe', task, () => probe(file, { signal }));
     const report: ExtractorReport = { ran: [], skipped: [] };
 
     const frameModels = await this.frameModels(plan, report);
     let lastReported = 0;
     // Progress writes go one after another (never out of order), without holding up the frames.
     let reporting = Promise.resolve();
-    const frames = await analyseFrames(file, probed, frameModels, {
+    // The frame extractors (detector, OCR, the visual embedder) take each sampled frame in turn.
+    const frameExtractors = report.ran.slice();
+    const frames = await stage('extract frames', task, () => analyseFrames(file, probed, frameModels, {
       ...deps.frames,
       signal,
       onProgress: (position) => {
@@ -278,7 +303,7 @@ export class TaskPipeline {
         lastReported = percent;
         reporting = reporting.then(() => this.progress(task, percent)).catch(() => undefined);
       },
-    });
+    }), { 'vus.extractors': frameExtractors });
     await reporting;
     const duration = probed.durationSec;
     const textValues: TimedValue[] = plan.textInVideo ? textInVideo(frames.observations, frames.step, duration) : [];
@@ -287,14 +312,28 @@ export class TaskPipeline {
     const scenes = plan.visual ? scenesOf(frames.observations, frames.step, duration) : [];
     await this.progress(task, 85);
 
-    const conversation = plan.conversation ? await this.conversation(task, file, probed, workDir, signal) : undefined;
+    const conversation = plan.conversation ? await stage('extract conversation', task, () => this.conversation(task, file, probed, workDir, signal)) : undefined;
     if (conversation?.ran) report.ran.push(conversation.ran);
     if (conversation?.skipped) report.skipped.push({ name: conversation.skipped.extractor, reason: conversation.skipped.reason });
     await this.progress(task, 92);
 
-    const hls = task.enableVideoStream ? await this.videoStream(task, file, probed, frames.thumbnails, workDir, signal) : undefined;
+    const hls = task.enableVideoStream ? await stage('stream', task, () => this.videoStream(task, file, probed, frames.thumbnails, workDir, signal)) : undefined;
     if (hls) await this.progress(task, 97);
 
+    await stage('store', task, () => this.store(task, { plan, probed, report, hls, conversation, textValues, logoValues, scenes, frames }));
+    deps.logger.info(
+      { taskId: task.id, videoId: task.videoId, analysedFrames: frames.analysedFrames, sampledFrames: frames.observations.length, timings: frames.timings, report, speechLanguage: conversation?.language },
+      'video indexed',
+    );
+    return this.advance(task, 'ready', { progress: 100, extractors: report, ...(hls ? { hls } : {}) });
+  }
+
+  /** The video, its artifacts and its segments, written to index-service and search-service. */
+  private async store(
+    task: TaskRecord,
+    { plan, probed, report, hls, conversation, textValues, logoValues, scenes, frames }: StoreInput,
+  ): Promise<void> {
+    const { deps } = this;
     const thumbnails = plan.thumbnails ? await this.storeThumbnails(task, frames.thumbnails) : [];
     const ctx = rpcContext(task.orgId);
     await deps.index.createVideo(ctx, {
@@ -335,11 +374,6 @@ export class TaskPipeline {
         ...logoValues.map((t): Segment => ({ start: t.start, end: t.end, modality: 'logo', text: t.value, labels: [] })),
       ].map(shownBy),
     );
-    deps.logger.info(
-      { taskId: task.id, videoId: task.videoId, analysedFrames: frames.analysedFrames, sampledFrames: frames.observations.length, timings: frames.timings, report, speechLanguage: conversation?.language },
-      'video indexed',
-    );
-    return this.advance(task, 'ready', { progress: 100, extractors: report, ...(hls ? { hls } : {}) });
   }
 
   /**
