@@ -64,7 +64,7 @@ async function main() {
       const missed = fixture.labels.filter((l) => !found.includes(l)).map((l) => `"${l.words}" @${l.time}`);
       console.log(
         [
-          `  run ${run}: ${config.processes} processes, wall ${round(wall, 1)} s = ${round(duration / wall, 1)}× real time`,
+          `  run ${run}: ${config.processes} recogniser process${config.processes === 1 ? '' : 'es'}, wall ${round(wall, 1)} s = ${round(duration / wall, 1)}× real time`,
           `(load average ${round(loadavg()[0], 1)});`,
           `recognisers' CPU ${round(cpu, 1)} s = ${round(duration / (cpu / Math.min(2, config.processes)), 1)}× real time on ${Math.min(2, config.processes)} idle core(s);`,
           `${lines.length} lines, ${lines.reduce((n, l) => n + l.text.split(' ').length, 0)} words;`,
