@@ -29,6 +29,11 @@ export default tseslint.config(
     },
   },
   {
+    // web/: browser code with its own compiler settings (DOM, Preact's JSX, bundler resolution).
+    files: ['web/**'],
+    languageOptions: { parserOptions: { project: './web/tsconfig.json', tsconfigRootDir: import.meta.dirname } },
+  },
+  {
     // libs/media/src/tools.ts: FFMPEG_PATH/FFPROBE_PATH locate binaries like PATH does, and children inherit the environment.
     // libs/models/src/speech/pocketsphinx.ts: pocketsphinx_continuous is found on PATH.
     files: ['**/src/main.ts', 'libs/core/src/**', '**/src/cli/**', '**/test/**', 'libs/db/src/testing.ts', 'libs/media/src/tools.ts', 'libs/models/src/speech/pocketsphinx.ts'],

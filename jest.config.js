@@ -15,7 +15,7 @@ const workspaces = (dir) =>
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/charts', '<rootDir>/scripts'],
+  roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/charts', '<rootDir>/scripts', '<rootDir>/web'],
   testMatch: ['**/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },

@@ -21,6 +21,7 @@ import { hlsFileRoutes } from './routes/hls';
 import { importRoutes } from './routes/imports';
 import { indexRoutes } from './routes/indexes';
 import { notBuiltRoutes } from './routes/not-built';
+import { playgroundRoutes } from './routes/playground';
 import { searchRoutes } from './routes/search';
 import { isTaskUpload, taskRoutes } from './routes/tasks';
 import { thumbnailFileRoutes } from './routes/thumbnails';
@@ -142,6 +143,8 @@ export function createApp(deps: AppDeps): Express {
 
   // Public: the API reference over every version's OpenAPI document.
   app.use(docsRoutes(SERVED_VERSIONS));
+  // Public: the playground page at / and its files under /assets (web/).
+  app.use(playgroundRoutes());
   for (const version of SERVED_VERSIONS) {
     // `/p/<version>` is the playground alias of the same API (API-CONTRACT §1).
     app.use([`/${version}`, `/p/${version}`], versionRouter(version, deps));

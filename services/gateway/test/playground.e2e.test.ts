@@ -1,0 +1,176 @@
+/**
+ * @jest-environment ./libs/models/test/helpers/onnx-environment.js
+ */
+/*
+ * The playground page (web/) in a real browser against the whole indexing stack: Chromium from the
+ * npm registry (@sparticuz/chromium ships the binary inside its package; CHROME_PATH overrides it)
+ * driven by playwright-core. A user enters a key, creates an index, uploads a generated video,
+ * watches it become ready, searches for a word shown in it, plays the result from its start and
+ * asks for a summary. Each step leaves a screenshot in PLAYGROUND_SCREENSHOTS (default: a folder
+ * under the OS temp dir, printed at the end).
+ */
+import { serveFiles, wordsAndSubtitlesVideo, type FileServer, type GeneratedVideo } from '@vus/testing';
+import { execFile } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startIndexingStack, type IndexingStack } from './indexing-stack';
+
+const screenshots = process.env.PLAYGROUND_SCREENSHOTS ?? join(tmpdir(), 'vus-playground-screenshots');
+
+/** Flags for a headless Chromium as root on a machine whose network is closed beyond loopback. */
+const CHROMIUM_FLAGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--no-default-browser-check',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+];
+
+/**
+ * @sparticuz/chromium's binary, unpacked (once) into the temp dir. The package is ESM only, which
+ * jest's CommonJS sandbox cannot load: a plain node process asks it.
+ */
+async function npmChromiumPath(): Promise<string> {
+  const script = "import('@sparticuz/chromium').then(async ({ default: c }) => process.stdout.write(await c.executablePath()))";
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], { cwd: __dirname });
+  return stdout.trim();
+}
+
+async function launchChromium(): Promise<Browser> {
+  const executablePath = process.env.CHROME_PATH ?? (await npmChromiumPath());
+  return chromium.launch({ executablePath, headless: true, args: CHROMIUM_FLAGS });
+}
+
+/*
+ * Functions given to page.evaluate run in the browser (serialized: they may not use this file's
+ * closures). The tests are compiled with Node's types only, so they reach the DOM as
+ * `(globalThis as any)`.
+ */
+
+let stack: IndexingStack;
+let fixture: GeneratedVideo;
+/** The fixture again over loopback HTTP, for the upload by URL. */
+let files: FileServer;
+let key: string;
+let browser: Browser;
+let page: Page;
+const shot = (name: string) => page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
+
+beforeAll(async () => {
+  mkdirSync(screenshots, { recursive: true });
+  [stack, fixture, browser] = await Promise.all([startIndexingStack({ worker: true, analyze: true, embed: true }), wordsAndSubtitlesVideo(), launchChromium()]);
+  ({ key } = await stack.newOrg());
+  files = await serveFiles({ 'by-url.mp4': fixture.path });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await files?.close();
+  await stack?.stop();
+  process.stdout.write(`playground screenshots: ${screenshots}\n`);
+});
+
+describe('the playground page', () => {
+  it('is served at / without a key, and asks for one', async () => {
+    const response = await page.goto(`${stack.url}/`);
+    expect(response?.status()).toBe(200);
+    await page.getByLabel('API key').waitFor();
+    await expect(page.getByText('Paste an API key to start').isVisible()).resolves.toBe(true);
+    await shot('1-key');
+  });
+
+  it('takes a key, shows the API error for a wrong one, and creates an index', async () => {
+    await page.getByLabel('API key').fill('tlk_not-a-real-key-at-all');
+    await page.getByRole('button', { name: 'Use key' }).click();
+    // The API's own words (401 api_key_invalid), not a generic failure.
+    await page.getByRole('alert').filter({ hasText: 'api_key_invalid' }).waitFor();
+
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Use key' }).click();
+    await page.getByRole('button', { name: 'New index' }).click();
+    await page.getByLabel('Name').fill('playground');
+    await page.getByRole('button', { name: 'Create index' }).click();
+    await page.locator('#index-select option', { hasText: 'playground' }).waitFor({ state: 'attached' });
+    expect(await page.evaluate(() => (globalThis as any).localStorage.getItem('vus-playground-api-key'))).toBe(key);
+    await shot('2-index');
+  });
+
+  it('uploads a video and shows its task until it is ready, then lists the video', async () => {
+    await page.locator('#video-files').setInputFiles(fixture.path);
+    await page.locator('.task .status', { hasText: /pending|validating|indexing|ready/ }).waitFor();
+    await page.locator('.task.ready').waitFor({ timeout: 180_000 });
+    await page.locator('button.video', { hasText: 'words-and-subtitles' }).waitFor();
+    await shot('3-ready');
+  }, 200_000);
+
+  it('searches for a word shown in the video and plays the result from its start', async () => {
+    await page.getByLabel('Query', { exact: true }).fill('planet');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const first = page.locator('button.result').first();
+    await first.waitFor();
+    const start = Number(await first.getAttribute('data-start'));
+    const end = Number(await first.getAttribute('data-end'));
+    // PLANET is on screen from 4 s to 8 s (frames are sampled once a second).
+    expect(Math.abs(start - 4)).toBeLessThanOrEqual(1);
+    await shot('4-results');
+
+    await first.click();
+    await page.locator('#moment').waitFor();
+    // The player is at the result's start: seeked there, then playing on from it (muted).
+    await page.waitForFunction(
+      ([from, to]) => {
+        const video = (globalThis as any).document.querySelector('#player');
+        return !!video && video.readyState >= 1 && video.currentTime >= from - 0.25 && video.currentTime <= to;
+      },
+      [start, end] as const,
+      { timeout: 30_000 },
+    );
+    const playedFrom = await page.evaluate(() => (globalThis as any).document.querySelector('#player').currentTime);
+    expect(playedFrom).toBeGreaterThanOrEqual(start - 0.25);
+    expect(playedFrom).toBeLessThan(start + 2);
+    // The matched span is marked on the timeline.
+    await expect(page.locator('.timeline .span').count()).resolves.toBe(1);
+    await shot('5-playing');
+  }, 60_000);
+
+  it('asks the video for a summary and streams an answer to a free prompt', async () => {
+    await page.getByRole('button', { name: 'Summary' }).click();
+    const summary = page.locator('.answer .generated');
+    await summary.waitFor();
+    await page.waitForFunction(() => ((globalThis as any).document.querySelector('.answer .generated')?.textContent ?? '').trim().length > 0);
+    await shot('6-summary');
+
+    await page.getByLabel('Prompt').fill('What words are shown on screen?');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await page.locator('.answer[aria-busy="false"] .generated').waitFor({ timeout: 30_000 });
+    const answer = (await summary.textContent()) ?? '';
+    expect(answer.length).toBeGreaterThan(0);
+    await shot('7-answer');
+  }, 60_000);
+
+  it('indexes a video by URL, and plays the moments nearest to a text by their embeddings', async () => {
+    await page.getByLabel('Video URL', { exact: true }).fill(files.url('by-url.mp4'));
+    await page.getByRole('button', { name: 'Index URL' }).click();
+    await expect(page.locator('.task').count()).resolves.toBe(2);
+    await page.locator('.task.ready').nth(1).waitFor({ timeout: 180_000 });
+    // The video indexed from the URL, whose URL the embeddings view then knows.
+    await page.locator('button.video', { hasText: 'by-url.mp4' }).click();
+    await expect(page.getByLabel('Video URL for nearest moments (optional)').inputValue()).resolves.toBe(files.url('by-url.mp4'));
+    await page.getByLabel('Text to embed').fill('planet');
+    await page.getByRole('button', { name: 'Embed', exact: true }).click();
+    await page.getByText(/A vector of \d+ dimensions/).waitFor();
+    const nearest = page.locator('section[aria-labelledby="embed-title"] ol.spans button');
+    await nearest.first().waitFor({ timeout: 60_000 });
+    await nearest.first().click();
+    await page.locator('#moment').waitFor();
+    await shot('8-embeddings');
+  }, 240_000);
+
+  it('is usable on a narrow screen: one column, nothing wider than the viewport', async () => {
+    await page.setViewportSize({ width: 380, height: 800 });
+    const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shot('9-narrow');
+  });
+});

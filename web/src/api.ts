@@ -1,0 +1,123 @@
+import { ApiFailure, errorFromBody } from './lib/errors';
+import { NdjsonLines, readStreamEvent, type StreamEvent } from './lib/ndjson';
+
+/**
+ * The page's client of this server's API, same origin, with the user's key. Indexes, tasks,
+ * videos and search speak v1.2 (its engines carry the four search options, its tasks report a
+ * percentage, combined queries exist only there); analyze and embed-v2 exist only in v1.3.
+ */
+export type Json = Record<string, unknown>;
+
+export class Api {
+  constructor(private readonly key: string) {}
+
+  async call<T = Json>(method: string, path: string, body?: FormData | Json): Promise<T> {
+    const response = await this.send(method, path, body);
+    const text = await response.text();
+    if (!response.ok) throw new ApiFailure(errorFromBody(response.status, text));
+    return (text === '' ? {} : JSON.parse(text)) as T;
+  }
+
+  /** A streamed generation (NDJSON): each event as it arrives. */
+  async stream(path: string, body: Json, onEvent: (event: StreamEvent) => void): Promise<void> {
+    const response = await this.send('POST', path, body);
+    if (!response.ok) throw new ApiFailure(errorFromBody(response.status, await response.text()));
+    if (!response.body) throw new Error('The browser gave no readable stream.');
+    const lines = new NdjsonLines();
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      for (const line of lines.push(value)) onEvent(readStreamEvent(line));
+    }
+    for (const line of lines.end()) onEvent(readStreamEvent(line));
+  }
+
+  private send(method: string, path: string, body?: FormData | Json): Promise<Response> {
+    const headers: Record<string, string> = { 'x-api-key': this.key };
+    let payload: BodyInit | undefined;
+    if (body instanceof FormData) payload = body;
+    else if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(body);
+    }
+    return fetch(path, { method, headers, body: payload });
+  }
+}
+
+export interface Engine {
+  name: string;
+  options: string[];
+}
+
+export interface Index {
+  id: string;
+  name: string;
+  engines: Engine[];
+  videoCount: number;
+  hasThumbnails: boolean;
+}
+
+export interface Video {
+  id: string;
+  filename: string;
+  duration: number;
+  width: number | undefined;
+  height: number | undefined;
+  createdAt: string | undefined;
+  streamUrl: string | undefined;
+  streamStatus: string | undefined;
+  thumbnailUrl: string | undefined;
+}
+
+export interface Task {
+  id: string;
+  status: string;
+  videoId: string | undefined;
+  percentage: number | undefined;
+}
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+const rec = (value: unknown): Json => (typeof value === 'object' && value !== null ? (value as Json) : {});
+const list = (value: unknown): Json[] => (Array.isArray(value) ? value.map(rec) : []);
+
+export function readIndex(raw: Json): Index {
+  const addons = Array.isArray(raw.addons) ? raw.addons : [];
+  return {
+    id: str(raw._id) ?? '',
+    name: str(raw.index_name) ?? '',
+    engines: list(raw.engines).map((engine) => ({
+      name: str(engine.engine_name) ?? '',
+      options: Array.isArray(engine.engine_options) ? engine.engine_options.filter((o): o is string => typeof o === 'string') : [],
+    })),
+    videoCount: num(raw.video_count) ?? 0,
+    hasThumbnails: addons.includes('thumbnail'),
+  };
+}
+
+export function readVideo(raw: Json): Video {
+  const metadata = rec(raw.metadata ?? raw.system_metadata);
+  const hls = rec(raw.hls);
+  const thumbnails = Array.isArray(hls.thumbnail_urls) ? hls.thumbnail_urls : [];
+  return {
+    id: str(raw._id) ?? '',
+    filename: str(metadata.filename) ?? str(raw._id) ?? '',
+    duration: num(metadata.duration) ?? 0,
+    width: num(metadata.width),
+    height: num(metadata.height),
+    createdAt: str(raw.created_at),
+    streamUrl: str(hls.video_url),
+    streamStatus: str(hls.status),
+    thumbnailUrl: str(thumbnails[0]),
+  };
+}
+
+export function readTask(raw: Json): Task {
+  return {
+    id: str(raw._id) ?? '',
+    status: str(raw.status) ?? 'unknown',
+    videoId: str(raw.video_id),
+    percentage: num(rec(raw.process).percentage),
+  };
+}

@@ -1,0 +1,84 @@
+import { render } from 'preact';
+import { useMemo, useRef, useState } from 'preact/hooks';
+import { Api, type Index, type Video } from './api';
+import { Ask } from './ask';
+import { Embeddings } from './embeddings';
+import { Indexes } from './indexes';
+import { KeyBar, storedKey } from './key';
+import { Player, type Moment } from './player';
+import { Search } from './search';
+import { Uploads } from './upload';
+import { Videos } from './videos';
+import './styles.css';
+
+function App() {
+  const [key, setKey] = useState(storedKey());
+  const api = useMemo(() => new Api(key), [key]);
+  const [index, setIndex] = useState<Index | undefined>();
+  const [videos, setVideos] = useState<Video[]>([]);
+  const [video, setVideo] = useState<Video | undefined>();
+  const [moment, setMoment] = useState<Moment | undefined>();
+  const [videosVersion, setVideosVersion] = useState(0);
+  const [indexesVersion, setIndexesVersion] = useState(0);
+  /** Where this browser got each video it indexed: a local file's object URL or the URL it sent. */
+  const sources = useRef(new Map<string, string | undefined>());
+  const seq = useRef(0);
+
+  const play = (videoId: string, start: number, end: number) => {
+    const target = videos.find((v) => v.id === videoId) ?? video;
+    if (target) setVideo(target);
+    setMoment({ start, end, seq: ++seq.current });
+  };
+
+  return (
+    <>
+      <header>
+        <h1>vus playground</h1>
+        <KeyBar apiKey={key} onChange={setKey} />
+      </header>
+      {key === '' ? (
+        <main>
+          <p class="hint">Paste an API key to start: <code>npm start</code> prints one on its first start, and <code>npm run keys -- create --org NAME</code> makes more.</p>
+        </main>
+      ) : (
+        <main class="layout">
+          <div class="column">
+            <Indexes api={api} selected={index} refreshKey={indexesVersion} onSelect={(chosen) => {
+              setIndex(chosen);
+              if (chosen?.id !== index?.id) {
+                setVideo(undefined);
+                setMoment(undefined);
+              }
+            }} />
+            {index && (
+              <>
+                <Uploads api={api} index={index} onIndexed={(videoId, source) => {
+                  sources.current.set(videoId, source);
+                  setVideosVersion((v) => v + 1);
+                  setIndexesVersion((v) => v + 1);
+                }} />
+                <Videos api={api} index={index} refreshKey={videosVersion} selectedId={video?.id} onLoaded={setVideos} onSelect={(chosen) => {
+                  setVideo(chosen);
+                  setMoment(undefined);
+                }} />
+              </>
+            )}
+          </div>
+          <div class="column wide">
+            {video && <Player video={video} localSource={sources.current.get(video.id)} moment={moment?.seq !== undefined ? moment : undefined} />}
+            {index && <Search api={api} index={index} videos={videos} onPlay={(clip) => play(clip.videoId, clip.start, clip.end)} />}
+            {video && <Ask key={video.id} api={api} video={video} onPlay={(start, end) => play(video.id, start, end)} />}
+            {video && (
+              <Embeddings key={video.id} api={api} sourceUrl={httpSource(sources.current.get(video.id))} onPlay={(start, end) => play(video.id, start, end)} />
+            )}
+          </div>
+        </main>
+      )}
+    </>
+  );
+}
+
+/** Only a URL the server can fetch: not a local file's object URL. */
+const httpSource = (source: string | undefined) => (source && /^https?:/.test(source) ? source : undefined);
+
+render(<App />, document.getElementById('app')!);
