@@ -150,6 +150,12 @@ const CANDIDATES_PER_OPTION = 200;
 const NEAREST_CANDIDATES = 200;
 /** The most clips a result set keeps (later pages beyond it are not offered). */
 export const MAX_RESULTS = 1000;
+/**
+ * MatchClips (a classification's prompt) wants every match in its videos, not the best few: it
+ * reads this many candidates per option and answers at most as many clips. A whole index of 1,000
+ * videos classified with 200 candidates found 725 of the 999 videos that showed a class.
+ */
+export const MATCH_CANDIDATES_PER_OPTION = 10_000;
 
 /** Image queries: at most 5 MB, JPEG or PNG, at least 64 px on each side (API-CONTRACT §5.5). */
 export const QUERY_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
@@ -205,27 +211,33 @@ export function createSearch(deps: SearchDeps) {
     return { index: index.value, result: result.value };
   }
 
-  /** Segments answering a text through the lexical options (and exact_match), scored. */
-  async function textMatches(scope: Scope, text: string, options: readonly SearchOption[], conversationOption: ConversationOption): Promise<SegmentMatch[]> {
+  /** Segments answering a text through the lexical options (and exact_match), scored; `candidates` per option and path. */
+  async function textMatches(
+    scope: Scope,
+    text: string,
+    options: readonly SearchOption[],
+    conversationOption: ConversationOption,
+    candidates = { lexical: CANDIDATES_PER_OPTION, nearest: NEAREST_CANDIDATES },
+  ): Promise<SegmentMatch[]> {
     const matches: SegmentMatch[] = [];
     const lexicalOptions = options.filter((o) => !(o === 'conversation' && conversationOption === 'exact_match'));
     const groups = deps.expand(text);
     const plan = lexicalPlan(groups);
     if (plan) {
       // One query per option, so that a common option cannot crowd out the others' candidates.
-      const perOption = await Promise.all(lexicalOptions.map((option) => store.lexical(scope, [option], plan, CANDIDATES_PER_OPTION)));
+      const perOption = await Promise.all(lexicalOptions.map((option) => store.lexical(scope, [option], plan, candidates.lexical)));
       perOption.forEach((hits, i) => {
         for (const hit of hits) matches.push(matchOf(hit, lexicalOptions[i]!, scoreHit(groups, plan, hit.kinds)));
       });
     }
     if (options.includes('conversation') && conversationOption === 'exact_match' && text.trim()) {
-      for (const hit of await store.exactPhrase(scope, text, CANDIDATES_PER_OPTION)) matches.push(matchOf(hit, 'conversation', 1));
+      for (const hit of await store.exactPhrase(scope, text, candidates.lexical)) matches.push(matchOf(hit, 'conversation', 1));
     }
     if (options.includes('visual')) {
       const clip = await deps.models.embedder();
       if (clip) {
         const vector = await clip.embedder.embedText(text);
-        for (const hit of await store.nearest(scope, clip.model, [...vector], NEAREST_CANDIDATES)) {
+        for (const hit of await store.nearest(scope, clip.model, [...vector], candidates.nearest)) {
           const score = vectorScore(hit.similarity);
           if (score > 0) matches.push(matchOf(hit, 'visual', score));
         }
@@ -349,8 +361,11 @@ export function createSearch(deps: SearchDeps) {
       params: Pick<SearchParams, 'options' | 'conversationOption' | 'threshold'> & { videoIds: readonly string[] },
     ): Promise<Clip[]> {
       const filter = params.videoIds.length > 0 ? { ids: [...params.videoIds] } : undefined;
-      const { result: matches } = await onSearchableIndex(orgId, indexId, params.options, filter, (scope) => matchesOf(scope, { text }, params));
-      return clipsOf(matches, { operator: 'or', options: params.options, threshold: params.threshold, adjustConfidenceLevel: 0.5 }).slice(0, MAX_RESULTS);
+      const candidates = { lexical: MATCH_CANDIDATES_PER_OPTION, nearest: MATCH_CANDIDATES_PER_OPTION };
+      const { result: matches } = await onSearchableIndex(orgId, indexId, params.options, filter, (scope) =>
+        scope.videoIds && scope.videoIds.length === 0 ? Promise.resolve([]) : textMatches(scope, text, params.options, params.conversationOption, candidates),
+      );
+      return clipsOf(matches, { operator: 'or', options: params.options, threshold: params.threshold, adjustConfidenceLevel: 0.5 }).slice(0, MATCH_CANDIDATES_PER_OPTION);
     },
 
     /** A later page. Unknown, malformed, another organization's and expired tokens all read as expired. */
