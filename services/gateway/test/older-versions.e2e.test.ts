@@ -146,7 +146,7 @@ describe('v1.1 (python before 0.1)', () => {
     if (code === 'api_upgrade_required') expect(res.body.docs_url).toMatch(/^\/docs\?version=v1\.[23]$/);
   });
 
-  it('classify is not built yet: 501 in the v1.1 error form', async () => {
+  it('classify on a gateway without classify-service: 501 in the v1.1 error form', async () => {
     const res = await api().post('/v1.1/classify').set('x-api-key', key).send({ video_id: videoId, labels: [{ name: 'a', prompts: ['b'] }] });
     expect([res.status, keysOf(res.body)]).toEqual([501, ['code', 'message']]);
   });
