@@ -12,6 +12,7 @@ import { generateVideo, wordsAndSubtitlesVideo, type GeneratedVideo } from '@vus
 import request from 'supertest';
 import { TwelveLabs } from 'twelvelabs-js-v0';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
+import { documentsFor, startRecordingProxy, validateExchanges, type RecordingProxy } from './openapi-recorder';
 import { workerClient } from './videos-worker';
 
 /** twelvelabs-js 0.2.8 does not export its classify models: their shapes by the method's answer. */
@@ -19,6 +20,8 @@ type ClassifyVideoData = Awaited<ReturnType<TwelveLabs['classify']['videos']>>['
 type ClassifyClass = ClassifyVideoData['classes'][number];
 
 let stack: IndexingStack;
+// The SDK and raw HTTP talk through it: their answers are checked against the OpenAPI documents at the end.
+let recorder: RecordingProxy;
 let key: string;
 let orgId: string;
 let client: TwelveLabs;
@@ -26,7 +29,7 @@ let indexId: string;
 let visualOnlyIndexId: string;
 const videoIds = { pet: '', phone: '', words: '' };
 const savedBaseUrl = process.env.TWELVELABS_BASE_URL;
-const api = () => request(stack.url);
+const api = () => request(recorder.url);
 
 const CLASSES = [
   { name: 'Pets', prompts: ['cat', 'kitten'] },
@@ -58,7 +61,8 @@ beforeAll(async () => {
   let videos: GeneratedVideo[];
   [stack, videos] = await Promise.all([startIndexingStack({ worker: true, classify: true }), fixtures()]);
   ({ key, orgId } = await stack.newOrg());
-  process.env.TWELVELABS_BASE_URL = stack.url;
+  recorder = await startRecordingProxy(stack.url);
+  process.env.TWELVELABS_BASE_URL = recorder.url;
   client = new TwelveLabs({ apiKey: key, version: 'v1.2' });
   indexId = (await client.index.create({ name: 'classify', engines: [{ name: 'marengo2.6', options: ['visual', 'conversation', 'text_in_video'] }], addons: ['thumbnail'] })).id;
   visualOnlyIndexId = (await client.index.create({ name: 'classify visual', engines: [{ name: 'marengo2.6', options: ['visual'] }] })).id;
@@ -71,10 +75,11 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(async () => {
   process.env.TWELVELABS_BASE_URL = savedBaseUrl;
+  await recorder?.stop();
   await stack?.stop();
 });
 beforeEach(() => {
-  process.env.TWELVELABS_BASE_URL = stack.url;
+  process.env.TWELVELABS_BASE_URL = recorder.url;
 });
 
 /** The class a video shows most, by the classification's own order. */
@@ -267,4 +272,10 @@ describe('bad input', () => {
     expect([foreign.status, foreign.body.code]).toEqual([400, 'search_page_token_expired']);
     expect([unknown.status, unknown.body.code]).toEqual([400, 'search_page_token_expired']);
   });
+});
+
+// Last: what every test above received.
+it('every classify answer matches its version’s OpenAPI document', async () => {
+  expect(recorder.exchanges.filter((e) => /\/classify/.test(e.url)).length).toBeGreaterThan(20);
+  expect(validateExchanges(recorder.exchanges, await documentsFor(stack.url, recorder.exchanges))).toEqual([]);
 });
