@@ -1,4 +1,5 @@
 import type { Logger } from '@vus/core';
+import { recordConsumerLag } from '@vus/telemetry';
 import {
   Kafka,
   logLevel as KafkaLogLevel,
@@ -237,6 +238,8 @@ export class KafkaEventBus implements EventBus {
           payload.resolveOffset(message.offset);
           const next = (BigInt(message.offset) + 1n).toString();
           await payload.commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset: next }] }] });
+          // What is left behind this message in its partition (the end as of this fetch).
+          recordConsumerLag(groupId, topic, partition, Number(BigInt(payload.batch.highWatermark) - BigInt(next)));
           await heartbeat();
         }
       },

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { withCaller, type Logger } from '@vus/core';
-import { SpanKind, inSpan, traceparentOf } from '@vus/telemetry';
+import { SpanKind, inSpan, recordRpc, traceparentOf } from '@vus/telemetry';
 import { HealthImplementation } from 'grpc-health-check';
 import { readCallContext, type CallContext } from './context';
 import { toServiceError } from './errors';
@@ -34,13 +34,22 @@ export function implement<H extends grpc.UntypedServiceImplementation>(
     implementation[method] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       const ctx = readCallContext(call, logger);
       const { name, attributes } = rpcSpanOf(call.getPath());
+      const started = process.hrtime.bigint();
+      const measure = (code: grpc.status) => recordRpc('server', attributes['rpc.service'], attributes['rpc.method'], code, Number(process.hrtime.bigint() - started) / 1e9);
       // The server span continues the client's; what the handler calls and writes continues it.
       inSpan(name, { kind: SpanKind.SERVER, attributes, parent: ctx.traceparent ?? null }, (span) => {
         const caller = { requestId: ctx.requestId, deadline: ctx.deadline, traceparent: traceparentOf(span) ?? ctx.traceparent };
         return withCaller(caller, () => handler(call.request, ctx));
       }).then(
-        (response) => callback(null, response),
-        (error: unknown) => callback(toServiceError(error, ctx.logger)),
+        (response) => {
+          measure(grpc.status.OK);
+          callback(null, response);
+        },
+        (error: unknown) => {
+          const serviceError = toServiceError(error, ctx.logger);
+          measure(serviceError.code ?? grpc.status.UNKNOWN);
+          callback(serviceError);
+        },
       );
     };
   }

@@ -1,5 +1,5 @@
 import { Poller, type Clock, type Logger } from '@vus/core';
-import { inSpan, markFailed } from '@vus/telemetry';
+import { inSpan, markFailed, observeJobQueue } from '@vus/telemetry';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { endOfRun, orgsKeptOut, retryAt, type JobOutcome, type RetryPolicy } from './rules';
@@ -69,6 +69,7 @@ export class JobRunner {
   private readonly poller: Poller;
   private stopped = false;
   private lastPrune = 0;
+  private stopObserving: () => void = () => undefined;
 
   constructor(private readonly options: JobRunnerOptions) {
     this.owner = options.owner;
@@ -82,6 +83,9 @@ export class JobRunner {
 
   start(): void {
     this.poller.start();
+    // Depth and age of this runner's kinds, read when metrics are collected (the autoscaler's input).
+    const kinds = Object.keys(this.options.kinds);
+    this.stopObserving = observeJobQueue(() => this.options.store.queueStats(kinds, this.options.clock.now()));
   }
 
   /** Looks for work now. */
@@ -111,6 +115,7 @@ export class JobRunner {
   /** Stops claiming, aborts what runs and hands those jobs back, so another runner takes them at once. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopObserving();
     await this.poller.stop();
     for (const run of this.running.values()) run.controller.abort();
     await Promise.all([...this.running.values()].map((r) => r.done));

@@ -38,6 +38,13 @@ export interface Job {
   traceparent?: string | undefined;
 }
 
+export interface QueueStat {
+  kind: string;
+  state: 'queued' | 'running';
+  count: number;
+  oldestAgeSeconds: number;
+}
+
 /** A job held by a worker. */
 export interface ClaimedJob extends Job {
   state: 'running';
@@ -138,6 +145,11 @@ export interface JobStore {
   get(kind: string, subjectId: string): Promise<Job | undefined>;
   /** Deletes jobs of `kinds` that ended (succeeded, failed, cancelled) before `before`; returns how many. */
   pruneFinished(kinds: readonly string[], before: Date): Promise<number>;
+  /**
+   * The unfinished jobs of `kinds` by kind and state (every pair, zeros included): how many, and
+   * how long the oldest has waited (queued: since it came due; running: since its last claim or renewal).
+   */
+  queueStats(kinds: readonly string[], now: Date): Promise<QueueStat[]>;
 }
 
 /**
@@ -225,6 +237,22 @@ export function createJobStore(db: Database): JobStore {
         [kinds, before],
       );
       return result.rowCount ?? 0;
+    },
+
+    async queueStats(kinds, now) {
+      const { rows } = await db.query<{ kind: string; state: 'queued' | 'running'; n: number; oldest: Date | null }>(
+        `SELECT kind, state, count(*)::int AS n,
+                min(CASE WHEN state = 'queued' THEN least(run_at, $2) ELSE updated_at END) AS oldest
+         FROM jobs WHERE kind = ANY($1::text[]) AND state IN ('queued', 'running') GROUP BY kind, state`,
+        [kinds, now],
+      );
+      return kinds.flatMap((kind) =>
+        (['queued', 'running'] as const).map((state): QueueStat => {
+          const row = rows.find((r) => r.kind === kind && r.state === state);
+          const oldest = row?.oldest ? new Date(row.oldest).getTime() : now.getTime();
+          return { kind, state, count: row?.n ?? 0, oldestAgeSeconds: Math.max(0, (now.getTime() - oldest) / 1000) };
+        }),
+      );
     },
 
     async get(kind, subjectId) {

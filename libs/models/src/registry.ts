@@ -1,4 +1,5 @@
 import { ApiError } from '@vus/core';
+import { recordModelCall } from '@vus/telemetry';
 import type { Capability, CapabilityTypes, Disposable, ProviderStatus } from './types';
 
 /**
@@ -108,7 +109,7 @@ export class ModelRegistry {
         slot.status = statusOf(definition, 'unavailable', reason);
         return undefined;
       }
-      slot.instance = await definition.load();
+      slot.instance = measured(await definition.load(), definition.name);
       slot.status = statusOf(definition, 'loaded');
       return slot.instance;
     } catch (error) {
@@ -120,6 +121,51 @@ export class ModelRegistry {
     }
   }
 }
+
+/**
+ * The loaded model with each of its async calls timed (vus.model.duration by provider and call,
+ * e.g. `coco-ssd` / `detectObjects`): model latency per provider, whoever calls it. The methods
+ * are wrapped on the instance itself, so callers still get the very object the provider made.
+ */
+function measured(instance: Loaded, provider: string): Loaded {
+  const target = instance as unknown as Record<string | symbol, unknown>;
+  // A model shared by two registries (a cached instance) is timed once.
+  if (target[MEASURED] || !Object.isExtensible(instance)) return instance;
+  target[MEASURED] = true;
+  for (const name of methodNames(instance)) {
+    const method = target[name] as (...args: unknown[]) => unknown;
+    target[name] = function (this: unknown, ...args: unknown[]) {
+      const started = process.hrtime.bigint();
+      const result = method.apply(this, args);
+      if (!(result instanceof Promise)) return result;
+      const record = (outcome: 'ok' | 'error') => recordModelCall(provider, name, outcome, Number(process.hrtime.bigint() - started) / 1e9);
+      return result.then(
+        (resolved: unknown) => {
+          record('ok');
+          return resolved;
+        },
+        (error: unknown) => {
+          record('error');
+          throw error;
+        },
+      );
+    };
+  }
+  return instance;
+}
+
+/** The methods of an object (its own and its class's), `dispose` aside. */
+function methodNames(object: object): string[] {
+  const names = new Set<string>();
+  for (let o: object | null = object; o && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) {
+    for (const name of Object.getOwnPropertyNames(o)) {
+      if (name !== 'constructor' && name !== 'dispose' && typeof Object.getOwnPropertyDescriptor(o, name)?.value === 'function') names.add(name);
+    }
+  }
+  return [...names];
+}
+
+const MEASURED = Symbol('vus.model.measured');
 
 function statusOf(definition: ProviderDefinition, state: ProviderStatus['state'], reason?: string): ProviderStatus {
   return {

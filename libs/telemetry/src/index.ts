@@ -1,2 +1,3 @@
 export * from './trace-context';
 export * from './spans';
+export * from './metrics';

@@ -1,10 +1,18 @@
 /**
  * `node --require @vus/telemetry/register main.js`: starts the SDK (when OTEL_* asks for it)
- * before the service's modules load, so that pg, Redis and http are instrumented. The service is
- * named by OTEL_SERVICE_NAME. What is buffered is flushed once the service has stopped.
+ * before the service's modules load, so that pg, Redis and http are instrumented, and the metrics
+ * (Prometheus on METRICS_PORT, OTLP when configured). The service is named by OTEL_SERVICE_NAME.
+ * What is buffered is flushed once the service has stopped.
  */
 import { beforeProcessExit } from '@vus/core';
-import { startTelemetry } from './sdk';
+import { metricsEndpointOf, otlpMetricsConfigured, startMetrics, startTelemetry } from './sdk';
 
 const telemetry = startTelemetry(process.env);
 beforeProcessExit(() => telemetry.stop());
+startMetrics({ prometheus: metricsEndpointOf(process.env), otlp: otlpMetricsConfigured(process.env) }).then(
+  (endpoint) => beforeProcessExit(() => endpoint.stop()),
+  (error: unknown) => {
+    process.stderr.write(`metrics endpoint could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

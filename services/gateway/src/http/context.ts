@@ -1,6 +1,6 @@
 import type { Logger } from '@vus/core';
 import type { OutgoingContext } from '@vus/grpc';
-import { SpanKind, contextFromTraceparent, markFailed, tracer, withActiveSpan } from '@vus/telemetry';
+import { SpanKind, contextFromTraceparent, markFailed, recordHttpRequest, tracer, withActiveSpan } from '@vus/telemetry';
 import type { RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { ApiVersion } from '../versions';
@@ -41,6 +41,7 @@ export function requestContext(logger: Logger): RequestHandler {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       requestLogger.info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms) }, 'request');
       const route = locals(res).route;
+      recordHttpRequest(req.method, route?.path, res.statusCode, ms / 1000);
       if (route) span.updateName(`${req.method} ${route.path}`).setAttribute('http.route', route.path);
       span.setAttribute('http.response.status_code', res.statusCode).setAttribute('vus.request_id', requestId);
       if (res.statusCode >= 500) markFailed(span, new Error(`HTTP ${res.statusCode}`));

@@ -1,4 +1,5 @@
 import { rateLimitHeaders, tooManyRequests, type Admission, type Category, type LimitsSource, type UsageCounters } from '@vus/limits';
+import { countRateLimitRejection } from '@vus/telemetry';
 import type { RequestHandler } from 'express';
 import { locals } from '../http/context';
 import { categoriesOf } from './categories';
@@ -34,6 +35,7 @@ async function admit(counters: UsageCounters, limits: LimitsSource, orgId: strin
     const admission = await counters.admitRequest(orgId, category, table);
     states.push(...admission.states);
     if (!admission.admitted) {
+      countRateLimitRejection(category, admission.exceeded.dimension);
       await Promise.all(admitted.map((c) => counters.refundRequest(orgId, c, table)));
       return { admitted: false, states, exceeded: admission.exceeded };
     }

@@ -5,7 +5,7 @@ import { toMetadataValues, toTimestamp, type OutgoingContext } from '@vus/grpc';
 import type { Index } from '@vus/grpc/types/index/v1/Index';
 import { HLS_PLAYLIST, makeHls, mediaProblemError, probe, validateForIndexing, type MediaProbe } from '@vus/media';
 import type { ModelRegistry } from '@vus/models';
-import { inSpan } from '@vus/telemetry';
+import { inSpan, recordStage, timed } from '@vus/telemetry';
 import { createReadStream } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -133,7 +133,8 @@ interface StoreInput {
 
 /** One stage of a task's indexing as a span of the upload's trace (its job's span is the parent). */
 function stage<T>(name: string, task: Pick<TaskRecord, 'id'>, run: () => Promise<T>, attributes: Record<string, string | number | string[]> = {}): Promise<T> {
-  return inSpan(`stage ${name}`, { attributes: { 'vus.task.id': task.id, 'vus.stage': name, ...attributes } }, run);
+  const measured = () => timed((outcome, seconds) => recordStage(name, outcome, seconds), run);
+  return inSpan(`stage ${name}`, { attributes: { 'vus.task.id': task.id, 'vus.stage': name, ...attributes } }, measured);
 }
 
 /** An RPC of the worker on an organization's behalf, with the worker's deadline. */
