@@ -4,7 +4,11 @@
  * limits counted in memory and in Redis. Requests are sent one at a time over a kept-alive
  * connection, so each figure is latency, not throughput; the client's own cost is measured on a
  * bare express app and subtracted. Target: ≤ 2 ms p50 added. Uses the build (npm run build) and
- * the local PostgreSQL-free stack (PGlite) plus Redis at REDIS_URL (default 127.0.0.1:6379):
+ * the local PostgreSQL-free stack (PGlite) plus Redis at REDIS_URL (default 127.0.0.1:6379).
+ * Then the memory scenarios again with tracing on (issue 20): the SDK's tracer provider with the
+ * async-hooks context manager and a batch processor, as `@vus/telemetry/register` sets up, whose
+ * exporter discards the batches (export is off the request path; a collector is not measured).
+ * Target: tracing adds < 0.3 ms p50.
  *
  *   npm run build && node scripts/bench/gateway.js [requests per scenario, default 3000]
  */
@@ -65,6 +69,32 @@ async function startBare() {
   return { url: `http://127.0.0.1:${server.address().port}`, stop: () => new Promise((r) => server.close(r)) };
 }
 
+/** Tracing as the Node SDK runs it, with an exporter that counts and drops what it is given. */
+function startTracing() {
+  const { context, trace } = require('@opentelemetry/api');
+  const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
+  const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base');
+  let exported = 0;
+  const exporter = {
+    export(spans, done) {
+      exported += spans.length;
+      done({ code: 0 });
+    },
+    shutdown: async () => undefined,
+  };
+  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  trace.setGlobalTracerProvider(provider);
+  return {
+    exported: () => exported,
+    async stop() {
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+    },
+  };
+}
+
 async function main() {
   const mailDir = mkdtempSync(join(tmpdir(), 'vus-bench-mail-'));
   const bare = await startBare();
@@ -74,7 +104,7 @@ async function main() {
   console.log(`${REQUESTS} sequential requests per scenario after ${WARMUP} warm-up, one kept-alive connection\n`);
   const baseline = await measure('bare express GET / (client + HTTP floor)', () => send(bare.url), 200);
 
-  for (const counters of ['memory', 'redis']) {
+  const runScenarios = async (counters, label) => {
     const gateway = await startGateway({
       host: '127.0.0.1',
       port: 0,
@@ -98,11 +128,15 @@ async function main() {
     const auth = { 'x-api-key': key };
 
     // The engine catalogue is served by index-service from memory: a trivial endpoint one hop away.
-    results.push(await measure(`[${counters}] GET /v1.2/engines: auth + one gRPC hop`, () => send(`${gateway.url}/v1.2/engines`, { headers: auth }), 200));
+    results.push(await measure(`[${label}] GET /v1.2/engines: auth + one gRPC hop`, () => send(`${gateway.url}/v1.2/engines`, { headers: auth }), 200));
     // Search is not built yet (501 after the limits); it is the endpoint that carries limits.
-    results.push(await measure(`[${counters}] POST /v1.3/search: auth + body + RPM/RPD limits`, () => send(`${gateway.url}/v1.3/search`, { method: 'POST', headers: auth, body: {} }), 501));
+    results.push(await measure(`[${label}] POST /v1.3/search: auth + body + RPM/RPD limits`, () => send(`${gateway.url}/v1.3/search`, { method: 'POST', headers: auth, body: {} }), 501));
     await gateway.stop();
-  }
+  };
+  for (const counters of ['memory', 'redis']) await runScenarios(counters, counters);
+  const tracing = startTracing();
+  await runScenarios('memory', 'memory+tracing');
+  await tracing.stop();
   const byName = Object.fromEntries(results.map((r) => [r.name, r]));
   console.log('\nadded over the bare floor (p50 / p99):');
   for (const counters of ['memory', 'redis']) {
@@ -111,6 +145,12 @@ async function main() {
     // Limits + auth + one hop: the hop's cost plus what the limited endpoint adds beyond auth.
     console.log(`  ${counters.padEnd(6)} auth + one gRPC hop       ${(hop.p50 - baseline.p50).toFixed(3)} / ${(hop.p99 - baseline.p99).toFixed(3)} ms`);
     console.log(`  ${counters.padEnd(6)} auth + limits (no hop)    ${(limited.p50 - baseline.p50).toFixed(3)} / ${(limited.p99 - baseline.p99).toFixed(3)} ms`);
+  }
+  console.log(`\ntracing on, added over tracing off (memory counters; ${tracing.exported()} spans exported), p50 / p99:`);
+  for (const scenario of ['GET /v1.2/engines: auth + one gRPC hop', 'POST /v1.3/search: auth + body + RPM/RPD limits']) {
+    const off = byName[`[memory] ${scenario}`];
+    const on = byName[`[memory+tracing] ${scenario}`];
+    console.log(`  ${scenario.padEnd(48)} ${(on.p50 - off.p50).toFixed(3)} / ${(on.p99 - off.p99).toFixed(3)} ms`);
   }
   await billing.stop();
   await index.stop();
