@@ -28,12 +28,16 @@ export interface PageSlice<T> {
   prevPageToken: string;
 }
 
+/** The tokens of the pages beside page `page` (1-based) of a set of `total` items; empty where there is none. */
+export function neighbourTokens(setId: string, page: number, pageLimit: number, total: number): Omit<PageSlice<never>, 'items'> {
+  return {
+    nextPageToken: page * pageLimit < total ? pageToken(setId, page + 1) : '',
+    prevPageToken: page > 1 ? pageToken(setId, page - 1) : '',
+  };
+}
+
 /** Page `page` (1-based) of a set of `items`; tokens are empty where there is no such page. */
 export function slicePage<T>(setId: string, items: readonly T[], page: number, pageLimit: number): PageSlice<T> {
   const start = (page - 1) * pageLimit;
-  return {
-    items: items.slice(start, start + pageLimit),
-    nextPageToken: start + pageLimit < items.length ? pageToken(setId, page + 1) : '',
-    prevPageToken: page > 1 ? pageToken(setId, page - 1) : '',
-  };
+  return { items: items.slice(start, start + pageLimit), ...neighbourTokens(setId, page, pageLimit, items.length) };
 }

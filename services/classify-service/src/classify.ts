@@ -3,7 +3,7 @@
  * to the videos being classified (search-service's MatchClips); scoring.ts turns the clips into
  * per-video class scores; the ranked list is stored as a result set and served a page at a time.
  */
-import { ApiError, errors, newResultSetId, parsePageToken, slicePage, type CanonicalOption, type Clock } from '@vus/core';
+import { ApiError, errors, neighbourTokens, newResultSetId, parsePageToken, type CanonicalOption, type Clock } from '@vus/core';
 import { classifyVideos, type ClassMatches, type ClassScore, type PromptClip, type Thresholds } from './scoring';
 
 export type ConversationOption = 'semantic' | 'exact_match';
@@ -51,10 +51,20 @@ export interface StoredClassification {
   expiresAt: Date;
 }
 
+/** One page of a stored set: the set without its items, how many it holds, and the page's. */
+export interface StoredPage {
+  set: Omit<StoredClassification, 'items'>;
+  total: number;
+  items: ClassifiedVideo[];
+}
+
 export interface ClassifyStore {
   saveResultSet(set: StoredClassification): Promise<void>;
-  /** The organization's result set, expired or not (the caller tells the two apart). */
-  loadResultSet(orgId: string, id: string): Promise<StoredClassification | undefined>;
+  /**
+   * Page `page` (1-based) of the organization's result set, expired or not (the caller tells the
+   * two apart): only that page's items are read, however large the set.
+   */
+  loadPage(orgId: string, id: string, page: number): Promise<StoredPage | undefined>;
 }
 
 export interface ClassDefinition {
@@ -161,15 +171,12 @@ export function createClassify(deps: ClassifyDeps) {
     const now = deps.clock.now();
     const set: StoredClassification = { id: newResultSetId(), orgId, pageLimit: params.pageLimit, items, createdAt: now, expiresAt: new Date(now.getTime() + deps.pageTtlMs) };
     await store.saveResultSet(set);
-    return servePage(set, 1);
+    return servePage({ set, total: items.length, items: items.slice(0, set.pageLimit) }, 1);
   }
 
-  function servePage(set: StoredClassification, page: number): ClassifyPage {
-    const slice = slicePage(set.id, set.items, page, set.pageLimit);
-    return {
-      data: slice.items,
-      pageInfo: { limitPerPage: set.pageLimit, totalResults: set.items.length, nextPageToken: slice.nextPageToken, prevPageToken: slice.prevPageToken, expiresAt: set.expiresAt },
-    };
+  function servePage({ set, total, items }: StoredPage, page: number): ClassifyPage {
+    const tokens = neighbourTokens(set.id, page, set.pageLimit, total);
+    return { data: items, pageInfo: { limitPerPage: set.pageLimit, totalResults: total, ...tokens, expiresAt: set.expiresAt } };
   }
 
   return {
@@ -202,11 +209,11 @@ export function createClassify(deps: ClassifyDeps) {
     /** A later page. Unknown, malformed, another organization's and expired tokens all read as expired. */
     async page(orgId: string, token: string): Promise<ClassifyPage> {
       const parsed = parsePageToken(token);
-      const set = parsed && (await store.loadResultSet(orgId, parsed.setId));
-      if (!parsed || !set || set.expiresAt.getTime() <= deps.clock.now().getTime()) {
+      const stored = parsed && (await store.loadPage(orgId, parsed.setId, parsed.page));
+      if (!parsed || !stored || stored.set.expiresAt.getTime() <= deps.clock.now().getTime()) {
         throw new ApiError('search_page_token_expired', `The page token ${token} has expired or does not exist. Classify again.`, { param: 'page_token' });
       }
-      return servePage(set, parsed.page);
+      return servePage(stored, parsed.page);
     },
   };
 }

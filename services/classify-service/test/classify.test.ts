@@ -1,4 +1,4 @@
-import { ApiError, ManualClock } from '@vus/core';
+import { ApiError, ManualClock, slicePage } from '@vus/core';
 import { createClassify, type ClassifyDirectory, type ClassifyParams, type StoredClassification, type VideoRef } from '../src/classify';
 import type { PromptClip } from '../src/scoring';
 
@@ -36,7 +36,14 @@ function fakes() {
     },
   };
   const sets = new Map<string, StoredClassification>();
-  const store = { saveResultSet: async (set: StoredClassification) => void sets.set(set.id, set), loadResultSet: async (orgId: string, id: string) => (sets.get(id)?.orgId === orgId ? sets.get(id) : undefined) };
+  const store = {
+    saveResultSet: async (set: StoredClassification) => void sets.set(set.id, set),
+    async loadPage(orgId: string, id: string, page: number) {
+      const set = sets.get(id);
+      if (set?.orgId !== orgId) return undefined;
+      return { set, total: set.items.length, items: slicePage(id, set.items, page, set.pageLimit).items };
+    },
+  };
   const clock = new ManualClock('2026-01-10T12:00:00Z');
   return { classify: createClassify({ directory, store, clock, pageTtlMs: 60_000 }), searches, clock };
 }

@@ -30,12 +30,15 @@ describe.each(DATABASE_KINDS)('classify result sets on %s', (_kind, create) => {
   });
   afterAll(() => database.drop());
 
-  it('keeps a set as it was saved, for its organization only', async () => {
+  it('keeps a set as it was saved and reads it a page at a time, for its organization only', async () => {
     const store = createResultSetStore(database.db);
     const set = { id: newResultSetId(), orgId: 'org1', pageLimit: 1, items, createdAt: new Date('2026-01-10T12:00:00Z'), expiresAt: new Date('2026-01-10T13:00:00Z') };
     await store.saveResultSet(set);
-    expect(await store.loadResultSet('org1', set.id)).toEqual({ ...set, items: JSON.parse(JSON.stringify(items)) });
-    expect(await store.loadResultSet('org2', set.id)).toBeUndefined();
+    const rest = { id: set.id, orgId: set.orgId, pageLimit: set.pageLimit, createdAt: set.createdAt, expiresAt: set.expiresAt };
+    expect(await store.loadPage('org1', set.id, 1)).toEqual({ set: rest, total: 2, items: JSON.parse(JSON.stringify(items.slice(0, 1))) });
+    expect(await store.loadPage('org1', set.id, 2)).toEqual({ set: rest, total: 2, items: JSON.parse(JSON.stringify(items.slice(1, 2))) });
+    expect(await store.loadPage('org1', set.id, 3)).toEqual({ set: rest, total: 2, items: [] });
+    expect(await store.loadPage('org2', set.id, 1)).toBeUndefined();
   });
 
   it('serves pages from the stored set, and purges sets expired before a time', async () => {
