@@ -53,17 +53,17 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
     const blobs = await FileBlobStore.open(join(dataDir, 'blobs'));
     const models = createModelRegistry(modelsConfigFromEnv(config));
     services.onStop(() => models.dispose());
-    const index = await services.start(indexService, { blobs });
-    // No SMTP in embedded mode: plan e-mails are written as .eml files under DATA_DIR/mail.
-    const billing = await services.start(billingService, { mail: { kind: 'folder', dir: join(dataDir, 'mail'), from: 'VUS billing <billing@localhost>' } });
+    // Services start in waves, each wave at once (a PGlite each, migrated: seconds apiece), each
+    // service after those whose addresses it needs.
+    const [index, billing, embed] = await together(
+      services.start(indexService, { blobs }),
+      // No SMTP in embedded mode: plan e-mails are written as .eml files under DATA_DIR/mail.
+      services.start(billingService, { mail: { kind: 'folder', dir: join(dataDir, 'mail'), from: 'VUS billing <billing@localhost>' } }),
+      // Embeddings (the bundled concept embedding), on the same detector and OCR as indexing.
+      services.start(embedService, { models, fetchAllowHosts: config.FETCH_ALLOW_HOSTS, blobs }),
+    );
     // Searchable segments: pgvector is loaded into its PGlite, so CLIP vectors are searched when present.
     const search = await services.start(searchService, { indexServiceAddress: index.address, models, fetchAllowHosts: config.FETCH_ALLOW_HOSTS });
-    // Text generation from what indexing found (the bundled extractive provider: no model download).
-    const analyze = await services.start(analyzeService, { indexServiceAddress: index.address, searchServiceAddress: search.address });
-    // Classification: each prompt a search over the videos, scored; its own result pages.
-    const classify = await services.start(classifyService, { indexServiceAddress: index.address, searchServiceAddress: search.address });
-    // Embeddings (the bundled concept embedding), on the same detector and OCR as indexing.
-    const embed = await services.start(embedService, { models, fetchAllowHosts: config.FETCH_ALLOW_HOSTS, blobs });
     // Media minutes are metered as in the cluster: each probed video is reserved against the
     // organization's duration budgets (its plan's, from billing-service) and recorded there as
     // spend. The budgets are counted in this process's memory, in the same counters the gateway
@@ -71,24 +71,30 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
     const limiters = memoryLimiters();
     const meter = mediaMeter(billing.address, limiters, log.child({ service: 'task-service' }));
     services.onStop(async () => meter.close());
-    // Indexing tasks with their worker, and webhooks: task events come through the same bus.
-    const task = await services.start(taskService, {
-      indexServiceAddress: index.address,
-      webhooks: {
-        allowList: parseAllowList(config.WEBHOOK_ALLOWED_HOSTS),
-        secrets: SecretBox.fromKey(webhookSecretKey(dataDir, config.WEBHOOK_SECRET_KEY), 'WEBHOOK_SECRET_KEY'),
-      },
-      blobs,
-      worker: {
+    const [analyze, classify, task] = await together(
+      // Text generation from what indexing found (the bundled extractive provider: no model download).
+      services.start(analyzeService, { indexServiceAddress: index.address, searchServiceAddress: search.address }),
+      // Classification: each prompt a search over the videos, scored; its own result pages.
+      services.start(classifyService, { indexServiceAddress: index.address, searchServiceAddress: search.address }),
+      // Indexing tasks with their worker, and webhooks: task events come through the same bus.
+      services.start(taskService, {
+        indexServiceAddress: index.address,
+        webhooks: {
+          allowList: parseAllowList(config.WEBHOOK_ALLOWED_HOSTS),
+          secrets: SecretBox.fromKey(webhookSecretKey(dataDir, config.WEBHOOK_SECRET_KEY), 'WEBHOOK_SECRET_KEY'),
+        },
         blobs,
-        models,
-        workRoot: join(dataDir, 'work'),
-        concurrency: config.WORKER_CONCURRENCY,
-        fetch: { allowHosts: config.FETCH_ALLOW_HOSTS },
-        searchServiceAddress: search.address,
-        meter: meter.meter,
-      },
-    });
+        worker: {
+          blobs,
+          models,
+          workRoot: join(dataDir, 'work'),
+          concurrency: config.WORKER_CONCURRENCY,
+          fetch: { allowHosts: config.FETCH_ALLOW_HOSTS },
+          searchServiceAddress: search.address,
+          meter: meter.meter,
+        },
+      }),
+    );
     const token = adminToken(dataDir, config.VUS_ADMIN_TOKEN);
     const gateway = await startGateway({
       host: config.HOST,
@@ -126,4 +132,15 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
     unlock();
     throw error;
   }
+}
+
+/**
+ * Awaits every start, then fails with the first failure: a service still starting when another
+ * fails is running by then, so the caller's stop() stops it too (Promise.all would leave it behind).
+ */
+async function together<T extends unknown[]>(...starts: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(starts);
+  const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as T;
 }
