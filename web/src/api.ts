@@ -75,6 +75,8 @@ export interface Task {
   status: string;
   videoId: string | undefined;
   percentage: number | undefined;
+  /** Why a failed task failed, in the API's words. */
+  error: { code: string; message: string } | undefined;
 }
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
@@ -119,5 +121,6 @@ export function readTask(raw: Json): Task {
     status: str(raw.status) ?? 'unknown',
     videoId: str(raw.video_id),
     percentage: num(rec(raw.process).percentage),
+    error: typeof rec(raw.error).message === 'string' ? { code: str(rec(raw.error).code) ?? 'failed', message: rec(raw.error).message as string } : undefined,
   };
 }

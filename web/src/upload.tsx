@@ -33,7 +33,7 @@ export function Uploads({ api, index, onIndexed }: { api: Api; index: Index; onI
     else form.append('video_url', upload.url ?? '');
     try {
       const created = await api.call<{ _id: string }>('POST', '/v1.2/tasks', form);
-      update(upload.key, { task: { id: created._id, status: 'pending', videoId: undefined, percentage: undefined } });
+      update(upload.key, { task: { id: created._id, status: 'pending', videoId: undefined, percentage: undefined, error: undefined } });
       await poll(upload, created._id);
     } catch (e) {
       update(upload.key, { error: describeError(e) });
@@ -45,6 +45,7 @@ export function Uploads({ api, index, onIndexed }: { api: Api; index: Index; onI
       const task = readTask(await api.call<Json>('GET', `/v1.2/tasks/${encodeURIComponent(taskId)}`));
       update(upload.key, { task });
       if (DONE.has(task.status)) {
+        if (task.error) update(upload.key, { error: `${task.error.message} (${task.error.code})` });
         if (task.status === 'ready' && task.videoId) onIndexed(task.videoId, upload.file ? URL.createObjectURL(upload.file) : upload.url);
         return;
       }

@@ -129,6 +129,8 @@ describe('the playground page', () => {
     const playedFrom = await page.evaluate(() => (globalThis as any).document.querySelector('#player').currentTime);
     expect(playedFrom).toBeGreaterThanOrEqual(start - 0.25);
     expect(playedFrom).toBeLessThan(start + 2);
+    // …and plays on from there (muted, so the browser allows it without a further gesture).
+    await page.waitForFunction((from) => (globalThis as any).document.querySelector('#player').currentTime > from + 0.5, start, { timeout: 20_000 });
     // The matched span is marked on the timeline.
     await expect(page.locator('.timeline .span').count()).resolves.toBe(1);
     await shot('5-playing');
@@ -149,10 +151,16 @@ describe('the playground page', () => {
     await shot('7-answer');
   }, 60_000);
 
+  it("shows why a task failed, in the API's words", async () => {
+    await page.getByLabel('Video URL', { exact: true }).fill(files.url('missing.mp4'));
+    await page.getByRole('button', { name: 'Index URL' }).click();
+    await page.locator('.task .error', { hasText: 'parameter_invalid' }).waitFor({ timeout: 30_000 });
+  });
+
   it('indexes a video by URL, and plays the moments nearest to a text by their embeddings', async () => {
     await page.getByLabel('Video URL', { exact: true }).fill(files.url('by-url.mp4'));
     await page.getByRole('button', { name: 'Index URL' }).click();
-    await expect(page.locator('.task').count()).resolves.toBe(2);
+    await expect(page.locator('.task').count()).resolves.toBe(3);
     await page.locator('.task.ready').nth(1).waitFor({ timeout: 180_000 });
     // The video indexed from the URL, whose URL the embeddings view then knows.
     await page.locator('button.video', { hasText: 'by-url.mp4' }).click();
