@@ -25,7 +25,10 @@ export default tseslint.config(
       // Services import libs through their public entry point, never their sources.
       'no-restricted-imports': ['error', { patterns: ['@vus/*/src/*', '@vus/*/dist/*', '**/libs/*/src/*', '**/services/*/src/*'] }],
       // Configuration is read once, in main.ts or libs/core (STYLE-EXAMPLES §5 rule 11).
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration in main.ts through loadConfig.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration in main.ts through loadConfig.' },
+      ],
     },
   },
   {
@@ -36,7 +39,15 @@ export default tseslint.config(
   {
     // libs/media/src/tools.ts: FFMPEG_PATH/FFPROBE_PATH locate binaries like PATH does, and children inherit the environment.
     // libs/models/src/speech/pocketsphinx.ts: pocketsphinx_continuous is found on PATH.
-    files: ['**/src/main.ts', 'libs/core/src/**', '**/src/cli/**', '**/test/**', 'libs/db/src/testing.ts', 'libs/media/src/tools.ts', 'libs/models/src/speech/pocketsphinx.ts'],
+    files: [
+      '**/src/main.ts',
+      'libs/core/src/**',
+      '**/src/cli/**',
+      '**/test/**',
+      'libs/db/src/testing.ts',
+      'libs/media/src/tools.ts',
+      'libs/models/src/speech/pocketsphinx.ts',
+    ],
     rules: { 'no-restricted-properties': 'off' },
   },
   {

@@ -54,7 +54,16 @@ function seeded(seed) {
 
 const SUBJECTS = ['the chef', 'our guide', 'the team', 'the driver', 'the teacher', 'this machine', 'the city', 'the garden'];
 const VERBS = ['prepares', 'explains', 'shows', 'builds', 'cleans', 'visits', 'repairs', 'paints'];
-const OBJECTS = ['a tomato sauce', 'the old bridge', 'a wooden table', 'the river bank', 'a red bicycle', 'the market square', 'fresh bread', 'the engine'];
+const OBJECTS = [
+  'a tomato sauce',
+  'the old bridge',
+  'a wooden table',
+  'the river bank',
+  'a red bicycle',
+  'the market square',
+  'fresh bread',
+  'the engine',
+];
 const CAPTIONS = ['STEP ONE', 'INGREDIENTS', 'THE OLD TOWN', 'SAFETY FIRST', 'CHAPTER TWO', 'THANK YOU', 'MARKET DAY', 'TOOLS'];
 const LABELS = ['person', 'car', 'bicycle', 'dog', 'bowl', 'cup', 'chair', 'dining table', 'bottle', 'potted plant', 'truck', 'bench'];
 const LOGOS = ['Acme', 'Globex', 'Initech'];
@@ -62,7 +71,8 @@ const LOGOS = ['Acme', 'Globex', 'Initech'];
 function evidence(durationSec, random) {
   const pick = (list) => list[Math.floor(random() * list.length)];
   const transcription = [];
-  for (let t = 1; t + 3 < durationSec; t += 4) transcription.push({ start: t, end: t + 3, value: `Now ${pick(SUBJECTS)} ${pick(VERBS)} ${pick(OBJECTS)}.` });
+  for (let t = 1; t + 3 < durationSec; t += 4)
+    transcription.push({ start: t, end: t + 3, value: `Now ${pick(SUBJECTS)} ${pick(VERBS)} ${pick(OBJECTS)}.` });
   const textInVideo = [];
   for (let t = 0; t + 3 <= durationSec; t += 20) {
     const caption = pick(CAPTIONS);
@@ -72,7 +82,12 @@ function evidence(durationSec, random) {
   for (let t = 45; t < durationSec; t += 90) logo.push({ start: t, end: t + 2, value: pick(LOGOS) });
   const segments = [];
   for (let t = 0; t < durationSec; t += 8) {
-    segments.push({ start: t, end: Math.min(durationSec, t + 8), modality: 'visual', labels: [...new Set([pick(LABELS), pick(LABELS), pick(LABELS)])] });
+    segments.push({
+      start: t,
+      end: Math.min(durationSec, t + 8),
+      modality: 'visual',
+      labels: [...new Set([pick(LABELS), pick(LABELS), pick(LABELS)])],
+    });
   }
   return { transcription, textInVideo, logo, segments };
 }
@@ -86,7 +101,8 @@ function post(url, key, body, marks) {
       let buffered = '';
       res.on('data', (chunk) => {
         buffered += chunk.toString();
-        for (const [name, pattern] of Object.entries(marks)) if (times[name] === undefined && pattern.test(buffered)) times[name] = performance.now() - started;
+        for (const [name, pattern] of Object.entries(marks))
+          if (times[name] === undefined && pattern.test(buffered)) times[name] = performance.now() - started;
       });
       res.on('end', () => {
         times.end = performance.now() - started;
@@ -117,9 +133,20 @@ async function main() {
   try {
     const index = await startIndexService({ bind: '127.0.0.1:0', database: await database(), logger });
     stops.unshift(() => index.stop());
-    const search = await startSearchService({ bind: '127.0.0.1:0', database: await database(), indexServiceAddress: index.address, logger });
+    const search = await startSearchService({
+      bind: '127.0.0.1:0',
+      database: await database(),
+      indexServiceAddress: index.address,
+      logger,
+    });
     stops.unshift(() => search.stop());
-    const analyze = await startAnalyzeService({ bind: '127.0.0.1:0', database: await database(), indexServiceAddress: index.address, searchServiceAddress: search.address, logger });
+    const analyze = await startAnalyzeService({
+      bind: '127.0.0.1:0',
+      database: await database(),
+      indexServiceAddress: index.address,
+      searchServiceAddress: search.address,
+      logger,
+    });
     stops.unshift(() => analyze.stop());
     const gateway = await startGateway({
       host: '127.0.0.1',
@@ -140,7 +167,10 @@ async function main() {
     stops.unshift(() => (indexClient.close(), searchClient.close()));
     const created = await indexClient.createIndex(ctx, {
       name: 'bench',
-      models: [{ name: 'marengo2.7', options: ['visual', 'conversation', 'text_in_video', 'logo'] }, { name: 'pegasus1.2', options: ['visual', 'conversation'] }],
+      models: [
+        { name: 'marengo2.7', options: ['visual', 'conversation', 'text_in_video', 'logo'] },
+        { name: 'pegasus1.2', options: ['visual', 'conversation'] },
+      ],
       addons: [],
     });
     const durationSec = minutes * 60;
@@ -165,15 +195,26 @@ async function main() {
     );
 
     const analyzeOnce = () =>
-      post(`${gateway.url}/v1.3/analyze`, key, { video_id: videoId, prompt: 'What does the chef prepare?' }, { firstEvent: /\n/, firstText: /"text_generation"/ });
+      post(
+        `${gateway.url}/v1.3/analyze`,
+        key,
+        { video_id: videoId, prompt: 'What does the chef prepare?' },
+        { firstEvent: /\n/, firstText: /"text_generation"/ },
+      );
     const summarizeOnce = () => post(`${gateway.url}/v1.3/summarize`, key, { video_id: videoId, type: 'summary' }, {});
 
     // The key's first check (a password hash) and the gateway's first connections are not generation.
     const started = performance.now();
-    await new Promise((resolve, reject) => request(`${gateway.url}/v1.3/indexes`, { headers: { 'x-api-key': key } }, (res) => res.resume().on('end', resolve)).on('error', reject).end());
+    await new Promise((resolve, reject) =>
+      request(`${gateway.url}/v1.3/indexes`, { headers: { 'x-api-key': key } }, (res) => res.resume().on('end', resolve))
+        .on('error', reject)
+        .end(),
+    );
     console.log(`first authenticated request (GET /v1.3/indexes): ${ms(performance.now() - started)}`);
     const cold = await analyzeOnce();
-    console.log(`first analyze of the video (its evidence read, first service connections): first event ${ms(cold.firstEvent)}, first text ${ms(cold.firstText)}, end ${ms(cold.end)}`);
+    console.log(
+      `first analyze of the video (its evidence read, first service connections): first event ${ms(cold.firstEvent)}, first text ${ms(cold.firstText)}, end ${ms(cold.end)}`,
+    );
     const coldSummary = await summarizeOnce();
     console.log(`first summary: ${ms(coldSummary.end)}`);
     const warm = [];
@@ -183,9 +224,13 @@ async function main() {
       summaries.push(await summarizeOnce());
     }
     const column = (list, name) => list.map((t) => t[name]);
-    console.log(`warm analyze, ${runs} runs: first event p50 ${ms(percentile(column(warm, 'firstEvent'), 50))} p95 ${ms(percentile(column(warm, 'firstEvent'), 95))}; ` +
-      `first text p50 ${ms(percentile(column(warm, 'firstText'), 50))}; end p50 ${ms(percentile(column(warm, 'end'), 50))}`);
-    console.log(`warm summary, ${runs} runs: p50 ${ms(percentile(column(summaries, 'end'), 50))} p95 ${ms(percentile(column(summaries, 'end'), 95))}`);
+    console.log(
+      `warm analyze, ${runs} runs: first event p50 ${ms(percentile(column(warm, 'firstEvent'), 50))} p95 ${ms(percentile(column(warm, 'firstEvent'), 95))}; ` +
+        `first text p50 ${ms(percentile(column(warm, 'firstText'), 50))}; end p50 ${ms(percentile(column(warm, 'end'), 50))}`,
+    );
+    console.log(
+      `warm summary, ${runs} runs: p50 ${ms(percentile(column(summaries, 'end'), 50))} p95 ${ms(percentile(column(summaries, 'end'), 95))}`,
+    );
   } finally {
     for (const stop of stops) await stop();
     for (const db of databases) await db.drop().catch((error) => console.error('dropping:', error));

@@ -46,7 +46,24 @@ const CLASSES = [
   { name: 'Electronics', prompts: ['laptop', 'cell phone', 'keyboard'] },
 ];
 /** What scenes show: the classes' objects and as many others that match no prompt. */
-const LABELS = [...CLASSES.flatMap((c) => c.prompts), 'chair', 'couch', 'bed', 'bottle', 'cup', 'book', 'clock', 'vase', 'umbrella', 'bench', 'potted plant', 'sink', 'oven', 'toilet', 'tie'];
+const LABELS = [
+  ...CLASSES.flatMap((c) => c.prompts),
+  'chair',
+  'couch',
+  'bed',
+  'bottle',
+  'cup',
+  'book',
+  'clock',
+  'vase',
+  'umbrella',
+  'bench',
+  'potted plant',
+  'sink',
+  'oven',
+  'toilet',
+  'tie',
+];
 const WORDS = ['SALE', 'WELCOME', 'OPEN', 'NEWS', 'LIVE', 'EXIT', 'MENU', 'TODAY', 'SUMMER', 'CITY'];
 const LINES = ['we are here today', 'thank you for watching', 'look at this', 'see you next time', 'let us begin', 'that is all for now'];
 
@@ -65,7 +82,16 @@ function seededRandom(seed) {
 /** One video: its segments and the classes its scenes show (the truth the answer is checked against). */
 function syntheticVideo(random) {
   const pick = (list) => list[Math.floor(random() * list.length)];
-  const segment = (start, end, modality, text, labels = []) => ({ start, end, modality, text, labels, vector: [], vector_model: '', thumbnail_key: '' });
+  const segment = (start, end, modality, text, labels = []) => ({
+    start,
+    end,
+    modality,
+    text,
+    labels,
+    vector: [],
+    vector_model: '',
+    thumbnail_key: '',
+  });
   const segments = [];
   const shown = new Set();
   for (let i = 0; i < 6; i++) {
@@ -94,9 +120,20 @@ async function main() {
   try {
     const index = await startIndexService({ bind: '127.0.0.1:0', database: await throwaway('index'), logger });
     stops.push(() => index.stop());
-    const search = await startSearchService({ bind: '127.0.0.1:0', database: await throwaway('search'), indexServiceAddress: index.address, logger });
+    const search = await startSearchService({
+      bind: '127.0.0.1:0',
+      database: await throwaway('search'),
+      indexServiceAddress: index.address,
+      logger,
+    });
     stops.push(() => search.stop());
-    const classify = await startClassifyService({ bind: '127.0.0.1:0', database: await throwaway('classify'), indexServiceAddress: index.address, searchServiceAddress: search.address, logger });
+    const classify = await startClassifyService({
+      bind: '127.0.0.1:0',
+      database: await throwaway('classify'),
+      indexServiceAddress: index.address,
+      searchServiceAddress: search.address,
+      logger,
+    });
     stops.push(() => classify.stop());
     const gateway = await startGateway({
       host: '127.0.0.1',
@@ -115,7 +152,11 @@ async function main() {
     const segments = createSearchClient(search.address);
     stops.push(async () => (indexes.close(), segments.close()));
     const ctx = () => ({ orgId: org.id, deadline: new Date(Date.now() + 120_000) });
-    const created = await indexes.createIndex(ctx(), { name: 'bench', models: [{ name: 'marengo2.7', options: ['visual', 'conversation', 'text_in_video'] }], addons: [] });
+    const created = await indexes.createIndex(ctx(), {
+      name: 'bench',
+      models: [{ name: 'marengo2.7', options: ['visual', 'conversation', 'text_in_video'] }],
+      addons: [],
+    });
 
     const random = seededRandom(Number(args.seed));
     const truth = new Map();
@@ -136,11 +177,25 @@ async function main() {
       ]);
     }
     const showing = [...truth.values()].filter((shown) => shown.size > 0).length;
-    console.log(`loaded ${VIDEOS} videos (${(VIDEOS * 12).toLocaleString('en')} segments) in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s; ${showing} show an object of some class`);
+    console.log(
+      `loaded ${VIDEOS} videos (${(VIDEOS * 12).toLocaleString('en')} segments) in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s; ${showing} show an object of some class`,
+    );
 
-    const post = (path, body) => fetch(`${gateway.url}/v1.2${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (path, body) =>
+      fetch(`${gateway.url}/v1.2${path}`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const get = (path) => fetch(`${gateway.url}/v1.2${path}`, { headers: { 'x-api-key': key } });
-    const body = { index_id: created.id, classes: CLASSES, options: ['visual', 'conversation', 'text_in_video'], page_limit: PAGE_LIMIT, include_clips: true, show_detailed_score: true };
+    const body = {
+      index_id: created.id,
+      classes: CLASSES,
+      options: ['visual', 'conversation', 'text_in_video'],
+      page_limit: PAGE_LIMIT,
+      include_clips: true,
+      show_detailed_score: true,
+    };
 
     const runs = [];
     for (let run = 0; run < RUNS; run++) {
@@ -169,8 +224,18 @@ async function main() {
           `top class shown in ${topShown}; ${unshown.length} lower classes not shown (best score ${Math.max(0, ...unshown.map((c) => c.score))}: WordNet near-matches)`,
       );
     }
-    console.log(`\np50 over ${RUNS} runs: first page ${percentile(runs.map((r) => r.firstMs), 50).toFixed(0)} ms, every page ${percentile(runs.map((r) => r.totalMs), 50).toFixed(0)} ms`);
-    console.log(`peak RSS of this process (gateway and services; PostgreSQL not counted): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+    console.log(
+      `\np50 over ${RUNS} runs: first page ${percentile(
+        runs.map((r) => r.firstMs),
+        50,
+      ).toFixed(0)} ms, every page ${percentile(
+        runs.map((r) => r.totalMs),
+        50,
+      ).toFixed(0)} ms`,
+    );
+    console.log(
+      `peak RSS of this process (gateway and services; PostgreSQL not counted): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`,
+    );
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stopping:', error));
     for (const database of databases) await database.drop().catch((error) => console.error('dropping:', error));

@@ -29,10 +29,15 @@ async function main() {
   const wordnet = openWordNet();
   const vectors = models.openWordVectors();
   let started = process.hrtime.bigint();
-  const embedder = new models.ConceptEmbedder(wordnet, vectors, { detector: await registry.get('object_detector'), textReader: await registry.get('text_reader') });
+  const embedder = new models.ConceptEmbedder(wordnet, vectors, {
+    detector: await registry.get('object_detector'),
+    textReader: await registry.get('text_reader'),
+  });
   const text = (t) => embedder.embed(embedder.textConcepts(t), 1024);
   text('warm');
-  console.log(`first use (word vector scan, WordNet, detector, OCR load): ${(Number(process.hrtime.bigint() - started) / 1e6).toFixed(0)} ms`);
+  console.log(
+    `first use (word vector scan, WordNet, detector, OCR load): ${(Number(process.hrtime.bigint() - started) / 1e6).toFixed(0)} ms`,
+  );
   const image = async (bytes) => embedder.embed(await embedder.imageConcepts(bytes), 1024);
   const inputs = {
     'cat photo': await image(await readFile(await photoPath('cat'))),
@@ -41,7 +46,10 @@ async function main() {
     'frame reading MOTORBIKE': await image(await textFrame('MOTORBIKE')),
     'cells photo (no object)': await image(await readFile(await photoPath('cells'))),
     // The detector's concepts of a motorcycle, as it reports them (no motorcycle photo ships in an npm package here).
-    'label motorcycle 0.6': embedder.embed(models.labelConcepts('motorcycle', 0.6, wordnet, (w) => vectors.has(w)), 1024),
+    'label motorcycle 0.6': embedder.embed(
+      models.labelConcepts('motorcycle', 0.6, wordnet, (w) => vectors.has(w)),
+      1024,
+    ),
   };
   const queries = ['motorcycle', 'motorbike', 'cat', 'animal', 'people', 'telephone', 'fish'];
   console.log(`\ncosine(text query, input) — 1024 dimensions`);
@@ -60,7 +68,9 @@ async function main() {
   let m = 0;
   for (; m < 10; m += 1) await image(frame);
   const imageSec = Number(process.hrtime.bigint() - started) / 1e9;
-  console.log(`\ntexts per second: ${(n / textSec).toFixed(0)}   images per second (detector + OCR + colour): ${(m / imageSec).toFixed(2)}`);
+  console.log(
+    `\ntexts per second: ${(n / textSec).toFixed(0)}   images per second (detector + OCR + colour): ${(m / imageSec).toFixed(2)}`,
+  );
 
   const video = await textScenesVideo();
   started = process.hrtime.bigint();
@@ -68,7 +78,9 @@ async function main() {
   for await (const frame of sampleFrames(video.path, { fps: 0.5, width: 640 })) bags.push(await embedder.imageConcepts(frame.data));
   for (let at = 0; at < bags.length; at += 3) embedder.embed(models.unionOfFrames(bags.slice(at, at + 3)), 1024);
   const videoSec = Number(process.hrtime.bigint() - started) / 1e9;
-  console.log(`seconds of video embedded per second of wall time (${video.truth.durationSec} s, 6 s clips): ${(video.truth.durationSec / videoSec).toFixed(2)}`);
+  console.log(
+    `seconds of video embedded per second of wall time (${video.truth.durationSec} s, 6 s clips): ${(video.truth.durationSec / videoSec).toFixed(2)}`,
+  );
   await registry.dispose();
   wordnet.close();
   vectors.close();

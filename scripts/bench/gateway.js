@@ -34,11 +34,19 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 function send(url, { method = 'GET', headers = {}, body } = {}) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = http.request(url, { method, agent, headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
-    });
+    const req = http.request(
+      url,
+      {
+        method,
+        agent,
+        headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -99,7 +107,12 @@ async function main() {
   const mailDir = mkdtempSync(join(tmpdir(), 'vus-bench-mail-'));
   const bare = await startBare();
   const index = await startIndexService({ bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, logger });
-  const billing = await startBillingService({ bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, logger, mail: { kind: 'folder', dir: mailDir, from: 'bench@localhost' } });
+  const billing = await startBillingService({
+    bind: '127.0.0.1:0',
+    database: { kind: 'pglite', dataDir: 'memory://' },
+    logger,
+    mail: { kind: 'folder', dir: mailDir, from: 'bench@localhost' },
+  });
   const results = [];
   console.log(`${REQUESTS} sequential requests per scenario after ${WARMUP} warm-up, one kept-alive connection\n`);
   const baseline = await measure('bare express GET / (client + HTTP floor)', () => send(bare.url), 200);
@@ -116,21 +129,38 @@ async function main() {
       logger,
     });
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-    const org = JSON.parse((await send(`${gateway.url}/admin/organizations`, { method: 'POST', headers: admin, body: { name: `bench-${counters}` } })).body);
-    const { key } = JSON.parse((await send(`${gateway.url}/admin/organizations/${org._id}/keys`, { method: 'POST', headers: admin, body: {} })).body);
+    const org = JSON.parse(
+      (await send(`${gateway.url}/admin/organizations`, { method: 'POST', headers: admin, body: { name: `bench-${counters}` } })).body,
+    );
+    const { key } = JSON.parse(
+      (await send(`${gateway.url}/admin/organizations/${org._id}/keys`, { method: 'POST', headers: admin, body: {} })).body,
+    );
     // Limits high enough never to refuse, so every request takes the admitted path.
     const huge = 1_000_000_000;
     await send(`${gateway.url}/admin/organizations/${org._id}/billing/enterprise`, {
       method: 'PUT',
       headers: admin,
-      body: { limits: [{ category: 'search', dimension: 'RPM', limit: huge }, { category: 'search', dimension: 'RPD', limit: huge }] },
+      body: {
+        limits: [
+          { category: 'search', dimension: 'RPM', limit: huge },
+          { category: 'search', dimension: 'RPD', limit: huge },
+        ],
+      },
     });
     const auth = { 'x-api-key': key };
 
     // The engine catalogue is served by index-service from memory: a trivial endpoint one hop away.
-    results.push(await measure(`[${label}] GET /v1.2/engines: auth + one gRPC hop`, () => send(`${gateway.url}/v1.2/engines`, { headers: auth }), 200));
+    results.push(
+      await measure(`[${label}] GET /v1.2/engines: auth + one gRPC hop`, () => send(`${gateway.url}/v1.2/engines`, { headers: auth }), 200),
+    );
     // Search is not built yet (501 after the limits); it is the endpoint that carries limits.
-    results.push(await measure(`[${label}] POST /v1.3/search: auth + body + RPM/RPD limits`, () => send(`${gateway.url}/v1.3/search`, { method: 'POST', headers: auth, body: {} }), 501));
+    results.push(
+      await measure(
+        `[${label}] POST /v1.3/search: auth + body + RPM/RPD limits`,
+        () => send(`${gateway.url}/v1.3/search`, { method: 'POST', headers: auth, body: {} }),
+        501,
+      ),
+    );
     await gateway.stop();
   };
   for (const counters of ['memory', 'redis']) await runScenarios(counters, counters);
@@ -143,8 +173,12 @@ async function main() {
     const hop = byName[`[${counters}] GET /v1.2/engines: auth + one gRPC hop`];
     const limited = byName[`[${counters}] POST /v1.3/search: auth + body + RPM/RPD limits`];
     // Limits + auth + one hop: the hop's cost plus what the limited endpoint adds beyond auth.
-    console.log(`  ${counters.padEnd(6)} auth + one gRPC hop       ${(hop.p50 - baseline.p50).toFixed(3)} / ${(hop.p99 - baseline.p99).toFixed(3)} ms`);
-    console.log(`  ${counters.padEnd(6)} auth + limits (no hop)    ${(limited.p50 - baseline.p50).toFixed(3)} / ${(limited.p99 - baseline.p99).toFixed(3)} ms`);
+    console.log(
+      `  ${counters.padEnd(6)} auth + one gRPC hop       ${(hop.p50 - baseline.p50).toFixed(3)} / ${(hop.p99 - baseline.p99).toFixed(3)} ms`,
+    );
+    console.log(
+      `  ${counters.padEnd(6)} auth + limits (no hop)    ${(limited.p50 - baseline.p50).toFixed(3)} / ${(limited.p99 - baseline.p99).toFixed(3)} ms`,
+    );
   }
   console.log(`\ntracing on, added over tracing off (memory counters; ${tracing.exported()} spans exported), p50 / p99:`);
   for (const scenario of ['GET /v1.2/engines: auth + one gRPC hop', 'POST /v1.3/search: auth + body + RPM/RPD limits']) {

@@ -31,7 +31,11 @@ const { benchmarkVideo } = require('@vus/testing');
 const { analyseFrames } = require('../../services/task-service/dist/worker/extract/frames.js');
 const { WORKER_DEFAULTS } = require('../../services/task-service/dist/worker/start.js');
 
-const FRAME_OPTIONS = { fps: WORKER_DEFAULTS.framesPerSecond, width: WORKER_DEFAULTS.frameWidth, maxThumbnails: WORKER_DEFAULTS.maxThumbnails };
+const FRAME_OPTIONS = {
+  fps: WORKER_DEFAULTS.framesPerSecond,
+  width: WORKER_DEFAULTS.frameWidth,
+  maxThumbnails: WORKER_DEFAULTS.maxThumbnails,
+};
 
 function line(name, seconds, videoSeconds, extra = '') {
   const speed = `${(videoSeconds / seconds).toFixed(1)}x real time`;
@@ -44,7 +48,12 @@ async function framePass(name, path, probe, models) {
   const seconds = (performance.now() - start) / 1000;
   const modelMs = Object.entries(analysis.timings).filter(([k, v]) => k !== 'decode' && v > 0);
   const perFrame = modelMs.map(([k, v]) => `${k} ${(v / Math.max(1, analysis.analysedFrames)).toFixed(0)} ms/frame`).join(', ');
-  line(name, seconds, probe.durationSec, `${analysis.analysedFrames}/${analysis.observations.length} frames analysed${perFrame ? `; ${perFrame}` : ''}`);
+  line(
+    name,
+    seconds,
+    probe.durationSec,
+    `${analysis.analysedFrames}/${analysis.observations.length} frames analysed${perFrame ? `; ${perFrame}` : ''}`,
+  );
 }
 
 async function pipeline(path, registry, durationSec) {
@@ -52,7 +61,13 @@ async function pipeline(path, registry, durationSec) {
   const logger = createLogger({ service: 'bench', level: 'silent' });
   const blobs = await FileBlobStore.open(join(dir, 'blobs'));
   const bus = new InProcessEventBus();
-  const indexService = await startIndexService({ bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, bus, logger, blobs });
+  const indexService = await startIndexService({
+    bind: '127.0.0.1:0',
+    database: { kind: 'pglite', dataDir: 'memory://' },
+    bus,
+    logger,
+    blobs,
+  });
   const taskService = await startTaskService({
     bind: '127.0.0.1:0',
     database: { kind: 'pglite', dataDir: 'memory://' },
@@ -67,11 +82,27 @@ async function pipeline(path, registry, durationSec) {
   const tasks = createClient(proto.vus.task.v1.TaskService, taskService.address);
   const ctx = { orgId: newId() };
   try {
-    const index = await callUnary((md, opts, cb) =>
-      indexes.CreateIndex({ name: 'bench', models: [{ name: 'marengo2.6', options: ['visual', 'conversation', 'text_in_video', 'logo'] }], addons: ['thumbnail'] }, md, opts, cb), ctx);
+    const index = await callUnary(
+      (md, opts, cb) =>
+        indexes.CreateIndex(
+          {
+            name: 'bench',
+            models: [{ name: 'marengo2.6', options: ['visual', 'conversation', 'text_in_video', 'logo'] }],
+            addons: ['thumbnail'],
+          },
+          md,
+          opts,
+          cb,
+        ),
+      ctx,
+    );
     await blobs.put('uploads/bench/video', createReadStream(path));
     const started = performance.now();
-    const created = await callUnary((md, opts, cb) => tasks.CreateTask({ index_id: index.id, video_blob_key: 'uploads/bench/video', filename: 'bench.mp4' }, md, opts, cb), ctx);
+    const created = await callUnary(
+      (md, opts, cb) =>
+        tasks.CreateTask({ index_id: index.id, video_blob_key: 'uploads/bench/video', filename: 'bench.mp4' }, md, opts, cb),
+      ctx,
+    );
     let task;
     do {
       await new Promise((r) => setTimeout(r, 100));
@@ -83,7 +114,12 @@ async function pipeline(path, registry, durationSec) {
       const change = task.status_history.find((h) => h.status === status);
       return Number(change.at.seconds) + change.at.nanos / 1e9;
     };
-    line('pipeline: indexing → ready', at('ready') - at('indexing'), durationSec, `ran: ${task.extractors_run.join(', ')}; skipped: ${task.extractors_skipped.map((s) => s.name).join(', ') || 'none'}`);
+    line(
+      'pipeline: indexing → ready',
+      at('ready') - at('indexing'),
+      durationSec,
+      `ran: ${task.extractors_run.join(', ')}; skipped: ${task.extractors_skipped.map((s) => s.name).join(', ') || 'none'}`,
+    );
     line('pipeline: upload stored → ready', total, durationSec, 'probe, validation, every stage');
   } finally {
     indexes.close();
@@ -100,8 +136,17 @@ async function main() {
   const { path } = await benchmarkVideo();
   const probe = await media.probe(path);
   console.log(`fixture: ${path} (${probe.durationSec} s, ${probe.video.width}x${probe.video.height}, ${probe.video.fps} fps)`);
-  const registry = createModelRegistry({ modelsDir: join(tmpdir(), 'vus-bench-no-models'), allowDownload: false, clipModel: 'absent/clip', whisperModel: 'absent/whisper' });
-  const [textReader, objectDetector, faceDetector] = await Promise.all([registry.get('text_reader'), registry.get('object_detector'), registry.get('face_detector')]);
+  const registry = createModelRegistry({
+    modelsDir: join(tmpdir(), 'vus-bench-no-models'),
+    allowDownload: false,
+    clipModel: 'absent/clip',
+    whisperModel: 'absent/whisper',
+  });
+  const [textReader, objectDetector, faceDetector] = await Promise.all([
+    registry.get('text_reader'),
+    registry.get('object_detector'),
+    registry.get('face_detector'),
+  ]);
 
   await framePass('decode only (1 fps, change detection)', path, probe, {});
   await framePass('text in video (PaddleOCR v4)', path, probe, { textReader });
@@ -111,7 +156,9 @@ async function main() {
   console.log(`peak RSS of the frame passes: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
   await pipeline(path, registry, probe.durationSec);
   await registry.dispose();
-  console.log(`peak RSS with the pipeline (two PGlite databases in this process too): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+  console.log(
+    `peak RSS with the pipeline (two PGlite databases in this process too): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`,
+  );
 }
 
 main().catch((error) => {

@@ -57,7 +57,12 @@ async function main() {
   ]) {
     const run = await timed(() => countFrames(path, options));
     const { frames, changed, bytes } = run.result;
-    line(label, run.seconds, truth.durationSec, `${frames} frames, ${changed} changed (scenes: ${truth.scenes.length}), ${(bytes / frames / 1024).toFixed(0)} KiB/frame`);
+    line(
+      label,
+      run.seconds,
+      truth.durationSec,
+      `${frames} frames, ${changed} changed (scenes: ${truth.scenes.length}), ${(bytes / frames / 1024).toFixed(0)} KiB/frame`,
+    );
   }
 
   const work = await mkdtemp(join(tmpdir(), 'vus-bench-media-'));
@@ -69,7 +74,12 @@ async function main() {
   }
 
   const shots = await timed(() => media.detectShots(path, { probe: info }));
-  line('detect shots (scene score on RGB, 160 px)', shots.seconds, truth.durationSec, `${shots.result.boundaries.length} cuts found, ${truth.scenes.length - 1} made`);
+  line(
+    'detect shots (scene score on RGB, 160 px)',
+    shots.seconds,
+    truth.durationSec,
+    `${shots.result.boundaries.length} cuts found, ${truth.scenes.length - 1} made`,
+  );
 
   const thumb = await timed(() => media.thumbnail(path, 30, 320));
   line('thumbnail at 30 s, 320 px', thumb.seconds, 0, `${thumb.result.length} bytes`);

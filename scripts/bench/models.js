@@ -65,9 +65,21 @@ async function main() {
   const registry = new ModelRegistry([paddleOcrProvider(), cocoDetectorProvider(), blazeFaceProvider()]);
   const [text, person] = await Promise.all([textFrame(), personFrame()]);
   console.log(`node ${process.version}, ${require('node:os').cpus().length} CPUs, ${runs} runs per model, 1280×720 JPEG frames`);
-  await bench('PaddleOCR v4 (720p)', () => registry.get('text_reader'), async (m) => (await m.readText(text)).map((l) => l.text).join(' | '));
-  await bench('COCO centernet (720p)', () => registry.get('object_detector'), async (m) => (await m.detectObjects(person)).map((o) => `${o.label} ${o.score.toFixed(2)}`).join(', '));
-  await bench('BlazeFace (720p)', () => registry.get('face_detector'), async (m) => `${(await m.detectFaces(person)).length} face(s)`);
+  await bench(
+    'PaddleOCR v4 (720p)',
+    () => registry.get('text_reader'),
+    async (m) => (await m.readText(text)).map((l) => l.text).join(' | '),
+  );
+  await bench(
+    'COCO centernet (720p)',
+    () => registry.get('object_detector'),
+    async (m) => (await m.detectObjects(person)).map((o) => `${o.label} ${o.score.toFixed(2)}`).join(', '),
+  );
+  await bench(
+    'BlazeFace (720p)',
+    () => registry.get('face_detector'),
+    async (m) => `${(await m.detectFaces(person)).length} face(s)`,
+  );
   console.log(`peak RSS ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
   await registry.dispose();
 }

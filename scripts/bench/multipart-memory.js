@@ -41,13 +41,20 @@ function* multipartChunks(parts) {
 function sendMultipart(url, parts) {
   return new Promise((resolve, reject) => {
     let answer;
-    const req = http.request(url, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'transfer-encoding': 'chunked' } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        answer = { status: res.statusCode, body: Buffer.concat(chunks).toString().slice(0, 160) };
-      });
-    });
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'transfer-encoding': 'chunked' },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          answer = { status: res.statusCode, body: Buffer.concat(chunks).toString().slice(0, 160) };
+        });
+      },
+    );
     req.on('error', (error) => (answer ? resolve(answer) : reject(error)));
     const chunks = multipartChunks(parts);
     const pump = () => {
@@ -63,7 +70,9 @@ function sendMultipart(url, parts) {
 }
 
 function postJson(url, body) {
-  return fetch(url, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  return fetch(url, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
+    async (r) => ({ status: r.status, body: await r.json() }),
+  );
 }
 
 const status = (pid) => readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -72,7 +81,15 @@ const mib = (k) => `${(k / 1024).toFixed(0)} MiB`;
 
 async function startServer(dataDir) {
   const child = spawn(process.execPath, [join(__dirname, '..', '..', 'services', 'embedded', 'dist', 'main.js')], {
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', VUS_BOOTSTRAP_API_KEY: KEY, LOG_LEVEL: 'error', MODELS_DIR: join(dataDir, 'no-models') },
+    env: {
+      PATH: process.env.PATH,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      VUS_BOOTSTRAP_API_KEY: KEY,
+      LOG_LEVEL: 'error',
+      MODELS_DIR: join(dataDir, 'no-models'),
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const stateFile = join(dataDir, 'embedded.json');
@@ -88,18 +105,44 @@ async function main() {
   const server = await startServer(dataDir);
   const pid = server.child.pid;
   try {
-    const index = await postJson(`${server.url}/v1.3/indexes`, { index_name: 'bench', models: [{ model_name: 'marengo2.7', model_options: ['visual'] }] });
+    const index = await postJson(`${server.url}/v1.3/indexes`, {
+      index_name: 'bench',
+      models: [{ model_name: 'marengo2.7', model_options: ['visual'] }],
+    });
     if (index.status !== 200 && index.status !== 201) throw new Error(`index: ${index.status} ${JSON.stringify(index.body)}`);
     const indexId = index.body._id;
-    const textUpToLimit = [{ name: 'index_id', value: indexId }, ...Array.from({ length: 7 }, (_, i) => ({ name: `note_${i}`, value: 'n'.repeat(128 * 1024) }))];
+    const textUpToLimit = [
+      { name: 'index_id', value: indexId },
+      ...Array.from({ length: 7 }, (_, i) => ({ name: `note_${i}`, value: 'n'.repeat(128 * 1024) })),
+    ];
     const thousandParts = Array.from({ length: 1000 }, (_, i) => ({ name: `part_${i}`, filename: 'upload', size: MIB }));
     const scenarios = [
       ['refused: 1,000 file parts of 1 MiB to POST /v1.3/indexes', '/v1.3/indexes', thousandParts],
       ['refused: 1,000 file parts of 1 MiB to POST /v1.3/tasks', '/v1.3/tasks', [{ name: 'index_id', value: indexId }, ...thousandParts]],
       ['refused: 1,000 file parts of 1 MiB to an unknown endpoint', '/v1.3/no-such-endpoint', thousandParts],
-      ['refused: a video_file 1 MiB over the 2 GiB limit', '/v1.3/tasks', [{ name: 'index_id', value: indexId }, { name: 'video_file', filename: 'big.mp4', size: UPLOAD_BYTES + MIB }]],
-      ['accepted: a 5 MiB query image and 896 KiB of text to POST /v1.3/search', '/v1.3/search', [{ name: 'search_options', value: 'visual' }, { name: 'query_media_type', value: 'image' }, { name: 'query_media_file', filename: 'q.png', size: 5 * MIB }, ...textUpToLimit]],
-      ['accepted: a 2 GiB video_file and 896 KiB of text to POST /v1.3/tasks', '/v1.3/tasks', [...textUpToLimit, { name: 'video_file', filename: 'big.mp4', size: UPLOAD_BYTES }]],
+      [
+        'refused: a video_file 1 MiB over the 2 GiB limit',
+        '/v1.3/tasks',
+        [
+          { name: 'index_id', value: indexId },
+          { name: 'video_file', filename: 'big.mp4', size: UPLOAD_BYTES + MIB },
+        ],
+      ],
+      [
+        'accepted: a 5 MiB query image and 896 KiB of text to POST /v1.3/search',
+        '/v1.3/search',
+        [
+          { name: 'search_options', value: 'visual' },
+          { name: 'query_media_type', value: 'image' },
+          { name: 'query_media_file', filename: 'q.png', size: 5 * MIB },
+          ...textUpToLimit,
+        ],
+      ],
+      [
+        'accepted: a 2 GiB video_file and 896 KiB of text to POST /v1.3/tasks',
+        '/v1.3/tasks',
+        [...textUpToLimit, { name: 'video_file', filename: 'big.mp4', size: UPLOAD_BYTES }],
+      ],
     ];
     console.log(`embedded server pid ${pid}; idle RSS ${mib(kib(status(pid), 'VmRSS'))}\n`);
     for (const [name, path, parts] of scenarios) {
@@ -108,7 +151,9 @@ async function main() {
       const answer = await sendMultipart(`${server.url}${path}`, parts);
       await new Promise((r) => setTimeout(r, 200));
       const peak = kib(status(pid), 'VmHWM');
-      console.log(`${name}\n  answer ${answer.status} ${answer.body}\n  RSS before ${mib(before)}, peak ${mib(peak)} (+${mib(peak - before)})\n`);
+      console.log(
+        `${name}\n  answer ${answer.status} ${answer.body}\n  RSS before ${mib(before)}, peak ${mib(peak)} (+${mib(peak - before)})\n`,
+      );
     }
   } finally {
     server.child.kill('SIGTERM');

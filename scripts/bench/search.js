@@ -125,37 +125,181 @@ function contentVocabulary(size) {
     counts.set(lemma, (counts.get(lemma) ?? 0) + Number(count));
   }
   const skip = new Set([...FUNCTION_WORDS, ...SEMCOR_PLACEHOLDERS]);
-  return [...counts].filter(([w]) => !skip.has(w)).sort((a, b) => b[1] - a[1]).slice(0, size).map(([w]) => w);
+  return [...counts]
+    .filter(([w]) => !skip.has(w))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, size)
+    .map(([w]) => w);
 }
 
 /** Things people keep saying: what exact_match users look for. */
 const STOCK_PHRASES = [
-  'thank you so much', 'welcome back to the channel', 'at the end of the day', 'let me show you', 'as you can see',
-  'on the other hand', 'a lot of people', 'see you next time', 'first of all', 'in the meantime', 'good morning everyone',
-  'the weather today', 'make sure to subscribe', 'right now', 'last year',
+  'thank you so much',
+  'welcome back to the channel',
+  'at the end of the day',
+  'let me show you',
+  'as you can see',
+  'on the other hand',
+  'a lot of people',
+  'see you next time',
+  'first of all',
+  'in the meantime',
+  'good morning everyone',
+  'the weather today',
+  'make sure to subscribe',
+  'right now',
+  'last year',
 ];
 const ON_SCREEN_PHRASES = [
-  'BREAKING NEWS', 'LIVE', 'SALE 50% OFF', 'EXIT', 'OPEN', 'STOP', 'WELCOME', 'SUBSCRIBE', 'COMING UP NEXT', 'WEATHER UPDATE',
-  'GAME DAY', 'HAPPY BIRTHDAY', 'MENU', 'PARKING', 'TICKETS', 'FINAL SCORE', 'TRAFFIC ALERT', 'NEW YORK', 'CHAPTER 1',
+  'BREAKING NEWS',
+  'LIVE',
+  'SALE 50% OFF',
+  'EXIT',
+  'OPEN',
+  'STOP',
+  'WELCOME',
+  'SUBSCRIBE',
+  'COMING UP NEXT',
+  'WEATHER UPDATE',
+  'GAME DAY',
+  'HAPPY BIRTHDAY',
+  'MENU',
+  'PARKING',
+  'TICKETS',
+  'FINAL SCORE',
+  'TRAFFIC ALERT',
+  'NEW YORK',
+  'CHAPTER 1',
 ];
 const LOGOS = [
-  'Nike', 'Coca-Cola', 'Apple', 'Adidas', 'Samsung', 'Google', 'Starbucks', 'McDonalds', 'Toyota', 'BMW', 'Pepsi', 'Amazon',
-  'Microsoft', 'Mercedes-Benz', 'Ford', 'Honda', 'Shell', 'Visa', 'Sony', 'Puma', 'Red Bull', 'Netflix', 'YouTube', 'Intel',
-  'IKEA', 'Lego', 'Heineken', 'FedEx', 'Uber', 'Spotify', 'Canon', 'Audi', 'Ferrari', 'Volkswagen', 'Nestle', 'Gucci',
+  'Nike',
+  'Coca-Cola',
+  'Apple',
+  'Adidas',
+  'Samsung',
+  'Google',
+  'Starbucks',
+  'McDonalds',
+  'Toyota',
+  'BMW',
+  'Pepsi',
+  'Amazon',
+  'Microsoft',
+  'Mercedes-Benz',
+  'Ford',
+  'Honda',
+  'Shell',
+  'Visa',
+  'Sony',
+  'Puma',
+  'Red Bull',
+  'Netflix',
+  'YouTube',
+  'Intel',
+  'IKEA',
+  'Lego',
+  'Heineken',
+  'FedEx',
+  'Uber',
+  'Spotify',
+  'Canon',
+  'Audi',
+  'Ferrari',
+  'Volkswagen',
+  'Nestle',
+  'Gucci',
 ];
 /** COCO's 80 classes, roughly by how often they occur in its images (person by far the first). */
 const COCO_LABELS = [
-  'person', 'car', 'chair', 'book', 'bottle', 'cup', 'dining table', 'bowl', 'traffic light', 'handbag', 'umbrella', 'bird',
-  'boat', 'truck', 'bench', 'sheep', 'banana', 'kite', 'motorcycle', 'backpack', 'potted plant', 'cow', 'wine glass', 'knife',
-  'bicycle', 'dog', 'cell phone', 'tv', 'horse', 'clock', 'vase', 'cake', 'surfboard', 'sports ball', 'laptop', 'bus', 'couch',
-  'tie', 'train', 'skis', 'spoon', 'elephant', 'pizza', 'fork', 'giraffe', 'zebra', 'carrot', 'cat', 'donut', 'broccoli',
-  'suitcase', 'airplane', 'orange', 'oven', 'baseball glove', 'tennis racket', 'sink', 'skateboard', 'remote', 'teddy bear',
-  'apple', 'bed', 'keyboard', 'refrigerator', 'baseball bat', 'sandwich', 'frisbee', 'mouse', 'fire hydrant', 'stop sign',
-  'snowboard', 'toilet', 'scissors', 'microwave', 'parking meter', 'hot dog', 'toaster', 'hair drier', 'bear', 'toothbrush',
+  'person',
+  'car',
+  'chair',
+  'book',
+  'bottle',
+  'cup',
+  'dining table',
+  'bowl',
+  'traffic light',
+  'handbag',
+  'umbrella',
+  'bird',
+  'boat',
+  'truck',
+  'bench',
+  'sheep',
+  'banana',
+  'kite',
+  'motorcycle',
+  'backpack',
+  'potted plant',
+  'cow',
+  'wine glass',
+  'knife',
+  'bicycle',
+  'dog',
+  'cell phone',
+  'tv',
+  'horse',
+  'clock',
+  'vase',
+  'cake',
+  'surfboard',
+  'sports ball',
+  'laptop',
+  'bus',
+  'couch',
+  'tie',
+  'train',
+  'skis',
+  'spoon',
+  'elephant',
+  'pizza',
+  'fork',
+  'giraffe',
+  'zebra',
+  'carrot',
+  'cat',
+  'donut',
+  'broccoli',
+  'suitcase',
+  'airplane',
+  'orange',
+  'oven',
+  'baseball glove',
+  'tennis racket',
+  'sink',
+  'skateboard',
+  'remote',
+  'teddy bear',
+  'apple',
+  'bed',
+  'keyboard',
+  'refrigerator',
+  'baseball bat',
+  'sandwich',
+  'frisbee',
+  'mouse',
+  'fire hydrant',
+  'stop sign',
+  'snowboard',
+  'toilet',
+  'scissors',
+  'microwave',
+  'parking meter',
+  'hot dog',
+  'toaster',
+  'hair drier',
+  'bear',
+  'toothbrush',
 ];
 
 /** Each segment's modality, by share of the ≈ 50 a video has. */
-const MODALITY_SHARES = [['conversation', 0.45], ['visual', 0.3], ['text_in_video', 0.17], ['logo', 0.08]];
+const MODALITY_SHARES = [
+  ['conversation', 0.45],
+  ['visual', 0.3],
+  ['text_in_video', 0.17],
+  ['logo', 0.08],
+];
 
 function createCorpus(seed, withVectors) {
   const random = seededRandom(seed);
@@ -177,7 +321,9 @@ function createCorpus(seed, withVectors) {
   };
   const screenText = () => {
     if (random() < 0.3) return onScreen();
-    return Array.from({ length: Math.floor(between(1, 5)) }, content).join(' ').toUpperCase();
+    return Array.from({ length: Math.floor(between(1, 5)) }, content)
+      .join(' ')
+      .toUpperCase();
   };
   const sceneLabels = () => {
     const labels = new Set(Array.from({ length: Math.floor(between(1, 5)) }, label));
@@ -238,7 +384,14 @@ function createCorpus(seed, withVectors) {
       push('logo', start, start + between(1, 8), logo());
     }
     return {
-      systemMetadata: { filename: `bench-${videoId}.mp4`, duration, fps: 30, width: 1280, height: 720, size: Math.round(duration * 400_000) },
+      systemMetadata: {
+        filename: `bench-${videoId}.mp4`,
+        duration,
+        fps: 30,
+        width: 1280,
+        height: 720,
+        size: Math.round(duration * 400_000),
+      },
       segments,
     };
   };
@@ -262,19 +415,44 @@ function hashEmbedder() {
 // Queries
 
 const TEXT_QUERIES = [
-  'a man riding a bicycle', 'dog running in the park', 'red car parked on the street', 'people talking about the weather',
-  'someone drinking a cup of coffee', 'traffic light at a busy intersection', 'breaking news', 'nike logo',
-  'children playing with a ball', 'a woman working on a laptop', 'birthday party with a cake', 'train arriving at the station',
+  'a man riding a bicycle',
+  'dog running in the park',
+  'red car parked on the street',
+  'people talking about the weather',
+  'someone drinking a cup of coffee',
+  'traffic light at a busy intersection',
+  'breaking news',
+  'nike logo',
+  'children playing with a ball',
+  'a woman working on a laptop',
+  'birthday party with a cake',
+  'train arriving at the station',
 ];
 const EXACT_PHRASES = [
-  'thank you so much', 'welcome back to the channel', 'at the end of the day', 'let me show you', 'as you can see',
-  'a lot of people', 'see you next time', 'the weather today',
+  'thank you so much',
+  'welcome back to the channel',
+  'at the end of the day',
+  'let me show you',
+  'as you can see',
+  'a lot of people',
+  'see you next time',
+  'the weather today',
 ];
 const COMBINED_QUERIES = [
   { $and: [{ text: 'dog', search_options: ['visual'] }, { text: 'park' }] },
-  { $or: [{ text: 'car', search_options: ['visual'] }, { text: 'traffic', search_options: ['conversation'] }] },
+  {
+    $or: [
+      { text: 'car', search_options: ['visual'] },
+      { text: 'traffic', search_options: ['conversation'] },
+    ],
+  },
   { $not: { origin: { text: 'person riding a bicycle' }, sub: { text: 'car', search_options: ['visual'] } } },
-  { $and: [{ text: 'breaking news', search_options: ['text_in_video'] }, { text: 'weather', search_options: ['conversation'] }] },
+  {
+    $and: [
+      { text: 'breaking news', search_options: ['text_in_video'] },
+      { text: 'weather', search_options: ['conversation'] },
+    ],
+  },
   { $or: [{ text: 'nike', search_options: ['logo'] }, { text: 'adidas', search_options: ['logo'] }, { text: 'running shoes' }] },
   { $and: [{ text: 'cup', search_options: ['visual'] }, { $or: [{ text: 'coffee' }, { text: 'tea' }] }] },
 ];
@@ -294,7 +472,12 @@ function queryKinds(indexId, key) {
       requests: TEXT_QUERIES.map((q) => ({
         path: '/v1.3/search',
         headers: { 'x-api-key': key, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
-        body: multipart([['index_id', indexId], ['query_text', q], ['search_options', 'visual'], ['search_options', 'audio']]),
+        body: multipart([
+          ['index_id', indexId],
+          ['query_text', q],
+          ['search_options', 'visual'],
+          ['search_options', 'audio'],
+        ]),
       })),
     },
     {
@@ -331,7 +514,10 @@ async function verify(url, kinds) {
       const ms = performance.now() - started;
       const body = await res.text();
       const parsed = res.status === 200 ? JSON.parse(body) : undefined;
-      if (!parsed || !Array.isArray(parsed.data)) throw new Error(`${kind.name}: ${request.path} answered ${res.status}: ${body.slice(0, 500)}\nrequest: ${request.body.slice(0, 500)}`);
+      if (!parsed || !Array.isArray(parsed.data))
+        throw new Error(
+          `${kind.name}: ${request.path} answered ${res.status}: ${body.slice(0, 500)}\nrequest: ${request.body.slice(0, 500)}`,
+        );
       if (parsed.data.length > 0) found++;
       seen.push(`${parsed.page_info?.total_results ?? '?'} (${ms.toFixed(0)} ms)`);
     }
@@ -362,13 +548,20 @@ async function load(corpus, ctx, indexId, indexes, search) {
       const videoId = newId();
       const video = corpus(videoId);
       await Promise.all([
-        createVideo({ index_id: indexId, video_id: videoId, system_metadata: video.systemMetadata, extractors_run: ['visual', 'conversation', 'text_in_video', 'logo'] }),
+        createVideo({
+          index_id: indexId,
+          video_id: videoId,
+          system_metadata: video.systemMetadata,
+          extractors_run: ['visual', 'conversation', 'text_in_video', 'logo'],
+        }),
         search.ingestSegments(ctx(), { index_id: indexId, video_id: videoId, segments: video.segments }),
       ]);
       segments += video.segments.length;
       if ((n + 1) % progressEvery === 0) {
         const seconds = (performance.now() - started) / 1000;
-        console.log(`  ${String(n + 1).padStart(6)}/${VIDEOS} videos  ${segments.toLocaleString('en')} segments  ${(segments / seconds).toFixed(0)} segments/s`);
+        console.log(
+          `  ${String(n + 1).padStart(6)}/${VIDEOS} videos  ${segments.toLocaleString('en')} segments  ${(segments / seconds).toFixed(0)} segments/s`,
+        );
       }
     }
   };
@@ -382,7 +575,8 @@ function profiler(dir) {
   mkdirSync(dir, { recursive: true });
   const session = new Session();
   session.connect();
-  const post = (method, params) => new Promise((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+  const post = (method, params) =>
+    new Promise((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
   return {
     start: async () => {
       await post('Profiler.enable');
@@ -423,8 +617,7 @@ function drive(job) {
         profileWritten = profileWritten.then(() => profiles.stop(slug)).then((file) => file && console.log(`  profile: ${file}`), fail);
       } else if (message.type === 'done') {
         void profileWritten.then(() => resolve(message.results.map((r) => ({ ...r, peakRss: peaks.get(runKey(r)) }))));
-      }
-      else if (message.type === 'failed') fail(new Error(`load process: ${message.message}`));
+      } else if (message.type === 'failed') fail(new Error(`load process: ${message.message}`));
     });
     child.on('exit', (code) => {
       clearInterval(sample);
@@ -461,7 +654,12 @@ async function main() {
       logger,
     });
     stops.push(() => searchService.stop());
-    const billing = await startBillingService({ bind: '127.0.0.1:0', database: { kind: 'postgres', url: billingDb.url }, logger, mail: { kind: 'folder', dir: mailDir, from: 'bench@localhost' } });
+    const billing = await startBillingService({
+      bind: '127.0.0.1:0',
+      database: { kind: 'postgres', url: billingDb.url },
+      logger,
+      mail: { kind: 'folder', dir: mailDir, from: 'bench@localhost' },
+    });
     stops.push(() => billing.stop());
     const gateway = await startGateway({
       host: '127.0.0.1',
@@ -479,7 +677,9 @@ async function main() {
     let vectors = 'on (PGlite + pgvector; stand-in text embedder)';
     if (searchDb) {
       const { rows } = await searchDb.db.query(`SELECT to_regclass('segment_vectors') IS NOT NULL AS present`);
-      vectors = rows[0].present ? 'on (pgvector), but no vectors are sent in this mode' : 'off: this PostgreSQL has no pgvector, search-service stores text only';
+      vectors = rows[0].present
+        ? 'on (pgvector), but no vectors are sent in this mode'
+        : 'off: this PostgreSQL has no pgvector, search-service stores text only';
     }
     console.log(`search-service on ${searchDb ? 'PostgreSQL' : 'PGlite'}; vectors ${vectors}`);
 
@@ -490,7 +690,12 @@ async function main() {
     const plan = await fetch(`${gateway.url}/admin/organizations/${org.id}/billing/enterprise`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ limits: [{ category: 'search', dimension: 'RPM', limit: huge }, { category: 'search', dimension: 'RPD', limit: huge }] }),
+      body: JSON.stringify({
+        limits: [
+          { category: 'search', dimension: 'RPM', limit: huge },
+          { category: 'search', dimension: 'RPD', limit: huge },
+        ],
+      }),
     });
     if (plan.status !== 200) throw new Error(`setting the Enterprise plan: ${plan.status} ${await plan.text()}`);
 
@@ -501,11 +706,19 @@ async function main() {
       search.close();
     });
     const ctx = () => ({ orgId: org.id, deadline: new Date(Date.now() + 120_000) });
-    const created = await indexes.createIndex(ctx(), { name: 'bench', models: [{ name: 'marengo2.7', options: ['visual', 'conversation', 'text_in_video', 'logo'] }], addons: ['thumbnail'] });
+    const created = await indexes.createIndex(ctx(), {
+      name: 'bench',
+      models: [{ name: 'marengo2.7', options: ['visual', 'conversation', 'text_in_video', 'logo'] }],
+      addons: ['thumbnail'],
+    });
 
-    console.log(`\nloading ${VIDEOS.toLocaleString('en')} videos, ${LOAD_CONCURRENCY} in flight (IngestSegments; CreateVideo one at a time)`);
+    console.log(
+      `\nloading ${VIDEOS.toLocaleString('en')} videos, ${LOAD_CONCURRENCY} in flight (IngestSegments; CreateVideo one at a time)`,
+    );
     const loaded = await load(createCorpus(SEED, Boolean(args.pglite)), ctx, created.id, indexes, search);
-    console.log(`loaded ${loaded.segments.toLocaleString('en')} segments in ${loaded.seconds.toFixed(1)} s: ${(loaded.segments / loaded.seconds).toFixed(0)} segments/s, ${(VIDEOS / loaded.seconds).toFixed(0)} videos/s`);
+    console.log(
+      `loaded ${loaded.segments.toLocaleString('en')} segments in ${loaded.seconds.toFixed(1)} s: ${(loaded.segments / loaded.seconds).toFixed(0)} segments/s, ${(VIDEOS / loaded.seconds).toFixed(0)} videos/s`,
+    );
     if (searchDb) {
       const started = performance.now();
       await searchDb.db.query('VACUUM ANALYZE segments');
@@ -515,16 +728,28 @@ async function main() {
                 pg_size_pretty((SELECT sum(pg_relation_size(relid)) FROM pg_partition_tree('segments_doc'))) AS doc,
                 pg_size_pretty(pg_relation_size('segments_conversation_words')) AS words`,
       );
-      console.log(`VACUUM ANALYZE ${((performance.now() - started) / 1000).toFixed(1)} s; segments ${rows[0].total} with indexes (GIN doc ${rows[0].doc}, words ${rows[0].words})`);
+      console.log(
+        `VACUUM ANALYZE ${((performance.now() - started) / 1000).toFixed(1)} s; segments ${rows[0].total} with indexes (GIN doc ${rows[0].doc}, words ${rows[0].words})`,
+      );
     }
 
     const kinds = queryKinds(created.id, key);
     console.log('\nchecking every query once');
     await verify(gateway.url, kinds);
 
-    console.log(`\nautocannon from a second process: ${CONNECTION_COUNTS.join(' and ')} connections, ${WARMUP_SEC} s warm-up + ${DURATION_SEC} s per kind and count`);
-    const results = await drive({ url: gateway.url, connectionCounts: CONNECTION_COUNTS, durationSec: DURATION_SEC, warmupSec: WARMUP_SEC, kinds });
-    console.log(`\n${'query kind'.padEnd(66)} conns ${'p50'.padStart(7)} ${'p99'.padStart(7)} ${'max'.padStart(7)} ${'req/s'.padStart(7)} answered  peak RSS  failed`);
+    console.log(
+      `\nautocannon from a second process: ${CONNECTION_COUNTS.join(' and ')} connections, ${WARMUP_SEC} s warm-up + ${DURATION_SEC} s per kind and count`,
+    );
+    const results = await drive({
+      url: gateway.url,
+      connectionCounts: CONNECTION_COUNTS,
+      durationSec: DURATION_SEC,
+      warmupSec: WARMUP_SEC,
+      kinds,
+    });
+    console.log(
+      `\n${'query kind'.padEnd(66)} conns ${'p50'.padStart(7)} ${'p99'.padStart(7)} ${'max'.padStart(7)} ${'req/s'.padStart(7)} answered  peak RSS  failed`,
+    );
     for (const r of results) {
       console.log(
         `${r.name.padEnd(66)} ${String(r.connections).padStart(5)} ${`${r.p50}`.padStart(4)} ms ${`${r.p99}`.padStart(4)} ms ${`${r.max}`.padStart(4)} ms ${r.rps.toFixed(1).padStart(7)} ${String(r.requests).padStart(8)}  ${mib(r.peakRss).padStart(8)}  ${failures(r)}`,
@@ -532,13 +757,17 @@ async function main() {
     }
     // With few answers the percentiles say little: p99 of under 100 answers is their maximum.
     const thin = results.filter((r) => r.requests < 100);
-    if (thin.length > 0) console.log(`(under 100 answers in ${thin.length} run(s): p99 there is the maximum; a run with none answered counts as a miss)`);
+    if (thin.length > 0)
+      console.log(`(under 100 answers in ${thin.length} run(s): p99 there is the maximum; a run with none answered counts as a miss)`);
     console.log(`\ntargets: p50 ≤ ${TARGET.p50} ms, p99 ≤ ${TARGET.p99} ms`);
     for (const r of results) {
-      console.log(`  ${verdict(r.p50, TARGET.p50, r.requests)} p50 ${String(r.p50).padStart(5)} ms   ${verdict(r.p99, TARGET.p99, r.requests)} p99 ${String(r.p99).padStart(5)} ms   ${String(r.connections).padStart(3)} conn  ${r.name}`);
+      console.log(
+        `  ${verdict(r.p50, TARGET.p50, r.requests)} p50 ${String(r.p50).padStart(5)} ms   ${verdict(r.p99, TARGET.p99, r.requests)} p99 ${String(r.p99).padStart(5)} ms   ${String(r.connections).padStart(3)} conn  ${r.name}`,
+      );
     }
     const failed = results.filter((r) => r.non2xx + r.errors > 0);
-    if (failed.length > 0) console.log(`\nWARNING: failed requests during the measured runs in: ${failed.map((r) => `${r.name} @${r.connections}`).join('; ')}`);
+    if (failed.length > 0)
+      console.log(`\nWARNING: failed requests during the measured runs in: ${failed.map((r) => `${r.name} @${r.connections}`).join('; ')}`);
     console.log(
       `\npeak RSS of the services process (gateway, search-, index- and billing-service${args.pglite ? ', PGlite' : ''}; PostgreSQL not counted): ${mib(process.resourceUsage().maxRSS * 1024)} over the whole run`,
     );

@@ -23,10 +23,20 @@ const { loadavg } = require('node:os');
 const { performance } = require('node:perf_hooks');
 const { parseArgs } = require('node:util');
 const { execFileSync } = require('node:child_process');
-const { detectSpeechRegions, missingPocketSphinx, POCKETSPHINX_DEFAULTS, PocketSphinxRecognizer, readWav, SPEECH_SAMPLE_RATE, speechSeconds } = require('@vus/models');
+const {
+  detectSpeechRegions,
+  missingPocketSphinx,
+  POCKETSPHINX_DEFAULTS,
+  PocketSphinxRecognizer,
+  readWav,
+  SPEECH_SAMPLE_RATE,
+  speechSeconds,
+} = require('@vus/models');
 const { labelsFound, speechFixtures, speechFixtureWav } = require('@vus/testing');
 
-const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '1' }, processes: { type: 'string', default: String(POCKETSPHINX_DEFAULTS.processes) } } });
+const { values: args } = parseArgs({
+  options: { runs: { type: 'string', default: '1' }, processes: { type: 'string', default: String(POCKETSPHINX_DEFAULTS.processes) } },
+});
 const runs = Number(args.runs);
 const config = { ...POCKETSPHINX_DEFAULTS, processes: Number(args.processes) };
 
@@ -53,7 +63,9 @@ async function main() {
     const vadStarted = performance.now();
     const regions = detectSpeechRegions(samples);
     const vadMs = performance.now() - vadStarted;
-    console.log(`${fixture.name} (${fixture.package}/${fixture.file}): ${round(duration, 1)} s, ${regions.length} speech regions, ${round(speechSeconds(regions), 1)} s of speech (VAD ${Math.round(vadMs)} ms)`);
+    console.log(
+      `${fixture.name} (${fixture.package}/${fixture.file}): ${round(duration, 1)} s, ${regions.length} speech regions, ${round(speechSeconds(regions), 1)} s of speech (VAD ${Math.round(vadMs)} ms)`,
+    );
     for (let run = 1; run <= runs; run++) {
       const cpuBefore = childCpuSeconds();
       const started = performance.now();

@@ -45,7 +45,13 @@ started = process.hrtime.bigint();
 expandQuery('a man riding a motorbike next to a red car', wordnet);
 report('first query expansion (cold data)', before, started);
 
-const queries = ['automobile', 'puppies playing in the snow', 'a woman holding a cell phone', 'traffic lights at night', 'people running on the beach'];
+const queries = [
+  'automobile',
+  'puppies playing in the snow',
+  'a woman holding a cell phone',
+  'traffic lights at night',
+  'people running on the beach',
+];
 const rounds = 200;
 before = memory();
 started = process.hrtime.bigint();
@@ -61,5 +67,7 @@ for (const label of labels) expandLabel(label, wordnet);
 report(`${labels.length} label expansions`, before, started);
 
 const total = memory();
-console.log(`total after everything: rss +${mb(total.rss - base.rss)}, heap +${mb(total.heapUsed - base.heapUsed)}, external +${mb(total.external - base.external)}`);
+console.log(
+  `total after everything: rss +${mb(total.rss - base.rss)}, heap +${mb(total.heapUsed - base.heapUsed)}, external +${mb(total.external - base.external)}`,
+);
 wordnet.close();

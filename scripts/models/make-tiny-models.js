@@ -162,7 +162,10 @@ function bytesToUnicode() {
       chars.push(256 + n++);
     }
   }
-  return bytes.map((b, i) => [b, String.fromCodePoint(chars[i])]).sort((x, y) => x[0] - y[0]).map(([, c]) => c);
+  return bytes
+    .map((b, i) => [b, String.fromCodePoint(chars[i])])
+    .sort((x, y) => x[0] - y[0])
+    .map(([, c]) => c);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -186,15 +189,29 @@ function clipTokenizer() {
       truncation: null,
       padding: null,
       added_tokens: [special(bos, '<|startoftext|>'), special(bos + 1, '<|endoftext|>')],
-      normalizer: { type: 'Sequence', normalizers: [{ type: 'NFC' }, { type: 'Replace', pattern: { Regex: '\\s+' }, content: ' ' }, { type: 'Lowercase' }] },
+      normalizer: {
+        type: 'Sequence',
+        normalizers: [{ type: 'NFC' }, { type: 'Replace', pattern: { Regex: '\\s+' }, content: ' ' }, { type: 'Lowercase' }],
+      },
       pre_tokenizer: {
         type: 'Sequence',
         pretokenizers: [
-          { type: 'Split', pattern: { Regex: "'s|'t|'re|'ve|'m|'ll|'d|[\\p{L}]+|[\\p{N}]|[^\\s\\p{L}\\p{N}]+" }, behavior: 'Removed', invert: true },
+          {
+            type: 'Split',
+            pattern: { Regex: "'s|'t|'re|'ve|'m|'ll|'d|[\\p{L}]+|[\\p{N}]|[^\\s\\p{L}\\p{N}]+" },
+            behavior: 'Removed',
+            invert: true,
+          },
           { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: false },
         ],
       },
-      post_processor: { type: 'RobertaProcessing', sep: ['<|endoftext|>', bos + 1], cls: ['<|startoftext|>', bos], trim_offsets: false, add_prefix_space: false },
+      post_processor: {
+        type: 'RobertaProcessing',
+        sep: ['<|endoftext|>', bos + 1],
+        cls: ['<|startoftext|>', bos],
+        trim_offsets: false,
+        add_prefix_space: false,
+      },
       decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
       model: {
         type: 'BPE',
@@ -245,7 +262,13 @@ function writeClip(root) {
     model_type: 'clip',
     architectures: ['CLIPModel'],
     projection_dim: projection,
-    text_config: { model_type: 'clip_text_model', hidden_size: hidden, vocab_size: vocabSize, max_position_embeddings: 77, projection_dim: projection },
+    text_config: {
+      model_type: 'clip_text_model',
+      hidden_size: hidden,
+      vocab_size: vocabSize,
+      max_position_embeddings: 77,
+      projection_dim: projection,
+    },
     vision_config: { model_type: 'clip_vision_model', hidden_size: hidden, image_size: image, patch_size: 8, projection_dim: projection },
     'transformers.js_config': { dtype: 'fp32' },
   });
@@ -310,7 +333,16 @@ function writeWhisper(root) {
   const byteChars = bytesToUnicode();
   const vocab = {};
   for (const c of byteChars) vocab[c] = Object.keys(vocab).length;
-  const specials = ['<|endoftext|>', '<|startoftranscript|>', '<|translate|>', '<|transcribe|>', '<|startoflm|>', '<|startofprev|>', '<|nocaptions|>', '<|notimestamps|>'];
+  const specials = [
+    '<|endoftext|>',
+    '<|startoftranscript|>',
+    '<|translate|>',
+    '<|transcribe|>',
+    '<|startoflm|>',
+    '<|startofprev|>',
+    '<|nocaptions|>',
+    '<|notimestamps|>',
+  ];
   const added = [];
   for (const content of specials) {
     vocab[content] = Object.keys(vocab).length;
@@ -338,7 +370,17 @@ function writeWhisper(root) {
     pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
     post_processor: null,
     decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
-    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '', fuse_unk: false, byte_fallback: false, vocab, merges: [] },
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: '',
+      end_of_word_suffix: '',
+      fuse_unk: false,
+      byte_fallback: false,
+      vocab,
+      merges: [],
+    },
   });
   writeJson(path.join(dir, 'tokenizer_config.json'), {
     tokenizer_class: 'WhisperTokenizer',
@@ -395,7 +437,11 @@ function writeWhisper(root) {
   writeModel(path.join(dir, 'onnx', 'encoder_model.onnx'), {
     inputs: [valueInfo('input_features', FLOAT, ['batch', 80, 3000])],
     outputs: [valueInfo('last_hidden_state', FLOAT, ['batch', 1500, d])],
-    initializers: [floatTensor('frame_weights', [80, d], randomFloats(80 * d, rand)), int64Tensor('pairs_shape', [4], [0, 1500, 2, d]), int64Tensor('pair_axis', [1], [2])],
+    initializers: [
+      floatTensor('frame_weights', [80, d], randomFloats(80 * d, rand)),
+      int64Tensor('pairs_shape', [4], [0, 1500, 2, d]),
+      int64Tensor('pair_axis', [1], [2]),
+    ],
     nodes: [
       node('Transpose', ['input_features'], ['frames'], { perm: [0, 2, 1] }),
       node('MatMul', ['frames', 'frame_weights'], ['projected']),
@@ -413,7 +459,10 @@ function writeWhisper(root) {
   for (let i = 0; i + 1 < path_.length; i++) table[path_[i] * vocabSize + path_[i + 1]] = 20;
   if (new Set(path_.slice(0, -1)).size !== path_.length - 1) throw new Error('the planted path must not repeat a token');
   writeModel(path.join(dir, 'onnx', 'decoder_model_merged.onnx'), {
-    inputs: [valueInfo('input_ids', INT64, ['batch', 'sequence']), valueInfo('encoder_hidden_states', FLOAT, ['batch', 'encoder_sequence', d])],
+    inputs: [
+      valueInfo('input_ids', INT64, ['batch', 'sequence']),
+      valueInfo('encoder_hidden_states', FLOAT, ['batch', 'encoder_sequence', d]),
+    ],
     outputs: [valueInfo('logits', FLOAT, ['batch', 'sequence', vocabSize])],
     initializers: [floatTensor('bigram', [vocabSize, vocabSize], table), floatTensor('zero', [1], [0])],
     nodes: [

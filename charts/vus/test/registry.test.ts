@@ -40,19 +40,25 @@ describe('the service registry', () => {
       for (const { service, folder } of composeRunning) expect(service).toBe(folder);
     });
 
-    it.each(SERVICE_REGISTRY.map((entry) => [entry.name, entry] as const))('gives %s its database, and the internal secret', (name, entry) => {
-      const env = compose.services[name].environment as Obj;
-      expect(env.DATABASE_URL).toMatch(new RegExp(`/${entry.database}$`));
-      expect(postgresInit).toMatch(new RegExp(`^CREATE DATABASE ${entry.database};$`, 'm'));
-      expect(String(env.INTERNAL_GRPC_SECRET ?? '').length).toBeGreaterThanOrEqual(32);
-    });
+    it.each(SERVICE_REGISTRY.map((entry) => [entry.name, entry] as const))(
+      'gives %s its database, and the internal secret',
+      (name, entry) => {
+        const env = compose.services[name].environment as Obj;
+        expect(env.DATABASE_URL).toMatch(new RegExp(`/${entry.database}$`));
+        expect(postgresInit).toMatch(new RegExp(`^CREATE DATABASE ${entry.database};$`, 'm'));
+        expect(String(env.INTERNAL_GRPC_SECRET ?? '').length).toBeGreaterThanOrEqual(32);
+      },
+    );
 
-    it.each(grpcServices.map((entry) => [entry.name, entry] as const))('binds %s on its port, publishes it and health-checks its gRPC name', (name, entry) => {
-      const spec = compose.services[name] as Obj;
-      expect(spec.environment.GRPC_BIND).toBe(`0.0.0.0:${entry.port}`);
-      expect(spec.ports).toEqual([`${entry.port}:${entry.port}`]);
-      expect(spec.healthcheck.test.join(' ')).toContain(`checkHealth('127.0.0.1:${entry.port}', '${entry.protoService}')`);
-    });
+    it.each(grpcServices.map((entry) => [entry.name, entry] as const))(
+      'binds %s on its port, publishes it and health-checks its gRPC name',
+      (name, entry) => {
+        const spec = compose.services[name] as Obj;
+        expect(spec.environment.GRPC_BIND).toBe(`0.0.0.0:${entry.port}`);
+        expect(spec.ports).toEqual([`${entry.port}:${entry.port}`]);
+        expect(spec.healthcheck.test.join(' ')).toContain(`checkHealth('127.0.0.1:${entry.port}', '${entry.protoService}')`);
+      },
+    );
 
     it('serves the gateway on its port', () => {
       const gateway = SERVICE_REGISTRY.find((entry) => entry.name === 'gateway')!;
@@ -60,7 +66,9 @@ describe('the service registry', () => {
     });
 
     it('points every <PREFIX>_ADDR at that service on its registered port', () => {
-      const addresses = composeRunning.flatMap(({ spec }) => Object.entries(spec.environment as Obj).filter(([variable]) => variable.endsWith('_ADDR')));
+      const addresses = composeRunning.flatMap(({ spec }) =>
+        Object.entries(spec.environment as Obj).filter(([variable]) => variable.endsWith('_ADDR')),
+      );
       expect(addresses.length).toBeGreaterThan(0);
       for (const [variable, value] of addresses) {
         const entry = grpcServices.find((e) => `${e.envPrefix}_ADDR` === variable);
@@ -71,16 +79,23 @@ describe('the service registry', () => {
 
   describe('charts/vus', () => {
     it('has a template per registered service and none for an unregistered one', () => {
-      const serviceTemplates = readdirSync(path.join(ROOT, 'charts/vus/templates')).filter((file) => /-service\.yaml$|^gateway\.yaml$/.test(file));
-      expect(serviceTemplates.map((file) => file.replace(/\.yaml$/, '')).sort()).toEqual(SERVICE_REGISTRY.map((entry) => entry.name).sort());
+      const serviceTemplates = readdirSync(path.join(ROOT, 'charts/vus/templates')).filter((file) =>
+        /-service\.yaml$|^gateway\.yaml$/.test(file),
+      );
+      expect(serviceTemplates.map((file) => file.replace(/\.yaml$/, '')).sort()).toEqual(
+        SERVICE_REGISTRY.map((entry) => entry.name).sort(),
+      );
     });
 
-    it.each(SERVICE_REGISTRY.map((entry) => [entry.name, entry] as const))('has a values block and schema entry for %s, with its database Secret', (name, entry) => {
-      const key = valuesKeyOf(name);
-      expect(chartValues[key]).toMatchObject({ enabled: true, databaseUrl: { secretName: `vus-${name}-database` } });
-      expect(chartSchema.properties[key]).toBeDefined();
-      expect(entry.database).toBe(name === 'gateway' ? 'gateway' : name.replace(/-/g, '_'));
-    });
+    it.each(SERVICE_REGISTRY.map((entry) => [entry.name, entry] as const))(
+      'has a values block and schema entry for %s, with its database Secret',
+      (name, entry) => {
+        const key = valuesKeyOf(name);
+        expect(chartValues[key]).toMatchObject({ enabled: true, databaseUrl: { secretName: `vus-${name}-database` } });
+        expect(chartSchema.properties[key]).toBeDefined();
+        expect(entry.database).toBe(name === 'gateway' ? 'gateway' : name.replace(/-/g, '_'));
+      },
+    );
 
     it.each(grpcServices.map((entry) => [entry.name, entry] as const))('probes %s with its registered gRPC name', (name, entry) => {
       expect(readFileSync(templateOf(name), 'utf8')).toContain(`"healthService" "${entry.protoService}"`);

@@ -5,8 +5,7 @@ import type { BlobStore } from './store';
 
 export type BlobStoreConfig = { kind: 'fs'; root: string } | { kind: 's3' };
 
-const S3_NOT_BUILT =
-  'S3-compatible blob storage is not built yet; set BLOB_STORE=fs (files under BLOB_DIR) or leave BLOB_STORE unset.';
+const S3_NOT_BUILT = 'S3-compatible blob storage is not built yet; set BLOB_STORE=fs (files under BLOB_DIR) or leave BLOB_STORE unset.';
 
 /**
  * The environment variables of the blob store, to merge into a service's config schema:

@@ -178,7 +178,9 @@ function byteLimit(maxBytes: number | undefined): Transform {
     transform(chunk: Buffer, _encoding, callback) {
       seen += chunk.length;
       if (maxBytes !== undefined && seen > maxBytes) {
-        callback(new ApiError('payload_too_large', `The upload is larger than the limit of ${maxBytes} bytes.`, { limit: String(maxBytes) }));
+        callback(
+          new ApiError('payload_too_large', `The upload is larger than the limit of ${maxBytes} bytes.`, { limit: String(maxBytes) }),
+        );
         return;
       }
       callback(null, chunk);

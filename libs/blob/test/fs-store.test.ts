@@ -29,7 +29,10 @@ async function tempFiles(): Promise<string[]> {
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(() => 'resolved', (error: unknown) => error);
+  return promise.then(
+    () => 'resolved',
+    (error: unknown) => error,
+  );
 }
 
 describe('FileBlobStore', () => {
@@ -60,7 +63,7 @@ describe('FileBlobStore', () => {
       async function* measured(): AsyncGenerator<Buffer> {
         for (let i = 0; i < 1024; i++) {
           const [part] = await tempFiles();
-          const written = part ? (await stat(join(root, '.tmp', part)).catch(() => undefined))?.size ?? 0 : 0;
+          const written = part ? ((await stat(join(root, '.tmp', part)).catch(() => undefined))?.size ?? 0) : 0;
           maxAhead = Math.max(maxAhead, i * size - written);
           yield Buffer.alloc(size, i % 251);
         }

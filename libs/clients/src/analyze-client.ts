@@ -1,5 +1,14 @@
 import type * as grpc from '@grpc/grpc-js';
-import { callUnary, createServiceClient, DEFAULT_CALL_POLICY, fromServiceError, inheritCaller, internalSecret, toMetadata, type OutgoingContext } from '@vus/grpc';
+import {
+  callUnary,
+  createServiceClient,
+  DEFAULT_CALL_POLICY,
+  fromServiceError,
+  inheritCaller,
+  internalSecret,
+  toMetadata,
+  type OutgoingContext,
+} from '@vus/grpc';
 import type { AnalysisResult } from '@vus/grpc/types/analyze/v1/AnalysisResult';
 import type { AnalyzeServiceClient } from '@vus/grpc/types/analyze/v1/AnalyzeService';
 import type { AnalyzeStreamEvent } from '@vus/grpc/types/analyze/v1/AnalyzeStreamEvent';
@@ -23,7 +32,11 @@ export function createAnalyzeClient(address: string) {
      * The generation's events as analyze-service produces them. Aborting `signal` cancels the call
      * (the service stops generating); a failure arrives as an ApiError from the iteration.
      */
-    async *analyzeVideoStream(ctx: OutgoingContext, request: AnalyzeVideoRequest__Input, signal?: AbortSignal): AsyncIterable<AnalyzeStreamEvent> {
+    async *analyzeVideoStream(
+      ctx: OutgoingContext,
+      request: AnalyzeVideoRequest__Input,
+      signal?: AbortSignal,
+    ): AsyncIterable<AnalyzeStreamEvent> {
       const outgoing = inheritCaller(ctx);
       const deadline = outgoing.deadline ?? new Date(Date.now() + DEFAULT_CALL_POLICY.defaultTimeoutMs);
       const call = client.AnalyzeVideoStream(request, toMetadata({ ...outgoing, deadline }, internalSecret()), { deadline });

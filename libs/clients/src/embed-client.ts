@@ -22,7 +22,8 @@ export function createEmbedClient(address: string) {
       callUnary<EmbedQueryResponse>((md, opts, cb) => client.EmbedQuery(request, md, opts, cb), ctx),
     createEmbedTask: (ctx: OutgoingContext, request: CreateEmbedTaskRequest__Input) =>
       callUnary<EmbedTask>((md, opts, cb) => client.CreateEmbedTask(request, md, opts, cb), ctx),
-    getEmbedTask: (ctx: OutgoingContext, request: GetEmbedTaskRequest__Input) => callUnary<EmbedTask>((md, opts, cb) => client.GetEmbedTask(request, md, opts, cb), ctx),
+    getEmbedTask: (ctx: OutgoingContext, request: GetEmbedTaskRequest__Input) =>
+      callUnary<EmbedTask>((md, opts, cb) => client.GetEmbedTask(request, md, opts, cb), ctx),
     getEmbedTaskStatus: (ctx: OutgoingContext, request: GetEmbedTaskStatusRequest__Input) =>
       callUnary<EmbedTask>((md, opts, cb) => client.GetEmbedTaskStatus(request, md, opts, cb), ctx),
     listEmbedTasks: (ctx: OutgoingContext, request: ListEmbedTasksRequest__Input) =>

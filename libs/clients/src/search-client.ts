@@ -20,7 +20,10 @@ export function createSearchClient(address: string) {
     deleteIndexSegments: (ctx: OutgoingContext, indexId: string) =>
       callUnary<unknown>((md, opts, cb) => client.DeleteIndexSegments({ index_id: indexId }, md, opts, cb), ctx),
     listVideoSegments: (ctx: OutgoingContext, indexId: string, videoId: string) =>
-      callUnary<ListVideoSegmentsResponse>((md, opts, cb) => client.ListVideoSegments({ index_id: indexId, video_id: videoId }, md, opts, cb), ctx),
+      callUnary<ListVideoSegmentsResponse>(
+        (md, opts, cb) => client.ListVideoSegments({ index_id: indexId, video_id: videoId }, md, opts, cb),
+        ctx,
+      ),
     search: (ctx: OutgoingContext, request: SearchRequest__Input) =>
       callUnary<SearchResultPage>((md, opts, cb) => client.Search(request, md, opts, cb), ctx),
     getSearchPage: (ctx: OutgoingContext, request: GetSearchPageRequest__Input) =>

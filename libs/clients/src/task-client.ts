@@ -29,7 +29,10 @@ export function createTaskClient(address: string) {
     createWebhookEndpoint: (ctx: OutgoingContext, request: CreateWebhookEndpointRequest__Input) =>
       callUnary<WebhookEndpoint>((md, opts, cb) => client.CreateWebhookEndpoint(request, md, opts, cb), ctx),
     listWebhookEndpoints: (ctx: OutgoingContext, page: number, pageLimit: number) =>
-      callUnary<ListWebhookEndpointsResponse>((md, opts, cb) => client.ListWebhookEndpoints({ page: { page, page_limit: pageLimit } }, md, opts, cb), ctx),
+      callUnary<ListWebhookEndpointsResponse>(
+        (md, opts, cb) => client.ListWebhookEndpoints({ page: { page, page_limit: pageLimit } }, md, opts, cb),
+        ctx,
+      ),
     deleteWebhookEndpoint: (ctx: OutgoingContext, endpointId: string) =>
       callUnary<unknown>((md, opts, cb) => client.DeleteWebhookEndpoint({ webhook_endpoint_id: endpointId }, md, opts, cb), ctx),
     listWebhookDeliveries: (ctx: OutgoingContext, request: ListWebhookDeliveriesRequest__Input) =>

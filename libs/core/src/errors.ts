@@ -125,6 +125,5 @@ export const errors = {
     new ApiError('parameter_not_provided', `The ${param} parameter is required but was not provided.`, { param }),
   invalid: (param: string, why?: string) =>
     new ApiError('parameter_invalid', `The ${param} parameter is invalid.${why ? ` ${why}` : ''}`, { param }),
-  notFound: (what: string, id: string) =>
-    new ApiError('resource_not_exist', `${what} with id ${id} does not exist.`, { id }),
+  notFound: (what: string, id: string) => new ApiError('resource_not_exist', `${what} with id ${id} does not exist.`, { id }),
 };

@@ -136,9 +136,7 @@ export function followedBy(a: readonly Moment[], b: readonly Moment[], proximity
 export function sequence(lists: readonly (readonly Moment[])[], proximity?: number): Moment[] {
   if (lists.length === 0) return [];
   const follows = (previous: Moment, next: Moment) =>
-    next.start >= previous.start &&
-    next.end >= previous.end &&
-    (proximity === undefined || next.start - previous.end <= proximity);
+    next.start >= previous.start && next.end >= previous.end && (proximity === undefined || next.start - previous.end <= proximity);
   let chains = normalise(lists[0]!).map((last) => ({ start: last.start, score: last.score, last }));
   for (const list of lists.slice(1)) {
     chains = normalise(list).flatMap((last) => {

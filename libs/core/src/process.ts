@@ -31,19 +31,24 @@ export function runMain(start: () => Promise<Stoppable>): void {
         stopping = true;
         clearInterval(alive);
         process.stderr.write(`${signal} received, shutting down\n`);
-        running.stop().then(runExitHooks).then(
-          () => process.exit(0),
-          (error: unknown) => {
-            process.stderr.write(`shutdown failed: ${String(error)}\n`);
-            process.exit(1);
-          },
-        );
+        running
+          .stop()
+          .then(runExitHooks)
+          .then(
+            () => process.exit(0),
+            (error: unknown) => {
+              process.stderr.write(`shutdown failed: ${String(error)}\n`);
+              process.exit(1);
+            },
+          );
       };
       process.once('SIGINT', () => shutdown('SIGINT'));
       process.once('SIGTERM', () => shutdown('SIGTERM'));
     },
     (error: unknown) => {
-      process.stderr.write(error instanceof ConfigError ? `${error.message}\n` : `start-up failed: ${(error as Error)?.stack ?? String(error)}\n`);
+      process.stderr.write(
+        error instanceof ConfigError ? `${error.message}\n` : `start-up failed: ${(error as Error)?.stack ?? String(error)}\n`,
+      );
       process.exit(1);
     },
   );

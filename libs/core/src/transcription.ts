@@ -9,5 +9,9 @@ import { ApiError } from './errors';
 export const MAX_TRANSCRIPTION_BYTES = 5 * 1024 * 1024;
 
 export function transcriptionTooLarge(param: string, maxBytes = MAX_TRANSCRIPTION_BYTES): ApiError {
-  return new ApiError('payload_too_large', `The ${param} is larger than ${maxBytes} bytes; a transcription file may be at most ${maxBytes} bytes.`, { param });
+  return new ApiError(
+    'payload_too_large',
+    `The ${param} is larger than ${maxBytes} bytes; a transcription file may be at most ${maxBytes} bytes.`,
+    { param },
+  );
 }

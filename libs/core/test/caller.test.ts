@@ -11,7 +11,10 @@ describe('caller context', () => {
   });
 
   it('is seen by what the function starts, and not outside it', async () => {
-    const seen = await withCaller({ requestId: 'r1' }, () => new Promise((resolve) => setTimeout(() => resolve(currentCaller()?.requestId), 1)));
+    const seen = await withCaller(
+      { requestId: 'r1' },
+      () => new Promise((resolve) => setTimeout(() => resolve(currentCaller()?.requestId), 1)),
+    );
     expect(seen).toBe('r1');
     expect(currentCaller()).toBeUndefined();
     expect(withCaller({ requestId: 'r1' }, () => withoutCaller(() => currentCaller()))).toBeUndefined();
@@ -19,7 +22,7 @@ describe('caller context', () => {
 
   // A background loop woken by a handler must not run its rounds with that handler's deadline:
   // its calls would fail once the request that woke it is over.
-  it('does not reach the rounds of a Poller woken on a caller\'s behalf', async () => {
+  it("does not reach the rounds of a Poller woken on a caller's behalf", async () => {
     const seen: (string | undefined)[] = [];
     let rounds = 0;
     let woken!: () => void;

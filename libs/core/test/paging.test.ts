@@ -3,9 +3,18 @@ import { isApiError, listPage, pageInfo, pageOffset, resolvePage, sortAndPaging 
 describe('resolvePage', () => {
   it.each([
     [{}, { page: 1, pageLimit: 10 }],
-    [{ page: 0, pageLimit: 0 }, { page: 1, pageLimit: 10 }],
-    [{ page: 3, pageLimit: 50 }, { page: 3, pageLimit: 50 }],
-    [{ page: 1, pageLimit: 1 }, { page: 1, pageLimit: 1 }],
+    [
+      { page: 0, pageLimit: 0 },
+      { page: 1, pageLimit: 10 },
+    ],
+    [
+      { page: 3, pageLimit: 50 },
+      { page: 3, pageLimit: 50 },
+    ],
+    [
+      { page: 1, pageLimit: 1 },
+      { page: 1, pageLimit: 1 },
+    ],
   ])('%p resolves to %p', (requested, expected) => {
     expect(resolvePage(requested)).toEqual(expected);
   });
@@ -84,8 +93,16 @@ describe('listPage', () => {
 describe('sortAndPaging', () => {
   it.each([
     [null, { by: 'created_at', order: 'desc' }, { page: undefined, pageLimit: undefined }],
-    [{ page: 0, page_limit: 0, sort_by: '', sort_option: '' }, { by: 'created_at', order: 'desc' }, { page: 0, pageLimit: 0 }],
-    [{ page: 2, page_limit: 5, sort_by: 'updated_at', sort_option: 'asc' }, { by: 'updated_at', order: 'asc' }, { page: 2, pageLimit: 5 }],
+    [
+      { page: 0, page_limit: 0, sort_by: '', sort_option: '' },
+      { by: 'created_at', order: 'desc' },
+      { page: 0, pageLimit: 0 },
+    ],
+    [
+      { page: 2, page_limit: 5, sort_by: 'updated_at', sort_option: 'asc' },
+      { by: 'updated_at', order: 'asc' },
+      { page: 2, pageLimit: 5 },
+    ],
   ] as const)('%j', (request, sort, paging) => {
     expect(sortAndPaging(request)).toEqual({ sort, paging });
   });

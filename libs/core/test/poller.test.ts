@@ -25,7 +25,12 @@ describe('Poller', () => {
   it('runs again at once after a busy round, after pollMs after an idle one', async () => {
     const results = [2, 1, 0, 0];
     let rounds = 0;
-    const poller = new Poller({ round: async () => (rounds++, results.shift() ?? 0), pollMs: 1000, maxBackoffMs: 8000, onError: () => undefined });
+    const poller = new Poller({
+      round: async () => (rounds++, results.shift() ?? 0),
+      pollMs: 1000,
+      maxBackoffMs: 8000,
+      onError: () => undefined,
+    });
     poller.start();
     await advance(5);
     expect(rounds).toBe(3);

@@ -31,6 +31,8 @@ describe('checkQueryText', () => {
   });
 
   it('names the parameter and the limits', () => {
-    expect(() => checkQueryText('query.$and[1].text', words(600))).toThrow(/query\.\$and\[1\]\.text parameter is too long.*500 tokens and 5000 characters/);
+    expect(() => checkQueryText('query.$and[1].text', words(600))).toThrow(
+      /query\.\$and\[1\]\.text parameter is too long.*500 tokens and 5000 characters/,
+    );
   });
 });

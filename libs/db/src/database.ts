@@ -82,7 +82,10 @@ export class Database implements Queryable {
     const timedOut = isStatementTimeout(error);
     if (this.engine && (timedOut || isConnectionLost(error))) this.restartEngine();
     if (!timedOut) return error;
-    return new ApiError('deadline_exceeded', `A database statement took longer than ${this.statementTimeoutMs} ms and was stopped. Try again with a smaller request.`);
+    return new ApiError(
+      'deadline_exceeded',
+      `A database statement took longer than ${this.statementTimeoutMs} ms and was stopped. Try again with a smaller request.`,
+    );
   }
 
   private restartEngine(): void {

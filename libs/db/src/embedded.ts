@@ -141,7 +141,10 @@ function forgetTemplate(): void {
 function engineVersion(): string {
   const version = (entry: string, name: string) => {
     let dir = dirname(entry);
-    while (!existsSync(join(dir, 'package.json')) || (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name !== name) {
+    while (
+      !existsSync(join(dir, 'package.json')) ||
+      (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name !== name
+    ) {
       const parent = dirname(dir);
       if (parent === dir) return 'unknown';
       dir = parent;

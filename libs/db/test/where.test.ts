@@ -12,7 +12,12 @@ describe('Where', () => {
       'org_id = $1 AND id = ANY($2::text[])',
       ['org1', ['a', 'b']],
     ],
-    ['every bound, in a fixed order', () => new Where().bounds('t.duration', { lt: 9, gt: 1, lte: 8, gte: 2 }), 't.duration >= $1 AND t.duration <= $2 AND t.duration > $3 AND t.duration < $4', [2, 8, 1, 9]],
+    [
+      'every bound, in a fixed order',
+      () => new Where().bounds('t.duration', { lt: 9, gt: 1, lte: 8, gte: 2 }),
+      't.duration >= $1 AND t.duration <= $2 AND t.duration > $3 AND t.duration < $4',
+      [2, 8, 1, 9],
+    ],
     ['a zero bound is a bound', () => new Where().bounds('width', { gte: 0 }), 'width >= $1', [0]],
     ['absent bounds add nothing', () => new Where().bounds('created_at', undefined).bounds('updated_at', { gte: undefined }), 'TRUE', []],
     ['a time bound', () => new Where().bounds('created_at', { lt: at }), 'created_at < $1', [at]],

@@ -107,7 +107,14 @@ export function parseEnvelope(raw: string): EventEnvelope {
   if (typeof e.occurred_at !== 'string' || typeof e.payload !== 'object' || e.payload === null) {
     throw new Error('not an event envelope: occurred_at and payload are required');
   }
-  const envelope: EventEnvelope = { id: e.id, type: e.type, key: e.key, occurred_at: e.occurred_at, org_id: e.org_id ?? null, payload: e.payload };
+  const envelope: EventEnvelope = {
+    id: e.id,
+    type: e.type,
+    key: e.key,
+    occurred_at: e.occurred_at,
+    org_id: e.org_id ?? null,
+    payload: e.payload,
+  };
   if (typeof e.request_id === 'string' && e.request_id) envelope.request_id = e.request_id;
   if (typeof e.traceparent === 'string' && e.traceparent) envelope.traceparent = e.traceparent;
   return envelope;

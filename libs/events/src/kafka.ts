@@ -66,7 +66,10 @@ class Abandoned extends Error {
 
 /** The consumer stopped for good while joining its group (kafkajs does not restart it). */
 class JoinCrashed extends Error {
-  constructor(readonly groupId: string, readonly reason: Error) {
+  constructor(
+    readonly groupId: string,
+    readonly reason: Error,
+  ) {
     super(`consumer of group ${groupId} crashed while joining: ${reason.message}`);
   }
 }
@@ -76,7 +79,6 @@ class JoinCrashed extends Error {
  * one join in ten of a second member crashed so, and a retry can crash again.)
  */
 export const JOIN_ATTEMPTS = 5;
-
 
 /**
  * The EventBus on Kafka (kafkajs). Topics come from the topic table; a message's key is the
@@ -136,7 +138,11 @@ export class KafkaEventBus implements EventBus {
       const topic = topicOf(event.type);
       const messages = byTopic.get(topic) ?? [];
       // W3C trace context where Kafka tooling looks for it, besides the envelope's copy.
-      messages.push({ key: event.key, value: JSON.stringify(event), ...(event.traceparent ? { headers: { traceparent: event.traceparent } } : {}) });
+      messages.push({
+        key: event.key,
+        value: JSON.stringify(event),
+        ...(event.traceparent ? { headers: { traceparent: event.traceparent } } : {}),
+      });
       byTopic.set(topic, messages);
     }
     await this.producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
@@ -160,7 +166,10 @@ export class KafkaEventBus implements EventBus {
       let lastError = 'handler asked for a retry';
       for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
         try {
-          const outcome = await Promise.race([handleInSpan(subscription.group, event, attempt, () => subscription.handler(event)), member.abandoned]);
+          const outcome = await Promise.race([
+            handleInSpan(subscription.group, event, attempt, () => subscription.handler(event)),
+            member.abandoned,
+          ]);
           if (outcome !== 'retry') return;
         } catch (error) {
           if (error instanceof Abandoned) throw error;
@@ -258,7 +267,8 @@ export class KafkaEventBus implements EventBus {
             consumer = fresh;
             supervise(fresh);
           },
-          (error: unknown) => this.options.logger.error({ err: error, groupId }, 'consumer could not join its group again: this member takes no more events'),
+          (error: unknown) =>
+            this.options.logger.error({ err: error, groupId }, 'consumer could not join its group again: this member takes no more events'),
         );
       });
     supervise(consumer);
@@ -404,6 +414,9 @@ export async function ensureKafkaTopics(brokers: readonly string[]): Promise<voi
  * unset (the service's events then wait in its outbox until a bus is configured).
  */
 export function kafkaBusFromBrokers(brokers: string | undefined, clientId: string, logger: Logger): KafkaEventBus | undefined {
-  const list = brokers?.split(',').map((b) => b.trim()).filter(Boolean);
+  const list = brokers
+    ?.split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
   return list?.length ? new KafkaEventBus({ brokers: list, clientId, logger }) : undefined;
 }

@@ -16,17 +16,27 @@ export async function enqueueEvents(tx: Queryable, events: readonly EventEnvelop
     await tx.query(
       `INSERT INTO outbox (id, topic, key, type, org_id, payload, occurred_at, request_id, traceparent)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [event.id, topicOf(event.type), event.key, event.type, event.org_id, JSON.stringify(event.payload), event.occurred_at, event.request_id ?? null, event.traceparent ?? null],
+      [
+        event.id,
+        topicOf(event.type),
+        event.key,
+        event.type,
+        event.org_id,
+        JSON.stringify(event.payload),
+        event.occurred_at,
+        event.request_id ?? null,
+        event.traceparent ?? null,
+      ],
     );
   }
 }
 
 /** Records that `consumer` handled `eventId`; false when it already had (a redelivery). */
 export async function markHandled(tx: Queryable, consumer: string, eventId: string): Promise<boolean> {
-  const result = await tx.query(
-    'INSERT INTO handled_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-    [consumer, eventId],
-  );
+  const result = await tx.query('INSERT INTO handled_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+    consumer,
+    eventId,
+  ]);
   return result.rowCount === 1;
 }
 

@@ -27,7 +27,10 @@ const MOCK_LAUNCHER = join(__dirname, '..', '..', '..', 'scripts', 'kafka-mock',
  * for this suite with the project's topics pre-created, and stopped by `stop()`.
  */
 export async function startTestKafka(kafkaBrokers: string | undefined): Promise<TestKafka> {
-  const configured = kafkaBrokers?.split(',').map((b) => b.trim()).filter(Boolean);
+  const configured = kafkaBrokers
+    ?.split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
   if (configured?.length) {
     await ensureKafkaTopics(configured);
     return { brokers: configured, stop: async () => undefined };
@@ -36,7 +39,11 @@ export async function startTestKafka(kafkaBrokers: string | undefined): Promise<
 }
 
 async function startMockKafka(): Promise<TestKafka> {
-  const child = spawn(MOCK_LAUNCHER, allTopics().map((t) => `${t.name}:${t.partitions}`), { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(
+    MOCK_LAUNCHER,
+    allTopics().map((t) => `${t.name}:${t.partitions}`),
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const lines = createInterface({ input: child.stdout });

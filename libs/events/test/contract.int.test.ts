@@ -2,7 +2,18 @@ import { createLogger } from '@vus/core';
 import { migrate } from '@vus/db';
 import { createMemoryDatabase, type ThrowawayDatabase } from '@vus/db/testing';
 import { randomBytes } from 'node:crypto';
-import { buildEvent, EVENTS_MIGRATIONS, handleOnce, InProcessEventBus, KafkaEventBus, type DeadLetter, type EventBus, type EventEnvelope, type EventHandler, type SubscriptionHandle } from '../src';
+import {
+  buildEvent,
+  EVENTS_MIGRATIONS,
+  handleOnce,
+  InProcessEventBus,
+  KafkaEventBus,
+  type DeadLetter,
+  type EventBus,
+  type EventEnvelope,
+  type EventHandler,
+  type SubscriptionHandle,
+} from '../src';
 import { startTestKafka, type TestKafka } from '../src/testing';
 import { waitFor } from './wait';
 
@@ -86,7 +97,8 @@ describe.each(ADAPTERS)('EventBus contract: %s', (_name, createFixture) => {
   const ours = (e: EventEnvelope) => e.payload.run === run;
   const n = (e: EventEnvelope) => e.payload.n as number;
   /** Records each delivery of this test's events as `member:key:n`. */
-  const recorder = (member: string, seen: string[], inner: EventHandler = async () => 'done'): EventHandler =>
+  const recorder =
+    (member: string, seen: string[], inner: EventHandler = async () => 'done'): EventHandler =>
     async (e) => {
       if (!ours(e)) return 'skipped';
       seen.push(`${member}:${e.key}:${n(e)}`);
@@ -136,7 +148,13 @@ describe.each(ADAPTERS)('EventBus contract: %s', (_name, createFixture) => {
     for (const key of keys) {
       expect(keysOf(measured(), key)).toEqual([0, 1, 2, 3, 4]);
       // One key, one partition, one member.
-      expect(new Set(measured().filter((s) => s.split(':')[1] === key).map((s) => s[0])).size).toBe(1);
+      expect(
+        new Set(
+          measured()
+            .filter((s) => s.split(':')[1] === key)
+            .map((s) => s[0]),
+        ).size,
+      ).toBe(1);
     }
     expect(measured().some((s) => s.startsWith('a:'))).toBe(true);
     expect(measured().some((s) => s.startsWith('b:'))).toBe(true);
@@ -232,7 +250,12 @@ describe.each(ADAPTERS)('EventBus contract: %s', (_name, createFixture) => {
     });
     await waitFor(() => deadLetters.length === 1 && seen.includes('a:task-dlq:2'), 'the dead letter and the next event');
     expect(attempts).toBe(MAX_ATTEMPTS);
-    expect(deadLetters[0]).toMatchObject({ group: g, error: 'downstream refused', attempts: MAX_ATTEMPTS, event: { key: 'task-dlq', payload: { n: 1 } } });
+    expect(deadLetters[0]).toMatchObject({
+      group: g,
+      error: 'downstream refused',
+      attempts: MAX_ATTEMPTS,
+      event: { key: 'task-dlq', payload: { n: 1 } },
+    });
     await Promise.all([member.stop(), reader.stop()]);
   });
 });

@@ -119,7 +119,7 @@ describe.each(DATABASE_KINDS)('outbox on %s', (_kind, create) => {
     const replicas = [1, 2].map(() => new OutboxRelay({ db: database.db, bus, logger, batchSize: 7 }));
     // Both replicas relay while the events are still being written.
     const relaying = replicas.map(async (relay) => {
-      for (let idle = 0; idle < 20; ) idle = (await relay.relayOnce()) === 0 ? idle + 1 : 0;
+      for (let idle = 0; idle < 20;) idle = (await relay.relayOnce()) === 0 ? idle + 1 : 0;
     });
     for (let i = 0; i < events.length; i += 10) await database.db.withTx((tx) => enqueueEvents(tx, events.slice(i, i + 10)));
     await Promise.all(relaying);

@@ -26,7 +26,14 @@ const received: { event: EventEnvelope; traceId: string | undefined }[] = [];
 beforeAll(async () => {
   recorded = recordSpans();
   kafka = await startTestKafka(process.env.KAFKA_BROKERS);
-  bus = new KafkaEventBus({ brokers: kafka.brokers, clientId: 'tracing', logger, sessionTimeoutMs: 6000, maxWaitTimeMs: 200, requestTimeoutMs: 2000 });
+  bus = new KafkaEventBus({
+    brokers: kafka.brokers,
+    clientId: 'tracing',
+    logger,
+    sessionTimeoutMs: 6000,
+    maxWaitTimeMs: 200,
+    requestTimeoutMs: 2000,
+  });
   member = await bus.subscribe({
     group: `tracing-${Date.now()}`,
     types: ['index.created'],
@@ -47,7 +54,7 @@ function activeTraceId(): string | undefined {
   return trace.getSpan(context.active())?.spanContext().traceId;
 }
 
-it('makes the consumer span the child of the producer span, in the writer\'s trace', async () => {
+it("makes the consumer span the child of the producer span, in the writer's trace", async () => {
   const event = await inSpan('request', {}, async () => buildEvent('index.created', 'idx-traced', 'org-1', { n: 1 }));
   await bus.publish([event]);
   await waitFor(() => received.some((r) => r.event.id === event.id), 'the event');
@@ -68,7 +75,10 @@ it('continues a traceparent that only the message header carries', async () => {
   const producer = new Kafka({ clientId: 'other-stack', brokers: kafka.brokers, logLevel: logLevel.NOTHING }).producer();
   await producer.connect();
   try {
-    await producer.send({ topic: topicOf('index.created'), messages: [{ key: event.key, value: JSON.stringify(event), headers: { traceparent: `00-${TRACE}-${SPAN}-01` } }] });
+    await producer.send({
+      topic: topicOf('index.created'),
+      messages: [{ key: event.key, value: JSON.stringify(event), headers: { traceparent: `00-${TRACE}-${SPAN}-01` } }],
+    });
   } finally {
     await producer.disconnect();
   }

@@ -100,6 +100,13 @@ export function parseAllowList(setting: string | undefined, settingName = 'the a
  * allowing `127.0.0.1` allows `http://127.0.0.1/…`, not a name that happens to resolve there.
  */
 export function allowListOfHosts(hosts: readonly string[]): AllowList {
-  const clean = hosts.map((h) => h.trim().replace(/^\[(.*)\]$/, '$1').toLowerCase()).filter(Boolean);
+  const clean = hosts
+    .map((h) =>
+      h
+        .trim()
+        .replace(/^\[(.*)\]$/, '$1')
+        .toLowerCase(),
+    )
+    .filter(Boolean);
   return { hosts: new Set(clean), ranges: new BlockList(), source: clean.join(',') };
 }

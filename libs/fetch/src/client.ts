@@ -36,7 +36,15 @@ export const NO_RETRY: RetryPolicy = { attempts: 1, baseMs: 0, maxMs: 0 };
 /** Statuses a server sends when trying again later may help. */
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 /** Failures before any answer that trying again may cure. */
-const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+const RETRYABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export interface RedirectPolicy {
@@ -113,7 +121,9 @@ export async function send(outbound: OutboundRequest): Promise<OutboundResponse>
   const { deadlines, retry = NO_RETRY, random = Math.random } = outbound;
   const overall = deadlines.overallMs === undefined ? undefined : AbortSignal.timeout(deadlines.overallMs);
   const signal = overall && outbound.signal ? AbortSignal.any([overall, outbound.signal]) : (overall ?? outbound.signal);
-  const retryable = retry.attempts > 1 && (outbound.retryUnsafe || outbound.method === undefined || outbound.method === 'GET' || outbound.method === 'HEAD');
+  const retryable =
+    retry.attempts > 1 &&
+    (outbound.retryUnsafe || outbound.method === undefined || outbound.method === 'GET' || outbound.method === 'HEAD');
   for (let attempt = 1; ; attempt++) {
     const last = !retryable || attempt >= retry.attempts;
     try {

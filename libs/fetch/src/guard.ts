@@ -24,7 +24,17 @@ export class SsrfRefused extends Error {
 }
 
 /** Resolver failures: the name has no address (now). */
-const DNS_FAILURES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'EAI_NODATA', 'ENODATA', 'ESERVFAIL', 'ENONAME', 'ETIMEOUT']);
+const DNS_FAILURES = new Set([
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EAI_FAIL',
+  'EAI_NODATA',
+  'ENODATA',
+  'ESERVFAIL',
+  'ENONAME',
+  'ETIMEOUT',
+]);
 
 const noPublicAddress = (hostname: string) => `${hostname} does not resolve to a public address`;
 

@@ -15,4 +15,15 @@ export { allowListOfHosts, EMPTY_ALLOW_LIST, forbiddenReason, parseAllowList, ty
 export { AddressGuard, SsrfRefused, systemResolver, unreachableReason, type Resolver } from './guard';
 export { checkHttpUrl, FETCHABLE_SCHEMES, hostOf, type UrlProblem } from './url';
 export { checkFetchableUrl, DEFAULT_FETCH_POLICY, fetchBytes, fetchRefused, fetchText, openUrl, type FetchPolicy } from './fetch';
-export { headerValue, HttpTimeout, NO_RETRY, send, TooManyRedirects, type Deadlines, type OutboundRequest, type OutboundResponse, type RedirectPolicy, type RetryPolicy } from './client';
+export {
+  headerValue,
+  HttpTimeout,
+  NO_RETRY,
+  send,
+  TooManyRedirects,
+  type Deadlines,
+  type OutboundRequest,
+  type OutboundResponse,
+  type RedirectPolicy,
+  type RetryPolicy,
+} from './client';

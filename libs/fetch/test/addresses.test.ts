@@ -1,4 +1,13 @@
-import { AddressGuard, allowListOfHosts, checkHttpUrl, forbiddenReason, parseAllowList, SsrfRefused, unreachableReason, type Resolver } from '@vus/fetch';
+import {
+  AddressGuard,
+  allowListOfHosts,
+  checkHttpUrl,
+  forbiddenReason,
+  parseAllowList,
+  SsrfRefused,
+  unreachableReason,
+  type Resolver,
+} from '@vus/fetch';
 
 describe('forbiddenReason', () => {
   it.each([
@@ -28,9 +37,12 @@ describe('forbiddenReason', () => {
     expect(forbiddenReason(address)).toBe(why);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '172.32.0.1', '::ffff:8.8.8.8'])('allows the public address %s', (address) => {
-    expect(forbiddenReason(address)).toBeUndefined();
-  });
+  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '172.32.0.1', '::ffff:8.8.8.8'])(
+    'allows the public address %s',
+    (address) => {
+      expect(forbiddenReason(address)).toBeUndefined();
+    },
+  );
 });
 
 describe('checkHttpUrl', () => {
@@ -56,7 +68,9 @@ describe('allow lists', () => {
     expect(list.ranges.check('10.20.3.4', 'ipv4')).toBe(true);
     expect(list.ranges.check('192.168.1.7', 'ipv4')).toBe(true);
     expect(list.ranges.check('192.168.1.8', 'ipv4')).toBe(false);
-    expect(() => parseAllowList('localhost/8', 'WEBHOOK_ALLOWED_HOSTS')).toThrow('WEBHOOK_ALLOWED_HOSTS: "localhost/8" is not a CIDR range');
+    expect(() => parseAllowList('localhost/8', 'WEBHOOK_ALLOWED_HOSTS')).toThrow(
+      'WEBHOOK_ALLOWED_HOSTS: "localhost/8" is not a CIDR range',
+    );
     expect(() => parseAllowList('10.0.0.0/40')).toThrow('bad prefix length');
   });
 
@@ -68,27 +82,37 @@ describe('allow lists', () => {
 });
 
 describe('AddressGuard', () => {
-  const fakeDns = (answers: Record<string, string[]>): Resolver => async (host) => {
-    const addresses = answers[host];
-    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-  };
+  const fakeDns =
+    (answers: Record<string, string[]>): Resolver =>
+    async (host) => {
+      const addresses = answers[host];
+      if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    };
   const lookup = (guard: AddressGuard, host: string, options: { family?: number; all?: boolean } = {}) =>
     new Promise<{ error: Error | null; address: unknown }>((resolve) =>
       guard.lookupFor(host)(host, options, (error, address) => resolve({ error, address })),
     );
 
   it('checks every address the host has now', async () => {
-    const guard = new AddressGuard(parseAllowList(''), fakeDns({ 'public.test': ['93.184.216.34'], 'mixed.test': ['93.184.216.34', '10.0.0.7'] }));
+    const guard = new AddressGuard(
+      parseAllowList(''),
+      fakeDns({ 'public.test': ['93.184.216.34'], 'mixed.test': ['93.184.216.34', '10.0.0.7'] }),
+    );
     await expect(guard.checkHost('public.test')).resolves.toBeUndefined();
     await expect(guard.checkHost('mixed.test')).rejects.toThrow(new SsrfRefused('mixed.test', '10.0.0.7', 'a private address'));
-    await expect(guard.checkHost('169.254.169.254')).rejects.toThrow('refused: 169.254.169.254 is a link-local address (cloud metadata service)');
+    await expect(guard.checkHost('169.254.169.254')).rejects.toThrow(
+      'refused: 169.254.169.254 is a link-local address (cloud metadata service)',
+    );
     await expect(guard.checkHost('::1')).rejects.toThrow('a loopback address');
     await expect(guard.checkHost('nowhere.test')).rejects.toThrow('ENOTFOUND');
   });
 
   it('honours the allow list: host names whatever they resolve to, and address ranges', async () => {
-    const guard = new AddressGuard(parseAllowList(' localhost, 10.20.0.0/16 ,192.168.1.7'), fakeDns({ localhost: ['127.0.0.1'], 'onprem.test': ['10.20.3.4'] }));
+    const guard = new AddressGuard(
+      parseAllowList(' localhost, 10.20.0.0/16 ,192.168.1.7'),
+      fakeDns({ localhost: ['127.0.0.1'], 'onprem.test': ['10.20.3.4'] }),
+    );
     await expect(guard.checkHost('localhost')).resolves.toBeUndefined();
     await expect(guard.checkHost('onprem.test')).resolves.toBeUndefined();
     await expect(guard.checkHost('192.168.1.7')).resolves.toBeUndefined();
@@ -101,7 +125,11 @@ describe('AddressGuard', () => {
     const guard = new AddressGuard(parseAllowList(''), fakeDns(answers));
     await guard.checkHost('rebind.test');
     answers['rebind.test'] = ['10.0.0.5'];
-    expect((await lookup(guard, 'rebind.test')).error).toMatchObject({ hostname: 'rebind.test', address: '10.0.0.5', why: 'a private address' });
+    expect((await lookup(guard, 'rebind.test')).error).toMatchObject({
+      hostname: 'rebind.test',
+      address: '10.0.0.5',
+      why: 'a private address',
+    });
   });
 
   it('connects only to allowed addresses when a name has both kinds, in the family asked for', async () => {
@@ -110,7 +138,10 @@ describe('AddressGuard', () => {
     expect(await lookup(guard, 'mixed.test', { family: 6 })).toEqual({ error: null, address: '2606:4700::1' });
     expect(await lookup(guard, 'mixed.test', { all: true })).toEqual({
       error: null,
-      address: [{ address: '93.184.216.34', family: 4 }, { address: '2606:4700::1', family: 6 }],
+      address: [
+        { address: '93.184.216.34', family: 4 },
+        { address: '2606:4700::1', family: 6 },
+      ],
     });
   });
 

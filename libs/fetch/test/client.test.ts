@@ -1,4 +1,13 @@
-import { AddressGuard, allowListOfHosts, HttpTimeout, send, SsrfRefused, TooManyRedirects, type OutboundRequest, type Resolver } from '@vus/fetch';
+import {
+  AddressGuard,
+  allowListOfHosts,
+  HttpTimeout,
+  send,
+  SsrfRefused,
+  TooManyRedirects,
+  type OutboundRequest,
+  type Resolver,
+} from '@vus/fetch';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 
@@ -25,7 +34,8 @@ describe('the outbound HTTP client', () => {
         if (path === '/moved') return res.writeHead(307, { location: '/ok' }).end();
         if (path === '/loop') return res.writeHead(302, { location: '/loop' }).end();
         if (path === '/to-ftp') return res.writeHead(302, { location: 'ftp://127.0.0.1/x' }).end();
-        if (path === '/to-loopback') return res.writeHead(302, { location: `http://127.0.0.1:${(server.address() as AddressInfo).port}/ok` }).end();
+        if (path === '/to-loopback')
+          return res.writeHead(302, { location: `http://127.0.0.1:${(server.address() as AddressInfo).port}/ok` }).end();
         if (path.startsWith('/busy-twice')) return hit <= 2 ? res.writeHead(503).end() : res.writeHead(200).end('done');
         if (path === '/busy') return res.writeHead(503).end();
         if (path === '/no-headers') return; // never answers
@@ -51,7 +61,8 @@ describe('the outbound HTTP client', () => {
 
   const deadlines = { connectMs: 2_000, idleMs: 2_000 };
   const allowLoopback = new AddressGuard(allowListOfHosts(['127.0.0.1']));
-  const get = (path: string, overrides: Partial<OutboundRequest> = {}) => send({ url: new URL(path, base), deadlines, guard: allowLoopback, ...overrides });
+  const get = (path: string, overrides: Partial<OutboundRequest> = {}) =>
+    send({ url: new URL(path, base), deadlines, guard: allowLoopback, ...overrides });
   const failure = async (promise: Promise<unknown>): Promise<unknown> => {
     try {
       await promise;
@@ -83,7 +94,12 @@ describe('the outbound HTTP client', () => {
 
   it('follows redirects, sending a POST body again to the new location', async () => {
     posted.length = 0;
-    const response = await get('/moved', { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' }, redirects: { max: 3 } });
+    const response = await get('/moved', {
+      method: 'POST',
+      body: '{"a":1}',
+      headers: { 'content-type': 'application/json' },
+      redirects: { max: 3 },
+    });
     expect([response.status, response.url.pathname, await text(response)]).toEqual([200, '/ok', 'hello']);
     expect(posted).toEqual(['/moved {"a":1}', '/ok {"a":1}']);
   });
@@ -133,7 +149,9 @@ describe('the outbound HTTP client', () => {
 
     it('checks every redirect hop', async () => {
       const guard = new AddressGuard(allowListOfHosts(['localhost']), fakeDns({ localhost: '127.0.0.1' }));
-      const error = await failure(send({ url: new URL(`http://localhost:${port()}/to-loopback`), deadlines, guard, redirects: { max: 3 } }));
+      const error = await failure(
+        send({ url: new URL(`http://localhost:${port()}/to-loopback`), deadlines, guard, redirects: { max: 3 } }),
+      );
       expect(error).toBeInstanceOf(SsrfRefused);
     });
 
@@ -144,9 +162,17 @@ describe('the outbound HTTP client', () => {
 
   describe('deadlines', () => {
     it.each([
-      ['connect', () => send({ url: new URL(`https://127.0.0.1:${silentPort}/`), deadlines: { connectMs: 100, idleMs: 5_000 } }), 'no answer within 100 ms (connect)'],
+      [
+        'connect',
+        () => send({ url: new URL(`https://127.0.0.1:${silentPort}/`), deadlines: { connectMs: 100, idleMs: 5_000 } }),
+        'no answer within 100 ms (connect)',
+      ],
       ['headers', () => get('/no-headers', { deadlines: { connectMs: 2_000, idleMs: 100 } }), 'no answer within 100 ms (headers)'],
-      ['overall', () => get('/no-headers', { deadlines: { connectMs: 2_000, idleMs: 5_000, overallMs: 100 } }), 'no answer within 100 ms (overall)'],
+      [
+        'overall',
+        () => get('/no-headers', { deadlines: { connectMs: 2_000, idleMs: 5_000, overallMs: 100 } }),
+        'no answer within 100 ms (overall)',
+      ],
     ])('%s: an HttpTimeout naming it', async (phase, request, message) => {
       const error = await failure(request());
       expect(error).toBeInstanceOf(HttpTimeout);
@@ -199,7 +225,9 @@ describe('the outbound HTTP client', () => {
       const port = (closed.address() as AddressInfo).port;
       await new Promise((resolve) => closed.close(resolve));
       const tried: number[] = [];
-      const error = await failure(send({ url: new URL(`http://127.0.0.1:${port}/`), deadlines, retry, random: () => (tried.push(1), 0.5) }));
+      const error = await failure(
+        send({ url: new URL(`http://127.0.0.1:${port}/`), deadlines, retry, random: () => (tried.push(1), 0.5) }),
+      );
       expect([(error as NodeJS.ErrnoException).code, tried.length]).toEqual(['ECONNREFUSED', 2]);
     });
 

@@ -39,7 +39,12 @@ describe('fetching a user URL', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const policy = (overrides: Partial<FetchPolicy> = {}): FetchPolicy => ({ ...DEFAULT_FETCH_POLICY, allowHosts: ['127.0.0.1'], maxBytes: 1024, ...overrides });
+  const policy = (overrides: Partial<FetchPolicy> = {}): FetchPolicy => ({
+    ...DEFAULT_FETCH_POLICY,
+    allowHosts: ['127.0.0.1'],
+    maxBytes: 1024,
+    ...overrides,
+  });
   const failure = async (promise: Promise<unknown>) => {
     try {
       await promise;
@@ -54,22 +59,74 @@ describe('fetching a user URL', () => {
   });
 
   it('fetches bytes unchanged', async () => {
-    expect(await fetchBytes(`http://127.0.0.1:${port}/image.png`, 'query_media_url', policy())).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]));
+    expect(await fetchBytes(`http://127.0.0.1:${port}/image.png`, 'query_media_url', policy())).toEqual(
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]),
+    );
   });
 
   it.each([
-    ['a loopback address not allow-listed', () => `http://127.0.0.1:${port}/ok.srt`, { allowHosts: [] }, /parameter_invalid: .*127\.0\.0\.1 is a loopback address/],
-    ['a name resolving to loopback (the address is not told)', () => `http://localhost:${port}/ok.srt`, {}, /^parameter_invalid: The transcription_url could not be fetched: localhost does not resolve to a public address\.$/],
-    ['a name that does not resolve (told as the one above: no DNS oracle)', () => 'http://no-such-host.invalid/ok.srt', {}, /^parameter_invalid: The transcription_url could not be fetched: no-such-host\.invalid does not resolve to a public address\.$/],
-    ['a redirect to a blocked host', () => `http://127.0.0.1:${port}/redirect-out`, {}, /parameter_invalid: .*localhost does not resolve to a public address/],
-    ['a redirect to another scheme', () => `http://127.0.0.1:${port}/redirect-ftp`, {}, /parameter_invalid: .*The scheme ftp: is not allowed/],
-    ['a metadata-service address', () => 'http://169.254.169.254/latest/meta-data', {}, /parameter_invalid: .*169\.254\.169\.254 is a link-local address/],
-    ['an IPv4-compatible IPv6 address', () => `http://[::127.0.0.1]:${port}/ok.srt`, {}, /parameter_invalid: .*::7f00:1 is an IPv4-compatible address/],
-    ['another scheme', () => 'ftp://127.0.0.1/x', {}, /parameter_invalid: The transcription_url parameter is invalid\. The scheme ftp: is not allowed; use http or https\./],
+    [
+      'a loopback address not allow-listed',
+      () => `http://127.0.0.1:${port}/ok.srt`,
+      { allowHosts: [] },
+      /parameter_invalid: .*127\.0\.0\.1 is a loopback address/,
+    ],
+    [
+      'a name resolving to loopback (the address is not told)',
+      () => `http://localhost:${port}/ok.srt`,
+      {},
+      /^parameter_invalid: The transcription_url could not be fetched: localhost does not resolve to a public address\.$/,
+    ],
+    [
+      'a name that does not resolve (told as the one above: no DNS oracle)',
+      () => 'http://no-such-host.invalid/ok.srt',
+      {},
+      /^parameter_invalid: The transcription_url could not be fetched: no-such-host\.invalid does not resolve to a public address\.$/,
+    ],
+    [
+      'a redirect to a blocked host',
+      () => `http://127.0.0.1:${port}/redirect-out`,
+      {},
+      /parameter_invalid: .*localhost does not resolve to a public address/,
+    ],
+    [
+      'a redirect to another scheme',
+      () => `http://127.0.0.1:${port}/redirect-ftp`,
+      {},
+      /parameter_invalid: .*The scheme ftp: is not allowed/,
+    ],
+    [
+      'a metadata-service address',
+      () => 'http://169.254.169.254/latest/meta-data',
+      {},
+      /parameter_invalid: .*169\.254\.169\.254 is a link-local address/,
+    ],
+    [
+      'an IPv4-compatible IPv6 address',
+      () => `http://[::127.0.0.1]:${port}/ok.srt`,
+      {},
+      /parameter_invalid: .*::7f00:1 is an IPv4-compatible address/,
+    ],
+    [
+      'another scheme',
+      () => 'ftp://127.0.0.1/x',
+      {},
+      /parameter_invalid: The transcription_url parameter is invalid\. The scheme ftp: is not allowed; use http or https\./,
+    ],
     ['credentials', () => `http://u:p@127.0.0.1:${port}/ok.srt`, {}, /parameter_invalid: .*Credentials in the URL are not allowed/],
     ['an HTTP error', () => `http://127.0.0.1:${port}/missing`, {}, /parameter_invalid: .*HTTP 404/],
-    ['a declared body over the limit', () => `http://127.0.0.1:${port}/big`, {}, /payload_too_large: The transcription_url is larger than 1024 bytes/],
-    ['an undeclared body over the limit', () => `http://127.0.0.1:${port}/big-chunked`, {}, /payload_too_large: The transcription_url is larger than 1024 bytes/],
+    [
+      'a declared body over the limit',
+      () => `http://127.0.0.1:${port}/big`,
+      {},
+      /payload_too_large: The transcription_url is larger than 1024 bytes/,
+    ],
+    [
+      'an undeclared body over the limit',
+      () => `http://127.0.0.1:${port}/big-chunked`,
+      {},
+      /payload_too_large: The transcription_url is larger than 1024 bytes/,
+    ],
     ['a body that stalls', () => `http://127.0.0.1:${port}/stall`, { idleTimeoutMs: 200 }, /parameter_invalid: .*stalled for 0.2 s/],
     ['a redirect loop', () => `http://127.0.0.1:${port}/loop`, {}, /parameter_invalid: .*more than 5 redirects/],
     [
@@ -92,7 +149,11 @@ describe('fetching a user URL', () => {
     ['below the minimum rate', { minBytesPerSecond: 1_000, rateWindowMs: 200 }, /slower than 1000 bytes\/s/],
     ['past the overall deadline', { minBytesPerSecond: 0, overallTimeoutMs: 300 }, /took longer than 0.3 s/],
   ])('a streamed video download (openUrl) fails %s, however long the server would go on', async (_name, overrides, expected) => {
-    const body = await openUrl(`http://127.0.0.1:${port}/trickle`, 'video_url', policy({ idleTimeoutMs: 1_000, maxBytes: 2 * 1024 ** 3, ...overrides }));
+    const body = await openUrl(
+      `http://127.0.0.1:${port}/trickle`,
+      'video_url',
+      policy({ idleTimeoutMs: 1_000, maxBytes: 2 * 1024 ** 3, ...overrides }),
+    );
     const drained = (async () => {
       for await (const chunk of body) void chunk;
     })();
@@ -108,6 +169,8 @@ describe('fetching a user URL', () => {
 
   it('checks a URL before any connection', () => {
     expect(checkFetchableUrl('video_url', ' http://example.com/a.mp4')).toBeInstanceOf(URL);
-    expect(() => checkFetchableUrl('video_url', 'nope')).toThrow('The video_url parameter is invalid. It must be an absolute http or https URL.');
+    expect(() => checkFetchableUrl('video_url', 'nope')).toThrow(
+      'The video_url parameter is invalid. It must be an absolute http or https URL.',
+    );
   });
 });

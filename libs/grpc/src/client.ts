@@ -102,9 +102,7 @@ export async function checkHealth(address: string, service: string, timeoutMs = 
   const client = createClient(HealthClientCtor, address);
   try {
     const response = await new Promise<{ status: string } | undefined>((resolve, reject) =>
-      client.Check({ service }, { deadline: new Date(Date.now() + timeoutMs) }, (error, res) =>
-        error ? reject(error) : resolve(res),
-      ),
+      client.Check({ service }, { deadline: new Date(Date.now() + timeoutMs) }, (error, res) => (error ? reject(error) : resolve(res))),
     );
     return response?.status === 'SERVING';
   } catch {

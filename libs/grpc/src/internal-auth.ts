@@ -45,7 +45,11 @@ export function internalAuthInterceptor(secret: string): grpc.ServerInterceptor 
         // To the end user this is a broken deployment, not their credentials: the gateway answers 503.
         const status = new grpc.Metadata();
         status.set(ERROR_CODE_KEY, 'service_unavailable');
-        call.sendStatus({ code: grpc.status.UNAUTHENTICATED, details: 'The call carries no valid internal credentials.', metadata: status });
+        call.sendStatus({
+          code: grpc.status.UNAUTHENTICATED,
+          details: 'The call carries no valid internal credentials.',
+          metadata: status,
+        });
       })
       .build();
     return new grpc.ServerInterceptingCall(call, new grpc.ResponderBuilder().withStart((next) => next(listener)).build());

@@ -23,11 +23,35 @@ export interface ServiceEntry {
 export const SERVICE_REGISTRY = [
   { name: 'index-service', port: 50051, envPrefix: 'INDEX_SERVICE', protoService: 'vus.index.v1.IndexService', database: 'index_service' },
   { name: 'task-service', port: 50052, envPrefix: 'TASK_SERVICE', protoService: 'vus.task.v1.TaskService', database: 'task_service' },
-  { name: 'search-service', port: 50053, envPrefix: 'SEARCH_SERVICE', protoService: 'vus.search.v1.SearchService', database: 'search_service' },
-  { name: 'billing-service', port: 50058, envPrefix: 'BILLING_SERVICE', protoService: 'vus.billing.v1.BillingService', database: 'billing_service' },
+  {
+    name: 'search-service',
+    port: 50053,
+    envPrefix: 'SEARCH_SERVICE',
+    protoService: 'vus.search.v1.SearchService',
+    database: 'search_service',
+  },
+  {
+    name: 'billing-service',
+    port: 50058,
+    envPrefix: 'BILLING_SERVICE',
+    protoService: 'vus.billing.v1.BillingService',
+    database: 'billing_service',
+  },
   { name: 'gateway', port: 8080, envPrefix: 'GATEWAY', database: 'gateway' },
-  { name: 'analyze-service', port: 50056, envPrefix: 'ANALYZE_SERVICE', protoService: 'vus.analyze.v1.AnalyzeService', database: 'analyze_service' },
-  { name: 'classify-service', port: 50055, envPrefix: 'CLASSIFY_SERVICE', protoService: 'vus.classify.v1.ClassifyService', database: 'classify_service' },
+  {
+    name: 'analyze-service',
+    port: 50056,
+    envPrefix: 'ANALYZE_SERVICE',
+    protoService: 'vus.analyze.v1.AnalyzeService',
+    database: 'analyze_service',
+  },
+  {
+    name: 'classify-service',
+    port: 50055,
+    envPrefix: 'CLASSIFY_SERVICE',
+    protoService: 'vus.classify.v1.ClassifyService',
+    database: 'classify_service',
+  },
   { name: 'embed-service', port: 50057, envPrefix: 'EMBED_SERVICE', protoService: 'vus.embed.v1.EmbedService', database: 'embed_service' },
 ] as const satisfies readonly ServiceEntry[];
 
@@ -62,5 +86,8 @@ export function serviceDefinition(protoService: string): grpc.ServiceDefinition 
  * (`createServiceClient<IndexServiceClient>('index-service', address)`).
  */
 export function createServiceClient<C>(name: GrpcServiceName, address: string): C {
-  return createClient(serviceConstructor(protoServiceOf(name)) as unknown as new (...args: ConstructorParameters<grpc.ServiceClientConstructor>) => C, address);
+  return createClient(
+    serviceConstructor(protoServiceOf(name)) as unknown as new (...args: ConstructorParameters<grpc.ServiceClientConstructor>) => C,
+    address,
+  );
 }

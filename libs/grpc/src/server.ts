@@ -14,9 +14,7 @@ export type UnaryHandler<Req, Res> = (request: Req, ctx: CallContext) => Promise
 /** The async handlers of a service, keyed like the generated `<Service>Handlers` interface. */
 export type AsyncHandlers<H> = {
   // `string extends K` drops the index signature that the generated interfaces inherit.
-  [K in keyof H as string extends K ? never : K]?: H[K] extends grpc.handleUnaryCall<infer Req, infer Res>
-    ? UnaryHandler<Req, Res>
-    : never;
+  [K in keyof H as string extends K ? never : K]?: H[K] extends grpc.handleUnaryCall<infer Req, infer Res> ? UnaryHandler<Req, Res> : never;
 };
 
 /**
@@ -35,7 +33,8 @@ export function implement<H extends grpc.UntypedServiceImplementation>(
       const ctx = readCallContext(call, logger);
       const { name, attributes } = rpcSpanOf(call.getPath());
       const started = process.hrtime.bigint();
-      const measure = (code: grpc.status) => recordRpc('server', attributes['rpc.service'], attributes['rpc.method'], code, Number(process.hrtime.bigint() - started) / 1e9);
+      const measure = (code: grpc.status) =>
+        recordRpc('server', attributes['rpc.service'], attributes['rpc.method'], code, Number(process.hrtime.bigint() - started) / 1e9);
       // The server span continues the client's; what the handler calls and writes continues it.
       inSpan(name, { kind: SpanKind.SERVER, attributes, parent: ctx.traceparent ?? null }, (span) => {
         const caller = { requestId: ctx.requestId, deadline: ctx.deadline, traceparent: traceparentOf(span) ?? ctx.traceparent };

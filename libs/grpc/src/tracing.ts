@@ -3,7 +3,10 @@ import { SpanKind, markFailed, recordRpc, traceparentOf, tracer } from '@vus/tel
 import { TRACEPARENT_KEY } from './context';
 
 /** `/vus.index.v1.IndexService/GetIndex` → the span name and the semantic-convention attributes. */
-export function rpcSpanOf(path: string): { name: string; attributes: { 'rpc.system': 'grpc'; 'rpc.service': string; 'rpc.method': string } } {
+export function rpcSpanOf(path: string): {
+  name: string;
+  attributes: { 'rpc.system': 'grpc'; 'rpc.service': string; 'rpc.method': string };
+} {
   const [service = '', method = ''] = path.replace(/^\//, '').split('/');
   return { name: `${service}/${method}`, attributes: { 'rpc.system': 'grpc' as const, 'rpc.service': service, 'rpc.method': method } };
 }
@@ -28,7 +31,13 @@ export const tracingInterceptor: grpc.Interceptor = (options, nextCall) => {
           span.setAttribute('rpc.grpc.status_code', status.code);
           if (status.code !== grpc.status.OK) markFailed(span, new Error(status.details || grpc.status[status.code]));
           span.end();
-          recordRpc('client', attributes['rpc.service'], attributes['rpc.method'], status.code, Number(process.hrtime.bigint() - started) / 1e9);
+          recordRpc(
+            'client',
+            attributes['rpc.service'],
+            attributes['rpc.method'],
+            status.code,
+            Number(process.hrtime.bigint() - started) / 1e9,
+          );
           nextStatus(status);
         },
       });

@@ -1,6 +1,15 @@
 import { createLogger, withCaller } from '@vus/core';
 import type { IndexServiceClient, IndexServiceHandlers } from '@vus/grpc/types/index/v1/IndexService';
-import { callUnary, createClient, implement, inheritCaller, loadProto, startGrpcServer, type CallContext, type RunningGrpcServer } from '../src';
+import {
+  callUnary,
+  createClient,
+  implement,
+  inheritCaller,
+  loadProto,
+  startGrpcServer,
+  type CallContext,
+  type RunningGrpcServer,
+} from '../src';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 const ORG = '6528dde58f9cd95a98cbd075';
@@ -12,9 +21,24 @@ describe('caller context across hops', () => {
     const late = new Date('2030-01-01T00:00:20Z');
     it.each([
       ['no caller: the context as given', undefined, { orgId: ORG, deadline: late }, { orgId: ORG, deadline: late }],
-      ['the caller fills what is missing', { requestId: 'r1', deadline: early, traceparent: 't' }, { orgId: ORG }, { orgId: ORG, requestId: 'r1', deadline: early, traceparent: 't' }],
-      ['a later deadline is cut to the caller\'s', { requestId: 'r1', deadline: early }, { deadline: late }, { requestId: 'r1', deadline: early }],
-      ['an earlier deadline of its own stays', { requestId: 'r1', deadline: late }, { deadline: early }, { requestId: 'r1', deadline: early }],
+      [
+        'the caller fills what is missing',
+        { requestId: 'r1', deadline: early, traceparent: 't' },
+        { orgId: ORG },
+        { orgId: ORG, requestId: 'r1', deadline: early, traceparent: 't' },
+      ],
+      [
+        "a later deadline is cut to the caller's",
+        { requestId: 'r1', deadline: early },
+        { deadline: late },
+        { requestId: 'r1', deadline: early },
+      ],
+      [
+        'an earlier deadline of its own stays',
+        { requestId: 'r1', deadline: late },
+        { deadline: early },
+        { requestId: 'r1', deadline: early },
+      ],
       ['its own request id wins', { requestId: 'r1' }, { requestId: 'r2' }, { requestId: 'r2' }],
     ])('%s', (_, caller, ctx, expected) => {
       const outgoing = caller ? withCaller(caller, () => inheritCaller(ctx)) : inheritCaller(ctx);
@@ -38,12 +62,15 @@ describe('caller context across hops', () => {
           {
             name: 'b',
             definition: indexService().service,
-            implementation: implement<IndexServiceHandlers>({
-              async GetIndex(request, ctx) {
-                seenByB = ctx;
-                return { id: request.index_id, name: 'from b' };
+            implementation: implement<IndexServiceHandlers>(
+              {
+                async GetIndex(request, ctx) {
+                  seenByB = ctx;
+                  return { id: request.index_id, name: 'from b' };
+                },
               },
-            }, logger),
+              logger,
+            ),
           },
         ],
       });
@@ -55,11 +82,14 @@ describe('caller context across hops', () => {
           {
             name: 'a',
             definition: indexService().service,
-            implementation: implement<IndexServiceHandlers>({
-              GetIndex: (request, ctx) =>
-                // A's own default timeout (10 s) is longer than the gateway's deadline.
-                callUnary((md, opts, cb) => toB.GetIndex(request, md, opts, cb), { orgId: ctx.orgId }),
-            }, logger),
+            implementation: implement<IndexServiceHandlers>(
+              {
+                GetIndex: (request, ctx) =>
+                  // A's own default timeout (10 s) is longer than the gateway's deadline.
+                  callUnary((md, opts, cb) => toB.GetIndex(request, md, opts, cb), { orgId: ctx.orgId }),
+              },
+              logger,
+            ),
           },
         ],
       });
@@ -73,7 +103,7 @@ describe('caller context across hops', () => {
       await b.stop();
     });
 
-    it('B sees the gateway\'s request id and a deadline no later than the gateway\'s', async () => {
+    it("B sees the gateway's request id and a deadline no later than the gateway's", async () => {
       const gatewayDeadline = new Date(Date.now() + 3000);
       const answer = await callUnary<{ name: string }>((md, opts, cb) => toA.GetIndex({ index_id: 'i' }, md, opts, cb), {
         orgId: ORG,

@@ -1,7 +1,18 @@
 import * as grpc from '@grpc/grpc-js';
 import { createLogger } from '@vus/core';
 import type { IndexServiceClient, IndexServiceHandlers } from '@vus/grpc/types/index/v1/IndexService';
-import { callUnary, checkHealth, createClient, implement, INTERNAL_AUTH_KEY, loadProto, ORG_ID_KEY, requireOrg, startGrpcServer, type RunningGrpcServer } from '../src';
+import {
+  callUnary,
+  checkHealth,
+  createClient,
+  implement,
+  INTERNAL_AUTH_KEY,
+  loadProto,
+  ORG_ID_KEY,
+  requireOrg,
+  startGrpcServer,
+  type RunningGrpcServer,
+} from '../src';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 const NAME = 'vus.index.v1.IndexService';
@@ -11,7 +22,9 @@ const SECRET = 'a-shared-secret-of-the-deployment-0123456789';
 /** A raw grpc-js call, as anyone on the network could make it: whatever metadata it likes. */
 function rawGetIndex(client: IndexServiceClient, metadata: grpc.Metadata): Promise<grpc.status> {
   return new Promise((resolve) => {
-    client.GetIndex({ index_id: 'abc' }, metadata, { deadline: new Date(Date.now() + 5000) }, (error) => resolve(error ? error.code : grpc.status.OK));
+    client.GetIndex({ index_id: 'abc' }, metadata, { deadline: new Date(Date.now() + 5000) }, (error) =>
+      resolve(error ? error.code : grpc.status.OK),
+    );
   });
 }
 
@@ -74,7 +87,9 @@ describe('internal gRPC authentication', () => {
     await expect(
       callUnary((md, opts, cb) => client.GetIndex({ index_id: 'x' }, md, opts, cb), { orgId: ORG }, undefined, SECRET),
     ).resolves.toMatchObject({ id: 'x' });
-    await expect(callUnary((md, opts, cb) => client.GetIndex({ index_id: 'x' }, md, opts, cb), { orgId: ORG }, undefined, 'other')).rejects.toMatchObject({
+    await expect(
+      callUnary((md, opts, cb) => client.GetIndex({ index_id: 'x' }, md, opts, cb), { orgId: ORG }, undefined, 'other'),
+    ).rejects.toMatchObject({
       code: 'service_unavailable',
     });
   });

@@ -2,7 +2,18 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ApiError, createLogger } from '@vus/core';
 import type { IndexServiceClient, IndexServiceHandlers } from '@vus/grpc/types/index/v1/IndexService';
-import { callUnary, checkHealth, createClient, implement, INTERNAL_AUTH_KEY, internalSecret, loadProto, requireOrg, startGrpcServer, type RunningGrpcServer } from '../src';
+import {
+  callUnary,
+  checkHealth,
+  createClient,
+  implement,
+  INTERNAL_AUTH_KEY,
+  internalSecret,
+  loadProto,
+  requireOrg,
+  startGrpcServer,
+  type RunningGrpcServer,
+} from '../src';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 const NAME = 'vus.index.v1.IndexService';
@@ -61,9 +72,9 @@ describe('startGrpcServer + callUnary', () => {
   });
 
   it('answers UNIMPLEMENTED for RPCs without a handler', async () => {
-    await expect(
-      callUnary((md, opts, cb) => client.ListVideos({ index_id: 'x' }, md, opts, cb), {}),
-    ).rejects.toMatchObject({ code: 'not_implemented' });
+    await expect(callUnary((md, opts, cb) => client.ListVideos({ index_id: 'x' }, md, opts, cb), {})).rejects.toMatchObject({
+      code: 'not_implemented',
+    });
   });
 
   it('reports readiness per service and liveness for the server through the standard service', async () => {

@@ -40,7 +40,9 @@ export function endOfRun(outcome: JobOutcome, retryAt: Date | null, stopping: bo
     case 'failed':
       return { write: 'finish', state: 'failed', error: outcome.error };
     case 'retry':
-      return retryAt ? { write: 'requeue', runAt: retryAt, error: outcome.error } : { write: 'finish', state: 'failed', error: outcome.error };
+      return retryAt
+        ? { write: 'requeue', runAt: retryAt, error: outcome.error }
+        : { write: 'finish', state: 'failed', error: outcome.error };
     case 'lost':
       return stopping ? { write: 'requeue', runAt: now } : { write: 'nothing' };
   }
@@ -62,7 +64,13 @@ export function retryDelayMs(policy: RetryPolicy, attempts: number, random: () =
 }
 
 /** When to try again after attempt `attempts` failed; null when it was the last one allowed. */
-export function retryAt(now: Date, attempts: number, maxAttempts: number, policy: RetryPolicy, random: () => number = Math.random): Date | null {
+export function retryAt(
+  now: Date,
+  attempts: number,
+  maxAttempts: number,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): Date | null {
   if (attempts >= maxAttempts) return null;
   return new Date(now.getTime() + retryDelayMs(policy, attempts, random));
 }

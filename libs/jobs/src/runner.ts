@@ -128,7 +128,10 @@ export class JobRunner {
     await this.pruneNowAndThen(kinds);
     let claimed = 0;
     while (!this.stopped && this.running.size < concurrency) {
-      const keptOut = orgsKeptOut([...this.running.values()].map((r) => r.job.orgId), concurrency);
+      const keptOut = orgsKeptOut(
+        [...this.running.values()].map((r) => r.job.orgId),
+        concurrency,
+      );
       const job = await store.claim(this.owner, kinds, clock.now(), leaseMs, { keptOut, perOrgLimit });
       if (!job) break;
       claimed++;
@@ -150,16 +153,20 @@ export class JobRunner {
     const { store, clock, logger, leaseMs } = this.options;
     const kind = this.options.kinds[job.kind];
     const controller = new AbortController();
-    const heartbeat = setInterval(() => {
-      store.renew(job.id, this.owner, clock.now(), leaseMs).then(
-        (held) => {
-          if (!held) controller.abort();
-        },
-        (error: unknown) => logger.warn({ err: error, jobId: job.id, kind: job.kind }, 'renewing a lease failed'),
-      );
-    }, Math.max(100, Math.floor(leaseMs / 3)));
+    const heartbeat = setInterval(
+      () => {
+        store.renew(job.id, this.owner, clock.now(), leaseMs).then(
+          (held) => {
+            if (!held) controller.abort();
+          },
+          (error: unknown) => logger.warn({ err: error, jobId: job.id, kind: job.kind }, 'renewing a lease failed'),
+        );
+      },
+      Math.max(100, Math.floor(leaseMs / 3)),
+    );
     let nextRun: Date | null | undefined;
-    const nextRunAt = () => (nextRun === undefined ? (nextRun = kind ? retryAt(clock.now(), job.attempts, kind.maxAttempts, kind.retry) : null) : nextRun);
+    const nextRunAt = () =>
+      nextRun === undefined ? (nextRun = kind ? retryAt(clock.now(), job.attempts, kind.maxAttempts, kind.retry) : null) : nextRun;
     const done = (async () => {
       const outcome: JobOutcome = kind
         ? await this.runInSpan(job, kind, { signal: controller.signal, retryAt: nextRunAt }).catch((error: unknown) => {
@@ -170,7 +177,9 @@ export class JobRunner {
       clearInterval(heartbeat);
       await this.record(job, outcome, outcome.kind === 'retry' ? nextRunAt() : null);
     })()
-      .catch((error: unknown) => logger.error({ err: error, jobId: job.id, kind: job.kind }, 'recording a job run failed; its lease will expire'))
+      .catch((error: unknown) =>
+        logger.error({ err: error, jobId: job.id, kind: job.kind }, 'recording a job run failed; its lease will expire'),
+      )
       .finally(() => {
         clearInterval(heartbeat);
         this.running.delete(job.id);
@@ -181,7 +190,12 @@ export class JobRunner {
 
   /** One run, as a span in the trace of the request that queued the job (an upload, a delivery's event). */
   private runInSpan(job: ClaimedJob, kind: JobKind, context: JobContext): Promise<JobOutcome> {
-    const attributes = { 'vus.job.kind': job.kind, 'vus.job.id': job.id, 'vus.job.subject_id': job.subjectId, 'vus.job.attempt': job.attempts };
+    const attributes = {
+      'vus.job.kind': job.kind,
+      'vus.job.id': job.id,
+      'vus.job.subject_id': job.subjectId,
+      'vus.job.attempt': job.attempts,
+    };
     return inSpan(`job ${job.kind}`, { attributes, parent: job.traceparent ?? null }, async (span) => {
       const outcome = await kind.run(job, context);
       span.setAttribute('vus.job.outcome', outcome.kind);
@@ -196,6 +210,9 @@ export class JobRunner {
     const end = endOfRun(outcome, nextRun, this.stopped, now);
     if (end.write === 'finish') await store.finish(job.id, this.owner, now, end);
     else if (end.write === 'requeue') await store.requeue(job.id, this.owner, now, end.runAt, end.error);
-    logger.info({ jobId: job.id, kind: job.kind, subjectId: job.subjectId, attempts: job.attempts, outcome: outcome.kind }, 'job run finished');
+    logger.info(
+      { jobId: job.id, kind: job.kind, subjectId: job.subjectId, attempts: job.attempts, outcome: outcome.kind },
+      'job run finished',
+    );
   }
 }

@@ -146,7 +146,8 @@ describe.each(DATABASE_KINDS)('job queue on %s', (_kind, create) => {
       await enqueue('s', 'org-a');
       await store.claim('w1', ['work'], t0, LEASE_MS);
       const held = async (owner: string, now: Date) =>
-        (await database.db.query<{ held: boolean }>(`SELECT ${leaseHeldSql("'work'", '$1', '$2', '$3')} AS held`, ['s', owner, now])).rows[0]!.held;
+        (await database.db.query<{ held: boolean }>(`SELECT ${leaseHeldSql("'work'", '$1', '$2', '$3')} AS held`, ['s', owner, now]))
+          .rows[0]!.held;
       expect(await held('w1', at(1000))).toBe(true);
       expect(await held('w2', at(1000))).toBe(false);
       expect(await held('w1', at(LEASE_MS))).toBe(false);
@@ -284,7 +285,16 @@ describe.each(DATABASE_KINDS)('job queue on %s', (_kind, create) => {
       const kind: JobKind = { retry: RETRY, maxAttempts: 3, run: async (job) => (ran.push(job.subjectId), { kind: 'succeeded' }) };
       for (const subject of ['d1', 'd2', 'd3']) await enqueue(subject, 'org-a', now());
       await enqueue('later', 'org-a', new Date(Date.now() + 3_600_000));
-      const runner = new JobRunner({ store, kinds: { work: kind }, concurrency: 2, leaseMs: LEASE_MS, pollMs: 50, owner: 'drain', clock: systemClock, logger });
+      const runner = new JobRunner({
+        store,
+        kinds: { work: kind },
+        concurrency: 2,
+        leaseMs: LEASE_MS,
+        pollMs: 50,
+        owner: 'drain',
+        clock: systemClock,
+        logger,
+      });
       expect(await runner.runDue()).toBe(3);
       expect(ran.sort()).toEqual(['d1', 'd2', 'd3']);
       expect([await stateOf('d1'), await stateOf('d3'), await stateOf('later')]).toEqual(['succeeded', 'succeeded', 'queued']);

@@ -44,7 +44,13 @@ it('reports depth and the oldest wait per kind and state while the runner runs',
   const held = new Promise<void>((resolve) => (release = resolve));
   const runner = new JobRunner({
     store,
-    kinds: { mail: { run: async (): Promise<JobOutcome> => (await held, { kind: 'succeeded' }), retry: { baseMs: 1000, maxMs: 1000 }, maxAttempts: 3 } },
+    kinds: {
+      mail: {
+        run: async (): Promise<JobOutcome> => (await held, { kind: 'succeeded' }),
+        retry: { baseMs: 1000, maxMs: 1000 },
+        maxAttempts: 3,
+      },
+    },
     concurrency: 1,
     leaseMs: 60_000,
     pollMs: 50,
@@ -52,7 +58,11 @@ it('reports depth and the oldest wait per kind and state while the runner runs',
     clock,
     logger,
   });
-  for (const [subject, due] of [['a', T0], ['b', new Date(T0.getTime() + 1000)], ['c', new Date(T0.getTime() + 3_600_000)]] as const) {
+  for (const [subject, due] of [
+    ['a', T0],
+    ['b', new Date(T0.getTime() + 1000)],
+    ['c', new Date(T0.getTime() + 3_600_000)],
+  ] as const) {
     await enqueueJob(database.db, { kind: 'mail', subjectId: subject, orgId: 'org-1', runAt: due });
   }
   expect(await scrape('vus_jobs_queue_depth')).toEqual({});

@@ -28,7 +28,13 @@ export function createBillingClient(address: string, timeoutMs = 2_000) {
       callUnary<RecordSpendResponse>(
         (md, opts, cb) =>
           client.RecordSpend(
-            { idempotency_key: spend.idempotencyKey, unit_kind: spend.unitKind, quantity: Math.ceil(spend.quantity), amount_micros: 0, occurred_at: toTimestamp(spend.occurredAt) },
+            {
+              idempotency_key: spend.idempotencyKey,
+              unit_kind: spend.unitKind,
+              quantity: Math.ceil(spend.quantity),
+              amount_micros: 0,
+              occurred_at: toTimestamp(spend.occurredAt),
+            },
             md,
             opts,
             cb,

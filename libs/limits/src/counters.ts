@@ -1,15 +1,7 @@
 import { ApiError } from '@vus/core';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RedisClientType } from 'redis';
-import {
-  DIMENSION_RULES,
-  limitsOf,
-  rateLimitMessage,
-  type Category,
-  type Dimension,
-  type DimensionKind,
-  type RateLimit,
-} from './policy';
+import { DIMENSION_RULES, limitsOf, rateLimitMessage, type Category, type Dimension, type DimensionKind, type RateLimit } from './policy';
 
 /** Where one dimension of one (organization, category) stands, in counter units. */
 export interface DimensionState {
@@ -22,8 +14,7 @@ export interface DimensionState {
 }
 
 export type Admission =
-  | { admitted: true; states: DimensionState[] }
-  | { admitted: false; states: DimensionState[]; exceeded: DimensionState };
+  { admitted: true; states: DimensionState[] } | { admitted: false; states: DimensionState[]; exceeded: DimensionState };
 
 /**
  * Makes one limiter per (dimension, points). Counters are keyed by dimension and
@@ -37,8 +28,9 @@ const KEY_PREFIX = 'vus:rl';
 
 /** Embedded mode and tests: counters in this process (a changed limit starts new windows). */
 export function memoryLimiters(): LimiterSource {
-  return cached((dimension, points) =>
-    new RateLimiterMemory({ keyPrefix: `${KEY_PREFIX}:${dimension}`, points, duration: DIMENSION_RULES[dimension].windowSeconds }),
+  return cached(
+    (dimension, points) =>
+      new RateLimiterMemory({ keyPrefix: `${KEY_PREFIX}:${dimension}`, points, duration: DIMENSION_RULES[dimension].windowSeconds }),
   );
 }
 
@@ -170,17 +162,31 @@ export class UsageCounters {
    * Refuses `units` of a budget (seconds of media, output tokens) that exceed what is left in
    * any window, else debits them. For a video longer than the minutes left, say.
    */
-  async reserve(orgId: string, category: Category, kind: Exclude<DimensionKind, 'request'>, units: number, limits: readonly RateLimit[]): Promise<void> {
+  async reserve(
+    orgId: string,
+    category: Category,
+    kind: Exclude<DimensionKind, 'request'>,
+    units: number,
+    limits: readonly RateLimit[],
+  ): Promise<void> {
     const key = counterKey(orgId, category);
     const now = Date.now();
-    const states = await Promise.all(limitsOfKind(limits, category, kind).map(async (l) => stateOf(l, await this.limiterOf(l).get(key), now)));
+    const states = await Promise.all(
+      limitsOfKind(limits, category, kind).map(async (l) => stateOf(l, await this.limiterOf(l).get(key), now)),
+    );
     const short = states.filter((s) => s.remainingUnits < units);
     if (short.length > 0) throw tooManyRequests(latestReset(short));
     await this.debit(orgId, category, kind, units, limits);
   }
 
   /** Debits what a request used once it is known; never rejects (the request already ran). */
-  async debit(orgId: string, category: Category, kind: Exclude<DimensionKind, 'request'>, units: number, limits: readonly RateLimit[]): Promise<void> {
+  async debit(
+    orgId: string,
+    category: Category,
+    kind: Exclude<DimensionKind, 'request'>,
+    units: number,
+    limits: readonly RateLimit[],
+  ): Promise<void> {
     if (units <= 0) return;
     const key = counterKey(orgId, category);
     await Promise.all(limitsOfKind(limits, category, kind).map((l) => this.limiterOf(l).penalty(key, Math.ceil(units))));

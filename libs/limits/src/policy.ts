@@ -65,7 +65,14 @@ const FREE_ROWS: readonly Row[] = [
 ];
 
 export const FREE_PLAN_LIMITS: LimitTable = FREE_ROWS.flatMap(([category, dpd, dph, rpd, rpm, tpd, tpm]) => {
-  const pairs: [Dimension, number | null][] = [['DPD', dpd], ['DPH', dph], ['RPD', rpd], ['RPM', rpm], ['TPD', tpd], ['TPM', tpm]];
+  const pairs: [Dimension, number | null][] = [
+    ['DPD', dpd],
+    ['DPH', dph],
+    ['RPD', rpd],
+    ['RPM', rpm],
+    ['TPD', tpd],
+    ['TPM', tpm],
+  ];
   return pairs.flatMap(([dimension, limit]) => (limit === null ? [] : [{ category, dimension, limit }]));
 });
 

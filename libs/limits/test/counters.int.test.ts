@@ -2,14 +2,7 @@ import { createLogger, isApiError, newId } from '@vus/core';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createClient, type RedisClientType } from 'redis';
-import {
-  connectRedis,
-  memoryLimiters,
-  redisLimiters,
-  UsageCounters,
-  type LimiterSource,
-  type RateLimit,
-} from '../src';
+import { connectRedis, memoryLimiters, redisLimiters, UsageCounters, type LimiterSource, type RateLimit } from '../src';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const logger = createLogger({ service: 'limits-test', level: 'silent' });
@@ -79,7 +72,9 @@ describe.each(SOURCES)('usage counters on %s', (_kind, makeSource) => {
     await counters.reserve(org, 'index', 'duration', 90, INDEX); // 1.5 of 2 minutes this hour
     const error: unknown = await counters.reserve(org, 'index', 'duration', 31, INDEX).catch((e: unknown) => e);
     expect(isApiError(error) && error.code).toBe('too_many_requests');
-    expect(isApiError(error) && error.message).toMatch(/^You have exceeded the rate limit \(DPH:2\/hour\), try again after \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\.$/);
+    expect(isApiError(error) && error.message).toMatch(
+      /^You have exceeded the rate limit \(DPH:2\/hour\), try again after \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\.$/,
+    );
     expect((await counters.admitRequest(org, 'index', INDEX)).admitted).toBe(true); // 30 s left: still admitted
     await counters.debit(org, 'index', 'duration', 30, INDEX);
     const refused = await counters.admitRequest(org, 'index', INDEX);
@@ -110,7 +105,10 @@ describe('counters shared in Redis', () => {
     const a = new UsageCounters(redisLimiters(redis));
     const b = new UsageCounters(redisLimiters(redis));
     const org = newId();
-    const limits: RateLimit[] = [{ category: 'search', dimension: 'RPM', limit: 20 }, { category: 'search', dimension: 'RPD', limit: 1000 }];
+    const limits: RateLimit[] = [
+      { category: 'search', dimension: 'RPM', limit: 20 },
+      { category: 'search', dimension: 'RPD', limit: 1000 },
+    ];
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).admitRequest(org, 'search', limits)));
     expect(results.filter((r) => r.admitted)).toHaveLength(20);
   });
@@ -126,7 +124,9 @@ async function freePort(): Promise<number> {
 }
 
 function startRedisServer(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.stdout?.on('data', (chunk: Buffer) => {

@@ -28,7 +28,12 @@ describe('the 429 message (SPEC §7 rule 2)', () => {
 });
 
 describe('rate-limit headers', () => {
-  const state = (dimension: Dimension, limit: number, remainingUnits: number, reset: string): DimensionState => ({ dimension, limit, remainingUnits, resetAt: new Date(reset) });
+  const state = (dimension: Dimension, limit: number, remainingUnits: number, reset: string): DimensionState => ({
+    dimension,
+    limit,
+    remainingUnits,
+    resetAt: new Date(reset),
+  });
 
   it('shows only the families of the dimensions given, with Unix resets and the legacy trio', () => {
     expect(rateLimitHeaders([state('RPM', 600, 599, '2026-11-21T10:01:00Z'), state('RPD', 3000, 2999, '2026-11-22T10:00:00Z')])).toEqual({

@@ -28,9 +28,30 @@ export async function extractAudio(
   const probed = options.probe ?? (await probeFile(file, options));
   await runTool(
     'ffmpeg',
-    ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...inputArguments(file, probed.demuxer),
-      '-map', '0:a:0', '-vn', '-sn', '-ac', '1', '-ar', String(SPEECH_SAMPLE_RATE), '-c:a', 'pcm_s16le',
-      '-map_metadata', '-1', '-bitexact', '-f', 'wav', outPath],
+    [
+      '-hide_banner',
+      '-nostdin',
+      '-loglevel',
+      'error',
+      '-y',
+      ...inputArguments(file, probed.demuxer),
+      '-map',
+      '0:a:0',
+      '-vn',
+      '-sn',
+      '-ac',
+      '1',
+      '-ar',
+      String(SPEECH_SAMPLE_RATE),
+      '-c:a',
+      'pcm_s16le',
+      '-map_metadata',
+      '-1',
+      '-bitexact',
+      '-f',
+      'wav',
+      outPath,
+    ],
     { timeoutMs: options.timeoutMs ?? defaultTimeoutMs(probed.durationSec), signal: options.signal },
     (stderr) =>
       /matches no streams|does not contain any stream/i.test(stderr)

@@ -64,22 +64,38 @@ export async function* sampleFrames(file: string, options: SampleFramesOptions =
     `[full]scale=${width}:${height}:flags=bicubic,setsar=1[out];` +
     `[small]scale=${SIGNATURE_SIZE}:${SIGNATURE_SIZE}:flags=area,format=gray[sig]`;
   const args = [
-    '-hide_banner', '-nostdin', '-loglevel', 'error',
+    '-hide_banner',
+    '-nostdin',
+    '-loglevel',
+    'error',
     ...(startSec > 0 ? ['-ss', String(startSec)] : []),
     ...(options.durationSec !== undefined ? ['-t', String(options.durationSec)] : []),
     ...inputArguments(file, probed.demuxer),
-    '-filter_complex', graph,
-    '-map', '[out]',
+    '-filter_complex',
+    graph,
+    '-map',
+    '[out]',
     ...(format === 'jpeg'
       ? ['-f', 'image2pipe', '-c:v', 'mjpeg', '-q:v', String(options.jpegQuality ?? 3), 'pipe:1']
       : ['-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1']),
-    '-map', '[sig]', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:3',
+    '-map',
+    '[sig]',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'gray',
+    'pipe:3',
   ];
-  const running = startTool('ffmpeg', args, {
-    timeoutMs: options.timeoutMs ?? defaultTimeoutMs(probed.durationSec),
-    signal: options.signal,
-    extraPipes: 1,
-  }, classifyInputFailure);
+  const running = startTool(
+    'ffmpeg',
+    args,
+    {
+      timeoutMs: options.timeoutMs ?? defaultTimeoutMs(probed.durationSec),
+      signal: options.signal,
+      extraPipes: 1,
+    },
+    classifyInputFailure,
+  );
   const frames = new StreamReader(running.child.stdout!);
   const signatures = new StreamReader(running.child.stdio[3] as Readable);
   const frameBytes = width * height * 3;
@@ -100,7 +116,8 @@ export async function* sampleFrames(file: string, options: SampleFramesOptions =
 export function outputSize(sourceWidth: number, sourceHeight: number, requestedWidth?: number): { width: number; height: number } {
   const width = even(Math.min(requestedWidth ?? sourceWidth, sourceWidth));
   const height = even((width * sourceHeight) / sourceWidth);
-  if (width < 2 || height < 2) throw new MediaError('tool_failed', `Cannot scale ${sourceWidth}x${sourceHeight} to width ${requestedWidth}.`);
+  if (width < 2 || height < 2)
+    throw new MediaError('tool_failed', `Cannot scale ${sourceWidth}x${sourceHeight} to width ${requestedWidth}.`);
   return { width, height };
 }
 

@@ -82,7 +82,13 @@ export function planHls(probe: Pick<MediaProbe, 'video' | 'audio'>, options: Pic
 }
 
 /** ffmpeg's arguments for a plan (pure; exported for tests). */
-export function hlsArguments(input: string, outDir: string, plan: HlsPlan, probe: Pick<MediaProbe, 'audio' | 'demuxer'> & { video?: Pick<MediaProbe['video'], 'fps'> }, options: Pick<HlsOptions, 'segmentSec' | 'maxHeight'> = {}): string[] {
+export function hlsArguments(
+  input: string,
+  outDir: string,
+  plan: HlsPlan,
+  probe: Pick<MediaProbe, 'audio' | 'demuxer'> & { video?: Pick<MediaProbe['video'], 'fps'> },
+  options: Pick<HlsOptions, 'segmentSec' | 'maxHeight'> = {},
+): string[] {
   const segmentSec = options.segmentSec ?? DEFAULTS.segmentSec;
   const maxHeight = options.maxHeight ?? DEFAULTS.maxHeight;
   // `V` (not `v`): the picture, never an attached cover image.
@@ -95,22 +101,40 @@ export function hlsArguments(input: string, outDir: string, plan: HlsPlan, probe
     args.push(
       // Even sides (H.264 4:2:0 needs them), at most maxHeight tall, the aspect kept; at most
       // MAX_HLS_FPS frames a second (an fps filter rather than -fpsmax, which ffmpeg < 4.3 lacks).
-      '-vf', `${(probe.video?.fps ?? 0) > MAX_HLS_FPS ? `fps=${MAX_HLS_FPS},` : ''}scale=-2:'min(${maxHeight},trunc(ih/2)*2)'`,
-      '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p', '-profile:v', 'high',
+      '-vf',
+      `${(probe.video?.fps ?? 0) > MAX_HLS_FPS ? `fps=${MAX_HLS_FPS},` : ''}scale=-2:'min(${maxHeight},trunc(ih/2)*2)'`,
+      '-c:v',
+      'libx264',
+      '-preset',
+      'veryfast',
+      '-crf',
+      '23',
+      '-pix_fmt',
+      'yuv420p',
+      '-profile:v',
+      'high',
       // A keyframe at every segment boundary, so segments are exactly segmentSec long.
-      '-force_key_frames', `expr:gte(t,n_forced*${segmentSec})`,
+      '-force_key_frames',
+      `expr:gte(t,n_forced*${segmentSec})`,
     );
   }
   if (plan.audio === 'copy') args.push('-c:a', 'copy');
   if (plan.audio === 'encode') args.push('-c:a', 'aac', '-b:a', '128k', ...((probe.audio?.channels ?? 0) > 2 ? ['-ac', '2'] : []));
   args.push(
-    '-max_muxing_queue_size', '1024',
-    '-f', 'hls',
-    '-hls_time', String(segmentSec),
-    '-hls_playlist_type', 'vod',
-    '-hls_flags', 'independent_segments',
-    '-hls_segment_type', 'mpegts',
-    '-hls_segment_filename', join(outDir, 'seg%d.ts'),
+    '-max_muxing_queue_size',
+    '1024',
+    '-f',
+    'hls',
+    '-hls_time',
+    String(segmentSec),
+    '-hls_playlist_type',
+    'vod',
+    '-hls_flags',
+    'independent_segments',
+    '-hls_segment_type',
+    'mpegts',
+    '-hls_segment_filename',
+    join(outDir, 'seg%d.ts'),
     join(outDir, HLS_PLAYLIST),
   );
   return args;
@@ -132,7 +156,8 @@ export function parseHlsPlaylist(text: string): HlsPlaylist {
     else if (line === '#EXT-X-ENDLIST') playlist.ended = true;
     else if (line.startsWith('#EXTINF:')) pending = Number(line.slice(8).split(',')[0]);
     else if (!line.startsWith('#')) {
-      if (pending === undefined || !Number.isFinite(pending)) throw new MediaError('corrupt', `HLS segment ${line} has no #EXTINF duration.`);
+      if (pending === undefined || !Number.isFinite(pending))
+        throw new MediaError('corrupt', `HLS segment ${line} has no #EXTINF duration.`);
       playlist.segments.push({ uri: line, durationSec: pending });
       pending = undefined;
     }
@@ -171,10 +196,15 @@ function hlsTimeoutMs(durationSec: number): number {
 }
 
 async function render(file: string, outDir: string, plan: HlsPlan, probed: MediaProbe, options: HlsOptions): Promise<HlsRendition> {
-  await runTool('ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...hlsArguments(file, outDir, plan, probed, options)], {
-    timeoutMs: options.timeoutMs ?? hlsTimeoutMs(probed.durationSec),
-    signal: options.signal,
-  }, classifyInputFailure);
+  await runTool(
+    'ffmpeg',
+    ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...hlsArguments(file, outDir, plan, probed, options)],
+    {
+      timeoutMs: options.timeoutMs ?? hlsTimeoutMs(probed.durationSec),
+      signal: options.signal,
+    },
+    classifyInputFailure,
+  );
   const playlist = parseHlsPlaylist(await readFile(join(outDir, HLS_PLAYLIST), 'utf8'));
   if (!playlist.ended || playlist.segments.length === 0) throw new MediaError('tool_failed', 'ffmpeg wrote an incomplete HLS playlist.');
   const written = new Set(await readdir(outDir));

@@ -25,16 +25,18 @@ export {
   type MediaToolPaths,
   type MediaToolsReport,
 } from './run';
-export { chooseMediaTool, mediaToolPackage, MEDIA_TOOL_ENV, type MediaTool, type MediaToolSource, type ResolvedMediaTool, type ToolLookup } from './tools';
+export {
+  chooseMediaTool,
+  mediaToolPackage,
+  MEDIA_TOOL_ENV,
+  type MediaTool,
+  type MediaToolSource,
+  type ResolvedMediaTool,
+  type ToolLookup,
+} from './tools';
 export { probe, type MediaProbe, type VideoStreamInfo, type AudioStreamInfo, type SubtitleTrack } from './probe';
 export { VIDEO_DEMUXERS } from './input';
-export {
-  validateForIndexing,
-  mediaProblemError,
-  DEFAULT_INDEXING_RULES,
-  type IndexingRules,
-  type MediaProblem,
-} from './validate';
+export { validateForIndexing, mediaProblemError, DEFAULT_INDEXING_RULES, type IndexingRules, type MediaProblem } from './validate';
 export { sampleFrames, SIGNATURE_SIZE, type SampleFramesOptions, type SampledFrame } from './frames';
 export { FrameChangeDetector, frameDifference, type FrameChangeOptions, type FrameDifference } from './frame-change';
 export { extractAudio, readWavInfo, readWavSamples, SPEECH_SAMPLE_RATE, type ExtractedAudio, type WavInfo } from './audio';

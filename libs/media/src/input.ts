@@ -23,9 +23,12 @@ export function inputArguments(file: string, demuxer?: string): string[] {
   if (demuxer !== undefined && !VIDEO_DEMUXERS.includes(demuxer)) throw refusedFormat(demuxer);
   return [
     ...(demuxer ? ['-f', demuxer] : []),
-    '-format_whitelist', VIDEO_DEMUXERS.join(','),
-    '-protocol_whitelist', 'file',
-    '-i', `file:${resolve(file)}`,
+    '-format_whitelist',
+    VIDEO_DEMUXERS.join(','),
+    '-protocol_whitelist',
+    'file',
+    '-i',
+    `file:${resolve(file)}`,
   ];
 }
 
@@ -43,11 +46,7 @@ export function refusedFormat(demuxer: string, toolOutput?: string): MediaError 
   const what = PLAYLIST_DEMUXERS.has(name)
     ? `a playlist (${name}) that lists other files instead of holding a video`
     : `in the ${name} format, which is not a video container`;
-  return new MediaError(
-    'not_a_container',
-    `The file is ${what}. Upload the video file itself, such as MP4, MOV, MKV or WebM.`,
-    toolOutput,
-  );
+  return new MediaError('not_a_container', `The file is ${what}. Upload the video file itself, such as MP4, MOV, MKV or WebM.`, toolOutput);
 }
 
 /**
@@ -58,7 +57,9 @@ export function refusedFormat(demuxer: string, toolOutput?: string): MediaError 
 export function classifyInputFailure(stderr: string): MediaError | undefined {
   const refused = refusalIn(stderr);
   if (refused) return refused;
-  if (/Invalid data found when processing input|moov atom not found|EBML header parsing failed|could not find codec parameters/i.test(stderr)) {
+  if (
+    /Invalid data found when processing input|moov atom not found|EBML header parsing failed|could not find codec parameters/i.test(stderr)
+  ) {
     return new MediaError('corrupt', 'The video file is broken and cannot be read. Re-export or re-upload the complete file.', stderr);
   }
   return undefined;

@@ -141,7 +141,12 @@ function stripToolNoise(stderr: string): string {
   const line = stderr
     .trim()
     .split('\n')
-    .map((l) => l.replace(/^\[[^\]]+\]\s*/, '').replace(/^[^:]*input: /, '').trim())
+    .map((l) =>
+      l
+        .replace(/^\[[^\]]+\]\s*/, '')
+        .replace(/^[^:]*input: /, '')
+        .trim(),
+    )
     .find((l) => l && !l.startsWith('Invalid data'));
   return line ?? 'unreadable data';
 }
@@ -186,7 +191,11 @@ export function describeProbe(output: FfprobeOutput, sizeBytes: number): MediaPr
     ? { codec: audioStream.codec_name, sampleRate: toNumber(audioStream.sample_rate) ?? 0, channels: audioStream.channels ?? 0 }
     : undefined;
   return {
-    container: containerName(formatNames, format.tags?.major_brand, output.streams.map((s) => s.codec_name ?? '')),
+    container: containerName(
+      formatNames,
+      format.tags?.major_brand,
+      output.streams.map((s) => s.codec_name ?? ''),
+    ),
     demuxer,
     durationSec,
     sizeBytes,

@@ -1,6 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { MediaError } from './errors';
-import { chooseMediaTool, describeSource, MEDIA_TOOL_ENV, processToolLookup, toolEnv, toolVersion, type MediaTool, type ResolvedMediaTool } from './tools';
+import {
+  chooseMediaTool,
+  describeSource,
+  MEDIA_TOOL_ENV,
+  processToolLookup,
+  toolEnv,
+  toolVersion,
+  type MediaTool,
+  type ResolvedMediaTool,
+} from './tools';
 
 /** Options every media operation accepts. */
 export interface MediaRunOptions {
@@ -105,7 +114,12 @@ export function startTool(
       options.signal?.removeEventListener('abort', onAbort);
       if (partialLine && options.onStderrLine) options.onStderrLine(partialLine);
       if (spawnError?.code === 'ENOENT') {
-        reject(new MediaError('tool_missing', `${tool} is not available (looked in ${describeSource(resolved)}): run npm install, or set ${MEDIA_TOOL_ENV[tool]}.`));
+        reject(
+          new MediaError(
+            'tool_missing',
+            `${tool} is not available (looked in ${describeSource(resolved)}): run npm install, or set ${MEDIA_TOOL_ENV[tool]}.`,
+          ),
+        );
       } else if (killedFor === 'timeout') {
         reject(new MediaError('timeout', `${tool} took longer than ${options.timeoutMs} ms and was stopped.`, stderrTail));
       } else if (killedFor === 'aborted') {

@@ -41,8 +41,22 @@ export async function detectShots(file: string, options: DetectShotsOptions = {}
   const lines: string[] = [];
   const running = startTool(
     'ffmpeg',
-    ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info', ...inputArguments(file, probed.demuxer), '-an', '-sn', '-dn',
-      '-vf', `scale=160:-2,format=rgb24,select='gt(scene,${threshold})',metadata=mode=print`, '-f', 'null', '-'],
+    [
+      '-hide_banner',
+      '-nostdin',
+      '-nostats',
+      '-loglevel',
+      'info',
+      ...inputArguments(file, probed.demuxer),
+      '-an',
+      '-sn',
+      '-dn',
+      '-vf',
+      `scale=160:-2,format=rgb24,select='gt(scene,${threshold})',metadata=mode=print`,
+      '-f',
+      'null',
+      '-',
+    ],
     {
       timeoutMs: options.timeoutMs ?? defaultTimeoutMs(probed.durationSec),
       signal: options.signal,

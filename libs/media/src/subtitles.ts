@@ -19,16 +19,26 @@ export interface SubtitleTrackCues {
  * Reads every embedded text subtitle track (mov_text, SRT, WebVTT, ASS) as cues. Bitmap tracks
  * (PGS, DVD) are listed in the probe but skipped here: they hold pictures, not text.
  */
-export async function extractSubtitles(
-  file: string,
-  options: MediaRunOptions & { probe?: MediaProbe } = {},
-): Promise<SubtitleTrackCues[]> {
+export async function extractSubtitles(file: string, options: MediaRunOptions & { probe?: MediaProbe } = {}): Promise<SubtitleTrackCues[]> {
   const probed = options.probe ?? (await probeFile(file, options));
   const result: SubtitleTrackCues[] = [];
   for (const track of probed.subtitles.filter((t) => t.isText)) {
     const srt = await runTool(
       'ffmpeg',
-      ['-hide_banner', '-nostdin', '-loglevel', 'error', ...inputArguments(file, probed.demuxer), '-map', `0:${track.streamIndex}`, '-c:s', 'srt', '-f', 'srt', 'pipe:1'],
+      [
+        '-hide_banner',
+        '-nostdin',
+        '-loglevel',
+        'error',
+        ...inputArguments(file, probed.demuxer),
+        '-map',
+        `0:${track.streamIndex}`,
+        '-c:s',
+        'srt',
+        '-f',
+        'srt',
+        'pipe:1',
+      ],
       { timeoutMs: options.timeoutMs ?? 120_000, signal: options.signal, maxOutputBytes: 32 * 1024 * 1024 },
       classifyInputFailure,
     );
@@ -45,7 +55,10 @@ const TIMING = /(\d+:)?(\d{1,2}):(\d{2})[,.](\d{1,3})\s*-->\s*(\d+:)?(\d{1,2}):(
  * has no timed cue at all but is not empty.
  */
 export function parseSubtitleText(text: string): Cue[] {
-  const blocks = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split(/\n{2,}/);
+  const blocks = text
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n?/g, '\n')
+    .split(/\n{2,}/);
   const cues: Cue[] = [];
   for (const block of blocks) {
     const lines = block.split('\n');
@@ -54,7 +67,12 @@ export function parseSubtitleText(text: string): Cue[] {
     const m = TIMING.exec(lines[timingAt]!)!;
     const cueText = lines
       .slice(timingAt + 1)
-      .map((l) => l.replace(/<[^>]*>/g, '').replace(/\{\\[^}]*\}/g, '').trim())
+      .map((l) =>
+        l
+          .replace(/<[^>]*>/g, '')
+          .replace(/\{\\[^}]*\}/g, '')
+          .trim(),
+      )
       .filter(Boolean)
       .join(' ');
     if (!cueText) continue;

@@ -17,8 +17,26 @@ export async function thumbnail(
   const probed = options.probe ?? (await probeFile(file, options));
   const jpeg = await runTool(
     'ffmpeg',
-    ['-hide_banner', '-nostdin', '-loglevel', 'error', '-ss', String(atSec), ...inputArguments(file, probed.demuxer), '-frames:v', '1',
-      '-vf', `scale='min(${Math.round(width)},iw)':-2`, '-f', 'image2pipe', '-c:v', 'mjpeg', '-q:v', '3', 'pipe:1'],
+    [
+      '-hide_banner',
+      '-nostdin',
+      '-loglevel',
+      'error',
+      '-ss',
+      String(atSec),
+      ...inputArguments(file, probed.demuxer),
+      '-frames:v',
+      '1',
+      '-vf',
+      `scale='min(${Math.round(width)},iw)':-2`,
+      '-f',
+      'image2pipe',
+      '-c:v',
+      'mjpeg',
+      '-q:v',
+      '3',
+      'pipe:1',
+    ],
     { timeoutMs: options.timeoutMs ?? 30_000, signal: options.signal, maxOutputBytes: 32 * 1024 * 1024 },
     classifyInputFailure,
   );

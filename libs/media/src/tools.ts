@@ -33,7 +33,16 @@ export function mediaToolPackage(tool: MediaTool, platform: string, arch: string
   return { name: `@${tool}-installer/${target}`, binary: platform === 'win32' ? `${tool}.exe` : tool };
 }
 
-const SHIPPED_TARGETS = new Set(['linux-x64', 'linux-arm64', 'linux-arm', 'linux-ia32', 'darwin-x64', 'darwin-arm64', 'win32-x64', 'win32-ia32']);
+const SHIPPED_TARGETS = new Set([
+  'linux-x64',
+  'linux-arm64',
+  'linux-arm',
+  'linux-ia32',
+  'darwin-x64',
+  'darwin-arm64',
+  'win32-x64',
+  'win32-ia32',
+]);
 
 export interface ToolLookup {
   env: Readonly<Record<string, string | undefined>>;
@@ -115,7 +124,11 @@ export function toolVersion(resolved: ResolvedMediaTool, timeoutMs = 10_000): Pr
     const options = { timeout: timeoutMs, maxBuffer: 1024 * 1024, env: toolEnv(resolved) };
     execFile(resolved.path, ['-hide_banner', '-version'], options, (error, stdout) => {
       if (error) {
-        reject(new Error(`${resolved.tool} from ${describeSource(resolved)} cannot be run: ${(error as NodeJS.ErrnoException).code ?? error.message}`));
+        reject(
+          new Error(
+            `${resolved.tool} from ${describeSource(resolved)} cannot be run: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
+          ),
+        );
         return;
       }
       resolve(parseToolVersion(stdout) ?? 'unknown version');

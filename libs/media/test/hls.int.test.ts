@@ -60,13 +60,20 @@ describe('makeHls', () => {
 
   it('scales a 1080p video down to 720 lines, keeping its aspect', async () => {
     const video = await generateVideo('hls-1080p', {
-      width: 1920, height: 1080, fps: 25, audio: 'tone', container: 'mp4',
+      width: 1920,
+      height: 1080,
+      fps: 25,
+      audio: 'tone',
+      container: 'mp4',
       scenes: [{ durationSec: 5, background: '0x1f3b73', texts: [{ text: 'TALL' }] }],
     });
     const rendition = await makeHls(video.path, await outDir());
     expect(rendition.plan).toEqual({ video: 'encode', audio: 'encode' });
     await expectComplete(rendition, 5);
-    expect(await probe(join(rendition.dir, 'seg0.ts'))).toMatchObject({ video: { codec: 'h264', width: 1280, height: 720 }, audio: { codec: 'aac' } });
+    expect(await probe(join(rendition.dir, 'seg0.ts'))).toMatchObject({
+      video: { codec: 'h264', width: 1280, height: 720 },
+      audio: { codec: 'aac' },
+    });
   });
 
   it('makes a picture-only rendition of a video without sound', async () => {
@@ -74,12 +81,33 @@ describe('makeHls', () => {
     const rendition = await makeHls(video.path, await outDir());
     expect(rendition.plan).toEqual({ video: 'copy', audio: 'none' });
     await expectComplete(rendition, 6);
-    expect(await probe(join(rendition.dir, 'seg0.ts'))).toMatchObject({ video: { codec: 'h264', width: 640, height: 480 }, hasAudio: false });
+    expect(await probe(join(rendition.dir, 'seg0.ts'))).toMatchObject({
+      video: { codec: 'h264', width: 640, height: 480 },
+      hasAudio: false,
+    });
   });
 
   it('encodes after all when the copy’s segments would be too long (one keyframe in 16 s)', async () => {
     const path = await cachedFixture('hls-sparse-keyframes', 'mp4', 'testsrc 640x360 16s g=1000', (out) =>
-      runFfmpeg(['-f', 'lavfi', '-i', 'testsrc=size=640x360:rate=25:duration=16', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-g', '1000', '-sc_threshold', '0', '-f', 'mp4', out]),
+      runFfmpeg([
+        '-f',
+        'lavfi',
+        '-i',
+        'testsrc=size=640x360:rate=25:duration=16',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-pix_fmt',
+        'yuv420p',
+        '-g',
+        '1000',
+        '-sc_threshold',
+        '0',
+        '-f',
+        'mp4',
+        out,
+      ]),
     );
     const rendition = await makeHls(path, await outDir());
     expect(rendition.plan).toEqual({ video: 'encode', audio: 'none' });

@@ -15,13 +15,43 @@ const aac = { codec: 'aac', sampleRate: 48000, channels: 2 };
 describe('planHls', () => {
   it.each<[string, Streams, Parameters<typeof planHls>[1], ReturnType<typeof planHls>]>([
     ['720p H.264 with AAC is copied whole', { video: h264(), audio: aac }, {}, { video: 'copy', audio: 'copy' }],
-    ['a JPEG-range H.264 picture is copied too', { video: h264({ pixelFormat: 'yuvj420p' }), audio: aac }, {}, { video: 'copy', audio: 'copy' }],
+    [
+      'a JPEG-range H.264 picture is copied too',
+      { video: h264({ pixelFormat: 'yuvj420p' }), audio: aac },
+      {},
+      { video: 'copy', audio: 'copy' },
+    ],
     ['a silent H.264 video has no audio either way', { video: h264() }, {}, { video: 'copy', audio: 'none' }],
-    ['H.264 with Opus: picture copied, audio made AAC', { video: h264(), audio: { ...aac, codec: 'opus' } }, {}, { video: 'copy', audio: 'encode' }],
-    ['1080p is taller than the cap: encoded (audio with it)', { video: h264({ width: 1920, height: 1080 }), audio: aac }, {}, { video: 'encode', audio: 'encode' }],
-    ['1080p under a 1080 cap is copied', { video: h264({ width: 1920, height: 1080 }), audio: aac }, { maxHeight: 1080 }, { video: 'copy', audio: 'copy' }],
-    ['a rotated phone video would lose its rotation: encoded', { video: h264({ width: 720, height: 1280, rotation: -90 }), audio: aac }, { maxHeight: 1280 }, { video: 'encode', audio: 'encode' }],
-    ['10-bit H.264 does not play everywhere: encoded', { video: h264({ pixelFormat: 'yuv420p10le' }), audio: aac }, {}, { video: 'encode', audio: 'encode' }],
+    [
+      'H.264 with Opus: picture copied, audio made AAC',
+      { video: h264(), audio: { ...aac, codec: 'opus' } },
+      {},
+      { video: 'copy', audio: 'encode' },
+    ],
+    [
+      '1080p is taller than the cap: encoded (audio with it)',
+      { video: h264({ width: 1920, height: 1080 }), audio: aac },
+      {},
+      { video: 'encode', audio: 'encode' },
+    ],
+    [
+      '1080p under a 1080 cap is copied',
+      { video: h264({ width: 1920, height: 1080 }), audio: aac },
+      { maxHeight: 1080 },
+      { video: 'copy', audio: 'copy' },
+    ],
+    [
+      'a rotated phone video would lose its rotation: encoded',
+      { video: h264({ width: 720, height: 1280, rotation: -90 }), audio: aac },
+      { maxHeight: 1280 },
+      { video: 'encode', audio: 'encode' },
+    ],
+    [
+      '10-bit H.264 does not play everywhere: encoded',
+      { video: h264({ pixelFormat: 'yuv420p10le' }), audio: aac },
+      {},
+      { video: 'encode', audio: 'encode' },
+    ],
     ['an unknown pixel format is not trusted', { video: h264({ pixelFormat: undefined }) }, {}, { video: 'encode', audio: 'none' }],
     ['HEVC is encoded', { video: h264({ codec: 'hevc' }), audio: aac }, {}, { video: 'encode', audio: 'encode' }],
     ['copy: never always encodes', { video: h264(), audio: aac }, { copy: 'never' }, { video: 'encode', audio: 'encode' }],
@@ -58,7 +88,10 @@ describe('parseHlsPlaylist', () => {
   });
 
   it('tells an unfinished playlist by its missing ENDLIST', () => {
-    expect(parseHlsPlaylist('#EXTM3U\r\n#EXT-X-TARGETDURATION:6\r\n#EXTINF:6,\r\nseg0.ts\r\n')).toMatchObject({ ended: false, segments: [{ uri: 'seg0.ts', durationSec: 6 }] });
+    expect(parseHlsPlaylist('#EXTM3U\r\n#EXT-X-TARGETDURATION:6\r\n#EXTINF:6,\r\nseg0.ts\r\n')).toMatchObject({
+      ended: false,
+      segments: [{ uri: 'seg0.ts', durationSec: 6 }],
+    });
   });
 
   it.each([

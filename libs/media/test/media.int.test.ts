@@ -228,14 +228,20 @@ describe('thumbnail', () => {
 async function probeJpeg(jpeg: Buffer): Promise<{ width: number; height: number }> {
   const path = join(work, `thumb-${Date.now()}.jpg`);
   await import('node:fs/promises').then((fs) => fs.writeFile(path, jpeg));
-  const out = execFileSync(mediaTool('ffprobe').path, ['-v', 'error', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', path]).toString().trim();
+  const out = execFileSync(mediaTool('ffprobe').path, ['-v', 'error', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', path])
+    .toString()
+    .trim();
   const [width, height] = out.split(',').map(Number);
   return { width: width!, height: height! };
 }
 
 function ffmpegChildren(): number {
   try {
-    return execFileSync('pgrep', ['-P', String(process.pid), 'ffmpeg']).toString().trim().split('\n').filter(Boolean).length;
+    return execFileSync('pgrep', ['-P', String(process.pid), 'ffmpeg'])
+      .toString()
+      .trim()
+      .split('\n')
+      .filter(Boolean).length;
   } catch {
     return 0;
   }

@@ -7,7 +7,8 @@ import { parseSceneScores } from '../src/shots';
 
 describe('parseSubtitleText', () => {
   it('reads SRT cues with styling removed and lines joined', () => {
-    const srt = '1\r\n00:00:00,500 --> 00:00:03,000\r\n<i>Hello</i> there,\r\n{\\an8}friend.\r\n\r\n2\r\n01:02:03,040 --> 01:02:04,5\r\nSecond\r\n';
+    const srt =
+      '1\r\n00:00:00,500 --> 00:00:03,000\r\n<i>Hello</i> there,\r\n{\\an8}friend.\r\n\r\n2\r\n01:02:03,040 --> 01:02:04,5\r\nSecond\r\n';
     expect(parseSubtitleText(srt)).toEqual([
       { startSec: 0.5, endSec: 3, text: 'Hello there, friend.' },
       { startSec: 3723.04, endSec: 3724.5, text: 'Second' },
@@ -56,11 +57,36 @@ describe('parseSceneScores and shotsFromBoundaries', () => {
 
 describe('classifyProbeFailure', () => {
   it.each([
-    ['a recognised but unreadable container is broken', '[mov,mp4,m4a,3gp,3g2,mj2 @ 0x5648] moov atom not found\ninput: Invalid data found when processing input', 'video_file_broken', /mov container: moov atom not found/],
-    ['content no demuxer recognises is unsupported', 'input: Invalid data found when processing input', 'unsupported_file_type', /not in a video format/],
-    ['a playlist is refused as one', "[hls,applehttp @ 0x3c35] Format not on whitelist 'mov,matroska'\ninput: Invalid argument", 'unsupported_file_type', /a playlist \(hls\) that lists other files/],
-    ['a DASH manifest too', "[dash @ 0x320e] Format not on whitelist 'mov,matroska'\ninput: Invalid argument", 'unsupported_file_type', /a playlist \(dash\)/],
-    ['a text format is not a container', "[srt @ 0x320e] Format not on whitelist 'mov,matroska'\ninput: Invalid argument", 'unsupported_file_type', /in the srt format, which is not a video container/],
+    [
+      'a recognised but unreadable container is broken',
+      '[mov,mp4,m4a,3gp,3g2,mj2 @ 0x5648] moov atom not found\ninput: Invalid data found when processing input',
+      'video_file_broken',
+      /mov container: moov atom not found/,
+    ],
+    [
+      'content no demuxer recognises is unsupported',
+      'input: Invalid data found when processing input',
+      'unsupported_file_type',
+      /not in a video format/,
+    ],
+    [
+      'a playlist is refused as one',
+      "[hls,applehttp @ 0x3c35] Format not on whitelist 'mov,matroska'\ninput: Invalid argument",
+      'unsupported_file_type',
+      /a playlist \(hls\) that lists other files/,
+    ],
+    [
+      'a DASH manifest too',
+      "[dash @ 0x320e] Format not on whitelist 'mov,matroska'\ninput: Invalid argument",
+      'unsupported_file_type',
+      /a playlist \(dash\)/,
+    ],
+    [
+      'a text format is not a container',
+      "[srt @ 0x320e] Format not on whitelist 'mov,matroska'\ninput: Invalid argument",
+      'unsupported_file_type',
+      /in the srt format, which is not a video container/,
+    ],
   ])('%s', (_name, stderr, code, message) => {
     const error = classifyProbeFailure(stderr);
     expect(error.code).toBe(code);
@@ -73,10 +99,18 @@ describe('describeProbe', () => {
 
   it('reads a rotated phone video as portrait, fps from the average rate', () => {
     const probe = describeProbe(
-      { format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '12.5', tags: { major_brand: 'qt  ' } }, streams: [{ ...stream, side_data_list: [{ rotation: -90 }] }] },
+      {
+        format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '12.5', tags: { major_brand: 'qt  ' } },
+        streams: [{ ...stream, side_data_list: [{ rotation: -90 }] }],
+      },
       100,
     );
-    expect(probe).toMatchObject({ container: 'mov', durationSec: 12.5, video: { width: 1080, height: 1920, fps: 29.97, rotation: -90 }, hasAudio: false });
+    expect(probe).toMatchObject({
+      container: 'mov',
+      durationSec: 12.5,
+      video: { width: 1080, height: 1920, fps: 29.97, rotation: -90 },
+      hasAudio: false,
+    });
   });
 
   it('names the allowlisted demuxer every later run is pinned to', () => {
@@ -89,7 +123,15 @@ describe('describeProbe', () => {
     ['a DASH manifest', { format_name: 'dash', duration: 10 }, [stream], 'not_a_container'],
     ['raw H.264 (no container)', { format_name: 'h264', duration: 10 }, [stream], 'not_a_container'],
     ['a still image', { format_name: 'png_pipe' }, [stream], 'not_a_video'],
-    ['audio with cover art only', { format_name: 'mp3', duration: '3' }, [{ index: 0, codec_type: 'audio', codec_name: 'mp3' }, { ...stream, disposition: { attached_pic: 1 } }], 'not_a_video'],
+    [
+      'audio with cover art only',
+      { format_name: 'mp3', duration: '3' },
+      [
+        { index: 0, codec_type: 'audio', codec_name: 'mp3' },
+        { ...stream, disposition: { attached_pic: 1 } },
+      ],
+      'not_a_video',
+    ],
     ['no duration', { format_name: 'matroska,webm' }, [stream], 'corrupt'],
   ])('rejects %s', (_name, format, streams, failure) => {
     expect(() => describeProbe({ format, streams }, 1)).toThrow(expect.objectContaining({ failure }));
@@ -105,9 +147,23 @@ describe('describeProbe', () => {
 describe('inputArguments', () => {
   it('opens only the file protocol and only video containers, pinned to the probed demuxer', () => {
     expect(inputArguments('/work/a:b.mp4', 'mov')).toEqual([
-      '-f', 'mov', '-format_whitelist', 'mov,matroska,avi,mpegts,mpeg,flv,asf,ogg,mxf', '-protocol_whitelist', 'file', '-i', 'file:/work/a:b.mp4',
+      '-f',
+      'mov',
+      '-format_whitelist',
+      'mov,matroska,avi,mpegts,mpeg,flv,asf,ogg,mxf',
+      '-protocol_whitelist',
+      'file',
+      '-i',
+      'file:/work/a:b.mp4',
     ]);
-    expect(inputArguments('/work/in')).toEqual(['-format_whitelist', 'mov,matroska,avi,mpegts,mpeg,flv,asf,ogg,mxf', '-protocol_whitelist', 'file', '-i', 'file:/work/in']);
+    expect(inputArguments('/work/in')).toEqual([
+      '-format_whitelist',
+      'mov,matroska,avi,mpegts,mpeg,flv,asf,ogg,mxf',
+      '-protocol_whitelist',
+      'file',
+      '-i',
+      'file:/work/in',
+    ]);
   });
 
   it.each(['hls', 'dash', 'concat', 'tty', 'image2', 'mov,mp4'])('refuses to pin %s', (demuxer) => {
@@ -117,8 +173,16 @@ describe('inputArguments', () => {
 
 describe('classifyInputFailure', () => {
   it.each([
-    ['a format refused by the allowlist', "[hls @ 0x1] Format not on whitelist 'mov'\nfile:/w/in: Invalid argument", 'unsupported_file_type'],
-    ['content that is not what the pinned demuxer reads', '[mov,mp4,m4a,3gp,3g2,mj2 @ 0x1] moov atom not found\nfile:/w/in: Invalid data found when processing input', 'video_file_broken'],
+    [
+      'a format refused by the allowlist',
+      "[hls @ 0x1] Format not on whitelist 'mov'\nfile:/w/in: Invalid argument",
+      'unsupported_file_type',
+    ],
+    [
+      'content that is not what the pinned demuxer reads',
+      '[mov,mp4,m4a,3gp,3g2,mj2 @ 0x1] moov atom not found\nfile:/w/in: Invalid data found when processing input',
+      'video_file_broken',
+    ],
     ['another failure (left to the step)', 'Error initializing output stream 0:0', undefined],
   ])('%s', (_name, stderr, code) => {
     expect(classifyInputFailure(stderr)?.code).toBe(code);
@@ -186,7 +250,12 @@ describe('parseWavHeader', () => {
     header.write('data', 52, 'ascii');
     header.writeUInt32LE(32000, 56);
     expect(parseWavHeader(header, 60 + 32000)).toEqual({
-      sampleRate: 16000, channels: 1, bitsPerSample: 16, dataOffset: 60, dataBytes: 32000, durationSec: 1,
+      sampleRate: 16000,
+      channels: 1,
+      bitsPerSample: 16,
+      dataOffset: 60,
+      dataBytes: 32000,
+      durationSec: 1,
     });
   });
 });

@@ -1,16 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  detectShots,
-  extractAudio,
-  extractSubtitles,
-  makeHls,
-  probe,
-  sampleFrames,
-  thumbnail,
-  type MediaProbe,
-} from '@vus/media';
+import { detectShots, extractAudio, extractSubtitles, makeHls, probe, sampleFrames, thumbnail, type MediaProbe } from '@vus/media';
 import { errorOf, serveFiles, shortVideo, type FileServer } from '@vus/testing';
 
 /**
@@ -103,7 +94,10 @@ describe.each(HOSTILE)('%s', (_label, name, content) => {
       ['makeHls', makeHls(file, out, { probe: forged })],
     ];
     for (const [step, run] of steps) {
-      expect([step, await errorOf(run)]).toEqual([step, expect.objectContaining({ code: expect.stringMatching(/^(video_file_broken|unsupported_file_type|audio_file_broken)$/) })]);
+      expect([step, await errorOf(run)]).toEqual([
+        step,
+        expect.objectContaining({ code: expect.stringMatching(/^(video_file_broken|unsupported_file_type|audio_file_broken)$/) }),
+      ]);
     }
     expect(server.requests).toEqual([]);
   });

@@ -1,36 +1,76 @@
 import { join } from 'node:path';
-import { chooseMediaTool, configureMediaTools, mediaToolPackage, mediaToolsReport, runFfmpeg, type MediaTool, type ToolLookup } from '@vus/media';
+import {
+  chooseMediaTool,
+  configureMediaTools,
+  mediaToolPackage,
+  mediaToolsReport,
+  runFfmpeg,
+  type MediaTool,
+  type ToolLookup,
+} from '@vus/media';
 import { hlsArguments } from '../src/hls';
 import { parseToolVersion } from '../src/tools';
 
 /** A lookup over a fake machine: which packages are installed and which files may be run. */
-function lookup(options: { env?: Record<string, string>; platform?: string; arch?: string; packages?: string[]; executable?: string[] }): ToolLookup {
+function lookup(options: {
+  env?: Record<string, string>;
+  platform?: string;
+  arch?: string;
+  packages?: string[];
+  executable?: string[];
+}): ToolLookup {
   return {
     env: options.env ?? {},
     platform: options.platform ?? 'linux',
     arch: options.arch ?? 'x64',
-    packageDir: (name) => (options.packages ?? []).includes(name) ? join('/nm', name) : undefined,
+    packageDir: (name) => ((options.packages ?? []).includes(name) ? join('/nm', name) : undefined),
     isExecutable: (path) => (options.executable ?? []).includes(path),
   };
 }
 
 describe('chooseMediaTool', () => {
   it.each<[string, MediaTool, Parameters<typeof lookup>[0], { path: string; source: string; env?: Record<string, string> }]>([
-    ['FFMPEG_PATH wins over everything', 'ffmpeg',
-      { env: { FFMPEG_PATH: '/opt/ff/ffmpeg' }, packages: ['@ffmpeg-installer/linux-x64'], executable: ['/nm/@ffmpeg-installer/linux-x64/ffmpeg'] },
-      { path: '/opt/ff/ffmpeg', source: 'env' }],
-    ['FFPROBE_PATH is ffprobe\'s variable', 'ffprobe', { env: { FFPROBE_PATH: '/x/ffprobe', FFMPEG_PATH: '/y/ffmpeg' } }, { path: '/x/ffprobe', source: 'env' }],
+    [
+      'FFMPEG_PATH wins over everything',
+      'ffmpeg',
+      {
+        env: { FFMPEG_PATH: '/opt/ff/ffmpeg' },
+        packages: ['@ffmpeg-installer/linux-x64'],
+        executable: ['/nm/@ffmpeg-installer/linux-x64/ffmpeg'],
+      },
+      { path: '/opt/ff/ffmpeg', source: 'env' },
+    ],
+    [
+      "FFPROBE_PATH is ffprobe's variable",
+      'ffprobe',
+      { env: { FFPROBE_PATH: '/x/ffprobe', FFMPEG_PATH: '/y/ffmpeg' } },
+      { path: '/x/ffprobe', source: 'env' },
+    ],
     ['a blank variable is ignored', 'ffmpeg', { env: { FFMPEG_PATH: '  ' } }, { path: 'ffmpeg', source: 'path' }],
-    ['the platform package next', 'ffprobe',
+    [
+      'the platform package next',
+      'ffprobe',
       { packages: ['@ffprobe-installer/linux-x64'], executable: ['/nm/@ffprobe-installer/linux-x64/ffprobe'] },
-      { path: '/nm/@ffprobe-installer/linux-x64/ffprobe', source: 'package', env: { GCONV_PATH: '/nm/@ffprobe-installer/linux-x64' } }],
-    ['Windows binaries end in .exe', 'ffmpeg',
+      { path: '/nm/@ffprobe-installer/linux-x64/ffprobe', source: 'package', env: { GCONV_PATH: '/nm/@ffprobe-installer/linux-x64' } },
+    ],
+    [
+      'Windows binaries end in .exe',
+      'ffmpeg',
       { platform: 'win32', packages: ['@ffmpeg-installer/win32-x64'], executable: [join('/nm/@ffmpeg-installer/win32-x64', 'ffmpeg.exe')] },
-      { path: join('/nm/@ffmpeg-installer/win32-x64', 'ffmpeg.exe'), source: 'package' }],
-    ['a package whose binary cannot be run falls through to PATH', 'ffmpeg', { packages: ['@ffmpeg-installer/linux-x64'] }, { path: 'ffmpeg', source: 'path' }],
-    ['another platform\'s package is not used', 'ffmpeg',
+      { path: join('/nm/@ffmpeg-installer/win32-x64', 'ffmpeg.exe'), source: 'package' },
+    ],
+    [
+      'a package whose binary cannot be run falls through to PATH',
+      'ffmpeg',
+      { packages: ['@ffmpeg-installer/linux-x64'] },
+      { path: 'ffmpeg', source: 'path' },
+    ],
+    [
+      "another platform's package is not used",
+      'ffmpeg',
       { arch: 'arm64', packages: ['@ffmpeg-installer/linux-x64'], executable: ['/nm/@ffmpeg-installer/linux-x64/ffmpeg'] },
-      { path: 'ffmpeg', source: 'path' }],
+      { path: 'ffmpeg', source: 'path' },
+    ],
     ['PATH when nothing else is there', 'ffprobe', {}, { path: 'ffprobe', source: 'path' }],
   ])('%s', (_name, tool, machine, expected) => {
     expect(chooseMediaTool(tool, lookup(machine))).toMatchObject({ tool, ...expected });
@@ -71,8 +111,15 @@ describe('a tool that cannot be run', () => {
   beforeAll(() => configureMediaTools({ ffmpeg: '/nonexistent/vus-test/ffmpeg' }));
 
   it('fails with tool_missing (503), naming where it looked but not the path', async () => {
-    const error = await runFfmpeg(['-version']).then(() => undefined, (e: unknown) => e);
-    expect(error).toMatchObject({ failure: 'tool_missing', code: 'service_unavailable', message: 'ffmpeg is not available (looked in FFMPEG_PATH): run npm install, or set FFMPEG_PATH.' });
+    const error = await runFfmpeg(['-version']).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({
+      failure: 'tool_missing',
+      code: 'service_unavailable',
+      message: 'ffmpeg is not available (looked in FFMPEG_PATH): run npm install, or set FFMPEG_PATH.',
+    });
   });
 
   it('makes the start-up report fail the same way', async () => {

@@ -75,7 +75,8 @@ export async function describeImage(bytes: Buffer): Promise<ImageFacts | undefin
   try {
     const meta = await sharp(bytes).metadata();
     if (!meta.width || !meta.height) return undefined;
-    const format = meta.format === 'jpeg' || meta.format === 'png' || meta.format === 'webp' || meta.format === 'gif' ? meta.format : 'other';
+    const format =
+      meta.format === 'jpeg' || meta.format === 'png' || meta.format === 'webp' || meta.format === 'gif' ? meta.format : 'other';
     return { format, width: meta.width, height: meta.height };
   } catch {
     return undefined;

@@ -159,7 +159,8 @@ function methodNames(object: object): string[] {
   const names = new Set<string>();
   for (let o: object | null = object; o && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) {
     for (const name of Object.getOwnPropertyNames(o)) {
-      if (name !== 'constructor' && name !== 'dispose' && typeof Object.getOwnPropertyDescriptor(o, name)?.value === 'function') names.add(name);
+      if (name !== 'constructor' && name !== 'dispose' && typeof Object.getOwnPropertyDescriptor(o, name)?.value === 'function')
+        names.add(name);
     }
   }
   return [...names];

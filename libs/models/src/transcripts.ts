@@ -45,7 +45,11 @@ export function parseTranscript(content: string, options: ParseTranscriptOptions
       return parseVtt(content, param);
     case 'text':
       if (options.duration === undefined) {
-        throw new ApiError('parameter_invalid', `The ${param} parameter is plain text without times; the video's duration is needed to place it.`, { param });
+        throw new ApiError(
+          'parameter_invalid',
+          `The ${param} parameter is plain text without times; the video's duration is needed to place it.`,
+          { param },
+        );
       }
       return parsePlainText(content, options.duration, param);
   }
@@ -158,7 +162,10 @@ function parseTimeRange(line: string, lineNumber: number, param: string): { star
 }
 
 function cue(range: { start: number; end: number }, textLines: readonly string[]): TranscriptCue[] {
-  const text = textLines.map((l) => l.trim()).filter((l) => l.length > 0).join(' ');
+  const text = textLines
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0)
+    .join(' ');
   return text.length > 0 ? [{ ...range, text }] : [];
 }
 

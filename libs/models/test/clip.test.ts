@@ -59,11 +59,18 @@ describe('CLIP visual embedder (transformers.js)', () => {
 
 describe('CLIP when the model is absent', () => {
   it('reports it unavailable with the folder and the missing files, and callers get undefined', async () => {
-    const config: ModelsConfig = { modelsDir: '/nonexistent/models', allowDownload: false, clipModel: 'Xenova/clip-vit-base-patch32', whisperModel: 'x' };
+    const config: ModelsConfig = {
+      modelsDir: '/nonexistent/models',
+      allowDownload: false,
+      clipModel: 'Xenova/clip-vit-base-patch32',
+      whisperModel: 'x',
+    };
     const registry = new ModelRegistry([clipProvider(config)]);
     const [status] = await registry.probe();
     expect(status).toMatchObject({ capability: 'visual_embedder', provider: 'clip', state: 'unavailable' });
-    expect(status!.reason).toMatch(/CLIP model Xenova\/clip-vit-base-patch32 is not in MODELS_DIR \(\/nonexistent\/models\/Xenova\/clip-vit-base-patch32 lacks config\.json, .*onnx\/vision_model\.onnx\)/);
+    expect(status!.reason).toMatch(
+      /CLIP model Xenova\/clip-vit-base-patch32 is not in MODELS_DIR \(\/nonexistent\/models\/Xenova\/clip-vit-base-patch32 lacks config\.json, .*onnx\/vision_model\.onnx\)/,
+    );
     expect(status!.reason).toMatch(/MODELS_ALLOW_DOWNLOAD=true/);
     expect(await registry.find('visual_embedder')).toBeUndefined();
     await expect(registry.get('visual_embedder')).rejects.toMatchObject({ code: 'model_unavailable', httpStatus: 503 });

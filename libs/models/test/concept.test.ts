@@ -44,14 +44,17 @@ describe('concept pieces', () => {
 
   it('keeps a concept of every frame at its weight, one of a single frame at half and more', () => {
     const union = unionOfFrames([
-      new Map([['word:cat', 1], ['word:red', 0.2]]),
+      new Map([
+        ['word:cat', 1],
+        ['word:red', 0.2],
+      ]),
       new Map([['word:cat', 0.8]]),
     ]);
     expect(union.get('word:cat')).toBeCloseTo(1);
     expect(union.get('word:red')).toBeCloseTo(0.2 * 0.75);
   });
 
-  it('gives a text its lemma, its meaning and the meaning\'s hypernyms at decaying weight', () => {
+  it("gives a text its lemma, its meaning and the meaning's hypernyms at decaying weight", () => {
     const embedder = new ConceptEmbedder(wordnet, vectors);
     const bag = embedder.textConcepts('the cats');
     expect(bag.get(conceptKey('word', 'cat'))).toBeGreaterThan(0);
@@ -64,14 +67,33 @@ describe('concept pieces', () => {
   });
 
   it('makes unit vectors of the asked size, also for an empty bag', () => {
-    const space: ConceptSpace = { dimensions: 128, wordShare: 0.5, wordVector: (word) => (word === 'a' ? Float32Array.from({ length: 100 }, (_, i) => (i === 0 ? 1 : 0)) : undefined) };
-    for (const bag of [new Map(), new Map([['word:a', 1]]), new Map([['word:a', 1], ['token:x', 2]]), new Map([['token:x', 1]])] as ConceptBag[]) {
+    const space: ConceptSpace = {
+      dimensions: 128,
+      wordShare: 0.5,
+      wordVector: (word) => (word === 'a' ? Float32Array.from({ length: 100 }, (_, i) => (i === 0 ? 1 : 0)) : undefined),
+    };
+    for (const bag of [
+      new Map(),
+      new Map([['word:a', 1]]),
+      new Map([
+        ['word:a', 1],
+        ['token:x', 2],
+      ]),
+      new Map([['token:x', 1]]),
+    ] as ConceptBag[]) {
       const vector = embedConcepts(bag, space, 100);
       expect(vector).toHaveLength(128);
       expect(Math.hypot(...vector)).toBeCloseTo(1, 5);
     }
     // Word part and hashed part each carry their share.
-    const both = embedConcepts(new Map([['word:a', 1], ['token:x', 1]]), space, 100);
+    const both = embedConcepts(
+      new Map([
+        ['word:a', 1],
+        ['token:x', 1],
+      ]),
+      space,
+      100,
+    );
     expect(both[0]).toBeCloseTo(Math.sqrt(0.5));
   });
 });
@@ -105,7 +127,10 @@ describe('the concept embedding across modalities (bundled detector and OCR)', (
   const registry = new ModelRegistry([cocoDetectorProvider(), paddleOcrProvider()]);
   let embedder: ConceptEmbedder;
   beforeAll(async () => {
-    embedder = new ConceptEmbedder(wordnet, vectors, { detector: await registry.get('object_detector'), textReader: await registry.get('text_reader') });
+    embedder = new ConceptEmbedder(wordnet, vectors, {
+      detector: await registry.get('object_detector'),
+      textReader: await registry.get('text_reader'),
+    });
   }, 60_000);
   afterAll(() => registry.dispose());
 

@@ -16,10 +16,17 @@ describe('findTextBoxes', () => {
     ['a region too faint on average', [[20, 20, 20, 10, 0.5]], []],
     ['a region thinner than 3 pixels', [[20, 20, 20, 2, 0.9]], []],
     ['growth clamped at the edges', [[0, 0, 10, 10, 0.9]], [{ x: 0, y: 0, width: 14, height: 14 }]],
-    ['two rows in reading order', [[50, 40, 20, 10, 0.9], [10, 10, 20, 10, 0.9]], [
-      { x: 5, y: 5, width: 30, height: 20 },
-      { x: 45, y: 35, width: 30, height: 20 },
-    ]],
+    [
+      'two rows in reading order',
+      [
+        [50, 40, 20, 10, 0.9],
+        [10, 10, 20, 10, 0.9],
+      ],
+      [
+        { x: 5, y: 5, width: 30, height: 20 },
+        { x: 45, y: 35, width: 30, height: 20 },
+      ],
+    ],
   ])('%s', (_name, rects, expected) => {
     const boxes = findTextBoxes(map(80, 60, rects), 80, 60);
     expect(boxes.map(({ x, y, width, height }) => ({ x, y, width, height }))).toEqual(expected);
@@ -40,7 +47,8 @@ describe('sortReadingOrder', () => {
 describe('ctcGreedyDecode', () => {
   const dictionary = ['a', 'b', ' '];
   /** One row per step: the probability of each class (0 = blank). */
-  const steps = (...best: number[]): Float32Array => Float32Array.from(best.flatMap((k) => [0, 1, 2, 3].map((c) => (c === k ? 0.9 : 0.01))));
+  const steps = (...best: number[]): Float32Array =>
+    Float32Array.from(best.flatMap((k) => [0, 1, 2, 3].map((c) => (c === k ? 0.9 : 0.01))));
 
   it.each<[string, number[], string]>([
     ['blanks only', [0, 0, 0], ''],

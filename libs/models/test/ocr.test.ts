@@ -18,16 +18,28 @@ describe('PaddleOCR v4 text reader', () => {
   afterAll(() => registry.dispose());
 
   it.each<[string, number, number, TextPlacement[], string | undefined]>([
-    ['a headline and a caption at 720p', 1280, 720, [
-      { text: 'BREAKING NEWS', x: 100, y: 150, size: 72 },
-      { text: 'Quarterly revenue grew 42 percent', x: 100, y: 560, size: 40 },
-    ], undefined],
+    [
+      'a headline and a caption at 720p',
+      1280,
+      720,
+      [
+        { text: 'BREAKING NEWS', x: 100, y: 150, size: 72 },
+        { text: 'Quarterly revenue grew 42 percent', x: 100, y: 560, size: 40 },
+      ],
+      undefined,
+    ],
     ['light text on a dark frame', 1280, 720, [{ text: 'Welcome to Lisbon', x: 400, y: 380, size: 56 }], '#10213a'],
     ['small lower-third text at 1080p', 1920, 1080, [{ text: 'Interview with Dr Ada Smith', x: 120, y: 980, size: 32 }], undefined],
-    ['two words side by side on one row', 1280, 720, [
-      { text: 'LEFT', x: 100, y: 300, size: 48 },
-      { text: 'RIGHT', x: 900, y: 300, size: 48 },
-    ], undefined],
+    [
+      'two words side by side on one row',
+      1280,
+      720,
+      [
+        { text: 'LEFT', x: 100, y: 300, size: 48 },
+        { text: 'RIGHT', x: 900, y: 300, size: 48 },
+      ],
+      undefined,
+    ],
   ])('reads %s', async (_name, width, height, texts, background) => {
     const frame = await renderTextFrame(width, height, texts, background === undefined ? undefined : { background, colour: '#f5f5f5' });
     const lines = await reader.readText(frame);

@@ -16,9 +16,17 @@ const SEGMENT_KEYS = ['end', 'language', 'start', 'text'];
 
 describe('PocketSphinx where it is not installed', () => {
   it.each([
-    ['no binary', { ...POCKETSPHINX_DEFAULTS, binary: '/nonexistent/pocketsphinx_continuous' }, /^the speech recogniser is not installed: pocketsphinx_continuous was not found \(install the Debian packages pocketsphinx pocketsphinx-en-us\)$/],
+    [
+      'no binary',
+      { ...POCKETSPHINX_DEFAULTS, binary: '/nonexistent/pocketsphinx_continuous' },
+      /^the speech recogniser is not installed: pocketsphinx_continuous was not found \(install the Debian packages pocketsphinx pocketsphinx-en-us\)$/,
+    ],
     ['a binary not on PATH', { ...POCKETSPHINX_DEFAULTS, binary: 'no-such-recogniser-here' }, /no-such-recogniser-here was not found/],
-    ['no model', { ...POCKETSPHINX_DEFAULTS, binary: process.execPath, modelDir: '/nonexistent/model' }, /^the speech model is not installed \(install the Debian package pocketsphinx-en-us, or set MODELS_POCKETSPHINX_MODEL\)$/],
+    [
+      'no model',
+      { ...POCKETSPHINX_DEFAULTS, binary: process.execPath, modelDir: '/nonexistent/model' },
+      /^the speech model is not installed \(install the Debian package pocketsphinx-en-us, or set MODELS_POCKETSPHINX_MODEL\)$/,
+    ],
   ])('%s: unavailable, with the packages to install and no path', async (_name, config, reason) => {
     const registry = new ModelRegistry([pocketSphinxProvider(config)]);
     expect(await registry.find('speech_recognizer')).toBeUndefined();
@@ -29,9 +37,17 @@ describe('PocketSphinx where it is not installed', () => {
   });
 
   it('is off when the configuration leaves it out', async () => {
-    const registry = createModelRegistry({ modelsDir: '/nonexistent/models', allowDownload: false, clipModel: 'x/clip', whisperModel: 'x/whisper' });
+    const registry = createModelRegistry({
+      modelsDir: '/nonexistent/models',
+      allowDownload: false,
+      clipModel: 'x/clip',
+      whisperModel: 'x/whisper',
+    });
     expect(await registry.find('speech_recognizer')).toBeUndefined();
-    expect((await registry.probe()).find((s) => s.provider === 'pocketsphinx')).toMatchObject({ state: 'unavailable', reason: 'turned off (MODELS_POCKETSPHINX=off)' });
+    expect((await registry.probe()).find((s) => s.provider === 'pocketsphinx')).toMatchObject({
+      state: 'unavailable',
+      reason: 'turned off (MODELS_POCKETSPHINX=off)',
+    });
   });
 });
 
@@ -53,9 +69,20 @@ if (missing) {
     }, 120_000);
 
     it('is the speech recogniser of the default registry when no Whisper is in MODELS_DIR', async () => {
-      const registry = createModelRegistry({ modelsDir: '/nonexistent/models', allowDownload: false, clipModel: 'x/clip', whisperModel: 'x/whisper', pocketsphinx: POCKETSPHINX_DEFAULTS });
+      const registry = createModelRegistry({
+        modelsDir: '/nonexistent/models',
+        allowDownload: false,
+        clipModel: 'x/clip',
+        whisperModel: 'x/whisper',
+        pocketsphinx: POCKETSPHINX_DEFAULTS,
+      });
       expect(await registry.find('speech_recognizer')).toBeInstanceOf(PocketSphinxRecognizer);
-      expect(registry.status().filter((s) => s.capability === 'speech_recognizer').map((s) => [s.provider, s.state])).toEqual([
+      expect(
+        registry
+          .status()
+          .filter((s) => s.capability === 'speech_recognizer')
+          .map((s) => [s.provider, s.state]),
+      ).toEqual([
         ['whisper', 'unavailable'],
         ['pocketsphinx', 'loaded'],
       ]);

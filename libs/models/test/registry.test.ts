@@ -1,5 +1,13 @@
 import { ConfigError } from '@vus/core';
-import { createModelRegistry, loadModelsConfig, missingPocketSphinx, ModelRegistry, POCKETSPHINX_DEFAULTS, type ProviderDefinition, type TextReader } from '../src';
+import {
+  createModelRegistry,
+  loadModelsConfig,
+  missingPocketSphinx,
+  ModelRegistry,
+  POCKETSPHINX_DEFAULTS,
+  type ProviderDefinition,
+  type TextReader,
+} from '../src';
 
 function fakeReader(name: string, behaviour: { missing?: string; fails?: string } = {}) {
   const calls = { check: 0, load: 0, dispose: 0 };
@@ -37,7 +45,13 @@ describe('ModelRegistry', () => {
     expect(a).toBe(fake.reader);
     expect(b).toBe(fake.reader);
     expect(fake.calls.load).toBe(1);
-    expect(registry.status()[0]).toEqual({ capability: 'text_reader', provider: 'ocr', model: 'ocr-model', kind: 'bundled', state: 'loaded' });
+    expect(registry.status()[0]).toEqual({
+      capability: 'text_reader',
+      provider: 'ocr',
+      model: 'ocr-model',
+      kind: 'bundled',
+      state: 'loaded',
+    });
   });
 
   it('falls through to the next provider of a capability and says why the first is out', async () => {
@@ -103,17 +117,52 @@ describe('createModelRegistry', () => {
 
 describe('loadModelsConfig', () => {
   it.each([
-    [{}, { modelsDir: './models', allowDownload: false, clipModel: 'Xenova/clip-vit-base-patch32', whisperModel: 'Xenova/whisper-tiny', pocketsphinx: POCKETSPHINX_DEFAULTS }],
     [
-      { MODELS_DIR: '/srv/models', MODELS_ALLOW_DOWNLOAD: 'true', MODELS_CLIP: 'me/clip', MODELS_WHISPER: 'me/whisper', MODELS_POCKETSPHINX: '/opt/ps/bin/pocketsphinx_continuous', MODELS_POCKETSPHINX_MODEL: '/opt/ps/en-us', MODELS_SPEECH_PROCESSES: '4' },
-      { modelsDir: '/srv/models', allowDownload: true, clipModel: 'me/clip', whisperModel: 'me/whisper', pocketsphinx: { binary: '/opt/ps/bin/pocketsphinx_continuous', modelDir: '/opt/ps/en-us', processes: 4 } },
+      {},
+      {
+        modelsDir: './models',
+        allowDownload: false,
+        clipModel: 'Xenova/clip-vit-base-patch32',
+        whisperModel: 'Xenova/whisper-tiny',
+        pocketsphinx: POCKETSPHINX_DEFAULTS,
+      },
     ],
-    [{ MODELS_POCKETSPHINX: 'off' }, { modelsDir: './models', allowDownload: false, clipModel: 'Xenova/clip-vit-base-patch32', whisperModel: 'Xenova/whisper-tiny', pocketsphinx: undefined }],
+    [
+      {
+        MODELS_DIR: '/srv/models',
+        MODELS_ALLOW_DOWNLOAD: 'true',
+        MODELS_CLIP: 'me/clip',
+        MODELS_WHISPER: 'me/whisper',
+        MODELS_POCKETSPHINX: '/opt/ps/bin/pocketsphinx_continuous',
+        MODELS_POCKETSPHINX_MODEL: '/opt/ps/en-us',
+        MODELS_SPEECH_PROCESSES: '4',
+      },
+      {
+        modelsDir: '/srv/models',
+        allowDownload: true,
+        clipModel: 'me/clip',
+        whisperModel: 'me/whisper',
+        pocketsphinx: { binary: '/opt/ps/bin/pocketsphinx_continuous', modelDir: '/opt/ps/en-us', processes: 4 },
+      },
+    ],
+    [
+      { MODELS_POCKETSPHINX: 'off' },
+      {
+        modelsDir: './models',
+        allowDownload: false,
+        clipModel: 'Xenova/clip-vit-base-patch32',
+        whisperModel: 'Xenova/whisper-tiny',
+        pocketsphinx: undefined,
+      },
+    ],
   ])('%p', (env, expected) => {
     expect(loadModelsConfig(env)).toEqual(expected);
   });
 
-  it.each([{ MODELS_ALLOW_DOWNLOAD: 'perhaps' }, { MODELS_SPEECH_PROCESSES: '0' }, { MODELS_SPEECH_PROCESSES: 'two' }])('rejects %p', (env) => {
-    expect(() => loadModelsConfig(env)).toThrow(ConfigError);
-  });
+  it.each([{ MODELS_ALLOW_DOWNLOAD: 'perhaps' }, { MODELS_SPEECH_PROCESSES: '0' }, { MODELS_SPEECH_PROCESSES: 'two' }])(
+    'rejects %p',
+    (env) => {
+      expect(() => loadModelsConfig(env)).toThrow(ConfigError);
+    },
+  );
 });

@@ -46,10 +46,37 @@ describe('detectSpeechRegions', () => {
     ['silence', new Float32Array(5 * RATE), []],
     ['faint hiss only', audio(5, []), []],
     ['one stretch, padded by 0.25 s', audio(5, [[1, 2]]), [[0.75, 2.25]]],
-    ['a short pause inside speech is bridged', audio(5, [[1, 2], [2.3, 3]]), [[0.75, 3.25]]],
-    ['a long pause splits', audio(6, [[1, 2], [3.5, 4.5]]), [[0.75, 2.25], [3.25, 4.75]]],
+    [
+      'a short pause inside speech is bridged',
+      audio(5, [
+        [1, 2],
+        [2.3, 3],
+      ]),
+      [[0.75, 3.25]],
+    ],
+    [
+      'a long pause splits',
+      audio(6, [
+        [1, 2],
+        [3.5, 4.5],
+      ]),
+      [
+        [0.75, 2.25],
+        [3.25, 4.75],
+      ],
+    ],
     ['a click is not speech', audio(3, [[1, 1.06]]), []],
-    ['speech at the very start and end is clamped to the audio', audio(3, [[0, 1], [2.5, 3]]), [[0, 1.25], [2.25, 3]]],
+    [
+      'speech at the very start and end is clamped to the audio',
+      audio(3, [
+        [0, 1],
+        [2.5, 3],
+      ]),
+      [
+        [0, 1.25],
+        [2.25, 3],
+      ],
+    ],
     ['talk with no pause at all', audio(4, [[0, 4]]), [[0, 4]]],
   ])('%s', (_name, samples, expected) => {
     expectRegions(detectSpeechRegions(samples), expected);
@@ -57,7 +84,10 @@ describe('detectSpeechRegions', () => {
 
   it('cuts long speech into pieces no longer than the limit that cover it all, at a quiet moment', () => {
     // 50 s of speech with a dip (a pause between words, too short to split it) at 18 s.
-    const samples = audio(52, [[1, 18], [18.2, 51]]);
+    const samples = audio(52, [
+      [1, 18],
+      [18.2, 51],
+    ]);
     const regions = detectSpeechRegions(samples);
     expect(regions.length).toBe(3);
     for (const r of regions) expect(r.end - r.start).toBeLessThanOrEqual(20.3);
@@ -91,7 +121,7 @@ describe('parsePocketSphinxWords', () => {
       'train 1.310 1.600 0.5',
       '<sil> 1.610 1.700 0.4',
       '++BREATH++ 1.710 1.800 0.4',
-      "crash 1.810 2.200 0.77",
+      'crash 1.810 2.200 0.77',
       '</s> 2.210 2.300 1.0',
       'INFO: something 1 2 3 4',
       '',
@@ -135,9 +165,37 @@ describe('the stream of speech regions', () => {
   it.each<[string, SpeechRegion[], number, number[]]>([
     ['no regions', [], 2, []],
     ['one region', [{ start: 0, end: 5 }], 2, [1]],
-    ['equal halves', [{ start: 0, end: 5 }, { start: 6, end: 11 }, { start: 12, end: 17 }, { start: 18, end: 23 }], 2, [2, 2]],
-    ['by length, not count', [{ start: 0, end: 10 }, { start: 11, end: 12 }, { start: 13, end: 14 }, { start: 15, end: 16 }], 2, [1, 3]],
-    ['one process', [{ start: 0, end: 1 }, { start: 2, end: 3 }], 1, [2]],
+    [
+      'equal halves',
+      [
+        { start: 0, end: 5 },
+        { start: 6, end: 11 },
+        { start: 12, end: 17 },
+        { start: 18, end: 23 },
+      ],
+      2,
+      [2, 2],
+    ],
+    [
+      'by length, not count',
+      [
+        { start: 0, end: 10 },
+        { start: 11, end: 12 },
+        { start: 13, end: 14 },
+        { start: 15, end: 16 },
+      ],
+      2,
+      [1, 3],
+    ],
+    [
+      'one process',
+      [
+        { start: 0, end: 1 },
+        { start: 2, end: 3 },
+      ],
+      1,
+      [2],
+    ],
   ])('shares out %s', (_name, input, count, sizes) => {
     const groups = shareOut(input, count);
     expect(groups.map((g) => g.length)).toEqual(sizes);
@@ -189,11 +247,24 @@ describe('describeSpeechProviders', () => {
   });
 
   it.each<[string, ProviderStatus[], string | undefined, RegExp]>([
-    ['Whisper first when present', [status('whisper', 'downloadable', 'available'), status('pocketsphinx', 'bundled', 'available')], 'whisper', /^whisper \(whisper-model, downloadable\)$/],
-    ['the bundled one without Whisper', [status('whisper', 'downloadable', 'unavailable', 'not in MODELS_DIR'), status('pocketsphinx', 'bundled', 'loaded')], 'pocketsphinx', /^pocketsphinx \(pocketsphinx-model, bundled\)$/],
+    [
+      'Whisper first when present',
+      [status('whisper', 'downloadable', 'available'), status('pocketsphinx', 'bundled', 'available')],
+      'whisper',
+      /^whisper \(whisper-model, downloadable\)$/,
+    ],
+    [
+      'the bundled one without Whisper',
+      [status('whisper', 'downloadable', 'unavailable', 'not in MODELS_DIR'), status('pocketsphinx', 'bundled', 'loaded')],
+      'pocketsphinx',
+      /^pocketsphinx \(pocketsphinx-model, bundled\)$/,
+    ],
     [
       'none, with every reason',
-      [status('whisper', 'downloadable', 'unavailable', 'not in MODELS_DIR'), status('pocketsphinx', 'bundled', 'unavailable', 'not installed')],
+      [
+        status('whisper', 'downloadable', 'unavailable', 'not in MODELS_DIR'),
+        status('pocketsphinx', 'bundled', 'unavailable', 'not installed'),
+      ],
       undefined,
       /^none installed: videos without subtitles .* \(whisper: not in MODELS_DIR; pocketsphinx: not installed\)$/,
     ],

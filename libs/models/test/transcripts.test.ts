@@ -61,17 +61,27 @@ describe('parseTranscript', () => {
   it.each<[string, string, TranscriptCue[]]>([
     ['srt', SRT, both],
     ['srt with CRLF and BOM', `\uFEFF${SRT.replace(/\n/g, '\r\n')}`, both],
-    ['srt without counters, unordered', '00:00:05,000 --> 00:00:06,000\nB\n\n00:00:01,000 --> 00:00:02,000\nA\n', [
-      { start: 1, end: 2, text: 'A' },
-      { start: 5, end: 6, text: 'B' },
-    ]],
-    ['srt cue without text is skipped', '1\n00:00:01,000 --> 00:00:02,000\n\n2\n00:00:03,000 --> 00:00:04,000\nX\n', [
-      { start: 3, end: 4, text: 'X' },
-    ]],
-    ['vtt', VTT, [
-      { start: 1, end: 4.5, text: 'Hello there.' },
-      { start: 5, end: 7.25, text: 'General Kenobi & co <3' },
-    ]],
+    [
+      'srt without counters, unordered',
+      '00:00:05,000 --> 00:00:06,000\nB\n\n00:00:01,000 --> 00:00:02,000\nA\n',
+      [
+        { start: 1, end: 2, text: 'A' },
+        { start: 5, end: 6, text: 'B' },
+      ],
+    ],
+    [
+      'srt cue without text is skipped',
+      '1\n00:00:01,000 --> 00:00:02,000\n\n2\n00:00:03,000 --> 00:00:04,000\nX\n',
+      [{ start: 3, end: 4, text: 'X' }],
+    ],
+    [
+      'vtt',
+      VTT,
+      [
+        { start: 1, end: 4.5, text: 'Hello there.' },
+        { start: 5, end: 7.25, text: 'General Kenobi & co <3' },
+      ],
+    ],
   ])('%s', (_name, input, cues) => {
     expect(parseTranscript(input)).toEqual(cues);
   });
@@ -90,7 +100,12 @@ describe('parseTranscript', () => {
     ['end before start', '\n\n1\n00:00:05,000 --> 00:00:02,000\nhi\n', {}, /Line 4: the cue ends \(2s\) before it starts \(5s\)/],
     ['empty srt', '', { format: 'srt' }, /no cues were found/],
     ['vtt without header', '00:01.000 --> 00:02.000\nhi\n', { format: 'vtt' }, /must start with "WEBVTT"/],
-    ['vtt with a broken cue', 'WEBVTT\n\n00:01.000 --> 00:02.000\nhi\n\nid\n00:03 --> 00:04\nho\n', {}, /Line 7: "00:03 --> 00:04" is not a valid time range/],
+    [
+      'vtt with a broken cue',
+      'WEBVTT\n\n00:01.000 --> 00:02.000\nhi\n\nid\n00:03 --> 00:04\nho\n',
+      {},
+      /Line 7: "00:03 --> 00:04" is not a valid time range/,
+    ],
     ['plain text without duration', 'hello', {}, /duration is needed/],
     ['blank plain text', '  \n\n ', { format: 'text', duration: 10 }, /has no text/],
   ])('rejects %s', (_name, input, options, message) => {

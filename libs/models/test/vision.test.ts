@@ -61,7 +61,9 @@ describe('bundled TensorFlow.js detectors', () => {
   });
 
   it('finds no person in an empty frame', async () => {
-    const empty = await sharp({ create: { width: 1280, height: 720, channels: 3, background: '#7a8a99' } }).jpeg().toBuffer();
+    const empty = await sharp({ create: { width: 1280, height: 720, channels: 3, background: '#7a8a99' } })
+      .jpeg()
+      .toBuffer();
     expect((await objects.detectObjects(empty)).filter((o) => o.label === 'person')).toEqual([]);
   });
 

@@ -3,12 +3,21 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createModelRegistry, ModelRegistry, POCKETSPHINX_DEFAULTS, WhisperRecognizer, whisperProvider, type ModelsConfig, type SpeechRecognizer } from '../src';
+import {
+  createModelRegistry,
+  ModelRegistry,
+  POCKETSPHINX_DEFAULTS,
+  WhisperRecognizer,
+  whisperProvider,
+  type ModelsConfig,
+  type SpeechRecognizer,
+} from '../src';
 import { makeTinyModels, type TinyModels } from './helpers/tiny-models';
 import { wav } from './helpers/wav';
 
 /** A tone with a pause, 16 kHz mono: the tiny model's transcript does not depend on it. */
-const tone = (seconds: number): Float32Array => Float32Array.from({ length: seconds * 16_000 }, (_, i) => 0.3 * Math.sin((2 * Math.PI * 220 * i) / 16_000));
+const tone = (seconds: number): Float32Array =>
+  Float32Array.from({ length: seconds * 16_000 }, (_, i) => 0.3 * Math.sin((2 * Math.PI * 220 * i) / 16_000));
 
 describe('Whisper speech recogniser (transformers.js)', () => {
   let tiny: TinyModels;
@@ -35,11 +44,22 @@ describe('Whisper speech recogniser (transformers.js)', () => {
   });
 
   it('is chosen before the bundled PocketSphinx when its files are in MODELS_DIR', async () => {
-    const config: ModelsConfig = { modelsDir: tiny.dir, allowDownload: false, clipModel: 'absent/clip', whisperModel: tiny.ids.whisper!, pocketsphinx: POCKETSPHINX_DEFAULTS };
+    const config: ModelsConfig = {
+      modelsDir: tiny.dir,
+      allowDownload: false,
+      clipModel: 'absent/clip',
+      whisperModel: tiny.ids.whisper!,
+      pocketsphinx: POCKETSPHINX_DEFAULTS,
+    };
     const both = createModelRegistry(config);
     try {
       expect(await both.find('speech_recognizer')).toBeInstanceOf(WhisperRecognizer);
-      expect(both.status().filter((s) => s.capability === 'speech_recognizer').map((s) => [s.provider, s.state])).toEqual([
+      expect(
+        both
+          .status()
+          .filter((s) => s.capability === 'speech_recognizer')
+          .map((s) => [s.provider, s.state]),
+      ).toEqual([
         ['whisper', 'loaded'],
         // Never loaded: the first provider that loads serves the capability.
         ['pocketsphinx', 'available'],
@@ -72,13 +92,20 @@ describe('Whisper speech recogniser (transformers.js)', () => {
 
 describe('Whisper when the model is absent', () => {
   it('is reported unavailable with a clear reason', async () => {
-    const config: ModelsConfig = { modelsDir: '/nonexistent/models', allowDownload: false, clipModel: 'x', whisperModel: 'Xenova/whisper-tiny' };
+    const config: ModelsConfig = {
+      modelsDir: '/nonexistent/models',
+      allowDownload: false,
+      clipModel: 'x',
+      whisperModel: 'Xenova/whisper-tiny',
+    };
     const registry = new ModelRegistry([whisperProvider(config)]);
     expect(await registry.find('speech_recognizer')).toBeUndefined();
     expect(registry.status()[0]).toMatchObject({
       provider: 'whisper',
       state: 'unavailable',
-      reason: expect.stringMatching(/^Whisper model Xenova\/whisper-tiny is not in MODELS_DIR \(.*lacks config\.json, .*onnx\/decoder_model_merged\.onnx\)/),
+      reason: expect.stringMatching(
+        /^Whisper model Xenova\/whisper-tiny is not in MODELS_DIR \(.*lacks config\.json, .*onnx\/decoder_model_merged\.onnx\)/,
+      ),
     });
   });
 });

@@ -10,7 +10,13 @@ export interface BackgroundJob {
  * A job that runs `run` now and then every `everyMs` (one round at a time; a failed round is
  * logged and the next one comes on time). Stopping waits for the round in flight.
  */
-export function intervalJob(options: { name: string; everyMs: number; runAtStart?: boolean; logger: Logger; run: () => Promise<unknown> }): BackgroundJob {
+export function intervalJob(options: {
+  name: string;
+  everyMs: number;
+  runAtStart?: boolean;
+  logger: Logger;
+  run: () => Promise<unknown>;
+}): BackgroundJob {
   return {
     name: options.name,
     start() {

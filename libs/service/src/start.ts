@@ -11,7 +11,10 @@ type Definition<O extends object, X extends object> = ServiceDefinition<O, z.Zod
 export type RunningService<Extra extends object = object> = { readonly address: string; stop(): Promise<void> } & Extra;
 
 /** Its migrations, after the events tables (when it writes or consumes events) and its libraries'. */
-export async function migrateService(db: Database, definition: Pick<Definition<object, object>, 'migrations' | 'outbox' | 'consumes' | 'libraryMigrations'>): Promise<void> {
+export async function migrateService(
+  db: Database,
+  definition: Pick<Definition<object, object>, 'migrations' | 'outbox' | 'consumes' | 'libraryMigrations'>,
+): Promise<void> {
   if (definition.outbox || definition.consumes) await migrate(db, EVENTS_MIGRATIONS);
   for (const set of definition.libraryMigrations ?? []) await migrate(db, set);
   await migrate(db, { dir: definition.migrations, table: 'pgmigrations' });
@@ -21,7 +24,10 @@ export async function migrateService(db: Database, definition: Pick<Definition<o
  * Starts a service: database (migrated), outbox relay, the domain (`build`), the gRPC server with
  * readiness following the database, consumers, background jobs. `stop` undoes it in reverse order.
  */
-export async function startService<O extends object, X extends object>(definition: Definition<O, X>, options: KitOptions & O): Promise<RunningService<X>> {
+export async function startService<O extends object, X extends object>(
+  definition: Definition<O, X>,
+  options: KitOptions & O,
+): Promise<RunningService<X>> {
   const { logger, bus } = options;
   const stack: (() => unknown)[] = [];
   const stop = async () => {
@@ -40,7 +46,14 @@ export async function startService<O extends object, X extends object>(definitio
     stack.push(async () => {
       for (const close of closers.reverse()) await close();
     });
-    const scope = { db, logger, bus, clock: options.clock ?? systemClock, eventsWritten: () => relay?.wake(), onStop: (close: () => unknown) => closers.push(close) };
+    const scope = {
+      db,
+      logger,
+      bus,
+      clock: options.clock ?? systemClock,
+      eventsWritten: () => relay?.wake(),
+      onStop: (close: () => unknown) => closers.push(close),
+    };
     const parts = await definition.build(scope, options);
 
     const protoService = serviceEntry(definition.name).protoService!;
@@ -59,7 +72,11 @@ export async function startService<O extends object, X extends object>(definitio
       // A handler runs for the request its event was written for: its calls carry that request id
       // (and its trace, when this process does not trace: libs/events makes the consumer span).
       const handler = consumer.handler;
-      const subscription = await bus!.subscribe({ ...consumer, handler: (event: EventEnvelope) => withCaller({ requestId: event.request_id, traceparent: event.traceparent }, () => handler(event)) });
+      const subscription = await bus!.subscribe({
+        ...consumer,
+        handler: (event: EventEnvelope) =>
+          withCaller({ requestId: event.request_id, traceparent: event.traceparent }, () => handler(event)),
+      });
       stack.push(() => subscription.stop());
     }
     for (const job of parts.jobs ?? []) {

@@ -47,10 +47,15 @@ function recordingService(steps: string[]) {
 }
 
 describe('startService', () => {
-  it('migrates, serves, consumes with the event\'s request id, and stops jobs before closers', async () => {
+  it("migrates, serves, consumes with the event's request id, and stops jobs before closers", async () => {
     const steps: string[] = [];
     const bus = new InProcessEventBus({ logger });
-    const running = await startService(recordingService(steps), { bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, bus, logger });
+    const running = await startService(recordingService(steps), {
+      bind: '127.0.0.1:0',
+      database: { kind: 'pglite', dataDir: 'memory://' },
+      bus,
+      logger,
+    });
     const client = createClient(loadProto().proto.vus.index.v1.IndexService, running.address);
     await expect(callUnary((md, opts, cb) => client.GetIndex({ index_id: 'x' }, md, opts, cb), {})).resolves.toMatchObject({ id: 'x' });
     client.close();

@@ -25,7 +25,10 @@ export async function cachedFixture(
   spec: unknown,
   build: (outPath: string) => Promise<void>,
 ): Promise<string> {
-  const hash = createHash('sha256').update(JSON.stringify({ v: GENERATOR_VERSION, spec })).digest('hex').slice(0, 16);
+  const hash = createHash('sha256')
+    .update(JSON.stringify({ v: GENERATOR_VERSION, spec }))
+    .digest('hex')
+    .slice(0, 16);
   const dir = fixtureDir();
   const path = join(dir, `${name}-${hash}.${extension}`);
   if (await exists(path)) return path;

@@ -29,4 +29,12 @@ export {
 } from './videos';
 export { serveFiles, type FileServer, type FileServerRequest } from './file-server';
 export { codeOf, errorOf, type CaughtError } from './errors';
-export { speechFixture, speechFixtures, speechFixtureWav, labelsFound, SPEECH_LABEL_TOLERANCE_SEC, type SpeechFixture, type SpeechLabel } from './speech';
+export {
+  speechFixture,
+  speechFixtures,
+  speechFixtureWav,
+  labelsFound,
+  SPEECH_LABEL_TOLERANCE_SEC,
+  type SpeechFixture,
+  type SpeechLabel,
+} from './speech';

@@ -28,7 +28,12 @@ export const PHOTOS = {
   /** A kitten among leaves, its head and chest (detector: cat 0.45; 0.29 on the whole picture). */
   cat: { package: 'ij-test', file: 'img/cat.jpg', crop: { left: 100, top: 0, width: 400, height: 400 }, labels: ['cat'] },
   /** A smartphone lying on a sofa, cut from a group photo (detector: cell phone 0.47). */
-  phone: { package: '@vladmandic/face-api', file: 'demo/sample2.jpg', crop: { left: 0, top: 1150, width: 400, height: 217 }, labels: ['cell phone'] },
+  phone: {
+    package: '@vladmandic/face-api',
+    file: 'demo/sample2.jpg',
+    crop: { left: 0, top: 1150, width: 400, height: 217 },
+    labels: ['cell phone'],
+  },
 } as const satisfies Record<string, PhotoSource>;
 
 export type PhotoName = keyof typeof PHOTOS;
@@ -44,7 +49,19 @@ export async function photoPath(name: PhotoName): Promise<string> {
   const { crop } = photo;
   if (!crop) return source;
   return cachedFixture(`photo-${name}`, 'png', { source: photo.file, crop }, (out) =>
-    runFfmpeg(['-i', source, '-vf', `crop=${crop.width}:${crop.height}:${crop.left}:${crop.top}`, '-frames:v', '1', '-f', 'image2', '-c:v', 'png', out]),
+    runFfmpeg([
+      '-i',
+      source,
+      '-vf',
+      `crop=${crop.width}:${crop.height}:${crop.left}:${crop.top}`,
+      '-frames:v',
+      '1',
+      '-f',
+      'image2',
+      '-c:v',
+      'png',
+      out,
+    ]),
   );
 }
 

@@ -154,15 +154,32 @@ export async function renderVideo(spec: VideoSpec, outPath: string): Promise<voi
     maps.push('-map', `${subs}:s`, '-c:s', spec.subtitles.codec, '-metadata:s:s:0', `language=${spec.subtitles.language}`);
   }
   try {
-    await runFfmpeg([
-    ...inputs,
-    '-filter_complex', filters.join(';'),
-    ...maps,
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '23', '-pix_fmt', 'yuv420p', '-r', String(fps),
-    '-g', String(fps * 2), '-t', String(total),
-    '-f', spec.container === 'mkv' ? 'matroska' : 'mp4',
-    outPath,
-    ], { timeoutMs: 5 * 60_000 });
+    await runFfmpeg(
+      [
+        ...inputs,
+        '-filter_complex',
+        filters.join(';'),
+        ...maps,
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-crf',
+        '23',
+        '-pix_fmt',
+        'yuv420p',
+        '-r',
+        String(fps),
+        '-g',
+        String(fps * 2),
+        '-t',
+        String(total),
+        '-f',
+        spec.container === 'mkv' ? 'matroska' : 'mp4',
+        outPath,
+      ],
+      { timeoutMs: 5 * 60_000 },
+    );
   } finally {
     await rm(`${outPath}.srt`, { force: true });
   }

@@ -38,7 +38,10 @@ export const SPEECH_LABEL_TOLERANCE_SEC = 1.5;
 /** The labelled real-speech fixtures. Throws when a package that holds one is not installed. */
 export function speechFixtures(): SpeechFixture[] {
   const labels = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'speech-labels.json'), 'utf8')) as LabelsFile;
-  return labels.fixtures.map((fixture) => ({ ...fixture, path: join(dirname(require.resolve(`${fixture.package}/package.json`)), fixture.file) }));
+  return labels.fixtures.map((fixture) => ({
+    ...fixture,
+    path: join(dirname(require.resolve(`${fixture.package}/package.json`)), fixture.file),
+  }));
 }
 
 /** The fixture of that name (`twelvelabs-example`: the official SDK's 160 s news clip). */
@@ -67,7 +70,10 @@ export function labelsFound(
 ): SpeechLabel[] {
   return labels.filter((label) =>
     lines.some((line) => {
-      const text = ` ${line.text.toLowerCase().replace(/[^a-z0-9' ]+/g, ' ').replace(/\s+/g, ' ')} `;
+      const text = ` ${line.text
+        .toLowerCase()
+        .replace(/[^a-z0-9' ]+/g, ' ')
+        .replace(/\s+/g, ' ')} `;
       return text.includes(` ${label.words} `) && line.start - tolerance <= label.time && label.time <= line.end + tolerance;
     }),
   );

@@ -22,7 +22,11 @@ export async function generateVideo(name: string, spec: VideoSpec): Promise<Gene
  */
 export function textScenesVideo(): Promise<GeneratedVideo> {
   return generateVideo('text-scenes', {
-    width: 1280, height: 720, fps: 25, audio: 'tone', container: 'mp4',
+    width: 1280,
+    height: 720,
+    fps: 25,
+    audio: 'tone',
+    container: 'mp4',
     scenes: [
       { durationSec: 4, background: '0x1f3b73', texts: [{ text: 'ORANGE' }] },
       { durationSec: 4, background: '0x2e7d32', texts: [{ text: 'PLANET' }, { text: 'GARDEN', y: 520, fromSec: 2 }] },
@@ -44,7 +48,11 @@ export const SUBTITLE_SENTENCES = [
  */
 export function subtitledVideo(container: 'mp4' | 'mkv' = 'mp4'): Promise<GeneratedVideo> {
   return generateVideo(`subtitled-${container}`, {
-    width: 640, height: 480, fps: 25, audio: 'tone', container,
+    width: 640,
+    height: 480,
+    fps: 25,
+    audio: 'tone',
+    container,
     scenes: [{ durationSec: 10, background: '0x263238', texts: [{ text: 'INTERVIEW' }] }],
     subtitles: {
       codec: container === 'mp4' ? 'mov_text' : 'srt',
@@ -64,7 +72,11 @@ export function subtitledVideo(container: 'mp4' | 'mkv' = 'mp4'): Promise<Genera
  */
 export function wordsAndSubtitlesVideo(): Promise<GeneratedVideo> {
   return generateVideo('words-and-subtitles', {
-    width: 1280, height: 720, fps: 25, audio: 'tone', container: 'mp4',
+    width: 1280,
+    height: 720,
+    fps: 25,
+    audio: 'tone',
+    container: 'mp4',
     scenes: [
       { durationSec: 4, background: '0x1f3b73', texts: [{ text: 'ORANGE' }] },
       { durationSec: 4, background: '0x2e7d32', texts: [{ text: 'PLANET' }, { text: 'GARDEN', y: 520, fromSec: 2 }] },
@@ -91,7 +103,11 @@ export function objectsVideo(): Promise<GeneratedVideo> {
   const photos: PhotoName[] = ['people', 'cells', 'cat', 'phone'];
   const backgrounds = ['0x101010', '0xf5f5f5', '0x37474f', '0xe0e0e0'];
   return generateVideo('objects', {
-    width: 1280, height: 720, fps: 25, audio: 'tone', container: 'mp4',
+    width: 1280,
+    height: 720,
+    fps: 25,
+    audio: 'tone',
+    container: 'mp4',
     scenes: photos.map((photo, i) => ({ durationSec: 3, background: backgrounds[i]!, photos: [photo] })),
   });
 }
@@ -99,7 +115,11 @@ export function objectsVideo(): Promise<GeneratedVideo> {
 /** 6 s, 640x480, picture only: no audio track at all. */
 export function silentVideo(): Promise<GeneratedVideo> {
   return generateVideo('silent', {
-    width: 640, height: 480, fps: 25, audio: 'none', container: 'mp4',
+    width: 640,
+    height: 480,
+    fps: 25,
+    audio: 'none',
+    container: 'mp4',
     scenes: [{ durationSec: 6, background: '0x4a148c', texts: [{ text: 'SILENCE' }] }],
   });
 }
@@ -107,7 +127,11 @@ export function silentVideo(): Promise<GeneratedVideo> {
 /** 2 s, 640x480 with audio: too short to index (the minimum is 4 s). */
 export function shortVideo(): Promise<GeneratedVideo> {
   return generateVideo('short', {
-    width: 640, height: 480, fps: 25, audio: 'tone', container: 'mp4',
+    width: 640,
+    height: 480,
+    fps: 25,
+    audio: 'tone',
+    container: 'mp4',
     scenes: [{ durationSec: 2, background: '0x006064', texts: [{ text: 'SHORT' }] }],
   });
 }
@@ -115,7 +139,11 @@ export function shortVideo(): Promise<GeneratedVideo> {
 /** 6 s, 320x240 with audio: below the 360x360 minimum. */
 export function lowResolutionVideo(): Promise<GeneratedVideo> {
   return generateVideo('low-resolution', {
-    width: 320, height: 240, fps: 25, audio: 'tone', container: 'mp4',
+    width: 320,
+    height: 240,
+    fps: 25,
+    audio: 'tone',
+    container: 'mp4',
     scenes: [{ durationSec: 6, background: '0x3e2723', texts: [{ text: 'TINY' }] }],
   });
 }

@@ -19,7 +19,9 @@ import {
 jest.setTimeout(120_000);
 
 describe('video fixtures', () => {
-  it.each<[string, () => Promise<GeneratedVideo>, { container: string; width: number; height: number; hasAudio: boolean; subtitles: number }]>([
+  it.each<
+    [string, () => Promise<GeneratedVideo>, { container: string; width: number; height: number; hasAudio: boolean; subtitles: number }]
+  >([
     ['textScenesVideo', textScenesVideo, { container: 'mp4', width: 1280, height: 720, hasAudio: true, subtitles: 0 }],
     ['subtitledVideo mp4', () => subtitledVideo('mp4'), { container: 'mp4', width: 640, height: 480, hasAudio: true, subtitles: 1 }],
     ['subtitledVideo mkv', () => subtitledVideo('mkv'), { container: 'matroska', width: 640, height: 480, hasAudio: true, subtitles: 1 }],
@@ -31,7 +33,11 @@ describe('video fixtures', () => {
   ])('%s is what its ground truth says', async (_name, generate, expected) => {
     const { path, truth } = await generate();
     const info = await probe(path);
-    expect(info).toMatchObject({ container: expected.container, video: { width: expected.width, height: expected.height }, hasAudio: expected.hasAudio });
+    expect(info).toMatchObject({
+      container: expected.container,
+      video: { width: expected.width, height: expected.height },
+      hasAudio: expected.hasAudio,
+    });
     expect(info.subtitles).toHaveLength(expected.subtitles);
     expect(info.durationSec).toBeCloseTo(truth.durationSec, 1);
     expect({ width: truth.width, height: truth.height, hasAudio: truth.hasAudio }).toEqual({
@@ -84,7 +90,11 @@ describe('video fixtures', () => {
 describe('truthOf', () => {
   it('turns scene-relative text times into absolute ones', () => {
     const truth = truthOf({
-      width: 640, height: 480, fps: 25, audio: 'none', container: 'mp4',
+      width: 640,
+      height: 480,
+      fps: 25,
+      audio: 'none',
+      container: 'mp4',
       scenes: [
         { durationSec: 3, background: 'black', texts: [{ text: 'ONE' }] },
         { durationSec: 4, background: 'white', photos: ['cat', 'phone'], texts: [{ text: 'TWO', fromSec: 1, toSec: 2 }] },
@@ -100,7 +110,14 @@ describe('truthOf', () => {
   });
 
   it('refuses overlay text that would need filtergraph escaping', async () => {
-    const spec = { width: 640, height: 480, fps: 25, audio: 'none' as const, container: 'mp4' as const, scenes: [{ durationSec: 1, background: 'black', texts: [{ text: "it's:here" }] }] };
+    const spec = {
+      width: 640,
+      height: 480,
+      fps: 25,
+      audio: 'none' as const,
+      container: 'mp4' as const,
+      scenes: [{ durationSec: 1, background: 'black', texts: [{ text: "it's:here" }] }],
+    };
     await expect(renderVideo(spec, '/nonexistent/out.mp4')).rejects.toThrow(/letters, digits and spaces/);
   });
 });

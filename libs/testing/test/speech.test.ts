@@ -8,13 +8,27 @@ describe('labelsFound', () => {
   ];
 
   it.each<[string, { start: number; end: number; text: string }[], string[]]>([
-    ['both, inside their lines', [{ start: 7.8, end: 13.2, text: 'the cockpit train crash twelve days' }, { start: 45.9, end: 50.8, text: 'something called vinyl chloride' }], ['train crash', 'vinyl chloride']],
+    [
+      'both, inside their lines',
+      [
+        { start: 7.8, end: 13.2, text: 'the cockpit train crash twelve days' },
+        { start: 45.9, end: 50.8, text: 'something called vinyl chloride' },
+      ],
+      ['train crash', 'vinyl chloride'],
+    ],
     ['a line ending up to 1.5 s before the time', [{ start: 5, end: 9.5, text: 'Train crash!' }], ['train crash']],
     ['not a line ending more than 1.5 s before', [{ start: 5, end: 9.4, text: 'train crash' }], []],
     ['a line starting up to 1.5 s after', [{ start: 12.4, end: 14, text: 'train crash' }], ['train crash']],
     ['not the words out of order', [{ start: 10, end: 12, text: 'crash train' }], []],
     ['not part of a word', [{ start: 10, end: 12, text: 'the trains crashed' }], []],
-    ['not the words split over two lines', [{ start: 10, end: 11, text: 'train' }, { start: 11, end: 12, text: 'crash' }], []],
+    [
+      'not the words split over two lines',
+      [
+        { start: 10, end: 11, text: 'train' },
+        { start: 11, end: 12, text: 'crash' },
+      ],
+      [],
+    ],
   ])('%s', (_name, lines, found) => {
     expect(labelsFound(lines, labels).map((l) => l.words)).toEqual(found);
   });

@@ -72,11 +72,49 @@ export const LIMITS = {
  * the noun hierarchy, its "unique beginners", and the broad nodes right below them.
  */
 export const ABSTRACT_HYPERNYMS: ReadonlySet<string> = new Set([
-  'entity', 'physical entity', 'abstraction', 'abstract entity', 'thing', 'object', 'physical object', 'whole', 'unit',
-  'artifact', 'artefact', 'living thing', 'animate thing', 'organism', 'being', 'causal agent', 'cause', 'causal agency',
-  'matter', 'substance', 'part', 'portion', 'piece', 'relation', 'attribute', 'group', 'grouping', 'measure', 'quantity',
-  'amount', 'psychological feature', 'event', 'act', 'deed', 'human action', 'human activity', 'communication',
-  'instrumentality', 'instrumentation', 'state', 'location', 'process', 'physical process',
+  'entity',
+  'physical entity',
+  'abstraction',
+  'abstract entity',
+  'thing',
+  'object',
+  'physical object',
+  'whole',
+  'unit',
+  'artifact',
+  'artefact',
+  'living thing',
+  'animate thing',
+  'organism',
+  'being',
+  'causal agent',
+  'cause',
+  'causal agency',
+  'matter',
+  'substance',
+  'part',
+  'portion',
+  'piece',
+  'relation',
+  'attribute',
+  'group',
+  'grouping',
+  'measure',
+  'quantity',
+  'amount',
+  'psychological feature',
+  'event',
+  'act',
+  'deed',
+  'human action',
+  'human activity',
+  'communication',
+  'instrumentality',
+  'instrumentation',
+  'state',
+  'location',
+  'process',
+  'physical process',
 ]);
 
 /**
@@ -84,23 +122,190 @@ export const ABSTRACT_HYPERNYMS: ReadonlySet<string> = new Set([
  * taxonomy is deep (cow → cattle → bovine → bovid → ruminant → … → mammal → … → animal).
  */
 export const BROAD_CATEGORIES: ReadonlySet<string> = new Set([
-  'animal', 'mammal', 'bird', 'fish', 'reptile', 'amphibian', 'insect', 'vehicle', 'craft', 'food', 'fruit', 'vegetable',
-  'plant', 'flower', 'tree', 'furniture', 'appliance', 'device', 'tool', 'implement', 'toy', 'clothing', 'container',
-  'equipment', 'sports equipment', 'electronic equipment', 'machine', 'structure', 'building', 'person',
+  'animal',
+  'mammal',
+  'bird',
+  'fish',
+  'reptile',
+  'amphibian',
+  'insect',
+  'vehicle',
+  'craft',
+  'food',
+  'fruit',
+  'vegetable',
+  'plant',
+  'flower',
+  'tree',
+  'furniture',
+  'appliance',
+  'device',
+  'tool',
+  'implement',
+  'toy',
+  'clothing',
+  'container',
+  'equipment',
+  'sports equipment',
+  'electronic equipment',
+  'machine',
+  'structure',
+  'building',
+  'person',
 ]);
 
 /** Function words dropped from queries (numbers are kept), and words that only frame a video query. */
 export const STOPWORDS: ReadonlySet<string> = new Set([
-  'a', 'an', 'the', 'and', 'or', 'but', 'nor', 'so', 'yet', 'if', 'then', 'than', 'as', 'of', 'at', 'by', 'for', 'with',
-  'without', 'about', 'against', 'between', 'into', 'onto', 'through', 'during', 'before', 'after', 'above', 'below', 'to',
-  'from', 'up', 'down', 'in', 'out', 'on', 'off', 'over', 'under', 'again', 'further', 'once', 'here', 'there', 'when',
-  'where', 'why', 'how', 'all', 'any', 'both', 'each', 'few', 'more', 'most', 'other', 'some', 'such', 'no', 'not', 'only',
-  'own', 'same', 'too', 'very', 'can', 'will', 'just', 'should', 'would', 'could', 'may', 'might', 'must', 'shall', 'is',
-  'am', 'are', 'was', 'were', 'be', 'been', 'being', 'have', 'has', 'had', 'having', 'do', 'does', 'did', 'doing', 'i',
-  'me', 'my', 'myself', 'we', 'us', 'our', 'ours', 'you', 'your', 'yours', 'he', 'him', 'his', 'she', 'her', 'hers', 'it',
-  'its', 'they', 'them', 'their', 'theirs', 'what', 'which', 'who', 'whom', 'whose', 'this', 'that', 'these', 'those',
-  'while', 'until', 'because', 'also', "don't", "doesn't", "isn't", "aren't", "can't", 'via', 'per', 'along', 'around',
-  'among', 'within', 'upon', 'near', 'show', 'shows', 'showing', 'find', 'video', 'videos', 'clip', 'clips', 'scene',
+  'a',
+  'an',
+  'the',
+  'and',
+  'or',
+  'but',
+  'nor',
+  'so',
+  'yet',
+  'if',
+  'then',
+  'than',
+  'as',
+  'of',
+  'at',
+  'by',
+  'for',
+  'with',
+  'without',
+  'about',
+  'against',
+  'between',
+  'into',
+  'onto',
+  'through',
+  'during',
+  'before',
+  'after',
+  'above',
+  'below',
+  'to',
+  'from',
+  'up',
+  'down',
+  'in',
+  'out',
+  'on',
+  'off',
+  'over',
+  'under',
+  'again',
+  'further',
+  'once',
+  'here',
+  'there',
+  'when',
+  'where',
+  'why',
+  'how',
+  'all',
+  'any',
+  'both',
+  'each',
+  'few',
+  'more',
+  'most',
+  'other',
+  'some',
+  'such',
+  'no',
+  'not',
+  'only',
+  'own',
+  'same',
+  'too',
+  'very',
+  'can',
+  'will',
+  'just',
+  'should',
+  'would',
+  'could',
+  'may',
+  'might',
+  'must',
+  'shall',
+  'is',
+  'am',
+  'are',
+  'was',
+  'were',
+  'be',
+  'been',
+  'being',
+  'have',
+  'has',
+  'had',
+  'having',
+  'do',
+  'does',
+  'did',
+  'doing',
+  'i',
+  'me',
+  'my',
+  'myself',
+  'we',
+  'us',
+  'our',
+  'ours',
+  'you',
+  'your',
+  'yours',
+  'he',
+  'him',
+  'his',
+  'she',
+  'her',
+  'hers',
+  'it',
+  'its',
+  'they',
+  'them',
+  'their',
+  'theirs',
+  'what',
+  'which',
+  'who',
+  'whom',
+  'whose',
+  'this',
+  'that',
+  'these',
+  'those',
+  'while',
+  'until',
+  'because',
+  'also',
+  "don't",
+  "doesn't",
+  "isn't",
+  "aren't",
+  "can't",
+  'via',
+  'per',
+  'along',
+  'around',
+  'among',
+  'within',
+  'upon',
+  'near',
+  'show',
+  'shows',
+  'showing',
+  'find',
+  'video',
+  'videos',
+  'clip',
+  'clips',
+  'scene',
   'scenes',
 ]);
 
@@ -108,7 +313,11 @@ const NUMBER = /^\d+(?:[.,]\d+)*$/;
 
 /** Lower-cased words, keeping inner apostrophes and hyphens (t-shirt), without a possessive 's. */
 export function tokenize(text: string): string[] {
-  const words = text.toLowerCase().replace(/’/g, "'").match(/[\p{L}\p{N}]+(?:['-][\p{L}\p{N}]+)*/gu) ?? [];
+  const words =
+    text
+      .toLowerCase()
+      .replace(/’/g, "'")
+      .match(/[\p{L}\p{N}]+(?:['-][\p{L}\p{N}]+)*/gu) ?? [];
   return words.map((word) => word.replace(/'s$/, ''));
 }
 
@@ -219,7 +428,11 @@ function buildGroup(surface: string, resolved: Resolved | undefined, wordnet: Wo
   const keepNames = senses[0] !== undefined && isName(senses[0]);
   const isFirst = (rank: number) => ordered && rank === 0;
   const synonyms = senses.flatMap((sense, rank) =>
-    searchWords(sense, keepNames).map((text) => ({ text, weight: isFirst(rank) ? WEIGHTS.synonym : WEIGHTS.otherSenseSynonym, kind: 'synonym' as const })),
+    searchWords(sense, keepNames).map((text) => ({
+      text,
+      weight: isFirst(rank) ? WEIGHTS.synonym : WEIGHTS.otherSenseSynonym,
+      kind: 'synonym' as const,
+    })),
   );
   const hypernyms = senses.slice(0, LIMITS.hypernymSenses).flatMap((sense, rank) => {
     const above = sense.hypernyms.map((offset) => wordnet.synset(resolved.pos, offset)).filter((synset) => !isAbstract(synset));
@@ -255,7 +468,7 @@ export interface ResolvedTerm {
 export function resolveTerms(text: string, wordnet: WordNetReader): ResolvedTerm[] {
   const words = tokenize(text);
   const terms: ResolvedTerm[] = [];
-  for (let at = 0; at < words.length; ) {
+  for (let at = 0; at < words.length;) {
     const word = words[at] ?? '';
     if (STOPWORDS.has(word)) {
       at += 1;
@@ -336,9 +549,12 @@ function labelSense(resolved: Resolved, hint: string | undefined, wordnet: WordN
   if (hint === undefined) return senses[0];
   const mentions = (synset: Synset): boolean => {
     const seen = new Set<number>();
-    for (let level = [synset]; level.length > 0; ) {
+    for (let level = [synset]; level.length > 0;) {
       if (level.some((s) => s.words.some((word) => display(word) === hint))) return true;
-      level = level.flatMap((s) => s.hypernyms).filter((offset) => !seen.has(offset) && seen.add(offset)).map((offset) => wordnet.synset('noun', offset));
+      level = level
+        .flatMap((s) => s.hypernyms)
+        .filter((offset) => !seen.has(offset) && seen.add(offset))
+        .map((offset) => wordnet.synset('noun', offset));
     }
     return false;
   };
@@ -346,7 +562,10 @@ function labelSense(resolved: Resolved, hint: string | undefined, wordnet: WordN
 }
 
 /** The WordNet noun a detector label means (curated senses first), or undefined when WordNet has none. */
-export function labelMeaning(label: string, wordnet: WordNetReader): { lemma: string; sense: Synset; aliases: readonly string[] } | undefined {
+export function labelMeaning(
+  label: string,
+  wordnet: WordNetReader,
+): { lemma: string; sense: Synset; aliases: readonly string[] } | undefined {
   const own = tokenize(label).join(' ');
   const curated = LABEL_SENSES[own] ?? {};
   const words = curated.lemma === undefined ? own.split(' ') : [curated.lemma];

@@ -44,7 +44,9 @@ describe('parseDataLine', () => {
   });
 
   it('strips adjective markers and reads a satellite as an adjective; a gloss with | stays out', () => {
-    const synset = parseDataLine('00020141 00 s 02 outback(a) 0 remote 0 003 & 00019912 a 0000 + 05092372 n 0202 + 08522131 n 0101 | inaccessible | far');
+    const synset = parseDataLine(
+      '00020141 00 s 02 outback(a) 0 remote 0 003 & 00019912 a 0000 + 05092372 n 0202 + 08522131 n 0101 | inaccessible | far',
+    );
     expect(synset).toEqual({ offset: 20141, pos: 'adj', words: ['outback', 'remote'], hypernyms: [], lexFile: 'adj.all' });
   });
 
@@ -146,7 +148,10 @@ describe('openWordNet on an injected dictionary', () => {
 
   it('binary-searches the index and reads synsets longer than one read buffer at their offsets', () => {
     const [vehicle = 0, car = 0] = writeNouns(
-      [() => '06 n 01 vehicle 0 000 | a conveyance', ([above = 0]) => `06 n 01 car 0 001 @ ${offset8(above)} n 0000 | ${'x'.repeat(10_000)}`],
+      [
+        () => '06 n 01 vehicle 0 000 | a conveyance',
+        ([above = 0]) => `06 n 01 car 0 001 @ ${offset8(above)} n 0000 | ${'x'.repeat(10_000)}`,
+      ],
       ([vehicleAt = 0, carAt = 0]) => [
         'aardvark n 1 0 1 0 00000001  ',
         `car n 1 1 @ 1 1 ${offset8(carAt)}  `,

@@ -107,7 +107,11 @@ export interface AnalyzeDeps {
   cache?: TimelineCache;
 }
 
-function checkOptions(options: GenerationOptions): { maxTokens: number; temperature: number | undefined; schema: ResponseSchema | undefined } {
+function checkOptions(options: GenerationOptions): {
+  maxTokens: number;
+  temperature: number | undefined;
+  schema: ResponseSchema | undefined;
+} {
   const { temperature, maxTokens } = options;
   if (temperature !== undefined && !(Number.isFinite(temperature) && temperature >= 0 && temperature <= 1)) {
     throw errors.invalid('temperature', 'It must be a number from 0 to 1.');
@@ -115,7 +119,11 @@ function checkOptions(options: GenerationOptions): { maxTokens: number; temperat
   if (maxTokens !== undefined && maxTokens !== 0 && !(Number.isInteger(maxTokens) && maxTokens >= 1 && maxTokens <= MAX_OUTPUT_TOKENS)) {
     throw errors.invalid('max_tokens', `It must be an integer from 1 to ${MAX_OUTPUT_TOKENS}.`);
   }
-  return { maxTokens: maxTokens || MAX_OUTPUT_TOKENS, temperature, schema: options.jsonSchema === undefined ? undefined : compileResponseSchema(options.jsonSchema) };
+  return {
+    maxTokens: maxTokens || MAX_OUTPUT_TOKENS,
+    temperature,
+    schema: options.jsonSchema === undefined ? undefined : compileResponseSchema(options.jsonSchema),
+  };
 }
 
 function checkPrompt(prompt: string, required: boolean): string {
@@ -147,7 +155,11 @@ function limitSummary(summary: Summary, maxTokens: number): { summary: Summary; 
   let used = 0;
   let kept = 0;
   for (const item of items) {
-    used += countTokens(textOf(summary.type === 'chapter' ? { type: 'chapter', chapters: [item as never] } : { type: 'highlight', highlights: [item as never] }));
+    used += countTokens(
+      textOf(
+        summary.type === 'chapter' ? { type: 'chapter', chapters: [item as never] } : { type: 'highlight', highlights: [item as never] },
+      ),
+    );
     if (used > maxTokens) break;
     kept += 1;
   }
@@ -193,10 +205,30 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
     return cache.get(`${orgId}/${video.id}@${video.version}`, async () => assembleTimeline(await deps.directory.evidence(orgId, video)));
   }
 
-  async function record(orgId: string, timeline: Timeline, fields: Pick<GenerationRecord, 'id' | 'kind' | 'prompt' | 'output' | 'outputTokens' | 'finishReason' | 'status'>) {
-    const generation: GenerationRecord = { ...fields, orgId, videoId: timeline.videoId, indexId: timeline.indexId, provider: deps.provider.name, createdAt: deps.clock.now() };
+  async function record(
+    orgId: string,
+    timeline: Timeline,
+    fields: Pick<GenerationRecord, 'id' | 'kind' | 'prompt' | 'output' | 'outputTokens' | 'finishReason' | 'status'>,
+  ) {
+    const generation: GenerationRecord = {
+      ...fields,
+      orgId,
+      videoId: timeline.videoId,
+      indexId: timeline.indexId,
+      provider: deps.provider.name,
+      createdAt: deps.clock.now(),
+    };
     await deps.store.record(generation);
-    deps.logger.info({ generationId: generation.id, kind: generation.kind, provider: generation.provider, outputTokens: generation.outputTokens, status: generation.status }, 'generation recorded');
+    deps.logger.info(
+      {
+        generationId: generation.id,
+        kind: generation.kind,
+        provider: generation.provider,
+        outputTokens: generation.outputTokens,
+        status: generation.status,
+      },
+      'generation recorded',
+    );
   }
 
   /** The answer's pieces, or the filled schema as one JSON text. */
@@ -224,13 +256,22 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
       const { outputTokens: counted, ...gist } = await deps.provider.gist(timeline, [...new Set(types)] as GistType[]);
       const id = randomUUID();
       const outputTokens = counted ?? countTokens(textOf(gist));
-      await record(orgId, timeline, { id, kind: 'gist', prompt: '', output: JSON.stringify(gist), outputTokens, finishReason: 'stop', status: 'completed' });
+      await record(orgId, timeline, {
+        id,
+        kind: 'gist',
+        prompt: '',
+        output: JSON.stringify(gist),
+        outputTokens,
+        finishReason: 'stop',
+        status: 'completed',
+      });
       return { id, gist, outputTokens };
     },
 
     async summarize(orgId: string, videoId: string, type: string, prompt: string, options: GenerationOptions) {
       if (!type) throw errors.notProvided('type');
-      if (!(SUMMARIZE_TYPES as readonly string[]).includes(type)) throw errors.invalid('type', `It must be one of ${SUMMARIZE_TYPES.join(', ')}.`);
+      if (!(SUMMARIZE_TYPES as readonly string[]).includes(type))
+        throw errors.invalid('type', `It must be one of ${SUMMARIZE_TYPES.join(', ')}.`);
       const steering = checkPrompt(prompt, false);
       const { maxTokens, temperature, schema } = checkOptions(options);
       if (schema && type !== 'summary') throw errors.invalid('response_format', 'A JSON schema applies to summaries of type summary.');
@@ -248,7 +289,15 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
       const id = randomUUID();
       // The provider's own count, unless this server cut its answer.
       const outputTokens = (finishReason === 'stop' ? produced.outputTokens : undefined) ?? countTokens(textOf(summary));
-      await record(orgId, timeline, { id, kind: summary.type, prompt: steering, output: JSON.stringify(summary), outputTokens, finishReason, status: 'completed' });
+      await record(orgId, timeline, {
+        id,
+        kind: summary.type,
+        prompt: steering,
+        output: JSON.stringify(summary),
+        outputTokens,
+        finishReason,
+        status: 'completed',
+      });
       return { id, summary, outputTokens, finishReason };
     },
 
@@ -257,7 +306,13 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
      * max_tokens), end. Aborting `signal` (the caller went away) stops generation; the record keeps
      * what was produced.
      */
-    async *analyze(orgId: string, videoId: string, prompt: string, options: GenerationOptions, signal?: AbortSignal): AsyncIterable<StreamEvent> {
+    async *analyze(
+      orgId: string,
+      videoId: string,
+      prompt: string,
+      options: GenerationOptions,
+      signal?: AbortSignal,
+    ): AsyncIterable<StreamEvent> {
       const asked = checkPrompt(prompt, true);
       const { maxTokens, temperature, schema } = checkOptions(options);
       const timeline = await timelineOf(orgId, videoId);
@@ -293,9 +348,15 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
         status = 'failed';
         throw error;
       } finally {
-        await record(orgId, timeline, { id, kind: 'analyze', prompt: asked, output, outputTokens, finishReason: status === 'completed' ? finishReason : '', status }).catch(
-          (error: unknown) => deps.logger.error({ err: error, generationId: id }, 'could not record the generation'),
-        );
+        await record(orgId, timeline, {
+          id,
+          kind: 'analyze',
+          prompt: asked,
+          output,
+          outputTokens,
+          finishReason: status === 'completed' ? finishReason : '',
+          status,
+        }).catch((error: unknown) => deps.logger.error({ err: error, generationId: id }, 'could not record the generation'));
       }
     },
   };

@@ -28,13 +28,24 @@ export function serviceDirectory(index: IndexClient, search: SearchClient): Vide
         index.getVideoArtifacts(ctx, { index_id: ref.indexId, video_id: ref.id, kinds: ['transcription', 'text_in_video', 'logo'] }),
         search.listVideoSegments(ctx, ref.indexId, ref.id),
       ]);
-      const userMetadata = Object.fromEntries(Object.entries(fromMetadataValues(video.user_metadata)).filter(([, v]) => v !== undefined && v !== null)) as UserMetadata;
+      const userMetadata = Object.fromEntries(
+        Object.entries(fromMetadataValues(video.user_metadata)).filter(([, v]) => v !== undefined && v !== null),
+      ) as UserMetadata;
       return {
-        video: { id: video.id, indexId: video.index_id, title: video.title, filename: video.system_metadata?.filename ?? '', duration: video.system_metadata?.duration ?? 0, userMetadata },
+        video: {
+          id: video.id,
+          indexId: video.index_id,
+          title: video.title,
+          filename: video.system_metadata?.filename ?? '',
+          duration: video.system_metadata?.duration ?? 0,
+          userMetadata,
+        },
         transcription: timed(artifacts.transcription),
         textInVideo: timed(artifacts.text_in_video),
         logos: timed(artifacts.logo),
-        visualSegments: segments.segments.filter((s) => s.modality === 'visual').map((s) => ({ start: s.start, end: s.end, labels: s.labels })),
+        visualSegments: segments.segments
+          .filter((s) => s.modality === 'visual')
+          .map((s) => ({ start: s.start, end: s.end, labels: s.labels })),
       };
     },
   };

@@ -21,5 +21,8 @@ export function analyzeOptionsFromEnv(config: z.infer<z.ZodObject<typeof analyze
   const base = { indexServiceAddress: config.INDEX_SERVICE_ADDR, searchServiceAddress: config.SEARCH_SERVICE_ADDR };
   if (config.ANALYZE_PROVIDER === 'extractive') return base;
   if (!config.LLM_BASE_URL || !config.LLM_MODEL) throw new Error('ANALYZE_PROVIDER=openai needs LLM_BASE_URL and LLM_MODEL');
-  return { ...base, llm: { baseUrl: config.LLM_BASE_URL, model: config.LLM_MODEL, apiKey: config.LLM_API_KEY, timeoutMs: config.LLM_TIMEOUT_MS } };
+  return {
+    ...base,
+    llm: { baseUrl: config.LLM_BASE_URL, model: config.LLM_MODEL, apiKey: config.LLM_API_KEY, timeoutMs: config.LLM_TIMEOUT_MS },
+  };
 }

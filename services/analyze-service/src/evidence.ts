@@ -58,7 +58,12 @@ const round = (seconds: number) => Math.round(seconds * 100) / 100;
 
 function timed(kind: EvidenceKind, values: readonly TimedText[], duration: number): Evidence[] {
   return values
-    .map((v) => ({ kind, start: round(Math.max(0, v.start)), end: round(Math.min(Math.max(v.end, v.start), duration || v.end)), text: v.value.trim().replace(/\s+/g, ' ') }))
+    .map((v) => ({
+      kind,
+      start: round(Math.max(0, v.start)),
+      end: round(Math.min(Math.max(v.end, v.start), duration || v.end)),
+      text: v.value.trim().replace(/\s+/g, ' '),
+    }))
     .filter((e) => e.text.length > 0);
 }
 
@@ -78,7 +83,10 @@ export function shotsOf(segments: readonly Shot[], duration: number): Shot[] {
 
 /** Strips a file name's extension and turns separators into spaces (`my_trip.mp4` → `my trip`). */
 export function titleOfFile(filename: string): string {
-  return filename.replace(/\.[A-Za-z0-9]{1,5}$/, '').replace(/[_-]+/g, ' ').trim();
+  return filename
+    .replace(/\.[A-Za-z0-9]{1,5}$/, '')
+    .replace(/[_-]+/g, ' ')
+    .trim();
 }
 
 /** The timeline of one video. Pure. */
@@ -86,8 +94,15 @@ export function assembleTimeline(sources: EvidenceSources): Timeline {
   const { video } = sources;
   const duration = video.duration;
   const shots = shotsOf(sources.visualSegments, duration);
-  const labels: Evidence[] = shots.flatMap((shot) => shot.labels.map((label) => ({ kind: 'label' as const, start: shot.start, end: shot.end, text: label })));
-  const metadata: Evidence[] = Object.entries(video.userMetadata).map(([key, value]) => ({ kind: 'metadata', start: 0, end: round(duration), text: `${key}: ${String(value)}` }));
+  const labels: Evidence[] = shots.flatMap((shot) =>
+    shot.labels.map((label) => ({ kind: 'label' as const, start: shot.start, end: shot.end, text: label })),
+  );
+  const metadata: Evidence[] = Object.entries(video.userMetadata).map(([key, value]) => ({
+    kind: 'metadata',
+    start: 0,
+    end: round(duration),
+    text: `${key}: ${String(value)}`,
+  }));
   const items = [
     ...metadata,
     ...timed('speech', sources.transcription, duration),
@@ -95,12 +110,21 @@ export function assembleTimeline(sources: EvidenceSources): Timeline {
     ...timed('logo', sources.logos, duration),
     ...labels,
   ].sort((a, b) => a.start - b.start || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.end - b.end);
-  return { videoId: video.id, indexId: video.indexId, title: video.title.trim() || titleOfFile(video.filename), duration: round(duration), items, shots };
+  return {
+    videoId: video.id,
+    indexId: video.indexId,
+    title: video.title.trim() || titleOfFile(video.filename),
+    duration: round(duration),
+    items,
+    shots,
+  };
 }
 
 /** Evidence of the given kinds overlapping [start, end). */
 export function within(timeline: Timeline, start: number, end: number, kinds?: readonly EvidenceKind[]): Evidence[] {
-  return timeline.items.filter((e) => (!kinds || kinds.includes(e.kind)) && e.start < end && (e.end > start || (e.end === e.start && e.start >= start)));
+  return timeline.items.filter(
+    (e) => (!kinds || kinds.includes(e.kind)) && e.start < end && (e.end > start || (e.end === e.start && e.start >= start)),
+  );
 }
 
 /**

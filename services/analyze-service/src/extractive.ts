@@ -83,7 +83,13 @@ function salient(timeline: Timeline, limit: number, focus: ReadonlySet<string>, 
 function summarySentences(timeline: Timeline, focus: ReadonlySet<string>, from = 0, to = Infinity, size = 6): string[] {
   const seen = seenSentence(timeline, 5, from, to);
   const picked = salient(timeline, size, focus, from, to).map(sentenceOf);
-  const metadata = from === 0 ? timeline.items.filter((e) => e.kind === 'metadata').slice(0, 3).map(sentenceOf) : [];
+  const metadata =
+    from === 0
+      ? timeline.items
+          .filter((e) => e.kind === 'metadata')
+          .slice(0, 3)
+          .map(sentenceOf)
+      : [];
   return [...(seen ? [seen] : []), ...picked, ...metadata];
 }
 
@@ -91,9 +97,20 @@ const NOTHING_FOUND = 'Indexing found nothing in this video to describe: no spee
 
 /** Prompt words that ask for a kind of evidence rather than a word in it ("which logo appears?"). */
 const KIND_TERMS: Readonly<Record<string, EvidenceKind>> = {
-  logo: 'logo', logos: 'logo', brand: 'logo', brands: 'logo',
-  text: 'text', caption: 'text', captions: 'text', written: 'text', writing: 'text', subtitle: 'text',
-  speech: 'speech', speaker: 'speech', spoken: 'speech', narrator: 'speech',
+  logo: 'logo',
+  logos: 'logo',
+  brand: 'logo',
+  brands: 'logo',
+  text: 'text',
+  caption: 'text',
+  captions: 'text',
+  written: 'text',
+  writing: 'text',
+  subtitle: 'text',
+  speech: 'speech',
+  speaker: 'speech',
+  spoken: 'speech',
+  narrator: 'speech',
 };
 
 /** The words a prompt asks about: its content words that are not part of asking. */
@@ -180,12 +197,19 @@ export class ExtractiveProvider implements GenerationProvider {
 
   /** On-screen text that stays longest (a title card), else the leading key phrases, else the video's own title. */
   private title(timeline: Timeline): string {
-    const texts = mergeRepeats(timeline.items.filter((e) => e.kind === 'text')).sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);
+    const texts = mergeRepeats(timeline.items.filter((e) => e.kind === 'text')).sort(
+      (a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start,
+    );
     const card = texts.find((t) => contentWords(t.text).length > 0);
     if (card) return titleCase(card.text.split(/\s+/).slice(0, 10).join(' ').toLowerCase());
-    const phrases = keyPhrases(timeline.items.filter((e) => e.kind === 'speech').map((e) => e.text), 2);
+    const phrases = keyPhrases(
+      timeline.items.filter((e) => e.kind === 'speech').map((e) => e.text),
+      2,
+    );
     if (phrases.length > 0) return titleCase(joinList(phrases));
-    const seen = labelCoverage(timeline).slice(0, 2).map((l) => l.label);
+    const seen = labelCoverage(timeline)
+      .slice(0, 2)
+      .map((l) => l.label);
     if (seen.length > 0) return titleCase(joinList(seen));
     return timeline.title;
   }
@@ -198,7 +222,11 @@ export class ExtractiveProvider implements GenerationProvider {
   }
 
   private weightedWords(timeline: Timeline): WeightedWord[] {
-    const seen: WeightedWord[] = labelCoverage(timeline).map((l) => ({ word: l.label, weight: 1 + l.seconds / Math.max(1, timeline.duration), parts: ['noun'] }));
+    const seen: WeightedWord[] = labelCoverage(timeline).map((l) => ({
+      word: l.label,
+      weight: 1 + l.seconds / Math.max(1, timeline.duration),
+      parts: ['noun'],
+    }));
     const said: WeightedWord[] = timeline.items
       .filter((e) => e.kind === 'speech' || e.kind === 'text')
       .flatMap((e) => contentWords(e.text).map((word) => ({ word, weight: 0.5, parts: ['noun', 'verb'] as const })));
@@ -249,9 +277,14 @@ export class ExtractiveProvider implements GenerationProvider {
     const texts = mergeRepeats(within(timeline, start, end, ['text'])).filter((t) => contentWords(t.text).length > 0);
     const longest = texts.sort((a, b) => b.end - b.start - (a.end - a.start))[0];
     if (longest) return titleCase(longest.text.split(/\s+/).slice(0, 8).join(' ').toLowerCase());
-    const phrase = keyPhrases(within(timeline, start, end, ['speech']).map((e) => e.text), 1)[0];
+    const phrase = keyPhrases(
+      within(timeline, start, end, ['speech']).map((e) => e.text),
+      1,
+    )[0];
     if (phrase) return titleCase(phrase);
-    const seen = labelCoverage({ ...timeline, shots: timeline.shots.filter((s) => s.start < end && s.end > start) }).slice(0, 2).map((l) => l.label);
+    const seen = labelCoverage({ ...timeline, shots: timeline.shots.filter((s) => s.start < end && s.end > start) })
+      .slice(0, 2)
+      .map((l) => l.label);
     return seen.length > 0 ? titleCase(joinList(seen)) : `Part ${index + 1}`;
   }
 

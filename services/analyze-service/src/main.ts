@@ -36,15 +36,23 @@ export const analyzeService = defineService({
     // WordNet reads its noun and verb indexes on first use (≈ 0.3 s): at start, not in the first request.
     if (!options.provider && !options.llm) for (const pos of ['noun', 'verb'] as const) wordnet.indexEntry('video', pos);
     scope.onStop(() => (index.close(), search.close(), wordnet.close()));
-    const provider = options.provider ?? (options.llm ? new OpenAICompatibleProvider({ ...options.llm, logger }) : new ExtractiveProvider(wordnet));
+    const provider =
+      options.provider ?? (options.llm ? new OpenAICompatibleProvider({ ...options.llm, logger }) : new ExtractiveProvider(wordnet));
     logger.info({ provider: provider.name }, 'generation provider');
-    const analyze = createAnalyzeService({ directory: serviceDirectory(index, search), store: createGenerationStore(db), provider, clock, logger });
+    const analyze = createAnalyzeService({
+      directory: serviceDirectory(index, search),
+      store: createGenerationStore(db),
+      provider,
+      clock,
+      logger,
+    });
     return { implementation: analyzeServiceImplementation(analyze, logger) };
   },
 });
 
 export type RunningAnalyzeService = RunningService;
-export const startAnalyzeService = (options: KitOptions & AnalyzeServiceOptions): Promise<RunningAnalyzeService> => startService(analyzeService, options);
+export const startAnalyzeService = (options: KitOptions & AnalyzeServiceOptions): Promise<RunningAnalyzeService> =>
+  startService(analyzeService, options);
 
 export type { GenerationProvider } from './provider';
 export { ExtractiveProvider } from './extractive';

@@ -49,24 +49,48 @@ const chunk = z.object({
 });
 
 const gistShape = z.object({ title: z.string(), topics: z.array(z.string()), hashtags: z.array(z.string()) });
-const chaptersShape = z.object({ chapters: z.array(z.object({ start: z.number(), end: z.number(), title: z.string(), summary: z.string() })) });
-const highlightsShape = z.object({ highlights: z.array(z.object({ start: z.number(), end: z.number(), highlight: z.string(), summary: z.string() })) });
+const chaptersShape = z.object({
+  chapters: z.array(z.object({ start: z.number(), end: z.number(), title: z.string(), summary: z.string() })),
+});
+const highlightsShape = z.object({
+  highlights: z.array(z.object({ start: z.number(), end: z.number(), highlight: z.string(), summary: z.string() })),
+});
 
 const GIST_SCHEMA = {
   type: 'object',
-  properties: { title: { type: 'string' }, topics: { type: 'array', items: { type: 'string' } }, hashtags: { type: 'array', items: { type: 'string' } } },
+  properties: {
+    title: { type: 'string' },
+    topics: { type: 'array', items: { type: 'string' } },
+    hashtags: { type: 'array', items: { type: 'string' } },
+  },
   required: ['title', 'topics', 'hashtags'],
 };
 const span = { start: { type: 'number' }, end: { type: 'number' } };
 const CHAPTERS_SCHEMA = {
   type: 'object',
-  properties: { chapters: { type: 'array', items: { type: 'object', properties: { ...span, title: { type: 'string' }, summary: { type: 'string' } }, required: ['start', 'end', 'title', 'summary'] } } },
+  properties: {
+    chapters: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { ...span, title: { type: 'string' }, summary: { type: 'string' } },
+        required: ['start', 'end', 'title', 'summary'],
+      },
+    },
+  },
   required: ['chapters'],
 };
 const HIGHLIGHTS_SCHEMA = {
   type: 'object',
   properties: {
-    highlights: { type: 'array', items: { type: 'object', properties: { ...span, highlight: { type: 'string' }, summary: { type: 'string' } }, required: ['start', 'end', 'highlight', 'summary'] } },
+    highlights: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { ...span, highlight: { type: 'string' }, summary: { type: 'string' } },
+        required: ['start', 'end', 'highlight', 'summary'],
+      },
+    },
   },
   required: ['highlights'],
 };
@@ -89,7 +113,8 @@ export class OpenAICompatibleProvider implements GenerationProvider {
   }
 
   async gist(timeline: Timeline, types: readonly GistType[], settings?: GenerationSettings): Promise<Counted<Gist>> {
-    const asked = 'Give a short title for the video, up to three topics (broad categories of what is shown and said) and up to five hashtags (single words, no #).';
+    const asked =
+      'Give a short title for the video, up to three topics (broad categories of what is shown and said) and up to five hashtags (single words, no #).';
     const { value, outputTokens } = await this.json(timeline, asked, GIST_SCHEMA, gistShape, settings);
     return {
       ...(types.includes('title') ? { title: value.title } : {}),
@@ -108,7 +133,11 @@ export class OpenAICompatibleProvider implements GenerationProvider {
     if (type === 'chapter') {
       const asked = `Divide the video into chapters (start and end in seconds, a title, a one-sentence summary), covering it in order.${steering}`;
       const { value, outputTokens } = await this.json(timeline, asked, CHAPTERS_SCHEMA, chaptersShape, settings);
-      return { type, chapters: value.chapters.map((c, i) => ({ chapterNumber: i, start: c.start, end: c.end, title: c.title, summary: c.summary })), outputTokens };
+      return {
+        type,
+        chapters: value.chapters.map((c, i) => ({ chapterNumber: i, start: c.start, end: c.end, title: c.title, summary: c.summary })),
+        outputTokens,
+      };
     }
     const asked = `List the most important moments (start and end in seconds, a short headline, a one-sentence summary).${steering}`;
     const { value, outputTokens } = await this.json(timeline, asked, HIGHLIGHTS_SCHEMA, highlightsShape, settings);
@@ -122,8 +151,15 @@ export class OpenAICompatibleProvider implements GenerationProvider {
     };
   }
 
-  async *answer(timeline: Timeline, prompt: string, settings?: GenerationSettings & { usage?: (outputTokens: number) => void }): AsyncIterable<string> {
-    const response = await this.post(this.body(timeline, prompt, settings, { stream: true, stream_options: { include_usage: true } }), settings?.signal);
+  async *answer(
+    timeline: Timeline,
+    prompt: string,
+    settings?: GenerationSettings & { usage?: (outputTokens: number) => void },
+  ): AsyncIterable<string> {
+    const response = await this.post(
+      this.body(timeline, prompt, settings, { stream: true, stream_options: { include_usage: true } }),
+      settings?.signal,
+    );
     let buffered = '';
     try {
       for await (const data of response.body as AsyncIterable<Buffer>) {
@@ -149,7 +185,9 @@ export class OpenAICompatibleProvider implements GenerationProvider {
   }
 
   async fillSchema(timeline: Timeline, prompt: string, schema: object, settings?: GenerationSettings): Promise<unknown> {
-    const { content } = await this.complete(timeline, prompt, settings, { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema } } });
+    const { content } = await this.complete(timeline, prompt, settings, {
+      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema } },
+    });
     try {
       return JSON.parse(content) as unknown;
     } catch {
@@ -170,8 +208,16 @@ export class OpenAICompatibleProvider implements GenerationProvider {
     });
   }
 
-  private async json<S extends z.ZodType>(timeline: Timeline, asked: string, schema: object, shape: S, settings?: GenerationSettings): Promise<{ value: z.infer<S>; outputTokens: number | undefined }> {
-    const { content, outputTokens } = await this.complete(timeline, asked, settings, { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema } } });
+  private async json<S extends z.ZodType>(
+    timeline: Timeline,
+    asked: string,
+    schema: object,
+    shape: S,
+    settings?: GenerationSettings,
+  ): Promise<{ value: z.infer<S>; outputTokens: number | undefined }> {
+    const { content, outputTokens } = await this.complete(timeline, asked, settings, {
+      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema } },
+    });
     let parsed: unknown;
     try {
       parsed = JSON.parse(content);
@@ -183,7 +229,12 @@ export class OpenAICompatibleProvider implements GenerationProvider {
     return { value: checked.data, outputTokens };
   }
 
-  private async complete(timeline: Timeline, prompt: string, settings: GenerationSettings | undefined, extra: object = {}): Promise<Completion> {
+  private async complete(
+    timeline: Timeline,
+    prompt: string,
+    settings: GenerationSettings | undefined,
+    extra: object = {},
+  ): Promise<Completion> {
     const response = await this.post(this.body(timeline, prompt, settings, extra), settings?.signal);
     let text = '';
     try {

@@ -34,9 +34,7 @@ export interface Highlight {
 }
 
 export type Summary =
-  | { type: 'summary'; summary: string }
-  | { type: 'chapter'; chapters: Chapter[] }
-  | { type: 'highlight'; highlights: Highlight[] };
+  { type: 'summary'; summary: string } | { type: 'chapter'; chapters: Chapter[] } | { type: 'highlight'; highlights: Highlight[] };
 
 /** What a generation asks of a provider beside its evidence and prompt. */
 export interface GenerationSettings {
@@ -64,7 +62,11 @@ export interface GenerationProvider {
    * The answer to an open prompt in pieces, each yielded as soon as it is produced; `usage` is
    * called with the provider's own output token count when it has one.
    */
-  answer(timeline: Timeline, prompt: string, settings?: GenerationSettings & { usage?: (outputTokens: number) => void }): AsyncIterable<string>;
+  answer(
+    timeline: Timeline,
+    prompt: string,
+    settings?: GenerationSettings & { usage?: (outputTokens: number) => void },
+  ): AsyncIterable<string>;
   /** A value for a JSON schema (checked by the caller with ajv before it is returned), filled from the evidence. */
   fillSchema(timeline: Timeline, prompt: string, schema: object, settings?: GenerationSettings): Promise<unknown>;
 }

@@ -19,14 +19,16 @@ export interface ResponseSchema {
 const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: true });
 
 export function compileResponseSchema(text: string): ResponseSchema {
-  if (Buffer.byteLength(text) > MAX_SCHEMA_BYTES) throw errors.invalid('response_format', `The JSON schema is larger than ${MAX_SCHEMA_BYTES / 1024} KB.`);
+  if (Buffer.byteLength(text) > MAX_SCHEMA_BYTES)
+    throw errors.invalid('response_format', `The JSON schema is larger than ${MAX_SCHEMA_BYTES / 1024} KB.`);
   let schema: unknown;
   try {
     schema = JSON.parse(text);
   } catch {
     throw errors.invalid('response_format', 'json_schema is not valid JSON.');
   }
-  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw errors.invalid('response_format', 'json_schema must be a JSON schema object.');
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema))
+    throw errors.invalid('response_format', 'json_schema must be a JSON schema object.');
   let validate;
   try {
     // A $schema naming a draft ajv does not load would fail to compile; draft-07 rules apply.

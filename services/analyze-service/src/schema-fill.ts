@@ -33,7 +33,11 @@ const has = (name: string, ...stems: string[]) => stems.some((s) => name.include
 
 /** `chapterTitle`, `chapter-title`, `Chapter Title` → `chapter title`. */
 function nameWords(name: string): string {
-  return name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ').toLowerCase().trim();
+  return name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/[_\-.]+/g, ' ')
+    .toLowerCase()
+    .trim();
 }
 
 function resolveRef(root: Schema, schema: Schema): Schema {
@@ -57,8 +61,10 @@ function clamp(value: number, schema: Schema): number {
   let v = value;
   if (typeof schema.minimum === 'number') v = Math.max(v, schema.minimum);
   if (typeof schema.maximum === 'number') v = Math.min(v, schema.maximum);
-  if (typeof schema.exclusiveMinimum === 'number' && v <= schema.exclusiveMinimum) v = schema.exclusiveMinimum + (schema.type === 'integer' ? 1 : 0.001);
-  if (typeof schema.exclusiveMaximum === 'number' && v >= schema.exclusiveMaximum) v = schema.exclusiveMaximum - (schema.type === 'integer' ? 1 : 0.001);
+  if (typeof schema.exclusiveMinimum === 'number' && v <= schema.exclusiveMinimum)
+    v = schema.exclusiveMinimum + (schema.type === 'integer' ? 1 : 0.001);
+  if (typeof schema.exclusiveMaximum === 'number' && v >= schema.exclusiveMaximum)
+    v = schema.exclusiveMaximum - (schema.type === 'integer' ? 1 : 0.001);
   return schema.type === 'integer' ? Math.round(v) : v;
 }
 
@@ -94,7 +100,13 @@ export function fillSchema(schema: object, ctx: SchemaContext): unknown {
           : has(name, 'logo', 'brand')
             ? ['logo']
             : ['speech', 'text', 'logo', 'label'];
-    return mergeRepeats(timeline.items.filter((e) => kinds.includes(e.kind))).map((e, i) => ({ index: i, start: e.start, end: e.end, title: e.text, text: e.text }));
+    return mergeRepeats(timeline.items.filter((e) => kinds.includes(e.kind))).map((e, i) => ({
+      index: i,
+      start: e.start,
+      end: e.end,
+      title: e.text,
+      text: e.text,
+    }));
   };
 
   const stringsFor = (name: string): string[] => {
@@ -118,7 +130,10 @@ export function fillSchema(schema: object, ctx: SchemaContext): unknown {
       }
     }
     if (Array.isArray(node.allOf)) {
-      const merged: Schema = Object.assign({}, ...(node.allOf as Schema[]).map((s) => resolveRef(root, s)), { ...node, allOf: undefined }) as Schema;
+      const merged: Schema = Object.assign({}, ...(node.allOf as Schema[]).map((s) => resolveRef(root, s)), {
+        ...node,
+        allOf: undefined,
+      }) as Schema;
       return fill(merged, name, element);
     }
     const n = nameWords(name);

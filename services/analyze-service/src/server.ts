@@ -14,7 +14,12 @@ import type { Summary } from './provider';
 const videoId = (raw: string) => knownId('Video', raw);
 
 /** The request's options; an unset proto3 `optional` is absent, a set one is checked by the domain. */
-function optionsOf(request: { temperature?: number; _temperature?: string; max_tokens: number; response_format: ResponseFormat | null }): GenerationOptions {
+function optionsOf(request: {
+  temperature?: number;
+  _temperature?: string;
+  max_tokens: number;
+  response_format: ResponseFormat | null;
+}): GenerationOptions {
   const format = request.response_format;
   if (format && (format.type || format.json_schema)) {
     if (format.type !== 'json_schema') throw errors.invalid('response_format', 'Its type must be json_schema.');
@@ -31,9 +36,21 @@ function toProtoSummary(id: string, summary: Summary, outputTokens: number): Sum
   const base = { id, summarize_type: summary.type, usage: { output_tokens: outputTokens } };
   if (summary.type === 'summary') return { ...base, summary: summary.summary };
   if (summary.type === 'chapter') {
-    return { ...base, chapters: summary.chapters.map((c) => ({ chapter_number: c.chapterNumber, start: c.start, end: c.end, chapter_title: c.title, chapter_summary: c.summary })) };
+    return {
+      ...base,
+      chapters: summary.chapters.map((c) => ({
+        chapter_number: c.chapterNumber,
+        start: c.start,
+        end: c.end,
+        chapter_title: c.title,
+        chapter_summary: c.summary,
+      })),
+    };
   }
-  return { ...base, highlights: summary.highlights.map((h) => ({ start: h.start, end: h.end, highlight: h.highlight, highlight_summary: h.summary })) };
+  return {
+    ...base,
+    highlights: summary.highlights.map((h) => ({ start: h.start, end: h.end, highlight: h.highlight, highlight_summary: h.summary })),
+  };
 }
 
 function toProtoEvent(generationId: string, event: StreamEvent): AnalyzeStreamEvent__Input {
@@ -43,7 +60,10 @@ function toProtoEvent(generationId: string, event: StreamEvent): AnalyzeStreamEv
     case 'text':
       return { generation_id: generationId, text_generation: { text: event.text, output_tokens: event.outputTokens } };
     case 'end':
-      return { generation_id: generationId, stream_end: { finish_reason: event.finishReason, usage: { output_tokens: event.outputTokens } } };
+      return {
+        generation_id: generationId,
+        stream_end: { finish_reason: event.finishReason, usage: { output_tokens: event.outputTokens } },
+      };
   }
 }
 
@@ -51,7 +71,10 @@ function toProtoEvent(generationId: string, event: StreamEvent): AnalyzeStreamEv
  * AnalyzeVideoStream: each event is written as soon as the domain yields it (waiting for the
  * transport to drain); a cancelled call (the caller went away) aborts the generation.
  */
-function analyzeStream(analyze: AnalyzeService, logger: Logger): grpc.handleServerStreamingCall<AnalyzeVideoRequest, AnalyzeStreamEvent__Input> {
+function analyzeStream(
+  analyze: AnalyzeService,
+  logger: Logger,
+): grpc.handleServerStreamingCall<AnalyzeVideoRequest, AnalyzeStreamEvent__Input> {
   return (call) => {
     const ctx = readCallContext(call, logger);
     const abort = new AbortController();
@@ -59,7 +82,13 @@ function analyzeStream(analyze: AnalyzeService, logger: Logger): grpc.handleServ
     const run = async () => {
       const request = call.request;
       let generationId = '';
-      for await (const event of analyze.analyze(requireOrg(ctx), videoId(request.video_id), request.prompt, optionsOf(request), abort.signal)) {
+      for await (const event of analyze.analyze(
+        requireOrg(ctx),
+        videoId(request.video_id),
+        request.prompt,
+        optionsOf(request),
+        abort.signal,
+      )) {
         if (event.type === 'start') generationId = event.generationId;
         if (abort.signal.aborted) break;
         if (!call.write(toProtoEvent(generationId, event))) await Promise.race([once(call, 'drain'), once(abort.signal, 'abort')]);
@@ -81,10 +110,22 @@ export function analyzeServiceImplementation(analyze: AnalyzeService, logger: Lo
     {
       async GenerateGist(request, ctx) {
         const { id, gist, outputTokens } = await analyze.gist(requireOrg(ctx), videoId(request.video_id), request.types);
-        return { id, title: gist.title ?? '', topics: gist.topics ?? [], hashtags: gist.hashtags ?? [], usage: { output_tokens: outputTokens } };
+        return {
+          id,
+          title: gist.title ?? '',
+          topics: gist.topics ?? [],
+          hashtags: gist.hashtags ?? [],
+          usage: { output_tokens: outputTokens },
+        };
       },
       async SummarizeVideo(request, ctx) {
-        const { id, summary, outputTokens } = await analyze.summarize(requireOrg(ctx), videoId(request.video_id), request.type, request.prompt, optionsOf(request));
+        const { id, summary, outputTokens } = await analyze.summarize(
+          requireOrg(ctx),
+          videoId(request.video_id),
+          request.type,
+          request.prompt,
+          optionsOf(request),
+        );
         return toProtoSummary(id, summary, outputTokens);
       },
       async AnalyzeVideo(request, ctx): Promise<AnalysisResult__Input> {

@@ -89,7 +89,10 @@ export function titleCase(text: string): string {
 
 /** A quoted piece of the video's own text, trimmed and without trailing punctuation. */
 export function quote(text: string): string {
-  return `"${text.trim().replace(/\s+/g, ' ').replace(/[.,;:!?]+$/, '')}"`;
+  return `"${text
+    .trim()
+    .replace(/\s+/g, ' ')
+    .replace(/[.,;:!?]+$/, '')}"`;
 }
 
 /**

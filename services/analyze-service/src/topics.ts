@@ -67,5 +67,8 @@ export function topicsOf(wordnet: WordNet, words: readonly WeightedWord[], limit
   }
   const ranked = [...weights.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   const strongest = ranked[0]?.[1] ?? 0;
-  return ranked.filter(([, w]) => w >= strongest / 5).slice(0, limit).map(([topic]) => topic);
+  return ranked
+    .filter(([, w]) => w >= strongest / 5)
+    .slice(0, limit)
+    .map(([topic]) => topic);
 }

@@ -3,7 +3,14 @@
  * written as the indexing worker writes it (video, artifacts, segments), and every RPC reads it
  * back through the other services. Generation records land in analyze-service's PostgreSQL.
  */
-import { createAnalyzeClient, createIndexClient, createSearchClient, type AnalyzeClient, type IndexClient, type SearchClient } from '@vus/clients';
+import {
+  createAnalyzeClient,
+  createIndexClient,
+  createSearchClient,
+  type AnalyzeClient,
+  type IndexClient,
+  type SearchClient,
+} from '@vus/clients';
 import { ApiError, createLogger, newId } from '@vus/core';
 import { Database } from '@vus/db';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
@@ -92,7 +99,12 @@ describe('analyze-service over gRPC', () => {
     analyzeDb = await createThrowawayDatabase();
     dbs.push(indexDb, searchDb, analyzeDb);
     indexService = await startIndexService({ bind: '127.0.0.1:0', database: { kind: 'postgres', url: indexDb.url }, logger });
-    searchService = await startSearchService({ bind: '127.0.0.1:0', database: { kind: 'postgres', url: searchDb.url }, indexServiceAddress: indexService.address, logger });
+    searchService = await startSearchService({
+      bind: '127.0.0.1:0',
+      database: { kind: 'postgres', url: searchDb.url },
+      indexServiceAddress: indexService.address,
+      logger,
+    });
     analyzeService = await startAnalyzeService({
       bind: '127.0.0.1:0',
       database: { kind: 'postgres', url: analyzeDb.url },
@@ -112,8 +124,19 @@ describe('analyze-service over gRPC', () => {
     index = createIndexClient(indexService.address);
     search = createSearchClient(searchService.address);
     analyze = createAnalyzeClient(analyzeService.address);
-    const generative = await index.createIndex(ctx, { name: 'gen', models: [{ name: 'marengo2.7', options: ALL_OPTIONS }, { name: 'pegasus1.2', options: ['visual', 'conversation'] }], addons: [] });
-    const searchOnly = await index.createIndex(ctx, { name: 'search only', models: [{ name: 'marengo2.7', options: ALL_OPTIONS }], addons: [] });
+    const generative = await index.createIndex(ctx, {
+      name: 'gen',
+      models: [
+        { name: 'marengo2.7', options: ALL_OPTIONS },
+        { name: 'pegasus1.2', options: ['visual', 'conversation'] },
+      ],
+      addons: [],
+    });
+    const searchOnly = await index.createIndex(ctx, {
+      name: 'search only',
+      models: [{ name: 'marengo2.7', options: ALL_OPTIONS }],
+      addons: [],
+    });
     videoId = await addVideo(generative.id);
     searchOnlyVideoId = await addVideo(searchOnly.id);
   }, 120_000);
@@ -160,7 +183,11 @@ describe('analyze-service over gRPC', () => {
     expect(text).toContain('bicycle is parked by the gate');
     expect(text).toMatch(/From 0:15 to 0:30, the video shows bicycle/);
     const store = createGenerationStore(analyzeDb.db);
-    expect(await store.byId(org, end.generation_id)).toMatchObject({ status: 'completed', kind: 'analyze', outputTokens: end.stream_end!.usage!.output_tokens });
+    expect(await store.byId(org, end.generation_id)).toMatchObject({
+      status: 'completed',
+      kind: 'analyze',
+      outputTokens: end.stream_end!.usage!.output_tokens,
+    });
   });
 
   it('a cancelled stream stops generating and its record keeps what was produced', async () => {
@@ -172,25 +199,46 @@ describe('analyze-service over gRPC', () => {
     }
     const store = createGenerationStore(analyzeDb.db);
     let record = await store.byId(org, generationId);
-    for (let i = 0; i < 50 && !record; i += 1) record = await new Promise((r) => setTimeout(r, 50)).then(() => store.byId(org, generationId));
+    for (let i = 0; i < 50 && !record; i += 1)
+      record = await new Promise((r) => setTimeout(r, 50)).then(() => store.byId(org, generationId));
     expect(record).toMatchObject({ status: 'cancelled' });
     expect(record!.outputTokens).toBeGreaterThan(0);
     expect(stallingProvider.stopped).toBe(true);
   });
 
   it('non-streaming analyze with a JSON schema answers JSON that validates', async () => {
-    const schema = { type: 'object', properties: { title: { type: 'string' }, objects: { type: 'array', items: { type: 'string' } } }, required: ['title', 'objects'] };
-    const result = await analyze.analyzeVideo(ctx, { video_id: videoId, prompt: 'List what is seen', response_format: { type: 'json_schema', json_schema: JSON.stringify(schema) } });
+    const schema = {
+      type: 'object',
+      properties: { title: { type: 'string' }, objects: { type: 'array', items: { type: 'string' } } },
+      required: ['title', 'objects'],
+    };
+    const result = await analyze.analyzeVideo(ctx, {
+      video_id: videoId,
+      prompt: 'List what is seen',
+      response_format: { type: 'json_schema', json_schema: JSON.stringify(schema) },
+    });
     const value = JSON.parse(result.data) as { title: string; objects: string[] };
     expect(value.objects).toEqual(expect.arrayContaining(['bicycle']));
     expect(result.finish_reason).toBe('stop');
   });
 
   it.each<[string, () => Promise<unknown>, string]>([
-    ['a video whose index has no Pegasus engine', () => analyze.generateGist(ctx, { video_id: searchOnlyVideoId, types: ['title'] }), 'engine_not_supported'],
+    [
+      'a video whose index has no Pegasus engine',
+      () => analyze.generateGist(ctx, { video_id: searchOnlyVideoId, types: ['title'] }),
+      'engine_not_supported',
+    ],
     ['an unknown video', () => analyze.generateGist(ctx, { video_id: newId(), types: ['title'] }), 'resource_not_exist'],
-    ["another organization's video", () => analyze.generateGist({ orgId: newId() }, { video_id: videoId, types: ['title'] }), 'resource_not_exist'],
-    ['a response format that is not json_schema', () => analyze.analyzeVideo(ctx, { video_id: videoId, prompt: 'x', response_format: { type: 'text', json_schema: '' } }), 'parameter_invalid'],
+    [
+      "another organization's video",
+      () => analyze.generateGist({ orgId: newId() }, { video_id: videoId, types: ['title'] }),
+      'resource_not_exist',
+    ],
+    [
+      'a response format that is not json_schema',
+      () => analyze.analyzeVideo(ctx, { video_id: videoId, prompt: 'x', response_format: { type: 'text', json_schema: '' } }),
+      'parameter_invalid',
+    ],
     ['a malformed video id', () => analyze.generateGist(ctx, { video_id: '../etc', types: ['title'] }), 'resource_not_exist'],
   ])('refuses %s', async (_name, call, code) => {
     const error = await call().catch((e: unknown) => e);

@@ -55,7 +55,16 @@ describe('analyze-service domain', () => {
     const end = events.at(-1)!;
     expect(end).toEqual({ type: 'end', finishReason: 'stop', outputTokens: expect.any(Number) });
     expect(texts.at(-1)).toMatchObject({ outputTokens: (end as { outputTokens: number }).outputTokens });
-    expect(records).toEqual([expect.objectContaining({ kind: 'analyze', status: 'completed', orgId: ORG, videoId: 'v1', provider: 'extractive', finishReason: 'stop' })]);
+    expect(records).toEqual([
+      expect.objectContaining({
+        kind: 'analyze',
+        status: 'completed',
+        orgId: ORG,
+        videoId: 'v1',
+        provider: 'extractive',
+        finishReason: 'stop',
+      }),
+    ]);
     expect(records[0]!.output).toContain('Boil the pasta');
   });
 
@@ -90,7 +99,11 @@ describe('analyze-service domain', () => {
 
   it('json_schema: one JSON text that validates', async () => {
     const { service } = setup();
-    const schema = JSON.stringify({ type: 'object', properties: { title: { type: 'string' }, topics: { type: 'array', items: { type: 'string' } } }, required: ['title'] });
+    const schema = JSON.stringify({
+      type: 'object',
+      properties: { title: { type: 'string' }, topics: { type: 'array', items: { type: 'string' } } },
+      required: ['title'],
+    });
     const events = await collect(service.analyze(ORG, 'v1', 'Give the title and topics', { jsonSchema: schema }));
     const text = events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join('');
     expect(JSON.parse(text)).toMatchObject({ title: 'Tomato Pasta' });
@@ -124,8 +137,16 @@ describe('analyze-service domain', () => {
     ['a negative temperature', () => setup().service.summarize(ORG, 'v1', 'summary', '', { temperature: -0.1 }), 'parameter_invalid'],
     ['max_tokens above 4096', () => collect(setup().service.analyze(ORG, 'v1', 'hi', { maxTokens: 5000 })), 'parameter_invalid'],
     ['fractional max_tokens', () => collect(setup().service.analyze(ORG, 'v1', 'hi', { maxTokens: 2.5 })), 'parameter_invalid'],
-    ['a schema that is not a JSON schema', () => collect(setup().service.analyze(ORG, 'v1', 'hi', { jsonSchema: '{"type":12}' })), 'parameter_invalid'],
-    ['a schema on chapters', () => setup().service.summarize(ORG, 'v1', 'chapter', '', { jsonSchema: '{"type":"object"}' }), 'parameter_invalid'],
+    [
+      'a schema that is not a JSON schema',
+      () => collect(setup().service.analyze(ORG, 'v1', 'hi', { jsonSchema: '{"type":12}' })),
+      'parameter_invalid',
+    ],
+    [
+      'a schema on chapters',
+      () => setup().service.summarize(ORG, 'v1', 'chapter', '', { jsonSchema: '{"type":"object"}' }),
+      'parameter_invalid',
+    ],
   ])('refuses %s', async (_name, call, code) => {
     expect(codeOf(await call().catch((e: unknown) => e))).toBe(code);
   });

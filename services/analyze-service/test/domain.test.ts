@@ -38,7 +38,10 @@ describe('text', () => {
   });
 
   it('key phrases rank the most repeated vocabulary first', () => {
-    expect(keyPhrases(['Tomato pasta tonight', 'The pasta is ready', 'fresh tomato pasta'], 2)).toEqual(['fresh tomato pasta', 'tomato pasta tonight']);
+    expect(keyPhrases(['Tomato pasta tonight', 'The pasta is ready', 'fresh tomato pasta'], 2)).toEqual([
+      'fresh tomato pasta',
+      'tomato pasta tonight',
+    ]);
   });
 });
 
@@ -47,22 +50,52 @@ describe('evidence timeline', () => {
     const timeline = cookingTimeline();
     const starts = timeline.items.map((e) => e.start);
     expect(starts).toEqual([...starts].sort((a, b) => a - b));
-    expect(timeline.shots.map((s) => [s.start, s.end])).toEqual([[0, 10], [10, 20], [20, 30], [30, 40]]);
+    expect(timeline.shots.map((s) => [s.start, s.end])).toEqual([
+      [0, 10],
+      [10, 20],
+      [20, 30],
+      [30, 40],
+    ]);
     expect(new Set(timeline.items.map((e) => e.kind))).toEqual(new Set(['metadata', 'speech', 'text', 'label', 'logo']));
     expect(timeline.title).toBe('pasta night');
   });
 
   it.each<[string, { start: number; end: number; labels: string[] }[], number, [number, number][]]>([
     ['no segments: one shot for the whole video', [], 12, [[0, 12]]],
-    ['gaps are closed and the last shot reaches the end', [{ start: 1, end: 3, labels: [] }, { start: 5, end: 8, labels: [] }], 10, [[0, 5], [5, 10]]],
-    ['unsorted input', [{ start: 5, end: 10, labels: [] }, { start: 0, end: 5, labels: [] }], 10, [[0, 5], [5, 10]]],
+    [
+      'gaps are closed and the last shot reaches the end',
+      [
+        { start: 1, end: 3, labels: [] },
+        { start: 5, end: 8, labels: [] },
+      ],
+      10,
+      [
+        [0, 5],
+        [5, 10],
+      ],
+    ],
+    [
+      'unsorted input',
+      [
+        { start: 5, end: 10, labels: [] },
+        { start: 0, end: 5, labels: [] },
+      ],
+      10,
+      [
+        [0, 5],
+        [5, 10],
+      ],
+    ],
   ])('shotsOf: %s', (_name, segments, duration, expected) => {
     expect(shotsOf(segments, duration).map((s) => [s.start, s.end])).toEqual(expected);
   });
 
   it('merges the same caption read on consecutive frames', () => {
     const merged = mergeRepeats(cookingTimeline().items.filter((e) => e.kind === 'text'));
-    expect(merged.map((e) => [e.text, e.start, e.end])).toEqual([['TOMATO PASTA', 0, 3], ['Step 2: boil', 22, 24]]);
+    expect(merged.map((e) => [e.text, e.start, e.end])).toEqual([
+      ['TOMATO PASTA', 0, 3],
+      ['Step 2: boil', 22, 24],
+    ]);
   });
 
   it.each([
@@ -166,7 +199,13 @@ describe('extractive provider', () => {
   });
 
   it('says so when indexing found nothing', async () => {
-    const empty = cookingTimeline({ transcription: [], textInVideo: [], logos: [], visualSegments: [], video: { id: 'v', indexId: 'i', title: 't', filename: 'f', duration: 5, userMetadata: {} } });
+    const empty = cookingTimeline({
+      transcription: [],
+      textInVideo: [],
+      logos: [],
+      visualSegments: [],
+      video: { id: 'v', indexId: 'i', title: 't', filename: 'f', duration: 5, userMetadata: {} },
+    });
     const summary = await provider.summarize(empty, 'summary', '');
     expect(summary).toEqual({ type: 'summary', summary: expect.stringMatching(/^Indexing found nothing/) });
   });
@@ -174,22 +213,51 @@ describe('extractive provider', () => {
   it.each<[string, object, (value: Record<string, unknown>) => void]>([
     [
       'title, summary, topics, duration',
-      { type: 'object', properties: { title: { type: 'string' }, summary: { type: 'string' }, topics: { type: 'array', items: { type: 'string' } }, duration: { type: 'number' } }, required: ['title', 'summary'] },
+      {
+        type: 'object',
+        properties: {
+          title: { type: 'string' },
+          summary: { type: 'string' },
+          topics: { type: 'array', items: { type: 'string' } },
+          duration: { type: 'number' },
+        },
+        required: ['title', 'summary'],
+      },
       (v) => expect(v).toMatchObject({ title: 'Tomato Pasta', duration: 40, topics: expect.arrayContaining(['Food and drink']) }),
     ],
     [
       'chapters as objects with times',
-      { type: 'object', properties: { chapters: { type: 'array', minItems: 1, items: { type: 'object', properties: { start: { type: 'number' }, end: { type: 'number' }, title: { type: 'string' } }, required: ['start', 'end', 'title'] } } } },
+      {
+        type: 'object',
+        properties: {
+          chapters: {
+            type: 'array',
+            minItems: 1,
+            items: {
+              type: 'object',
+              properties: { start: { type: 'number' }, end: { type: 'number' }, title: { type: 'string' } },
+              required: ['start', 'end', 'title'],
+            },
+          },
+        },
+      },
       (v) => expect((v.chapters as { start: number }[])[0]).toMatchObject({ start: 0, title: 'Tomato Pasta' }),
     ],
     [
       'booleans say whether the video shows a thing; enums pick a value the evidence names',
-      { type: 'object', properties: { has_pasta: { type: 'boolean' }, has_giraffe: { type: 'boolean' }, dish: { enum: ['pizza', 'pasta', 'soup'] } } },
+      {
+        type: 'object',
+        properties: { has_pasta: { type: 'boolean' }, has_giraffe: { type: 'boolean' }, dish: { enum: ['pizza', 'pasta', 'soup'] } },
+      },
       (v) => expect(v).toEqual({ has_pasta: true, has_giraffe: false, dish: 'pasta' }),
     ],
     [
       'local $ref and bounded arrays',
-      { $defs: { line: { type: 'string', maxLength: 20 } }, type: 'object', properties: { quotes: { type: 'array', maxItems: 2, items: { $ref: '#/$defs/line' } } } },
+      {
+        $defs: { line: { type: 'string', maxLength: 20 } },
+        type: 'object',
+        properties: { quotes: { type: 'array', maxItems: 2, items: { $ref: '#/$defs/line' } } },
+      },
       (v) => expect((v.quotes as string[]).length).toBe(2),
     ],
   ])('fills a JSON schema: %s, and it validates', async (_name, schema, expectation) => {

@@ -28,8 +28,11 @@ const received: ChatRequest[] = [];
 let lastRequestClosed: Promise<void> = Promise.resolve();
 
 const json = (res: ServerResponse, content: string, completionTokens = 11) =>
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { content }, finish_reason: 'stop' }], usage: { completion_tokens: completionTokens } }));
-const sse = (res: ServerResponse, data: object | string) => res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+  res
+    .writeHead(200, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ choices: [{ message: { content }, finish_reason: 'stop' }], usage: { completion_tokens: completionTokens } }));
+const sse = (res: ServerResponse, data: object | string) =>
+  res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
 
 let server: Server;
 let baseUrl: string;
@@ -96,7 +99,12 @@ describe('OpenAI-compatible provider', () => {
     };
     const { service, records } = setup();
     const events = await collect(service.analyze('org', 'v1', 'When is the pasta boiled?', { temperature: 0.7, maxTokens: 100 }));
-    expect(events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text).join('')).toBe('At 0:21 the speaker says "Boil the pasta for ten minutes".');
+    expect(
+      events
+        .filter((e) => e.type === 'text')
+        .map((e) => (e as { text: string }).text)
+        .join(''),
+    ).toBe('At 0:21 the speaker says "Boil the pasta for ten minutes".');
     expect(events.at(-1)).toEqual({ type: 'end', finishReason: 'stop', outputTokens: 14 });
     expect(records[0]).toMatchObject({ provider: 'openai-compatible:tiny-model', outputTokens: 14, status: 'completed' });
 
@@ -109,28 +117,55 @@ describe('OpenAI-compatible provider', () => {
   });
 
   it('passes response_format through and still validates the answer', async () => {
-    const schema = { type: 'object', properties: { dish: { type: 'string' }, minutes: { type: 'integer' } }, required: ['dish', 'minutes'] };
+    const schema = {
+      type: 'object',
+      properties: { dish: { type: 'string' }, minutes: { type: 'integer' } },
+      required: ['dish', 'minutes'],
+    };
     answer = (_request, res) => json(res, '{"dish":"tomato pasta","minutes":10}');
     const { service } = setup();
     const events = await collect(service.analyze('org', 'v1', 'What is cooked and for how long?', { jsonSchema: JSON.stringify(schema) }));
     expect(received[0]!.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'answer', schema } });
-    expect(JSON.parse(events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text).join(''))).toEqual({ dish: 'tomato pasta', minutes: 10 });
+    expect(
+      JSON.parse(
+        events
+          .filter((e) => e.type === 'text')
+          .map((e) => (e as { text: string }).text)
+          .join(''),
+      ),
+    ).toEqual({ dish: 'tomato pasta', minutes: 10 });
 
     answer = (_request, res) => json(res, '{"dish":"tomato pasta","minutes":"ten"}');
-    expect(await codeOf(collect(service.analyze('org', 'v1', 'What is cooked?', { jsonSchema: JSON.stringify(schema) })))).toBe('parameter_invalid');
+    expect(await codeOf(collect(service.analyze('org', 'v1', 'What is cooked?', { jsonSchema: JSON.stringify(schema) })))).toBe(
+      'parameter_invalid',
+    );
   });
 
   it('gist and chapters come from JSON answers, with the server usage', async () => {
     answer = (request, res) =>
-      request.response_format?.json_schema.schema && 'chapters' in ((request.response_format.json_schema.schema as { properties: object }).properties)
-        ? json(res, '{"chapters":[{"start":0,"end":20,"title":"Tomato Pasta","summary":"The dish is introduced."},{"start":20,"end":40,"title":"Cooking","summary":"The pasta is boiled."}]}', 30)
+      request.response_format?.json_schema.schema &&
+      'chapters' in (request.response_format.json_schema.schema as { properties: object }).properties
+        ? json(
+            res,
+            '{"chapters":[{"start":0,"end":20,"title":"Tomato Pasta","summary":"The dish is introduced."},{"start":20,"end":40,"title":"Cooking","summary":"The pasta is boiled."}]}',
+            30,
+          )
         : json(res, '{"title":"Tomato Pasta","topics":["Food and drink"],"hashtags":["#pasta","tomato"]}', 9);
     const { service } = setup();
     const gist = await service.gist('org', 'v1', ['title', 'hashtag']);
     expect(gist).toMatchObject({ gist: { title: 'Tomato Pasta', hashtags: ['pasta', 'tomato'] }, outputTokens: 9 });
     expect(gist.gist).not.toHaveProperty('topics');
     const chapters = await service.summarize('org', 'v1', 'chapter', '', {});
-    expect(chapters).toMatchObject({ outputTokens: 30, summary: { type: 'chapter', chapters: [{ chapterNumber: 0, title: 'Tomato Pasta' }, { chapterNumber: 1, start: 20 }] } });
+    expect(chapters).toMatchObject({
+      outputTokens: 30,
+      summary: {
+        type: 'chapter',
+        chapters: [
+          { chapterNumber: 0, title: 'Tomato Pasta' },
+          { chapterNumber: 1, start: 20 },
+        ],
+      },
+    });
   });
 
   it.each<[string, (request: ChatRequest, res: ServerResponse) => void]>([
@@ -147,7 +182,9 @@ describe('OpenAI-compatible provider', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/v1`;
     await new Promise((resolve) => closed.close(resolve));
-    const error = await setup(url).service.summarize('org', 'v1', 'summary', '', {}).catch((e: unknown) => e);
+    const error = await setup(url)
+      .service.summarize('org', 'v1', 'summary', '', {})
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'model_unavailable' });
     expect((error as Error).message).not.toContain('127.0.0.1');
   });
@@ -160,7 +197,8 @@ describe('OpenAI-compatible provider', () => {
     };
     const { service, records } = setup();
     const abort = new AbortController();
-    for await (const event of service.analyze('org', 'v1', 'Describe the video', {}, abort.signal)) if (event.type === 'text') abort.abort();
+    for await (const event of service.analyze('org', 'v1', 'Describe the video', {}, abort.signal))
+      if (event.type === 'text') abort.abort();
     await lastRequestClosed;
     expect(records[0]).toMatchObject({ status: 'cancelled' });
     expect(records[0]!.outputTokens).toBeGreaterThan(0);

@@ -147,8 +147,10 @@ function mailBody(n: Notification, month: string): string {
     case 'tier_upgraded':
       return `Your monthly spend reached the Developer Tier ${n.toTier} threshold in ${month}. The new tier and its limits apply now.`;
     case 'grace_started':
-      return `Your spend in ${previousMonth(month)} ended below the Developer Tier ${n.fromTier} threshold. ${month} is a grace month: ` +
-        `if this month also ends below it, your plan moves to Developer Tier 1 at the start of next month.`;
+      return (
+        `Your spend in ${previousMonth(month)} ended below the Developer Tier ${n.fromTier} threshold. ${month} is a grace month: ` +
+        `if this month also ends below it, your plan moves to Developer Tier 1 at the start of next month.`
+      );
     case 'tier_downgraded':
       return `Your spend ended below the Developer Tier ${n.fromTier} threshold for a second month in a row, so your plan is Developer Tier 1 from ${month}.`;
   }
@@ -202,12 +204,25 @@ export function createBillingService(deps: BillingDeps) {
         const stateChanged = !samePlan(plan, transition.state);
         if (!stateChanged && Object.keys(changes).length === 0) return plan;
         // Only the state fields: a transition of an unchanged plan hands back the whole record it was given.
-        const next: PlanRecord = { ...plan, ...changes, ...planState(transition.state), updatedAt: stateChanged ? clock.now() : changes.updatedAt ?? clock.now() };
+        const next: PlanRecord = {
+          ...plan,
+          ...changes,
+          ...planState(transition.state),
+          updatedAt: stateChanged ? clock.now() : (changes.updatedAt ?? clock.now()),
+        };
         await tx.savePlan(next);
         for (const n of transition.notifications) {
           // Developer plans always have an address (it comes with the payment method).
           if (!next.billingEmail) continue;
-          await tx.enqueueMail({ id: newId(), orgId: next.orgId, kind: n.kind, recipient: next.billingEmail, subject: SUBJECTS[n.kind](n), body: mailBody(n, month), createdAt: clock.now() });
+          await tx.enqueueMail({
+            id: newId(),
+            orgId: next.orgId,
+            kind: n.kind,
+            recipient: next.billingEmail,
+            subject: SUBJECTS[n.kind](n),
+            body: mailBody(n, month),
+            createdAt: clock.now(),
+          });
           mailQueued = true;
         }
         return next;
@@ -223,7 +238,17 @@ export function createBillingService(deps: BillingDeps) {
       const plan = await store.findPlan(orgId);
       if (plan) return view(store, plan);
       const now = clock.now();
-      return view(store, { orgId, plan: 'free', tier: 0, graceMonth: null, paymentMethodRef: null, billingEmail: null, customLimits: null, closedThrough: previousMonth(monthOf(now)), updatedAt: now });
+      return view(store, {
+        orgId,
+        plan: 'free',
+        tier: 0,
+        graceMonth: null,
+        paymentMethodRef: null,
+        billingEmail: null,
+        customLimits: null,
+        closedThrough: previousMonth(monthOf(now)),
+        updatedAt: now,
+      });
     },
 
     /** Adds a ledger entry once per key; reaching a threshold in the current month upgrades at once. */
@@ -236,7 +261,16 @@ export function createBillingService(deps: BillingDeps) {
       const occurredAt = input.occurredAt ?? clock.now();
       const month = monthOf(occurredAt);
       return withPlan(orgId, async (tx, plan, apply) => {
-        const inserted = await tx.insertSpend({ orgId, idempotencyKey: input.idempotencyKey, unitKind: input.unitKind, quantity: input.quantity, amountMicros, occurredAt, month, recordedAt: clock.now() });
+        const inserted = await tx.insertSpend({
+          orgId,
+          idempotencyKey: input.idempotencyKey,
+          unitKind: input.unitKind,
+          quantity: input.quantity,
+          amountMicros,
+          occurredAt,
+          month,
+          recordedAt: clock.now(),
+        });
         let current = plan;
         let upgraded = false;
         // Spend that arrives late for a past month counts in that month's total, but tiers move only on the current month.
@@ -279,7 +313,12 @@ export function createBillingService(deps: BillingDeps) {
           for (const month of monthsToClose(plan.closedThrough, lastClosable)) {
             const spend = await tx.monthSpend(id, month);
             const transition = monthEnded(current, month, spend);
-            const reason = transition.state.tier < current.tier ? 'downgraded' : transition.notifications.some((n) => n.kind === 'grace_started') ? 'grace_started' : null;
+            const reason =
+              transition.state.tier < current.tier
+                ? 'downgraded'
+                : transition.notifications.some((n) => n.kind === 'grace_started')
+                  ? 'grace_started'
+                  : null;
             // The month's e-mails go out at the start of the next month, which is now.
             const next = await apply(current, transition, nextMonth(month), { closedThrough: month, updatedAt: current.updatedAt });
             await tx.insertClosing({ orgId: id, month, spendMicros: spend, from: current, to: next, reason, closedAt: clock.now() });

@@ -28,7 +28,9 @@ export const billingEnvShape = {
 type BillingEnv = z.infer<z.ZodObject<typeof billingEnvShape>>;
 
 export function mailTargetFromEnv(config: BillingEnv): MailTarget {
-  return config.SMTP_URL ? { kind: 'smtp', url: config.SMTP_URL, from: config.MAIL_FROM } : { kind: 'folder', dir: config.MAIL_DIR, from: config.MAIL_FROM };
+  return config.SMTP_URL
+    ? { kind: 'smtp', url: config.SMTP_URL, from: config.MAIL_FROM }
+    : { kind: 'folder', dir: config.MAIL_DIR, from: config.MAIL_FROM };
 }
 
 export function tierLimitsFromEnv(config: BillingEnv): Readonly<Record<number, LimitTable>> | undefined {

@@ -15,13 +15,25 @@ export function createMailTransport(target: MailTarget): SendMail {
   if (target.kind === 'smtp') {
     const transport = nodemailer.createTransport(target.url);
     return async (mail) => {
-      await transport.sendMail({ from: target.from, to: mail.recipient, subject: mail.subject, text: mail.body, messageId: `<${mail.id}@vus>` });
+      await transport.sendMail({
+        from: target.from,
+        to: mail.recipient,
+        subject: mail.subject,
+        text: mail.body,
+        messageId: `<${mail.id}@vus>`,
+      });
     };
   }
   mkdirSync(target.dir, { recursive: true });
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return async (mail) => {
-    const info = await transport.sendMail({ from: target.from, to: mail.recipient, subject: mail.subject, text: mail.body, messageId: `<${mail.id}@vus>` });
+    const info = await transport.sendMail({
+      from: target.from,
+      to: mail.recipient,
+      subject: mail.subject,
+      text: mail.body,
+      messageId: `<${mail.id}@vus>`,
+    });
     // Write then rename, so a reader of the folder never sees half a message.
     const file = join(target.dir, `${mail.createdAt.toISOString().replace(/[:.]/g, '-')}-${mail.id}.eml`);
     if (!Buffer.isBuffer(info.message)) throw new Error('the mail transport did not buffer the message');
@@ -93,7 +105,10 @@ export class Mailer {
       await send(mail);
     } catch (error) {
       const retryAt = context.retryAt();
-      logger.warn({ err: String(error), mailId: mail.id, retryAt }, retryAt ? 'sending a notification failed; will retry' : 'sending a notification failed; giving up');
+      logger.warn(
+        { err: String(error), mailId: mail.id, retryAt },
+        retryAt ? 'sending a notification failed; will retry' : 'sending a notification failed; giving up',
+      );
       await store.markMailFailed(db, mail.id, String(error), retryAt);
       return retryAt ? { kind: 'retry', error: String(error) } : { kind: 'failed', error: String(error) };
     }

@@ -30,19 +30,32 @@ export const billingService = defineService({
   fromEnv: (config): BillingServiceOptions => ({ mail: mailTargetFromEnv(config), tierLimits: tierLimitsFromEnv(config) }),
   async build({ db, clock, logger }, options: BillingServiceOptions) {
     const mailer = new Mailer({ db, clock, send: createMailTransport(options.mail), logger, pollMs: options.mailPollMs });
-    const billing = createBillingService({ store: createBillingStore(db), clock, prices: options.prices, tierLimits: options.tierLimits, mailQueued: () => mailer.wake() });
+    const billing = createBillingService({
+      store: createBillingStore(db),
+      clock,
+      prices: options.prices,
+      tierLimits: options.tierLimits,
+      mailQueued: () => mailer.wake(),
+    });
     return {
       implementation: billingServiceImplementation(billing, logger),
       jobs: [
         { name: 'mailer', start: () => (mailer.start(), mailer) },
         // Idempotent, so every replica may run it; it closes whatever month boundary has passed.
-        intervalJob({ name: 'month-end', everyMs: options.monthEndCheckMs ?? 60_000, runAtStart: true, logger, run: () => billing.runMonthEnd(clock.now()) }),
+        intervalJob({
+          name: 'month-end',
+          everyMs: options.monthEndCheckMs ?? 60_000,
+          runAtStart: true,
+          logger,
+          run: () => billing.runMonthEnd(clock.now()),
+        }),
       ],
     };
   },
 });
 
 export type RunningBillingService = RunningService;
-export const startBillingService = (options: KitOptions & BillingServiceOptions): Promise<RunningBillingService> => startService(billingService, options);
+export const startBillingService = (options: KitOptions & BillingServiceOptions): Promise<RunningBillingService> =>
+  startService(billingService, options);
 
 if (require.main === module) runService(billingService);

@@ -59,8 +59,17 @@ export const billingStore = {
     await q.query(
       `UPDATE plans SET plan = $2, tier = $3, grace_month = $4, payment_method_ref = $5, billing_email = $6,
          custom_limits = $7, closed_through = $8, updated_at = $9 WHERE org_id = $1`,
-      [plan.orgId, plan.plan, plan.tier, plan.graceMonth, plan.paymentMethodRef, plan.billingEmail,
-        plan.customLimits === null ? null : JSON.stringify(plan.customLimits), plan.closedThrough, plan.updatedAt],
+      [
+        plan.orgId,
+        plan.plan,
+        plan.tier,
+        plan.graceMonth,
+        plan.paymentMethodRef,
+        plan.billingEmail,
+        plan.customLimits === null ? null : JSON.stringify(plan.customLimits),
+        plan.closedThrough,
+        plan.updatedAt,
+      ],
     );
   },
 
@@ -69,7 +78,16 @@ export const billingStore = {
     const { rowCount } = await q.query(
       `INSERT INTO spend_entries (org_id, idempotency_key, unit_kind, quantity, amount_micros, occurred_at, month, recorded_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
-      [entry.orgId, entry.idempotencyKey, entry.unitKind, entry.quantity, entry.amountMicros, entry.occurredAt, entry.month, entry.recordedAt],
+      [
+        entry.orgId,
+        entry.idempotencyKey,
+        entry.unitKind,
+        entry.quantity,
+        entry.amountMicros,
+        entry.occurredAt,
+        entry.month,
+        entry.recordedAt,
+      ],
     );
     return rowCount === 1;
   },
@@ -107,12 +125,19 @@ export const billingStore = {
 
   /** The e-mail a mail job is about, while it is unsent. */
   async unsentMail(q: Queryable, id: string): Promise<OutgoingMail | undefined> {
-    const { rows } = await q.query<{ id: string; org_id: string; kind: string; recipient: string; subject: string; body: string; created_at: Date }>(
-      'SELECT id, org_id, kind, recipient, subject, body, created_at FROM notifications WHERE id = $1 AND sent_at IS NULL',
-      [id],
-    );
+    const { rows } = await q.query<{
+      id: string;
+      org_id: string;
+      kind: string;
+      recipient: string;
+      subject: string;
+      body: string;
+      created_at: Date;
+    }>('SELECT id, org_id, kind, recipient, subject, body, created_at FROM notifications WHERE id = $1 AND sent_at IS NULL', [id]);
     const r = rows[0];
-    return r && { id: r.id, orgId: r.org_id, kind: r.kind, recipient: r.recipient, subject: r.subject, body: r.body, createdAt: r.created_at };
+    return (
+      r && { id: r.id, orgId: r.org_id, kind: r.kind, recipient: r.recipient, subject: r.subject, body: r.body, createdAt: r.created_at }
+    );
   },
 
   async markMailSent(q: Queryable, id: string, now: Date): Promise<void> {
@@ -121,19 +146,33 @@ export const billingStore = {
 
   /** A failed send: tried again at `retryAt` (by its job), or given up when that is null. */
   async markMailFailed(q: Queryable, id: string, error: string, retryAt: Date | null): Promise<void> {
-    await q.query('UPDATE notifications SET attempts = attempts + 1, last_error = $2, next_attempt_at = coalesce($3, next_attempt_at) WHERE id = $1', [
-      id,
-      error,
-      retryAt,
-    ]);
+    await q.query(
+      'UPDATE notifications SET attempts = attempts + 1, last_error = $2, next_attempt_at = coalesce($3, next_attempt_at) WHERE id = $1',
+      [id, error, retryAt],
+    );
   },
 
   async listMail(q: Queryable, orgId: string): Promise<(OutgoingMail & { sentAt: Date | null })[]> {
-    const { rows } = await q.query<{ id: string; org_id: string; kind: string; recipient: string; subject: string; body: string; created_at: Date; sent_at: Date | null }>(
-      'SELECT id, org_id, kind, recipient, subject, body, created_at, sent_at FROM notifications WHERE org_id = $1 ORDER BY seq',
-      [orgId],
-    );
-    return rows.map((r) => ({ id: r.id, orgId: r.org_id, kind: r.kind, recipient: r.recipient, subject: r.subject, body: r.body, createdAt: r.created_at, sentAt: r.sent_at }));
+    const { rows } = await q.query<{
+      id: string;
+      org_id: string;
+      kind: string;
+      recipient: string;
+      subject: string;
+      body: string;
+      created_at: Date;
+      sent_at: Date | null;
+    }>('SELECT id, org_id, kind, recipient, subject, body, created_at, sent_at FROM notifications WHERE org_id = $1 ORDER BY seq', [orgId]);
+    return rows.map((r) => ({
+      id: r.id,
+      orgId: r.org_id,
+      kind: r.kind,
+      recipient: r.recipient,
+      subject: r.subject,
+      body: r.body,
+      createdAt: r.created_at,
+      sentAt: r.sent_at,
+    }));
   },
 };
 

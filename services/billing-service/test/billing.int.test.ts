@@ -31,7 +31,12 @@ describe.each(DATABASE_KINDS)('billing on %s', (_kind, create) => {
   beforeEach(() => {
     clock = new ManualClock('2026-01-10T12:00:00Z');
     mailDir = mkdtempSync(join(tmpdir(), 'vus-mail-'));
-    mailer = new Mailer({ db: database.db, clock, send: createMailTransport({ kind: 'folder', dir: mailDir, from: 'billing@test' }), logger });
+    mailer = new Mailer({
+      db: database.db,
+      clock,
+      send: createMailTransport({ kind: 'folder', dir: mailDir, from: 'billing@test' }),
+      logger,
+    });
     billing = createBillingService({ store: createBillingStore(database.db), clock });
     org = newId();
   });
@@ -43,11 +48,20 @@ describe.each(DATABASE_KINDS)('billing on %s', (_kind, create) => {
   const email = () => `owner-${org}@example.com`;
   let spendSeq = 0;
   const spend = (dollars: number, at?: string) =>
-    billing.recordSpend(org, { idempotencyKey: `k${++spendSeq}`, unitKind: 'manual', quantity: 0, amountMicros: dollars * USD, occurredAt: at ? new Date(at) : undefined });
+    billing.recordSpend(org, {
+      idempotencyKey: `k${++spendSeq}`,
+      unitKind: 'manual',
+      quantity: 0,
+      amountMicros: dollars * USD,
+      occurredAt: at ? new Date(at) : undefined,
+    });
   const mails = async () => {
     await mailer.sendDue();
     // The database is shared by the suite: keep this test's organization's mails only.
-    return readdirSync(mailDir).sort().map((f) => readFileSync(join(mailDir, f), 'utf8')).filter((m) => m.includes(`To: ${email()}`));
+    return readdirSync(mailDir)
+      .sort()
+      .map((f) => readFileSync(join(mailDir, f), 'utf8'))
+      .filter((m) => m.includes(`To: ${email()}`));
   };
   /** Subjects in the order the outbox queued them, once the mailer has written them to the folder. */
   const subjects = async () => {
@@ -67,7 +81,10 @@ describe.each(DATABASE_KINDS)('billing on %s', (_kind, create) => {
     expect((await billing.addPaymentMethod(org, 'pm_1', email())).tier).toBe(1);
     expect((await spend(150)).upgraded).toBe(false);
     const second = await spend(60);
-    expect(second).toMatchObject({ upgraded: true, plan: { plan: 'developer', tier: 2, monthSpend: 210 * USD, nextTierThreshold: 400 * USD } });
+    expect(second).toMatchObject({
+      upgraded: true,
+      plan: { plan: 'developer', tier: 2, monthSpend: 210 * USD, nextTierThreshold: 400 * USD },
+    });
     expect((await spend(190)).plan.tier).toBe(3);
     expect(await subjects()).toEqual(['Your plan moved up to Developer Tier 2', 'Your plan moved up to Developer Tier 3']);
     expect((await billing.listMail(org)).every((m) => m.sentAt !== null)).toBe(true);
@@ -84,7 +101,9 @@ describe.each(DATABASE_KINDS)('billing on %s', (_kind, create) => {
   });
 
   it('refuses a unit kind it has no price for', async () => {
-    const error: unknown = await billing.recordSpend(org, { idempotencyKey: 'x', unitKind: 'carrots', quantity: 1, amountMicros: 0 }).catch((e: unknown) => e);
+    const error: unknown = await billing
+      .recordSpend(org, { idempotencyKey: 'x', unitKind: 'carrots', quantity: 1, amountMicros: 0 })
+      .catch((e: unknown) => e);
     expect(isApiError(error) && error.code).toBe('parameter_invalid');
   });
 
@@ -98,12 +117,16 @@ describe.each(DATABASE_KINDS)('billing on %s', (_kind, create) => {
     clock.set('2026-03-01T00:00:05Z');
     const march = await billing.runMonthEnd(clock.now(), org);
     expect(march.closedMonth).toBe('2026-02');
-    expect(march.transitions).toEqual([expect.objectContaining({ reason: 'grace_started', monthSpend: 50 * USD, to: { plan: 'developer', tier: 2, graceMonth: '2026-03' } })]);
+    expect(march.transitions).toEqual([
+      expect.objectContaining({ reason: 'grace_started', monthSpend: 50 * USD, to: { plan: 'developer', tier: 2, graceMonth: '2026-03' } }),
+    ]);
     expect((await billing.getPlan(org)).tier).toBe(2); // the grace month keeps the tier
 
     clock.set('2026-04-01T00:00:01Z');
     const april = await billing.runMonthEnd(clock.now(), org);
-    expect(april.transitions).toEqual([expect.objectContaining({ reason: 'downgraded', to: { plan: 'developer', tier: 1, graceMonth: null } })]);
+    expect(april.transitions).toEqual([
+      expect.objectContaining({ reason: 'downgraded', to: { plan: 'developer', tier: 1, graceMonth: null } }),
+    ]);
     expect(await subjects()).toEqual([
       'Your plan moved up to Developer Tier 2',
       'Your Developer Tier 2 is in its grace month',

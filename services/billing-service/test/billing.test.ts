@@ -1,6 +1,13 @@
 import { isApiError, ManualClock, newId } from '@vus/core';
 import { FREE_PLAN_LIMITS } from '@vus/limits';
-import { createBillingService, type BillingStore, type MonthClosing, type OutgoingMail, type PlanRecord, type SpendEntry } from '../src/billing';
+import {
+  createBillingService,
+  type BillingStore,
+  type MonthClosing,
+  type OutgoingMail,
+  type PlanRecord,
+  type SpendEntry,
+} from '../src/billing';
 
 const USD = 1_000_000;
 
@@ -18,12 +25,26 @@ function memoryStore() {
   const store: BillingStore = {
     findPlan: async (orgId) => plans.get(orgId),
     monthSpend,
-    orgsToClose: async (month) => [...plans.values()].filter((p) => p.closedThrough < month).map((p) => p.orgId).sort(),
+    orgsToClose: async (month) =>
+      [...plans.values()]
+        .filter((p) => p.closedThrough < month)
+        .map((p) => p.orgId)
+        .sort(),
     listMail: async (orgId) => mail.filter((m) => m.orgId === orgId),
     async withLockedPlan(orgId, closedThrough, now, work) {
       const before = { plans: new Map(plans), spend: [...spend], closings: [...closings], mail: [...mail] };
       if (!plans.has(orgId)) {
-        plans.set(orgId, { orgId, plan: 'free', tier: 0, graceMonth: null, paymentMethodRef: null, billingEmail: null, customLimits: null, closedThrough, updatedAt: now });
+        plans.set(orgId, {
+          orgId,
+          plan: 'free',
+          tier: 0,
+          graceMonth: null,
+          paymentMethodRef: null,
+          billingEmail: null,
+          customLimits: null,
+          closedThrough,
+          updatedAt: now,
+        });
       }
       try {
         return await work(plans.get(orgId)!, {
@@ -54,7 +75,13 @@ describe('billing (domain, on a memory store)', () => {
   const billing = () => createBillingService({ store: memory.store, clock, mailQueued: () => woken++ });
   let seq = 0;
   const spend = (dollars: number, at?: string) =>
-    billing().recordSpend(org, { idempotencyKey: `k${++seq}`, unitKind: 'manual', quantity: 0, amountMicros: dollars * USD, occurredAt: at ? new Date(at) : undefined });
+    billing().recordSpend(org, {
+      idempotencyKey: `k${++seq}`,
+      unitKind: 'manual',
+      quantity: 0,
+      amountMicros: dollars * USD,
+      occurredAt: at ? new Date(at) : undefined,
+    });
   const subjects = async () => (await billing().listMail(org)).map((m) => m.subject);
 
   beforeEach(() => {
@@ -65,7 +92,14 @@ describe('billing (domain, on a memory store)', () => {
   });
 
   it('shows an unknown organization on Free without creating its plan', async () => {
-    expect(await billing().getPlan(org)).toMatchObject({ plan: 'free', tier: 0, month: '2026-01', monthSpend: 0, hasPaymentMethod: false, limits: FREE_PLAN_LIMITS });
+    expect(await billing().getPlan(org)).toMatchObject({
+      plan: 'free',
+      tier: 0,
+      month: '2026-01',
+      monthSpend: 0,
+      hasPaymentMethod: false,
+      limits: FREE_PLAN_LIMITS,
+    });
     expect(await memory.store.findPlan(org)).toBeUndefined();
   });
 
@@ -86,7 +120,9 @@ describe('billing (domain, on a memory store)', () => {
   });
 
   it('refuses a unit kind it has no price for, recording nothing', async () => {
-    const error: unknown = await billing().recordSpend(org, { idempotencyKey: 'x', unitKind: 'carrots', quantity: 1, amountMicros: 0 }).catch((e: unknown) => e);
+    const error: unknown = await billing()
+      .recordSpend(org, { idempotencyKey: 'x', unitKind: 'carrots', quantity: 1, amountMicros: 0 })
+      .catch((e: unknown) => e);
     expect(isApiError(error) && error.code).toBe('parameter_invalid');
     expect(await memory.store.findPlan(org)).toBeUndefined();
   });
@@ -95,7 +131,12 @@ describe('billing (domain, on a memory store)', () => {
     await billing().addPaymentMethod(org, 'pm_1', 'owner@example.com');
     clock.set('2026-02-03T00:00:00Z');
     const late = await spend(300, '2026-01-31T23:00:00Z');
-    expect([late.upgraded, late.plan.tier, late.plan.monthSpend, await memory.store.monthSpend(org, '2026-01')]).toEqual([false, 1, 0, 300 * USD]);
+    expect([late.upgraded, late.plan.tier, late.plan.monthSpend, await memory.store.monthSpend(org, '2026-01')]).toEqual([
+      false,
+      1,
+      0,
+      300 * USD,
+    ]);
   });
 
   it('closes missed months in order, recording each, and changes nothing when run again', async () => {
@@ -118,10 +159,17 @@ describe('billing (domain, on a memory store)', () => {
 
   it('keeps nothing of a locked plan’s work that failed', async () => {
     await billing().addPaymentMethod(org, 'pm_1', 'owner@example.com');
-    const failing: typeof memory.store = { ...memory.store, withLockedPlan: (orgId, closedThrough, now, work) =>
-      memory.store.withLockedPlan(orgId, closedThrough, now, async (plan, tx) => work(plan, { ...tx, enqueueMail: () => Promise.reject(new Error('mail queue down')) })) };
+    const failing: typeof memory.store = {
+      ...memory.store,
+      withLockedPlan: (orgId, closedThrough, now, work) =>
+        memory.store.withLockedPlan(orgId, closedThrough, now, async (plan, tx) =>
+          work(plan, { ...tx, enqueueMail: () => Promise.reject(new Error('mail queue down')) }),
+        ),
+    };
     const service = createBillingService({ store: failing, clock });
-    await expect(service.recordSpend(org, { idempotencyKey: 'big', unitKind: 'manual', quantity: 0, amountMicros: 250 * USD })).rejects.toThrow('mail queue down');
+    await expect(
+      service.recordSpend(org, { idempotencyKey: 'big', unitKind: 'manual', quantity: 0, amountMicros: 250 * USD }),
+    ).rejects.toThrow('mail queue down');
     expect(await billing().getPlan(org)).toMatchObject({ tier: 1, monthSpend: 0 });
   });
 });

@@ -18,7 +18,15 @@ describe.each(DATABASE_KINDS)('mailer on %s', (_kind, create) => {
 
   const queueMail = (clock: ManualClock): Promise<OutgoingMail> =>
     database.db.withTx(async (q) => {
-      const mail = { id: newId(), orgId: newId(), kind: 'tier_up', recipient: 'owner@example.com', subject: 'Tier 2', body: 'Hello', createdAt: clock.now() };
+      const mail = {
+        id: newId(),
+        orgId: newId(),
+        kind: 'tier_up',
+        recipient: 'owner@example.com',
+        subject: 'Tier 2',
+        body: 'Hello',
+        createdAt: clock.now(),
+      };
       await billingStore.enqueueMail(q, mail);
       return mail;
     });

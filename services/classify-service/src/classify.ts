@@ -115,7 +115,8 @@ export function checkClasses(classes: readonly ClassDefinition[], field = 'class
     if (c.prompts.some((p) => !p.trim())) throw errors.invalid(`${field}[${i}].prompts`, 'A prompt must not be empty.');
     prompts += c.prompts.length;
   });
-  if (prompts > MAX_PROMPTS) throw errors.invalid(field, `The classes hold ${prompts} prompts; at most ${MAX_PROMPTS} are accepted per request.`);
+  if (prompts > MAX_PROMPTS)
+    throw errors.invalid(field, `The classes hold ${prompts} prompts; at most ${MAX_PROMPTS} are accepted per request.`);
 }
 
 /** Runs `work` over `items`, at most `limit` at a time, results in input order. */
@@ -136,7 +137,11 @@ export function createClassify(deps: ClassifyDeps) {
   const { directory, store } = deps;
 
   /** Every prompt of every class searched over the videos, grouped per index; the classes' clips. */
-  async function matchClasses(orgId: string, videosByIndex: Map<string, { videoIds: string[] }>, params: ClassifyParams): Promise<ClassMatches[]> {
+  async function matchClasses(
+    orgId: string,
+    videosByIndex: Map<string, { videoIds: string[] }>,
+    params: ClassifyParams,
+  ): Promise<ClassMatches[]> {
     const searches = params.classes.flatMap((c, classIndex) =>
       [...new Set(c.prompts)].flatMap((prompt) =>
         [...videosByIndex].map(([indexId, { videoIds }]) => ({
@@ -153,10 +158,18 @@ export function createClassify(deps: ClassifyDeps) {
       ),
     );
     const found = await mapLimited(searches, PROMPT_CONCURRENCY, (s) => directory.matchClips(orgId, s.indexId, s.prompt, s.search));
-    return params.classes.map((c, classIndex) => ({ name: c.name, clips: searches.flatMap((s, i) => (s.classIndex === classIndex ? found[i]! : [])) }));
+    return params.classes.map((c, classIndex) => ({
+      name: c.name,
+      clips: searches.flatMap((s, i) => (s.classIndex === classIndex ? found[i]! : [])),
+    }));
   }
 
-  async function classifyAndServe(orgId: string, videos: readonly VideoRef[], byIndex: Map<string, { videoIds: string[] }>, params: ClassifyParams): Promise<ClassifyPage> {
+  async function classifyAndServe(
+    orgId: string,
+    videos: readonly VideoRef[],
+    byIndex: Map<string, { videoIds: string[] }>,
+    params: ClassifyParams,
+  ): Promise<ClassifyPage> {
     checkClasses(params.classes);
     const matches = await matchClasses(orgId, byIndex, params);
     const items: ClassifiedVideo[] = classifyVideos(videos, matches, params.thresholds).map((video) => ({
@@ -169,7 +182,14 @@ export function createClassify(deps: ClassifyDeps) {
       })),
     }));
     const now = deps.clock.now();
-    const set: StoredClassification = { id: newResultSetId(), orgId, pageLimit: params.pageLimit, items, createdAt: now, expiresAt: new Date(now.getTime() + deps.pageTtlMs) };
+    const set: StoredClassification = {
+      id: newResultSetId(),
+      orgId,
+      pageLimit: params.pageLimit,
+      items,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + deps.pageTtlMs),
+    };
     await store.saveResultSet(set);
     return servePage({ set, total: items.length, items: items.slice(0, set.pageLimit) }, 1);
   }
@@ -187,7 +207,10 @@ export function createClassify(deps: ClassifyDeps) {
       const videos = await directory.videos(orgId, [...new Set(videoIds)]);
       const total = videos.reduce((sum, v) => sum + v.duration, 0);
       if (total > MAX_TOTAL_SECONDS) {
-        throw errors.invalid('video_ids', `The videos last ${Math.round(total)} seconds in all; at most ${MAX_TOTAL_SECONDS} seconds (10 hours) are classified per request.`);
+        throw errors.invalid(
+          'video_ids',
+          `The videos last ${Math.round(total)} seconds in all; at most ${MAX_TOTAL_SECONDS} seconds (10 hours) are classified per request.`,
+        );
       }
       const byIndex = new Map<string, { videoIds: string[] }>();
       for (const video of videos) {
@@ -211,7 +234,9 @@ export function createClassify(deps: ClassifyDeps) {
       const parsed = parsePageToken(token);
       const stored = parsed && (await store.loadPage(orgId, parsed.setId, parsed.page));
       if (!parsed || !stored || stored.set.expiresAt.getTime() <= deps.clock.now().getTime()) {
-        throw new ApiError('search_page_token_expired', `The page token ${token} has expired or does not exist. Classify again.`, { param: 'page_token' });
+        throw new ApiError('search_page_token_expired', `The page token ${token} has expired or does not exist. Classify again.`, {
+          param: 'page_token',
+        });
       }
       return servePage(stored, parsed.page);
     },

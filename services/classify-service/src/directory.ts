@@ -18,7 +18,16 @@ const refOf = (video: { id: string; index_id: string; system_metadata?: { durati
 /** A search clip as a prompt's clip: its option is the one that matched it best. */
 function promptClip(clip: SearchClip, indexId: string, prompt: string): PromptClip {
   const best = [...clip.modules].sort((a, b) => b.score - a.score)[0];
-  return { videoId: clip.video_id, indexId, start: clip.start, end: clip.end, score: clip.score, option: (best?.type ?? 'visual') as CanonicalOption, prompt, thumbnailKey: clip.thumbnail_key };
+  return {
+    videoId: clip.video_id,
+    indexId,
+    start: clip.start,
+    end: clip.end,
+    score: clip.score,
+    option: (best?.type ?? 'visual') as CanonicalOption,
+    prompt,
+    thumbnailKey: clip.thumbnail_key,
+  };
 }
 
 /**
@@ -41,7 +50,14 @@ export function serviceDirectory(index: IndexClient, search: SearchClient): Clas
     async matchClips(orgId, indexId, prompt, s) {
       const answer = await search.matchClips(
         { orgId },
-        { index_id: indexId, query_text: prompt, search_options: s.options, conversation_option: s.conversationOption, threshold: s.confidence, video_ids: [...s.videoIds] },
+        {
+          index_id: indexId,
+          query_text: prompt,
+          search_options: s.options,
+          conversation_option: s.conversationOption,
+          threshold: s.confidence,
+          video_ids: [...s.videoIds],
+        },
       );
       return answer.clips.map((clip) => promptClip(clip, indexId, prompt));
     },

@@ -6,9 +6,18 @@ import type { ClassifyServiceOptions } from './main';
 export const classifyEnvShape = {
   INDEX_SERVICE_ADDR: envAddress,
   SEARCH_SERVICE_ADDR: envAddress,
-  CLASSIFY_PAGE_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 24 * 3600).default(3600),
+  CLASSIFY_PAGE_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 24 * 3600)
+    .default(3600),
 };
 
 export function classifyOptionsFromEnv(config: z.infer<z.ZodObject<typeof classifyEnvShape>>): ClassifyServiceOptions {
-  return { indexServiceAddress: config.INDEX_SERVICE_ADDR, searchServiceAddress: config.SEARCH_SERVICE_ADDR, pageTtlSeconds: config.CLASSIFY_PAGE_TTL_SECONDS };
+  return {
+    indexServiceAddress: config.INDEX_SERVICE_ADDR,
+    searchServiceAddress: config.SEARCH_SERVICE_ADDR,
+    pageTtlSeconds: config.CLASSIFY_PAGE_TTL_SECONDS,
+  };
 }

@@ -27,16 +27,29 @@ export const classifyService = defineService({
     const search = createSearchClient(options.searchServiceAddress);
     onStop(() => (index.close(), search.close()));
     const store = createResultSetStore(db);
-    const classify = createClassify({ directory: serviceDirectory(index, search), store, clock, pageTtlMs: (options.pageTtlSeconds ?? 3600) * 1000 });
+    const classify = createClassify({
+      directory: serviceDirectory(index, search),
+      store,
+      clock,
+      pageTtlMs: (options.pageTtlSeconds ?? 3600) * 1000,
+    });
     return {
       implementation: classifyServiceImplementation(classify, logger),
       // Expired sets are kept a day, so that an old token reads "expired" rather than "unknown".
-      jobs: [intervalJob({ name: 'purge-result-sets', everyMs: 600_000, logger, run: () => store.purgeResultSets(new Date(clock.now().getTime() - 86_400_000)) })],
+      jobs: [
+        intervalJob({
+          name: 'purge-result-sets',
+          everyMs: 600_000,
+          logger,
+          run: () => store.purgeResultSets(new Date(clock.now().getTime() - 86_400_000)),
+        }),
+      ],
     };
   },
 });
 
 export type RunningClassifyService = RunningService;
-export const startClassifyService = (options: KitOptions & ClassifyServiceOptions): Promise<RunningClassifyService> => startService(classifyService, options);
+export const startClassifyService = (options: KitOptions & ClassifyServiceOptions): Promise<RunningClassifyService> =>
+  startService(classifyService, options);
 
 if (require.main === module) runService(classifyService);

@@ -89,10 +89,16 @@ export function durationRatio(clips: readonly PromptClip[], videoDuration: numbe
   return Math.min(1, covered / videoDuration);
 }
 
-const byTime = (a: PromptClip, b: PromptClip) => a.start - b.start || a.end - b.end || b.score - a.score || a.prompt.localeCompare(b.prompt);
+const byTime = (a: PromptClip, b: PromptClip) =>
+  a.start - b.start || a.end - b.end || b.score - a.score || a.prompt.localeCompare(b.prompt);
 
 /** One class in one video, or undefined when it has no clip or misses a threshold. */
-function scoreClass(name: string, clips: readonly PromptClip[], video: VideoToClassify, thresholds: Thresholds): Omit<ClassScore, 'detailedScores'> & { maxScore: number; avgScore: number } | undefined {
+function scoreClass(
+  name: string,
+  clips: readonly PromptClip[],
+  video: VideoToClassify,
+  thresholds: Thresholds,
+): (Omit<ClassScore, 'detailedScores'> & { maxScore: number; avgScore: number }) | undefined {
   const kept = clips.filter((c) => c.score >= (thresholds.minClipScore ?? 0));
   if (kept.length === 0) return undefined;
   const score = round2(classScore(kept));
@@ -114,7 +120,11 @@ function scoreClass(name: string, clips: readonly PromptClip[], video: VideoToCl
  * so the order (and every page cut from it) is the same each time. Classes of a video: by score,
  * then by their order in the request.
  */
-export function classifyVideos(videos: readonly VideoToClassify[], classes: readonly ClassMatches[], thresholds: Thresholds): VideoClassification[] {
+export function classifyVideos(
+  videos: readonly VideoToClassify[],
+  classes: readonly ClassMatches[],
+  thresholds: Thresholds,
+): VideoClassification[] {
   const clipsByClassAndVideo = classes.map((c) => {
     const byVideo = new Map<string, PromptClip[]>();
     for (const clip of c.clips) {

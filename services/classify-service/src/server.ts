@@ -33,7 +33,12 @@ const paramsSchema = z.object({
     .nullish(),
   show_detailed_score: z.boolean(),
   include_clips: z.boolean(),
-  page_limit: z.number().int().min(0).max(50).transform((v) => v || 10),
+  page_limit: z
+    .number()
+    .int()
+    .min(0)
+    .max(50)
+    .transform((v) => v || 10),
 });
 
 const videoIdsSchema = z.object({ video_ids: z.array(z.string()).max(1000) });
@@ -51,7 +56,11 @@ export function classifyParams(request: unknown): ClassifyParams {
     options: p.options,
     conversationOption: p.conversation_option,
     confidence: p.threshold?.min_confidence || 'low',
-    thresholds: { minVideoScore: p.threshold?.min_video_score, minClipScore: p.threshold?.min_clip_score, minDurationRatio: p.threshold?.min_duration_ratio },
+    thresholds: {
+      minVideoScore: p.threshold?.min_video_score,
+      minClipScore: p.threshold?.min_clip_score,
+      minDurationRatio: p.threshold?.min_duration_ratio,
+    },
     showDetailedScore: p.show_detailed_score,
     includeClips: p.include_clips,
     pageLimit: p.page_limit,
@@ -67,9 +76,21 @@ function toProtoPage(page: ClassifyPage): ClassifyResultPage__Input {
         score: c.score,
         duration_ratio: c.durationRatio,
         detailed_scores: c.detailedScores
-          ? { max_score: c.detailedScores.maxScore, avg_score: c.detailedScores.avgScore, normalized_score: c.detailedScores.normalizedScore }
+          ? {
+              max_score: c.detailedScores.maxScore,
+              avg_score: c.detailedScores.avgScore,
+              normalized_score: c.detailedScores.normalizedScore,
+            }
           : null,
-        clips: c.clips.map((clip) => ({ start: clip.start, end: clip.end, score: clip.score, option: clip.option, prompt: clip.prompt, thumbnail_key: clip.thumbnailKey, index_id: clip.indexId })),
+        clips: c.clips.map((clip) => ({
+          start: clip.start,
+          end: clip.end,
+          score: clip.score,
+          option: clip.option,
+          prompt: clip.prompt,
+          thumbnail_key: clip.thumbnailKey,
+          index_id: clip.indexId,
+        })),
       })),
     })),
     page_info: {
@@ -88,7 +109,13 @@ export function classifyServiceImplementation(classify: Classify, logger: Logger
       async Classify(request, ctx) {
         const params = classifyParams(request);
         const { video_ids } = parseInput(videoIdsSchema, request);
-        return toProtoPage(await classify.classify(requireOrg(ctx), video_ids.map((id) => knownId('Video', id)), params));
+        return toProtoPage(
+          await classify.classify(
+            requireOrg(ctx),
+            video_ids.map((id) => knownId('Video', id)),
+            params,
+          ),
+        );
       },
       async ClassifyBulk(request, ctx) {
         const params = classifyParams(request);

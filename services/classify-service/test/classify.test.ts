@@ -11,7 +11,10 @@ const VIDEOS: VideoRef[] = [
 ];
 const CLIPS: Record<string, Omit<PromptClip, 'indexId' | 'prompt' | 'option' | 'thumbnailKey'>[]> = {
   cat: [{ videoId: 'v-cat', start: 2, end: 8, score: 85 }],
-  phone: [{ videoId: 'v-phone', start: 0, end: 5, score: 90 }, { videoId: 'v-other', start: 1, end: 2, score: 40 }],
+  phone: [
+    { videoId: 'v-phone', start: 0, end: 5, score: 90 },
+    { videoId: 'v-other', start: 1, end: 2, score: 40 },
+  ],
 };
 
 function fakes() {
@@ -25,14 +28,19 @@ function fakes() {
       });
     },
     async indexVideos(orgId, indexId) {
-      if (orgId !== ORG || !VIDEOS.some((v) => v.indexId === indexId)) throw new ApiError('resource_not_exist', `The index ${indexId} does not exist.`);
+      if (orgId !== ORG || !VIDEOS.some((v) => v.indexId === indexId))
+        throw new ApiError('resource_not_exist', `The index ${indexId} does not exist.`);
       return VIDEOS.filter((v) => v.indexId === indexId);
     },
     async matchClips(_orgId, indexId, prompt, s) {
       searches.push({ indexId, prompt, videoIds: s.videoIds, options: s.options });
-      if (s.options.includes('logo')) throw new ApiError('search_option_not_supported', `Search option logo is not supported for index ${indexId}.`);
-      const inScope = (id: string) => (s.videoIds.length > 0 ? s.videoIds.includes(id) : VIDEOS.some((v) => v.id === id && v.indexId === indexId));
-      return (CLIPS[prompt] ?? []).filter((c) => inScope(c.videoId)).map((c) => ({ ...c, indexId, prompt, option: 'visual' as const, thumbnailKey: '' }));
+      if (s.options.includes('logo'))
+        throw new ApiError('search_option_not_supported', `Search option logo is not supported for index ${indexId}.`);
+      const inScope = (id: string) =>
+        s.videoIds.length > 0 ? s.videoIds.includes(id) : VIDEOS.some((v) => v.id === id && v.indexId === indexId);
+      return (CLIPS[prompt] ?? [])
+        .filter((c) => inScope(c.videoId))
+        .map((c) => ({ ...c, indexId, prompt, option: 'visual' as const, thumbnailKey: '' }));
     },
   };
   const sets = new Map<string, StoredClassification>();
@@ -63,7 +71,11 @@ const params = (overrides: Partial<ClassifyParams> = {}): ClassifyParams => ({
   ...overrides,
 });
 
-const codeOf = (promise: Promise<unknown>) => promise.then(() => 'no error', (error: unknown) => (error instanceof ApiError ? `${error.code} ${error.details?.param ?? ''}`.trim() : String(error)));
+const codeOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'no error',
+    (error: unknown) => (error instanceof ApiError ? `${error.code} ${error.details?.param ?? ''}`.trim() : String(error)),
+  );
 
 describe('classify (domain, on memory fakes)', () => {
   it('classifies the given videos, searching each prompt once per index over those videos only', async () => {
@@ -113,16 +125,38 @@ describe('classify (domain, on memory fakes)', () => {
   it.each([
     ['no classes', () => fakes().classify.classify(ORG, ['v-cat'], params({ classes: [] })), 'parameter_not_provided classes'],
     ['no videos', () => fakes().classify.classify(ORG, [], params()), 'parameter_not_provided video_ids'],
-    ['a class without prompts', () => fakes().classify.classify(ORG, ['v-cat'], params({ classes: [{ name: 'A', prompts: [] }] })), 'parameter_invalid classes[0].prompts'],
-    ['an empty prompt', () => fakes().classify.classify(ORG, ['v-cat'], params({ classes: [{ name: 'A', prompts: ['cat', ' '] }] })), 'parameter_invalid classes[0].prompts'],
+    [
+      'a class without prompts',
+      () => fakes().classify.classify(ORG, ['v-cat'], params({ classes: [{ name: 'A', prompts: [] }] })),
+      'parameter_invalid classes[0].prompts',
+    ],
+    [
+      'an empty prompt',
+      () => fakes().classify.classify(ORG, ['v-cat'], params({ classes: [{ name: 'A', prompts: ['cat', ' '] }] })),
+      'parameter_invalid classes[0].prompts',
+    ],
     [
       'more than 100 prompts',
-      () => fakes().classify.classify(ORG, ['v-cat'], params({ classes: [{ name: 'A', prompts: Array.from({ length: 60 }, (_, i) => `p${i}`) }, { name: 'B', prompts: Array.from({ length: 41 }, (_, i) => `q${i}`) }] })),
+      () =>
+        fakes().classify.classify(
+          ORG,
+          ['v-cat'],
+          params({
+            classes: [
+              { name: 'A', prompts: Array.from({ length: 60 }, (_, i) => `p${i}`) },
+              { name: 'B', prompts: Array.from({ length: 41 }, (_, i) => `q${i}`) },
+            ],
+          }),
+        ),
       'parameter_invalid classes',
     ],
     ['another organization’s video', () => fakes().classify.classify('org2', ['v-cat'], params()), 'resource_not_exist'],
     ['another organization’s index', () => fakes().classify.classifyIndex('org2', 'idx1', params()), 'resource_not_exist'],
-    ['an option the index lacks', () => fakes().classify.classifyIndex(ORG, 'idx1', params({ options: ['logo'] })), 'search_option_not_supported'],
+    [
+      'an option the index lacks',
+      () => fakes().classify.classifyIndex(ORG, 'idx1', params({ options: ['logo'] })),
+      'search_option_not_supported',
+    ],
   ])('refuses %s', async (_case, run, expected) => {
     expect(await codeOf(run())).toBe(expected);
   });

@@ -49,8 +49,20 @@ describe('classifyVideos', () => {
   it('scores each class of each video, best class first, best video first; videos without classes are left out', () => {
     const result = classifyVideos(videos, classes, {});
     expect(result.map((v) => [v.videoId, v.classes.map((c) => [c.name, c.score, c.durationRatio])])).toEqual([
-      ['v-cat', [['Animals', 90, 0.6], ['Devices', 30, 0.05]]],
-      ['v-phone', [['Devices', 90, 0.5], ['Animals', 20, 0.1]]],
+      [
+        'v-cat',
+        [
+          ['Animals', 90, 0.6],
+          ['Devices', 30, 0.05],
+        ],
+      ],
+      [
+        'v-phone',
+        [
+          ['Devices', 90, 0.5],
+          ['Animals', 20, 0.1],
+        ],
+      ],
     ]);
   });
 
@@ -71,9 +83,30 @@ describe('classifyVideos', () => {
   });
 
   it.each([
-    ['min_clip_score drops weak clips before scoring', { minClipScore: 60 }, [['v-phone', ['Devices']], ['v-cat', ['Animals']]]],
-    ['min_video_score drops weak classes', { minVideoScore: 85 }, [['v-cat', ['Animals']], ['v-phone', ['Devices']]]],
-    ['min_duration_ratio drops brief classes', { minDurationRatio: 0.5 }, [['v-cat', ['Animals']], ['v-phone', ['Devices']]]],
+    [
+      'min_clip_score drops weak clips before scoring',
+      { minClipScore: 60 },
+      [
+        ['v-phone', ['Devices']],
+        ['v-cat', ['Animals']],
+      ],
+    ],
+    [
+      'min_video_score drops weak classes',
+      { minVideoScore: 85 },
+      [
+        ['v-cat', ['Animals']],
+        ['v-phone', ['Devices']],
+      ],
+    ],
+    [
+      'min_duration_ratio drops brief classes',
+      { minDurationRatio: 0.5 },
+      [
+        ['v-cat', ['Animals']],
+        ['v-phone', ['Devices']],
+      ],
+    ],
     ['a video left without classes is left out', { minVideoScore: 95 }, []],
   ] as const)('%s', (_case, thresholds, expected) => {
     expect(classifyVideos(videos, classes, thresholds).map((v) => [v.videoId, v.classes.map((c) => c.name)])).toEqual(expected);
@@ -84,7 +117,14 @@ describe('classifyVideos', () => {
       { name: 'B', clips: [clip('v2', 'b', 0, 1, 50), clip('v1', 'b', 0, 1, 50)] },
       { name: 'A', clips: [clip('v1', 'a', 0, 1, 50), clip('v2', 'a', 0, 1, 50)] },
     ];
-    const result = classifyVideos([{ id: 'v2', duration: 5 }, { id: 'v1', duration: 5 }], tied, {});
+    const result = classifyVideos(
+      [
+        { id: 'v2', duration: 5 },
+        { id: 'v1', duration: 5 },
+      ],
+      tied,
+      {},
+    );
     expect(result.map((v) => [v.videoId, v.classes.map((c) => c.name)])).toEqual([
       ['v1', ['B', 'A']],
       ['v2', ['B', 'A']],

@@ -28,7 +28,32 @@ export async function decodeAudio(bytes: Buffer, startSec: number, maxSec: numbe
     const output = join(dir, 'audio.wav');
     await writeFile(input, bytes);
     try {
-      await runFfmpeg(['-protocol_whitelist', 'file', '-ss', String(startSec), '-t', String(maxSec), '-i', input, '-map', '0:a:0', '-vn', '-sn', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', '-f', 'wav', output], { timeoutMs: 60_000 });
+      await runFfmpeg(
+        [
+          '-protocol_whitelist',
+          'file',
+          '-ss',
+          String(startSec),
+          '-t',
+          String(maxSec),
+          '-i',
+          input,
+          '-map',
+          '0:a:0',
+          '-vn',
+          '-sn',
+          '-ac',
+          '1',
+          '-ar',
+          '16000',
+          '-c:a',
+          'pcm_s16le',
+          '-f',
+          'wav',
+          output,
+        ],
+        { timeoutMs: 60_000 },
+      );
     } catch (error) {
       if (isMediaError(error) && (error.code === 'service_unavailable' || error.code === 'deadline_exceeded')) throw error;
       throw broken();

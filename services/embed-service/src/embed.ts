@@ -89,31 +89,49 @@ export function createEmbedService(deps: EmbedDeps) {
 
   async function imageConcepts(image: MediaInput): Promise<ConceptBag> {
     if (image.bytes.length > SYNC_LIMITS.imageBytes) {
-      throw new ApiError('payload_too_large', `The image is ${image.bytes.length} bytes; at most ${SYNC_LIMITS.imageBytes} are accepted.`, { param: 'image' });
+      throw new ApiError('payload_too_large', `The image is ${image.bytes.length} bytes; at most ${SYNC_LIMITS.imageBytes} are accepted.`, {
+        param: 'image',
+      });
     }
     const facts = await describeImage(image.bytes);
-    if (!facts || facts.format === 'other') throw new ApiError('unsupported_file_type', 'The image is not a JPEG, PNG, WebP or GIF image.', { param: 'image' });
-    if (Math.min(facts.width, facts.height) < SYNC_LIMITS.minImageSide) throw errors.invalid('image', `The image is ${facts.width}×${facts.height}; each side must be at least ${SYNC_LIMITS.minImageSide} pixels.`);
+    if (!facts || facts.format === 'other')
+      throw new ApiError('unsupported_file_type', 'The image is not a JPEG, PNG, WebP or GIF image.', { param: 'image' });
+    if (Math.min(facts.width, facts.height) < SYNC_LIMITS.minImageSide)
+      throw errors.invalid(
+        'image',
+        `The image is ${facts.width}×${facts.height}; each side must be at least ${SYNC_LIMITS.minImageSide} pixels.`,
+      );
     return embedder.imageConcepts(image.bytes);
   }
 
   async function audioSegments(audio: MediaInput, request: EmbeddingRequest, dimensions: number): Promise<Segment[]> {
     if (audio.bytes.length > SYNC_LIMITS.audioBytes) {
-      throw new ApiError('payload_too_large', `The audio is ${audio.bytes.length} bytes; at most ${SYNC_LIMITS.audioBytes} are accepted.`, { param: 'audio' });
+      throw new ApiError('payload_too_large', `The audio is ${audio.bytes.length} bytes; at most ${SYNC_LIMITS.audioBytes} are accepted.`, {
+        param: 'audio',
+      });
     }
     const start = request.startSec ?? 0;
     if (!(start >= 0)) throw errors.invalid('audio_start_offset_sec', 'It must be 0 or more.');
     if (request.endSec !== undefined && !(request.endSec > start)) throw errors.invalid('end_sec', 'It must be after the start.');
     const wanted = request.endSec === undefined ? SYNC_LIMITS.audioSeconds : request.endSec - start;
-    if (wanted > SYNC_LIMITS.audioSeconds) throw errors.invalid('end_sec', `A synchronous embedding takes at most ${SYNC_LIMITS.audioSeconds} s of audio; use an embed task for longer media.`);
+    if (wanted > SYNC_LIMITS.audioSeconds)
+      throw errors.invalid(
+        'end_sec',
+        `A synchronous embedding takes at most ${SYNC_LIMITS.audioSeconds} s of audio; use an embed task for longer media.`,
+      );
     const segmentSec = request.clipLength ?? SYNC_LIMITS.audioSegmentSec;
-    if (!(segmentSec >= 1 && segmentSec <= SYNC_LIMITS.audioSeconds)) throw errors.invalid('segmentation', `The segment length must be between 1 and ${SYNC_LIMITS.audioSeconds} seconds.`);
+    if (!(segmentSec >= 1 && segmentSec <= SYNC_LIMITS.audioSeconds))
+      throw errors.invalid('segmentation', `The segment length must be between 1 and ${SYNC_LIMITS.audioSeconds} seconds.`);
     const scopes = request.scopes && request.scopes.length > 0 ? request.scopes : ['clip'];
     const unknownScope = scopes.find((scope) => scope !== 'clip' && scope !== 'asset');
     if (unknownScope !== undefined) throw errors.invalid('embedding_scope', 'Use clip and/or asset.');
     const options = request.options && request.options.length > 0 ? request.options : ['audio'];
-    if (options.some((option) => option !== 'audio' && option !== 'transcription')) throw errors.invalid('embedding_option', 'Use audio and/or transcription.');
-    if (options.includes('transcription')) throw new ApiError('not_implemented', 'Transcription embeddings need a speech recogniser, and none is loaded on this server.', { param: 'embedding_option' });
+    if (options.some((option) => option !== 'audio' && option !== 'transcription'))
+      throw errors.invalid('embedding_option', 'Use audio and/or transcription.');
+    if (options.includes('transcription'))
+      throw new ApiError('not_implemented', 'Transcription embeddings need a speech recogniser, and none is loaded on this server.', {
+        param: 'embedding_option',
+      });
     const decoded = await deps.decodeAudio(audio.bytes, start, wanted, 'audio');
     const segments: Segment[] = [];
     const rate = decoded.samples.length / Math.max(decoded.durationSec, 1e-9);
@@ -121,10 +139,21 @@ export function createEmbedService(deps: EmbedDeps) {
       for (let at = 0; at < decoded.durationSec - 1e-6; at += segmentSec) {
         const end = Math.min(decoded.durationSec, at + segmentSec);
         const samples = decoded.samples.subarray(Math.floor(at * rate), Math.floor(end * rate));
-        segments.push({ vector: embedder.embed(await embedder.audioConcepts(samples), dimensions), start: start + at, end: start + end, scope: 'clip' });
+        segments.push({
+          vector: embedder.embed(await embedder.audioConcepts(samples), dimensions),
+          start: start + at,
+          end: start + end,
+          scope: 'clip',
+        });
       }
     }
-    if (scopes.includes('asset')) segments.push({ vector: embedder.embed(await embedder.audioConcepts(decoded.samples), dimensions), start, end: start + decoded.durationSec, scope: 'asset' });
+    if (scopes.includes('asset'))
+      segments.push({
+        vector: embedder.embed(await embedder.audioConcepts(decoded.samples), dimensions),
+        start,
+        end: start + decoded.durationSec,
+        scope: 'asset',
+      });
     return segments;
   }
 
@@ -132,24 +161,37 @@ export function createEmbedService(deps: EmbedDeps) {
     async createEmbedding(orgId: string, request: EmbeddingRequest): Promise<EmbeddingResult> {
       const model = embeddingModel(request.modelName);
       const hasText = request.text !== undefined && request.text !== '';
-      if (!hasText && !request.image && !request.audio) throw new ApiError('parameter_not_provided', 'Provide at least one input: text, an image or audio.', { param: 'text' });
+      if (!hasText && !request.image && !request.audio)
+        throw new ApiError('parameter_not_provided', 'Provide at least one input: text, an image or audio.', { param: 'text' });
       const text = hasText ? truncateText(request.text ?? '', model.maxTextTokens, request.textTruncate ?? '') : undefined;
-      const result: EmbeddingResult = { modelName: model.name, inputType: request.audio ? 'audio' : request.image ? (text ? 'text_image' : 'image') : 'text' };
+      const result: EmbeddingResult = {
+        modelName: model.name,
+        inputType: request.audio ? 'audio' : request.image ? (text ? 'text_image' : 'image') : 'text',
+      };
       const textBag = text === undefined ? undefined : embedder.textConcepts(text);
       if (textBag) result.text = { segments: [{ vector: embedder.embed(textBag, model.dimensions) }] };
       if (request.image) {
         const imageBag = await imageConcepts(request.image);
         result.image = { segments: [{ vector: embedder.embed(imageBag, model.dimensions) }], ...source(request.image) };
-        if (textBag) result.textImage = { segments: [{ vector: embedder.embed(mergeConcepts(mergeConcepts(new Map(), textBag), imageBag), model.dimensions) }] };
+        if (textBag)
+          result.textImage = {
+            segments: [{ vector: embedder.embed(mergeConcepts(mergeConcepts(new Map(), textBag), imageBag), model.dimensions) }],
+          };
       }
-      if (request.audio) result.audio = { segments: await audioSegments(request.audio, request, model.dimensions), ...source(request.audio) };
-      const mediaSeconds = (result.audio?.segments ?? []).filter((s) => s.scope === 'clip').reduce((sum, s) => sum + ((s.end ?? 0) - (s.start ?? 0)), 0);
+      if (request.audio)
+        result.audio = { segments: await audioSegments(request.audio, request, model.dimensions), ...source(request.audio) };
+      const mediaSeconds = (result.audio?.segments ?? [])
+        .filter((s) => s.scope === 'clip')
+        .reduce((sum, s) => sum + ((s.end ?? 0) - (s.start ?? 0)), 0);
       await deps.usage.record(orgId, { modelName: model.name, inputType: result.inputType, mediaSeconds });
       return result;
     },
 
     /** Query vectors for search (text or image), in the same space as the stored ones. */
-    async embedQuery(modelName: string, inputs: ({ text: string } | { image: Buffer })[]): Promise<{ modelName: string; vectors: Float32Array[] }> {
+    async embedQuery(
+      modelName: string,
+      inputs: ({ text: string } | { image: Buffer })[],
+    ): Promise<{ modelName: string; vectors: Float32Array[] }> {
       const model = embeddingModel(modelName);
       const vectors: Float32Array[] = [];
       for (const input of inputs) {

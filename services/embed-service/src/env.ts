@@ -9,7 +9,10 @@ export const embedEnvShape = { ...modelsEnvSchema.shape, ...blobEnvShape, FETCH_
 export async function embedOptionsFromEnv(config: z.infer<z.ZodObject<typeof embedEnvShape>>): Promise<EmbedServiceOptions> {
   return {
     models: createModelRegistry(modelsConfigFromEnv(config)),
-    fetchAllowHosts: (config.FETCH_ALLOW_HOSTS ?? '').split(',').map((host) => host.trim()).filter(Boolean),
+    fetchAllowHosts: (config.FETCH_ALLOW_HOSTS ?? '')
+      .split(',')
+      .map((host) => host.trim())
+      .filter(Boolean),
     blobs: config.BLOB_DIR ? await openBlobStore({ kind: 'fs', root: config.BLOB_DIR }) : undefined,
   };
 }

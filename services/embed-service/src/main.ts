@@ -39,7 +39,16 @@ export const embedService = defineService({
     const embed = createEmbedService({ embedder, usage: createUsageStore(db), decodeAudio, providers: () => options.models.probe() });
     const { fetchMedia, taskPolicy } = mediaFetching(options.fetchAllowHosts);
     const taskTable = createEmbedTaskStore(db);
-    const runner = embedTaskRunner({ db, tasks: taskTable, embedder, blobs: options.blobs, fetchPolicy: taskPolicy, clock, logger, pollMs: options.taskPollMs });
+    const runner = embedTaskRunner({
+      db,
+      tasks: taskTable,
+      embedder,
+      blobs: options.blobs,
+      fetchPolicy: taskPolicy,
+      clock,
+      logger,
+      pollMs: options.taskPollMs,
+    });
     const tasks = createEmbedTasks({ store: taskTable, clock, queued: () => runner.wake() });
     return {
       implementation: embedServiceImplementation(embed, tasks, fetchMedia, logger),
@@ -53,6 +62,7 @@ export const embedService = defineService({
 });
 
 export type RunningEmbedService = RunningService;
-export const startEmbedService = (options: KitOptions & EmbedServiceOptions): Promise<RunningEmbedService> => startService(embedService, options);
+export const startEmbedService = (options: KitOptions & EmbedServiceOptions): Promise<RunningEmbedService> =>
+  startService(embedService, options);
 
 if (require.main === module) runService(embedService);

@@ -24,6 +24,10 @@ export const DEFAULT_EMBEDDING_MODEL = 'Marengo-retrieval-2.7';
 export function embeddingModel(name: string, param = 'model_name'): EmbeddingModel {
   const wanted = name === '' ? DEFAULT_EMBEDDING_MODEL : name;
   const model = EMBEDDING_MODELS.find((m) => m.name.toLowerCase() === wanted.toLowerCase());
-  if (!model) throw errors.invalid(param, `Unknown model ${JSON.stringify(wanted.slice(0, 64))}; use one of ${EMBEDDING_MODELS.map((m) => m.name).join(', ')}.`);
+  if (!model)
+    throw errors.invalid(
+      param,
+      `Unknown model ${JSON.stringify(wanted.slice(0, 64))}; use one of ${EMBEDDING_MODELS.map((m) => m.name).join(', ')}.`,
+    );
   return model;
 }

@@ -30,7 +30,12 @@ async function mediaOf(source: MediaSource | null, param: string, fetchMedia: Fe
 function toSet(embedding: ModalityEmbedding | undefined, option: string): EmbeddingSet__Input | null {
   if (!embedding) return null;
   return {
-    segments: embedding.segments.map((s) => ({ vector: Array.from(s.vector), ...(s.start === undefined ? {} : { start: s.start, end: s.end }), embedding_scope: s.scope ?? '', embedding_option: option })),
+    segments: embedding.segments.map((s) => ({
+      vector: Array.from(s.vector),
+      ...(s.start === undefined ? {} : { start: s.start, end: s.end }),
+      embedding_scope: s.scope ?? '',
+      embedding_option: option,
+    })),
     metadata: { input_url: embedding.inputUrl ?? '', input_filename: embedding.inputFilename ?? '' },
   };
 }
@@ -45,7 +50,13 @@ function toProtoTask(task: EmbedTaskRecord, withSegments: boolean): EmbedTask__I
     status: task.status,
     error_message: task.errorMessage ?? '',
     embedding: {
-      segments: segments.map((s) => ({ vector: s.vector, start: s.start, end: s.end, embedding_scope: s.scope, embedding_option: 'visual-text' })),
+      segments: segments.map((s) => ({
+        vector: s.vector,
+        start: s.start,
+        end: s.end,
+        embedding_scope: s.scope,
+        embedding_option: 'visual-text',
+      })),
       metadata: {
         input_url: task.source.url ?? '',
         input_filename: task.source.filename ?? '',
@@ -62,13 +73,22 @@ function toProtoTask(task: EmbedTaskRecord, withSegments: boolean): EmbedTask__I
 
 const taskId = (raw: string) => knownId('Embedding task', raw);
 
-export function embedServiceImplementation(embed: EmbedService, tasks: EmbedTasks, fetchMedia: FetchMedia, logger: Logger): grpc.UntypedServiceImplementation {
+export function embedServiceImplementation(
+  embed: EmbedService,
+  tasks: EmbedTasks,
+  fetchMedia: FetchMedia,
+  logger: Logger,
+): grpc.UntypedServiceImplementation {
   return implement<EmbedServiceHandlers>(
     {
       async CreateEmbedding(request, ctx) {
         const orgId = requireOrg(ctx);
-        if (request.video?.source) throw new ApiError('not_implemented', 'Video embeddings are not available on this server yet.', { param: 'video' });
-        const [image, audio] = await Promise.all([mediaOf(request.image, 'image', fetchMedia), mediaOf(request.audio, 'audio', fetchMedia)]);
+        if (request.video?.source)
+          throw new ApiError('not_implemented', 'Video embeddings are not available on this server yet.', { param: 'video' });
+        const [image, audio] = await Promise.all([
+          mediaOf(request.image, 'image', fetchMedia),
+          mediaOf(request.audio, 'audio', fetchMedia),
+        ]);
         const result = await embed.createEmbedding(orgId, {
           modelName: request.model_name,
           text: request.text,
@@ -93,10 +113,15 @@ export function embedServiceImplementation(embed: EmbedService, tasks: EmbedTask
       async CreateEmbedTask(request, ctx) {
         const orgId = requireOrg(ctx);
         const media = request.media;
-        if (media?.source === 'data' || media?.source === 'asset_id') throw new ApiError('not_implemented', 'Send a video as video_url or video_file.', { param: 'video_file' });
+        if (media?.source === 'data' || media?.source === 'asset_id')
+          throw new ApiError('not_implemented', 'Send a video as video_url or video_file.', { param: 'video_file' });
         const task = await tasks.create(orgId, {
           modelName: request.model_name,
-          source: { ...(media?.url ? { url: media.url } : {}), ...(media?.blob_key ? { blobKey: media.blob_key } : {}), ...(media?.filename ? { filename: media.filename } : {}) },
+          source: {
+            ...(media?.url ? { url: media.url } : {}),
+            ...(media?.blob_key ? { blobKey: media.blob_key } : {}),
+            ...(media?.filename ? { filename: media.filename } : {}),
+          },
           ...(request._start_sec ? { startSec: request.start_sec } : {}),
           ...(request._end_sec ? { endSec: request.end_sec } : {}),
           ...(request._clip_length ? { clipLength: request.clip_length } : {}),
@@ -144,11 +169,25 @@ export function embedServiceImplementation(embed: EmbedService, tasks: EmbedTask
       },
       async ListModels() {
         const { models, providers } = await embed.models();
-        const concept = { capability: 'embeddings', name: 'concept-embedding', source: 'bundled', loaded: true, error: '', model_names: models.map((m) => m.name) };
+        const concept = {
+          capability: 'embeddings',
+          name: 'concept-embedding',
+          source: 'bundled',
+          loaded: true,
+          error: '',
+          model_names: models.map((m) => m.name),
+        };
         return {
           providers: [
             concept,
-            ...providers.map((p) => ({ capability: p.capability, name: p.provider, source: p.kind, loaded: p.state !== 'unavailable', error: p.reason ?? '', model_names: [] })),
+            ...providers.map((p) => ({
+              capability: p.capability,
+              name: p.provider,
+              source: p.kind,
+              loaded: p.state !== 'unavailable',
+              error: p.reason ?? '',
+              model_names: [],
+            })),
           ],
         };
       },

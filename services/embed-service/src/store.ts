@@ -5,7 +5,12 @@ import type { UsageStore } from './embed';
 export function createUsageStore(db: Database): UsageStore {
   return {
     async record(orgId, usage) {
-      await db.query('INSERT INTO embedding_usage (org_id, model_name, input_type, media_seconds) VALUES ($1, $2, $3, $4)', [orgId, usage.modelName, usage.inputType, usage.mediaSeconds]);
+      await db.query('INSERT INTO embedding_usage (org_id, model_name, input_type, media_seconds) VALUES ($1, $2, $3, $4)', [
+        orgId,
+        usage.modelName,
+        usage.inputType,
+        usage.mediaSeconds,
+      ]);
     },
   };
 }

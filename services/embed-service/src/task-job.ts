@@ -32,7 +32,13 @@ async function frameConcepts(file: string, task: EmbedTaskRecord, durationSec: n
   const start = Math.min(task.options.startSec, durationSec);
   const end = Math.min(task.options.endSec ?? durationSec, durationSec);
   const frames: { time: number; bag: ConceptBag }[] = [];
-  for await (const frame of sampleFrames(file, { fps: TASK_RULES.framesPerSecond, width: 640, startSec: start, durationSec: end - start, signal })) {
+  for await (const frame of sampleFrames(file, {
+    fps: TASK_RULES.framesPerSecond,
+    width: 640,
+    startSec: start,
+    durationSec: end - start,
+    signal,
+  })) {
     frames.push({ time: frame.timeSec, bag: await embedder.imageConcepts(frame.data) });
   }
   return { start, end, frames };
@@ -46,7 +52,11 @@ export function embedRange(
   embed: (bag: ConceptBag) => Float32Array,
 ): TaskSegment[] {
   const segments: TaskSegment[] = [];
-  const nearest = (at: number) => frames.reduce<{ time: number; bag: ConceptBag } | undefined>((best, f) => (!best || Math.abs(f.time - at) < Math.abs(best.time - at) ? f : best), undefined);
+  const nearest = (at: number) =>
+    frames.reduce<{ time: number; bag: ConceptBag } | undefined>(
+      (best, f) => (!best || Math.abs(f.time - at) < Math.abs(best.time - at) ? f : best),
+      undefined,
+    );
   if (task.options.scopes.includes('clip')) {
     for (const window of clipWindows(range.start, range.end, task.options.clipLength)) {
       const inside = frames.filter((f) => f.time >= window.start && f.time < window.end);
@@ -54,7 +64,13 @@ export function embedRange(
       segments.push({ ...window, scope: 'clip', vector: Array.from(embed(unionOfFrames(chosen.map((f) => f.bag)))) });
     }
   }
-  if (task.options.scopes.includes('video')) segments.push({ start: range.start, end: range.end, scope: 'video', vector: Array.from(embed(unionOfFrames(frames.map((f) => f.bag)))) });
+  if (task.options.scopes.includes('video'))
+    segments.push({
+      start: range.start,
+      end: range.end,
+      scope: 'video',
+      vector: Array.from(embed(unionOfFrames(frames.map((f) => f.bag)))),
+    });
   return segments;
 }
 
@@ -77,16 +93,27 @@ export function embedTaskRunner(deps: TaskJobDeps): JobRunner {
       await fetchSource(task, file, context.signal);
       const probed = await probe(file, { signal: context.signal });
       if (probed.durationSec > TASK_RULES.maxDurationSec) {
-        await tasks.fail(task.id, `The video is ${Math.round(probed.durationSec)} s long; embed tasks take at most ${TASK_RULES.maxDurationSec} s.`, clock.now());
+        await tasks.fail(
+          task.id,
+          `The video is ${Math.round(probed.durationSec)} s long; embed tasks take at most ${TASK_RULES.maxDurationSec} s.`,
+          clock.now(),
+        );
         return { kind: 'succeeded' };
       }
       const { start, end, frames } = await frameConcepts(file, task, probed.durationSec, deps.embedder, context.signal);
       if (end <= start) {
-        await tasks.fail(task.id, `The start offset ${start} s is at or past the end of the ${probed.durationSec.toFixed(1)} s video.`, clock.now());
+        await tasks.fail(
+          task.id,
+          `The start offset ${start} s is at or past the end of the ${probed.durationSec.toFixed(1)} s video.`,
+          clock.now(),
+        );
         return { kind: 'succeeded' };
       }
       const dimensions = embeddingModel(task.modelName).dimensions;
-      const result: TaskResult = { duration: end - start, segments: embedRange(frames, { start, end }, task, (bag) => deps.embedder.embed(bag, dimensions)) };
+      const result: TaskResult = {
+        duration: end - start,
+        segments: embedRange(frames, { start, end }, task, (bag) => deps.embedder.embed(bag, dimensions)),
+      };
       await tasks.finish(task.id, result, clock.now());
       return { kind: 'succeeded' };
     } catch (error) {

@@ -24,9 +24,23 @@ export function createEmbedTaskStore(db: Database): EmbedTaskStore & {
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)
            ON CONFLICT (org_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
            RETURNING ${COLUMNS}`,
-          [task.id, task.orgId, task.modelName, task.status, idempotencyKey ?? null, JSON.stringify(task.source), JSON.stringify(task.options), task.createdAt, task.expiresAt],
+          [
+            task.id,
+            task.orgId,
+            task.modelName,
+            task.status,
+            idempotencyKey ?? null,
+            JSON.stringify(task.source),
+            JSON.stringify(task.options),
+            task.createdAt,
+            task.expiresAt,
+          ],
         );
-        if (!inserted) return (await one(tx, `SELECT ${COLUMNS} FROM embed_tasks WHERE org_id = $1 AND idempotency_key = $2`, [task.orgId, idempotencyKey]))!;
+        if (!inserted)
+          return (await one(tx, `SELECT ${COLUMNS} FROM embed_tasks WHERE org_id = $1 AND idempotency_key = $2`, [
+            task.orgId,
+            idempotencyKey,
+          ]))!;
         await enqueueJob(tx, { kind: EMBED_TASK_JOB, subjectId: task.id, orgId: task.orgId, runAt: task.createdAt });
         return inserted;
       });
@@ -42,15 +56,29 @@ export function createEmbedTaskStore(db: Database): EmbedTaskStore & {
       if (query.statuses.length > 0) add((at) => `status = ANY(${at})`, query.statuses);
       add((at) => `expires_at > ${at}`, new Date());
       const filter = where.join(' AND ');
-      const total = Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM embed_tasks WHERE ${filter}`, params)).rows[0]?.n ?? 0);
-      const rows = (await db.query(`SELECT ${COLUMNS} FROM embed_tasks WHERE ${filter} ORDER BY created_at DESC, id LIMIT ${Number(query.limit)} OFFSET ${Number(query.offset)}`, params)).rows as unknown as EmbedTaskRecord[];
+      const total = Number(
+        (await db.query<{ n: string }>(`SELECT count(*) AS n FROM embed_tasks WHERE ${filter}`, params)).rows[0]?.n ?? 0,
+      );
+      const rows = (
+        await db.query(
+          `SELECT ${COLUMNS} FROM embed_tasks WHERE ${filter} ORDER BY created_at DESC, id LIMIT ${Number(query.limit)} OFFSET ${Number(query.offset)}`,
+          params,
+        )
+      ).rows as unknown as EmbedTaskRecord[];
       return { rows, total };
     },
     async finish(id, result, at) {
-      await db.query(`UPDATE embed_tasks SET status = 'ready', result = $2, updated_at = $3 WHERE id = $1 AND status = 'processing'`, [id, JSON.stringify(result), at]);
+      await db.query(`UPDATE embed_tasks SET status = 'ready', result = $2, updated_at = $3 WHERE id = $1 AND status = 'processing'`, [
+        id,
+        JSON.stringify(result),
+        at,
+      ]);
     },
     async fail(id, message, at) {
-      await db.query(`UPDATE embed_tasks SET status = 'failed', error_message = $2, updated_at = $3 WHERE id = $1 AND status = 'processing'`, [id, message.slice(0, 1000), at]);
+      await db.query(
+        `UPDATE embed_tasks SET status = 'failed', error_message = $2, updated_at = $3 WHERE id = $1 AND status = 'processing'`,
+        [id, message.slice(0, 1000), at],
+      );
     },
     async purge(before) {
       return (await db.query(`DELETE FROM embed_tasks WHERE expires_at < $1`, [before])).rowCount ?? 0;

@@ -94,10 +94,16 @@ export function taskOptions(request: Pick<NewTaskRequest, 'startSec' | 'endSec' 
   }
   const startSec = request.startSec ?? 0;
   if (!(startSec >= 0)) throw errors.invalid('video_start_offset_sec', 'It must be 0 or more.');
-  if (request.endSec !== undefined && !(request.endSec > startSec)) throw errors.invalid('video_end_offset_sec', 'It must be after the start offset.');
+  if (request.endSec !== undefined && !(request.endSec > startSec))
+    throw errors.invalid('video_end_offset_sec', 'It must be after the start offset.');
   const scopes = request.scopes.length === 0 ? ['clip'] : [...new Set(request.scopes.map((s) => (s === 'asset' ? 'video' : s)))];
   if (scopes.some((s) => s !== 'clip' && s !== 'video')) throw errors.invalid('video_embedding_scope', 'Use clip and/or video.');
-  return { startSec, ...(request.endSec === undefined ? {} : { endSec: request.endSec }), clipLength, scopes: scopes as TaskOptions['scopes'] };
+  return {
+    startSec,
+    ...(request.endSec === undefined ? {} : { endSec: request.endSec }),
+    clipLength,
+    scopes: scopes as TaskOptions['scopes'],
+  };
 }
 
 /**
@@ -115,7 +121,8 @@ export function createEmbedTasks(deps: { store: EmbedTaskStore; clock: Clock; qu
   return {
     async create(orgId: string, request: NewTaskRequest): Promise<EmbedTaskRecord> {
       const model = embeddingModel(request.modelName);
-      if (!request.source.url && !request.source.blobKey) throw new ApiError('parameter_not_provided', 'Provide video_url or video_file.', { param: 'video_url' });
+      if (!request.source.url && !request.source.blobKey)
+        throw new ApiError('parameter_not_provided', 'Provide video_url or video_file.', { param: 'video_url' });
       const now = clock.now();
       const task: EmbedTaskRecord = {
         id: newId(),

@@ -58,12 +58,18 @@ describe('embed-service over gRPC', () => {
   });
 
   it('puts an image in the same space as text, and text+image in one fused vector', async () => {
-    const result = await client.createEmbedding(ctx, { model_name: 'Marengo-retrieval-2.7', text: 'a cat', image: { data: catPhoto, filename: 'cat.png' } });
+    const result = await client.createEmbedding(ctx, {
+      model_name: 'Marengo-retrieval-2.7',
+      text: 'a cat',
+      image: { data: catPhoto, filename: 'cat.png' },
+    });
     expect(result.input_type).toBe('text_image');
     const image = Float32Array.from(result.image_embedding?.segments[0]?.vector ?? []);
     const text = Float32Array.from(result.text_embedding?.segments[0]?.vector ?? []);
     const motorcycle = await client.createEmbedding(ctx, { text: 'motorcycle' });
-    expect(cosine(text, image)).toBeGreaterThan(cosine(Float32Array.from(motorcycle.text_embedding?.segments[0]?.vector ?? []), image) + 0.2);
+    expect(cosine(text, image)).toBeGreaterThan(
+      cosine(Float32Array.from(motorcycle.text_embedding?.segments[0]?.vector ?? []), image) + 0.2,
+    );
     expect(result.image_embedding?.metadata?.input_filename).toBe('cat.png');
     expect(result.text_image_embedding?.segments[0]?.vector).toHaveLength(1024);
   }, 60_000);
@@ -87,12 +93,20 @@ describe('embed-service over gRPC', () => {
     ['a private URL', { image: { url: 'http://127.0.0.1:1/cat.png' } }, 'parameter_invalid'],
     ['too long a text with text_truncate none', { text: 'word '.repeat(100), text_truncate: 'none' }, 'token_limit_exceeded'],
     ['an image over 5 MB', { image: { data: Buffer.alloc(5 * 1024 * 1024 + 1) } }, 'payload_too_large'],
-  ])('refuses %s', async (_name, request, code) => {
-    expect(await codeOf(client.createEmbedding(ctx, request))).toBe(code);
-  }, 30_000);
+  ])(
+    'refuses %s',
+    async (_name, request, code) => {
+      expect(await codeOf(client.createEmbedding(ctx, request))).toBe(code);
+    },
+    30_000,
+  );
 
   it('says which provider serves which model name', async () => {
     const { providers } = await client.listModels(ctx);
-    expect(providers.find((p) => p.name === 'concept-embedding')?.model_names).toEqual(['Marengo-retrieval-2.6', 'Marengo-retrieval-2.7', 'marengo3.0']);
+    expect(providers.find((p) => p.name === 'concept-embedding')?.model_names).toEqual([
+      'Marengo-retrieval-2.6',
+      'Marengo-retrieval-2.7',
+      'marengo3.0',
+    ]);
   });
 });

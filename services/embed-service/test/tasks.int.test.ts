@@ -20,8 +20,25 @@ const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL
 
 describe('embed task rules', () => {
   it.each([
-    [0, 12, 6, [[0, 6], [6, 12]]],
-    [1, 8, 3, [[1, 4], [4, 7], [7, 8]]],
+    [
+      0,
+      12,
+      6,
+      [
+        [0, 6],
+        [6, 12],
+      ],
+    ],
+    [
+      1,
+      8,
+      3,
+      [
+        [1, 4],
+        [4, 7],
+        [7, 8],
+      ],
+    ],
     [0, 6.05, 6, [[0, 6]]],
   ])('clipWindows(%d, %d, %d)', (start, end, length, expected) => {
     expect(clipWindows(start, end, length).map((w) => [w.start, w.end])).toEqual(expected);
@@ -54,14 +71,25 @@ describe('embed tasks over gRPC', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'embed-tasks-'));
     const video = await generateVideo('embed-cat-motorbike', {
-      width: 640, height: 360, fps: 10, audio: 'none', container: 'mp4',
+      width: 640,
+      height: 360,
+      fps: 10,
+      audio: 'none',
+      container: 'mp4',
       scenes: [
         { durationSec: 4, background: '0x1f3b73', photos: ['cat'] },
         { durationSec: 4, background: '0xf4f1ea', texts: [{ text: 'MOTORBIKE', y: 160, fontSize: 64 }] },
       ],
     });
     files = await serveFiles({ 'video.mp4': video.path });
-    service = await startEmbedService({ bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: join(dir, 'db') }, logger, models, fetchAllowHosts: ['127.0.0.1'], taskPollMs: 200 });
+    service = await startEmbedService({
+      bind: '127.0.0.1:0',
+      database: { kind: 'pglite', dataDir: join(dir, 'db') },
+      logger,
+      models,
+      fetchAllowHosts: ['127.0.0.1'],
+      taskPollMs: 200,
+    });
     client = createEmbedClient(service.address);
   }, 120_000);
 
@@ -83,9 +111,20 @@ describe('embed tasks over gRPC', () => {
   }
 
   it('embeds each 4 s clip and the whole video; a text finds the clip that shows it', async () => {
-    const created = await client.createEmbedTask(ctx, { model_name: 'Marengo-retrieval-2.7', media: { url: files.url('video.mp4') }, clip_length: 4, embedding_scopes: ['clip', 'video'], idempotency_key: 'k1' });
+    const created = await client.createEmbedTask(ctx, {
+      model_name: 'Marengo-retrieval-2.7',
+      media: { url: files.url('video.mp4') },
+      clip_length: 4,
+      embedding_scopes: ['clip', 'video'],
+      idempotency_key: 'k1',
+    });
     expect(created.status).toBe('processing');
-    const again = await client.createEmbedTask(ctx, { model_name: 'Marengo-retrieval-2.7', media: { url: files.url('video.mp4') }, clip_length: 4, idempotency_key: 'k1' });
+    const again = await client.createEmbedTask(ctx, {
+      model_name: 'Marengo-retrieval-2.7',
+      media: { url: files.url('video.mp4') },
+      clip_length: 4,
+      idempotency_key: 'k1',
+    });
     expect(again.id).toBe(created.id);
     expect((await waitForDone(created.id)).status).toBe('ready');
     const task = await client.getEmbedTask(ctx, { embed_task_id: created.id });
@@ -96,7 +135,10 @@ describe('embed tasks over gRPC', () => {
       ['video', 0, 8],
     ]);
     expect(task.embedding?.metadata?.duration).toBeCloseTo(8, 0);
-    const text = async (value: string) => Float32Array.from((await client.createEmbedding(ctx, { model_name: 'Marengo-retrieval-2.7', text: value })).text_embedding?.segments[0]?.vector ?? []);
+    const text = async (value: string) =>
+      Float32Array.from(
+        (await client.createEmbedding(ctx, { model_name: 'Marengo-retrieval-2.7', text: value })).text_embedding?.segments[0]?.vector ?? [],
+      );
     const [catClip, motorbikeClip] = segments.map((s) => Float32Array.from(s.vector));
     const cat = await text('cat');
     const motorcycle = await text('motorcycle');
@@ -104,17 +146,23 @@ describe('embed tasks over gRPC', () => {
     expect(cosine(motorcycle, motorbikeClip!)).toBeGreaterThan(cosine(motorcycle, catClip!) + 0.2);
   }, 180_000);
 
-  it('lists the organization\'s tasks; another organization sees none of them', async () => {
+  it("lists the organization's tasks; another organization sees none of them", async () => {
     const list = await client.listEmbedTasks(ctx, {});
     expect(list.data.length).toBeGreaterThan(0);
     const other = { orgId: newId() };
     expect((await client.listEmbedTasks(other, {})).data).toEqual([]);
-    const code = await client.getEmbedTask(other, { embed_task_id: list.data[0]!.id }).then(() => 'found', (e: unknown) => (isApiError(e) ? e.code : String(e)));
+    const code = await client.getEmbedTask(other, { embed_task_id: list.data[0]!.id }).then(
+      () => 'found',
+      (e: unknown) => (isApiError(e) ? e.code : String(e)),
+    );
     expect(code).toBe('resource_not_exist');
   });
 
   it('fails a task whose URL is not a video, with a reason', async () => {
-    const created = await client.createEmbedTask(ctx, { model_name: 'Marengo-retrieval-2.7', media: { url: `${files.baseUrl}/missing.mp4` } });
+    const created = await client.createEmbedTask(ctx, {
+      model_name: 'Marengo-retrieval-2.7',
+      media: { url: `${files.baseUrl}/missing.mp4` },
+    });
     const done = await waitForDone(created.id);
     expect(done.status).toBe('failed');
     expect(done.error_message).not.toBe('');

@@ -63,7 +63,11 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
       services.start(embedService, { models, fetchAllowHosts: config.FETCH_ALLOW_HOSTS, blobs }),
     );
     // Searchable segments: pgvector is loaded into its PGlite, so CLIP vectors are searched when present.
-    const search = await services.start(searchService, { indexServiceAddress: index.address, models, fetchAllowHosts: config.FETCH_ALLOW_HOSTS });
+    const search = await services.start(searchService, {
+      indexServiceAddress: index.address,
+      models,
+      fetchAllowHosts: config.FETCH_ALLOW_HOSTS,
+    });
     // Media minutes are metered as in the cluster: each probed video is reserved against the
     // organization's duration budgets (its plan's, from billing-service) and recorded there as
     // spend. The budgets are counted in this process's memory, in the same counters the gateway

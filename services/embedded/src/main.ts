@@ -14,7 +14,9 @@ if (require.main === module) {
     process.stdout.write(`Base URL: ${running.url}\n`);
     if (running.newKey) process.stdout.write(`API key: ${running.newKey}\n`);
     process.stdout.write(`Data: ${running.dataDir} (Ctrl-C to stop)\n`);
-    process.stdout.write(`Media: ${await mediaToolsReport().then(formatMediaToolsReport, (error: Error) => `unavailable: ${error.message}`)}\n`);
+    process.stdout.write(
+      `Media: ${await mediaToolsReport().then(formatMediaToolsReport, (error: Error) => `unavailable: ${error.message}`)}\n`,
+    );
     // Which recogniser transcribes videos without subtitles, or why none does (a probe: nothing loads).
     process.stdout.write(`Speech: ${describeSpeechProviders(await createModelRegistry(loadModelsConfig(process.env)).probe()).message}\n`);
     return running;

@@ -64,7 +64,9 @@ function stop(running: Running): Promise<number | null> {
 }
 
 const keysCli = (dataDir: string, ...args: string[]) =>
-  promisify(execFile)(process.execPath, [KEYS_CLI, ...args], { env: { ...process.env, DATA_DIR: dataDir, VUS_URL: '', VUS_ADMIN_TOKEN: '' } });
+  promisify(execFile)(process.execPath, [KEYS_CLI, ...args], {
+    env: { ...process.env, DATA_DIR: dataDir, VUS_URL: '', VUS_ADMIN_TOKEN: '' },
+  });
 
 describe('embedded mode', () => {
   let dataDir: string;
@@ -129,7 +131,10 @@ describe('embedded mode', () => {
     const form = new FormData();
     form.append('index_id', indexId);
     form.append('video_file', await openAsBlob((await textScenesVideo()).path), 'scenes.mp4');
-    const created = (await (await fetch(`${running.baseUrl}/v1.3/tasks`, { method: 'POST', headers, body: form })).json()) as { _id: string; video_id: string };
+    const created = (await (await fetch(`${running.baseUrl}/v1.3/tasks`, { method: 'POST', headers, body: form })).json()) as {
+      _id: string;
+      video_id: string;
+    };
     let status = '';
     for (let i = 0; i < 600 && status !== 'ready' && status !== 'failed'; i++) {
       await new Promise((r) => setTimeout(r, 200));

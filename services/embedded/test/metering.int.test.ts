@@ -39,7 +39,10 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function call(path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<{ status: number; body: Json; headers: Headers }> {
+async function call(
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<{ status: number; body: Json; headers: Headers }> {
   const json = init.body !== undefined && !(init.body instanceof FormData);
   const response = await fetch(`${running.url}${path}`, {
     method: init.method ?? 'GET',
@@ -60,7 +63,12 @@ async function monthSpendMicros(orgId: string): Promise<number> {
 }
 
 /** The task once settled, and the minutes the gateway said were left when it admitted the upload. */
-async function indexVideo(apiKey: string, indexId: string, path: string, filename: string): Promise<{ task: Json; minutesLeft: string | null }> {
+async function indexVideo(
+  apiKey: string,
+  indexId: string,
+  path: string,
+  filename: string,
+): Promise<{ task: Json; minutesLeft: string | null }> {
   const headers = { 'x-api-key': apiKey };
   const form = new FormData();
   form.append('index_id', indexId);
@@ -69,7 +77,8 @@ async function indexVideo(apiKey: string, indexId: string, path: string, filenam
   expect(created.status).toBe(200);
   for (;;) {
     const { body } = await call(`/v1.3/tasks/${created.body._id as string}`, { headers });
-    if (body.status === 'ready' || body.status === 'failed') return { task: body, minutesLeft: created.headers.get('x-ratelimit-duration-remaining') };
+    if (body.status === 'ready' || body.status === 'failed')
+      return { task: body, minutesLeft: created.headers.get('x-ratelimit-duration-remaining') };
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -79,7 +88,9 @@ it('reserves each video against the plan, records its spend in billing, and fail
   const org = await admin('/organizations', 'POST', { name: 'one-minute' });
   const orgId = org.body._id as string;
   const key = (await admin(`/organizations/${orgId}/keys`, 'POST', {})).body.key as string;
-  const plan = await admin(`/organizations/${orgId}/billing/enterprise`, 'PUT', { limits: [{ category: 'index', dimension: 'DPH', limit: 1 }] });
+  const plan = await admin(`/organizations/${orgId}/billing/enterprise`, 'PUT', {
+    limits: [{ category: 'index', dimension: 'DPH', limit: 1 }],
+  });
   expect(plan.status).toBe(200);
   const index = await call('/v1.3/indexes', {
     method: 'POST',
@@ -98,7 +109,11 @@ it('reserves each video against the plan, records its spend in billing, and fail
 
   // 50 s would fit an untouched hour, not the 48 s left: the task fails and nothing more is charged.
   const long = await generateVideo('metering-50s', {
-    width: 640, height: 360, fps: 5, audio: 'tone', container: 'mp4',
+    width: 640,
+    height: 360,
+    fps: 5,
+    audio: 'tone',
+    container: 'mp4',
     scenes: [{ durationSec: 50, background: '0x37474f' }],
   });
   const { task: second, minutesLeft: beforeSecond } = await indexVideo(key, indexId, long.path, 'long.mp4');

@@ -80,16 +80,26 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     next();
   });
   // Public, before authentication: this version's OpenAPI document, made from this router's own routes.
-  router.get('/openapi.json', openApiHandler(adapterFor(version), () => routesOf(router)));
+  router.get(
+    '/openapi.json',
+    openApiHandler(adapterFor(version), () => routesOf(router)),
+  );
   router.use(authenticate(deps.keys));
   const taskEndpoints = [
     taskRoutes(deps.clients.task, {
       timeoutMs: deps.requestTimeoutMs,
       blobs: deps.uploads?.blobs,
-      uploadLimits: { fileBytes: deps.uploads?.maxBytes ?? DEFAULT_UPLOAD_BYTES, fieldBytes: deps.bodyLimits.field, textBytes: deps.bodyLimits.json },
+      uploadLimits: {
+        fileBytes: deps.uploads?.maxBytes ?? DEFAULT_UPLOAD_BYTES,
+        fieldBytes: deps.bodyLimits.field,
+        textBytes: deps.bodyLimits.json,
+      },
       streams: { ...deps.thumbnails, signer: deps.thumbnails.signer.hls },
     }),
-    importRoutes(deps.clients.index, deps.clients.task, { timeoutMs: deps.requestTimeoutMs, providers: deps.providers ?? DEFAULT_PROVIDERS }),
+    importRoutes(deps.clients.index, deps.clients.task, {
+      timeoutMs: deps.requestTimeoutMs,
+      providers: deps.providers ?? DEFAULT_PROVIDERS,
+    }),
   ];
   const endpoints = [
     // First: v1's /indexes/tasks… must not be taken for an index id by GET /indexes/:indexId.
@@ -128,9 +138,9 @@ export function createApp(deps: AppDeps): Express {
   app.get('/readyz', async (_req, res) => {
     const checks = await deps.readiness();
     const ready = Object.values(checks).every(Boolean);
-    res.status(ready ? 200 : 503).json(
-      ready ? { status: 'ready', checks } : { code: 'service_unavailable', message: 'Not ready.', checks },
-    );
+    res
+      .status(ready ? 200 : 503)
+      .json(ready ? { status: 'ready', checks } : { code: 'service_unavailable', message: 'Not ready.', checks });
   });
 
   app.use(thumbnailFileRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails.signer, deps.thumbnails.clock));

@@ -17,13 +17,21 @@ export const gatewayEnv = z.object({
   EMBED_SERVICE_ADDR: envAddress.optional(),
   CLASSIFY_SERVICE_ADDR: envAddress.optional(),
   ...blobEnvShape,
-  UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(2 * 1024 ** 3),
+  UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(2 * 1024 ** 3),
   BILLING_SERVICE_ADDR: envAddress.optional(),
   REDIS_URL: z.string().url().optional(),
   LIMITS_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   AUTH_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   VUS_ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   URL_SIGNING_SECRET: z.string().min(32, 'use at least 32 characters').optional(),
   THUMBNAIL_URL_TTL_SECONDS: z.coerce.number().int().positive().default(3600),

@@ -2,14 +2,31 @@ import type { BlobStore } from '@vus/blob';
 import { systemClock, type Clock, type Logger } from '@vus/core';
 import { Database, type DatabaseTarget } from '@vus/db';
 import { checkHealth, serviceEntry, type GrpcServiceName } from '@vus/grpc';
-import { cachedLimits, connectRedis, createBillingClient, limitTableOf, memoryLimiters, redisLimiters, staticLimits, UsageCounters, type LimiterSource } from '@vus/limits';
+import {
+  cachedLimits,
+  connectRedis,
+  createBillingClient,
+  limitTableOf,
+  memoryLimiters,
+  redisLimiters,
+  staticLimits,
+  UsageCounters,
+  type LimiterSource,
+} from '@vus/limits';
 import { migrateService } from '@vus/service';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createApp } from './app';
 import { appRoutes, type RouteEntry } from './http/route-table';
-import { createAnalyzeClient, createClassifyClient, createEmbedClient, createIndexClient, createSearchClient, createTaskClient } from './clients';
+import {
+  createAnalyzeClient,
+  createClassifyClient,
+  createEmbedClient,
+  createIndexClient,
+  createSearchClient,
+  createTaskClient,
+} from './clients';
 import { createThumbnailSigner } from './http/signed-urls';
 import { createKeyService, type KeyService } from './keys';
 import { DEFAULT_PROVIDERS, type ProviderSettings } from './providers';
@@ -160,6 +177,8 @@ async function peersReady(options: GatewayOptions): Promise<Record<string, boole
     ['billing-service', options.billingServiceAddress],
   ];
   const configured = peers.filter((peer): peer is [GrpcServiceName, string] => Boolean(peer[1]));
-  const answers = await Promise.all(configured.map(async ([name, address]) => [name, await checkHealth(address, serviceEntry(name).protoService!)] as const));
+  const answers = await Promise.all(
+    configured.map(async ([name, address]) => [name, await checkHealth(address, serviceEntry(name).protoService!)] as const),
+  );
   return Object.fromEntries(answers);
 }

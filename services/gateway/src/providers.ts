@@ -37,7 +37,11 @@ export async function askProvider(url: string, timeoutMs: number): Promise<Provi
       deadlines: { connectMs: timeoutMs, idleMs: timeoutMs, overallMs: timeoutMs },
     });
     response.body.destroy();
-    return { reached: true, status: response.status, contentType: headerValue(response.headers, 'content-type').split(';')[0]!.trim().toLowerCase() };
+    return {
+      reached: true,
+      status: response.status,
+      contentType: headerValue(response.headers, 'content-type').split(';')[0]!.trim().toLowerCase(),
+    };
   } catch (error) {
     if (error instanceof HttpTimeout) return { reached: false, why: `no answer within ${timeoutMs / 1000} s` };
     const e = error as NodeJS.ErrnoException;

@@ -46,10 +46,14 @@ export function createKeyStore(db: Database): KeyStore {
       return rows.map(toOrg);
     },
     async insertKey(key, keyHash) {
-      await db.query(
-        `INSERT INTO api_keys (id, org_id, key_hash, prefix, name, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [key.id, key.orgId, keyHash, key.prefix, key.name, key.createdAt],
-      );
+      await db.query(`INSERT INTO api_keys (id, org_id, key_hash, prefix, name, created_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
+        key.id,
+        key.orgId,
+        keyHash,
+        key.prefix,
+        key.name,
+        key.createdAt,
+      ]);
     },
     async listKeys(orgId) {
       const { rows } = await db.query<KeyRow>(
@@ -59,10 +63,9 @@ export function createKeyStore(db: Database): KeyStore {
       return rows.map(toKey);
     },
     async findActiveKeyOrg(keyHash) {
-      const { rows } = await db.query<{ org_id: string }>(
-        'SELECT org_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
-        [keyHash],
-      );
+      const { rows } = await db.query<{ org_id: string }>('SELECT org_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [
+        keyHash,
+      ]);
       return rows[0]?.org_id;
     },
     async revokeKey(id, at) {

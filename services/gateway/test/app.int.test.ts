@@ -14,7 +14,11 @@ describe.each(['postgres', 'pglite'] as const)('gateway over HTTP (%s)', (kind) 
   });
   afterAll(() => stack.stop());
 
-  const request = (method: string, path: string, init: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) => {
+  const request = (
+    method: string,
+    path: string,
+    init: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ) => {
     const headers: Record<string, string> = { ...init.headers };
     if (init.key !== null) headers['x-api-key'] = init.key ?? key;
     let body: string | undefined;
@@ -37,7 +41,11 @@ describe.each(['postgres', 'pglite'] as const)('gateway over HTTP (%s)', (kind) 
       const id = await createIndex('lifecycle');
       expect(await json(await request('GET', `/v1.2/indexes/${id}`))).toEqual({
         status: 200,
-        body: expect.objectContaining({ _id: id, index_name: 'lifecycle', engines: [expect.objectContaining({ engine_name: 'marengo2.6' })] }),
+        body: expect.objectContaining({
+          _id: id,
+          index_name: 'lifecycle',
+          engines: [expect.objectContaining({ engine_name: 'marengo2.6' })],
+        }),
       });
       const renamed = await request('PUT', `/v1.2/indexes/${id}`, { body: { index_name: 'lifecycle-2' } });
       expect(renamed.status).toBe(204);
@@ -94,8 +102,13 @@ describe.each(['postgres', 'pglite'] as const)('gateway over HTTP (%s)', (kind) 
     it('lists engines in each version’s shape', async () => {
       const v12 = await json(await request('GET', '/v1.2/engines'));
       expect(v12.status).toBe(200);
-      expect(v12.body.data).toContainEqual(expect.objectContaining({ _id: 'marengo2.6', allowed_engine_options: ['visual', 'conversation', 'text_in_video', 'logo'] }));
-      expect((await json(await request('GET', '/v1.3/engines/pegasus1.2'))).body).toMatchObject({ model_name: 'pegasus1.2', allowed_model_options: ['visual', 'audio'] });
+      expect(v12.body.data).toContainEqual(
+        expect.objectContaining({ _id: 'marengo2.6', allowed_engine_options: ['visual', 'conversation', 'text_in_video', 'logo'] }),
+      );
+      expect((await json(await request('GET', '/v1.3/engines/pegasus1.2'))).body).toMatchObject({
+        model_name: 'pegasus1.2',
+        allowed_model_options: ['visual', 'audio'],
+      });
     });
 
     it('echoes a request id', async () => {
@@ -131,9 +144,24 @@ describe.each(['postgres', 'pglite'] as const)('gateway over HTTP (%s)', (kind) 
     it.each([
       ['missing index_name', { engines: MARENGO_V12 }, 'parameter_not_provided', 'index_name'],
       ['missing engines', { index_name: 'x' }, 'parameter_not_provided', 'engines'],
-      ['unknown engine', { index_name: 'x', engines: [{ engine_name: 'marengo9', engine_options: ['visual'] }] }, 'parameter_invalid', 'marengo9'],
-      ['unknown option', { index_name: 'x', engines: [{ engine_name: 'marengo2.6', engine_options: ['smell'] }] }, 'parameter_invalid', 'engine_options'],
-      ['option the engine lacks', { index_name: 'x', engines: [{ engine_name: 'pegasus1.1', engine_options: ['logo'] }] }, 'parameter_invalid', 'logo'],
+      [
+        'unknown engine',
+        { index_name: 'x', engines: [{ engine_name: 'marengo9', engine_options: ['visual'] }] },
+        'parameter_invalid',
+        'marengo9',
+      ],
+      [
+        'unknown option',
+        { index_name: 'x', engines: [{ engine_name: 'marengo2.6', engine_options: ['smell'] }] },
+        'parameter_invalid',
+        'engine_options',
+      ],
+      [
+        'option the engine lacks',
+        { index_name: 'x', engines: [{ engine_name: 'pegasus1.1', engine_options: ['logo'] }] },
+        'parameter_invalid',
+        'logo',
+      ],
       ['wrong type', { index_name: ['x'], engines: MARENGO_V12 }, 'parameter_invalid', 'index_name'],
     ])('POST /indexes with %s', async (_label, body, code, part) => {
       await expectError(await request('POST', '/v1.2/indexes', { body }), 400, code, part);
@@ -141,8 +169,18 @@ describe.each(['postgres', 'pglite'] as const)('gateway over HTTP (%s)', (kind) 
 
     it('refuses a duplicate name with 400, not 409 (Fern SDKs retry 409)', async () => {
       await createIndex('dup');
-      await expectError(await request('POST', '/v1.2/indexes', { body: { index_name: 'dup', engines: MARENGO_V12 } }), 400, 'index_name_already_exists');
-      await expectError(await request('POST', '/v1.3/indexes', { body: { index_name: 'dup', models: [{ model_name: 'marengo2.7', model_options: ['visual'] }] } }), 400, 'index_name_already_exists');
+      await expectError(
+        await request('POST', '/v1.2/indexes', { body: { index_name: 'dup', engines: MARENGO_V12 } }),
+        400,
+        'index_name_already_exists',
+      );
+      await expectError(
+        await request('POST', '/v1.3/indexes', {
+          body: { index_name: 'dup', models: [{ model_name: 'marengo2.7', model_options: ['visual'] }] },
+        }),
+        400,
+        'index_name_already_exists',
+      );
     });
 
     it('refuses malformed JSON', async () => {
@@ -155,13 +193,21 @@ describe.each(['postgres', 'pglite'] as const)('gateway over HTTP (%s)', (kind) 
     });
 
     it('refuses an unsupported content type', async () => {
-      await expectError(await request('POST', '/v1.2/indexes', { raw: 'index_name=x', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+      await expectError(
+        await request('POST', '/v1.2/indexes', { raw: 'index_name=x', headers: { 'content-type': 'text/plain' } }),
+        415,
+        'unsupported_media_type',
+      );
     });
 
     it('answers another organization’s index exactly like a missing one', async () => {
       const id = await createIndex('mine');
       const missing = '0123456789abcdef01234567';
-      for (const [method, body] of [['GET', undefined], ['PUT', { index_name: 'stolen' }], ['DELETE', undefined]] as const) {
+      for (const [method, body] of [
+        ['GET', undefined],
+        ['PUT', { index_name: 'stolen' }],
+        ['DELETE', undefined],
+      ] as const) {
         const theirs = await json(await request(method, `/v1.2/indexes/${id}`, { key: otherKey, body }));
         const absent = await json(await request(method, `/v1.2/indexes/${missing}`, { key: otherKey, body }));
         expect(theirs.status).toBe(404);
@@ -180,8 +226,16 @@ describe.each(['postgres', 'pglite'] as const)('gateway over HTTP (%s)', (kind) 
 
     it('refuses to change engines or options on rename', async () => {
       const id = await createIndex('fixed');
-      await expectError(await request('PUT', `/v1.2/indexes/${id}`, { body: { index_name: 'y', engines: MARENGO_V12 } }), 400, 'index_engine_cannot_be_changed');
-      await expectError(await request('PUT', `/v1.2/indexes/${id}`, { body: { index_name: 'y', index_options: ['visual'] } }), 400, 'index_option_cannot_be_changed');
+      await expectError(
+        await request('PUT', `/v1.2/indexes/${id}`, { body: { index_name: 'y', engines: MARENGO_V12 } }),
+        400,
+        'index_engine_cannot_be_changed',
+      );
+      await expectError(
+        await request('PUT', `/v1.2/indexes/${id}`, { body: { index_name: 'y', index_options: ['visual'] } }),
+        400,
+        'index_option_cannot_be_changed',
+      );
     });
 
     it('tells unknown endpoints from endpoints not built yet', async () => {

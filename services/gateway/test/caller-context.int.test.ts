@@ -41,7 +41,12 @@ describe('caller context: gateway -> task-service -> index-service', () => {
         },
       ],
     });
-    taskA = await startTaskService({ bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, logger, indexServiceAddress: indexB.address });
+    taskA = await startTaskService({
+      bind: '127.0.0.1:0',
+      database: { kind: 'pglite', dataDir: 'memory://' },
+      logger,
+      indexServiceAddress: indexB.address,
+    });
     gateway = await startGateway({
       host: '127.0.0.1',
       port: 0,
@@ -59,10 +64,13 @@ describe('caller context: gateway -> task-service -> index-service', () => {
     await indexB?.stop();
   });
 
-  it('B sees the request id the client sent and a deadline no later than the gateway\'s', async () => {
+  it("B sees the request id the client sent and a deadline no later than the gateway's", async () => {
     const org = await gateway.keys.createOrganization('context');
     const key = (await gateway.keys.createKey(org.id, 'test')).secret;
-    const res = await request(gateway.url).get(`/v1.2/tasks/status?index_id=${INDEX_ID}`).set('x-api-key', key).set('x-request-id', 'chain-req-1');
+    const res = await request(gateway.url)
+      .get(`/v1.2/tasks/status?index_id=${INDEX_ID}`)
+      .set('x-api-key', key)
+      .set('x-request-id', 'chain-req-1');
     const answered = Date.now();
     expect(res.status).toBe(200);
     expect(seenByB).toHaveLength(1);

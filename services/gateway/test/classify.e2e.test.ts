@@ -40,7 +40,14 @@ const CLASSES = [
 ];
 const TRUE_CLASS: Record<keyof typeof videoIds, string> = { pet: 'Pets', phone: 'Gadgets', words: 'Outdoors' };
 /** Where each video's true class is, in seconds. */
-const TRUE_MOMENTS: Record<keyof typeof videoIds, [number, number][]> = { pet: [[3, 9]], phone: [[0, 4]], words: [[6, 8], [8, 12]] };
+const TRUE_MOMENTS: Record<keyof typeof videoIds, [number, number][]> = {
+  pet: [[3, 9]],
+  phone: [[0, 4]],
+  words: [
+    [6, 8],
+    [8, 12],
+  ],
+};
 
 /** Within a second of the truth (frames are sampled once a second). */
 const near = (value: number, truth: number) => Math.abs(value - truth) <= 1;
@@ -48,8 +55,20 @@ const near = (value: number, truth: number) => Math.abs(value - truth) <= 1;
 function fixtures(): Promise<GeneratedVideo[]> {
   const base = { width: 1280, height: 720, fps: 25, audio: 'tone', container: 'mp4' } as const;
   return Promise.all([
-    generateVideo('classify-pet', { ...base, scenes: [{ durationSec: 3, background: '0xf5f5f5', photos: ['cells'] }, { durationSec: 6, background: '0x37474f', photos: ['cat'] }] }),
-    generateVideo('classify-phone', { ...base, scenes: [{ durationSec: 4, background: '0xe0e0e0', photos: ['phone'] }, { durationSec: 4, background: '0xf5f5f5', photos: ['cells'] }] }),
+    generateVideo('classify-pet', {
+      ...base,
+      scenes: [
+        { durationSec: 3, background: '0xf5f5f5', photos: ['cells'] },
+        { durationSec: 6, background: '0x37474f', photos: ['cat'] },
+      ],
+    }),
+    generateVideo('classify-phone', {
+      ...base,
+      scenes: [
+        { durationSec: 4, background: '0xe0e0e0', photos: ['phone'] },
+        { durationSec: 4, background: '0xf5f5f5', photos: ['cells'] },
+      ],
+    }),
     wordsAndSubtitlesVideo(),
   ]);
 }
@@ -64,7 +83,13 @@ beforeAll(async () => {
   recorder = await startRecordingProxy(stack.url);
   process.env.TWELVELABS_BASE_URL = recorder.url;
   client = new TwelveLabs({ apiKey: key, version: 'v1.2' });
-  indexId = (await client.index.create({ name: 'classify', engines: [{ name: 'marengo2.6', options: ['visual', 'conversation', 'text_in_video'] }], addons: ['thumbnail'] })).id;
+  indexId = (
+    await client.index.create({
+      name: 'classify',
+      engines: [{ name: 'marengo2.6', options: ['visual', 'conversation', 'text_in_video'] }],
+      addons: ['thumbnail'],
+    })
+  ).id;
   visualOnlyIndexId = (await client.index.create({ name: 'classify visual', engines: [{ name: 'marengo2.6', options: ['visual'] }] })).id;
   const names = Object.keys(videoIds) as (keyof typeof videoIds)[];
   for (const [i, name] of names.entries()) {
@@ -130,10 +155,21 @@ describe('twelvelabs-js 0.2.8 (v1.2)', () => {
   });
 
   it('thresholds remove the classes below them, and videos left without any', async () => {
-    const all = await client.classify.videos({ videoIds: Object.values(videoIds), classes: CLASSES, options: ['visual', 'text_in_video'], includeClips: true });
+    const all = await client.classify.videos({
+      videoIds: Object.values(videoIds),
+      classes: CLASSES,
+      options: ['visual', 'text_in_video'],
+      includeClips: true,
+    });
     const classes = all.data.flatMap((v) => v.classes.map((c) => ({ video: v.videoId, ...c })));
     const survivors = async (threshold: Record<string, number>) => {
-      const result = await client.classify.videos({ videoIds: Object.values(videoIds), classes: CLASSES, options: ['visual', 'text_in_video'], includeClips: true, threshold });
+      const result = await client.classify.videos({
+        videoIds: Object.values(videoIds),
+        classes: CLASSES,
+        options: ['visual', 'text_in_video'],
+        includeClips: true,
+        threshold,
+      });
       return result.data.flatMap((v) => v.classes.map((c) => `${v.videoId}:${c.name}`)).sort();
     };
     const keys = (list: { video: string; name: string }[]) => list.map((c) => `${c.video}:${c.name}`).sort();
@@ -152,12 +188,21 @@ describe('twelvelabs-js 0.2.8 (v1.2)', () => {
     expect(classes.find((c) => c.video === videoIds.pet && c.name === 'Pets')!.durationRatio).toBeGreaterThanOrEqual(0.6);
     // min_clip_score: a class keeps only its clips at or above it, and goes without any.
     const clipCut = between(classes.flatMap((c: ClassifyClass) => c.clips!.map((clip) => clip.score)));
-    expect(await survivors({ min_clip_score: clipCut })).toEqual(keys(classes.filter((c) => c.clips!.some((clip) => clip.score >= clipCut))));
+    expect(await survivors({ min_clip_score: clipCut })).toEqual(
+      keys(classes.filter((c) => c.clips!.some((clip) => clip.score >= clipCut))),
+    );
     expect(await survivors({ min_clip_score: 100, min_duration_ratio: 1 })).toEqual([]);
   });
 
   it('classify.index: the whole index by pages; page 2 is disjoint from page 1 and the pages make the whole', async () => {
-    const first = await client.classify.index({ indexId, classes: CLASSES, options: ['visual', 'text_in_video'], pageLimit: 2, includeClips: true, showDetailedScore: true });
+    const first = await client.classify.index({
+      indexId,
+      classes: CLASSES,
+      options: ['visual', 'text_in_video'],
+      pageLimit: 2,
+      includeClips: true,
+      showDetailedScore: true,
+    });
     expect(first.data).toHaveLength(2);
     expect(first.pageInfo).toMatchObject({ limitPerPage: 2, totalResults: 3 });
     const second = await client.classify.byPageToken(first.pageInfo.nextPageToken!);
@@ -174,7 +219,10 @@ describe('twelvelabs-js 0.2.8 (v1.2)', () => {
   it('a class’s own options narrow its prompts’ searches', async () => {
     const result = await client.classify.videos({
       videoIds: [videoIds.words, videoIds.pet],
-      classes: [{ name: 'Outdoors', prompts: ['garden'], options: ['visual'] }, { name: 'Pets', prompts: ['cat'] }],
+      classes: [
+        { name: 'Outdoors', prompts: ['garden'], options: ['visual'] },
+        { name: 'Pets', prompts: ['cat'] },
+      ],
       options: ['visual', 'text_in_video'],
     });
     // "garden" is only written on screen: through visual alone it is not found.
@@ -196,14 +244,20 @@ describe('raw HTTP: the older shapes', () => {
   });
 
   it('v1.1.1: classes and one video_id, unwrapped, threshold an integer', async () => {
-    const res = await api().post('/v1.1.1/classify').set('x-api-key', key).send({ video_id: videoIds.pet, classes: CLASSES, options: ['visual'], threshold: 1 });
+    const res = await api()
+      .post('/v1.1.1/classify')
+      .set('x-api-key', key)
+      .send({ video_id: videoIds.pet, classes: CLASSES, options: ['visual'], threshold: 1 });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['classes', 'video_id']);
     expect(res.body.classes[0]).toEqual({ name: 'Pets', score: expect.any(Number), duration_ratio: expect.any(Number) });
   });
 
   it('v1.1.2: video_ids and the paged envelope', async () => {
-    const res = await api().post('/v1.1.2/classify').set('x-api-key', key).send({ video_ids: [videoIds.pet, videoIds.phone], classes: CLASSES, options: ['visual'], page_limit: 1 });
+    const res = await api()
+      .post('/v1.1.2/classify')
+      .set('x-api-key', key)
+      .send({ video_ids: [videoIds.pet, videoIds.phone], classes: CLASSES, options: ['visual'], page_limit: 1 });
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(1);
     expect(res.body.page_info).toMatchObject({ limit_per_page: 1, total_results: 2, next_page_token: expect.any(String) });
@@ -211,7 +265,10 @@ describe('raw HTTP: the older shapes', () => {
 
   it('v1 has no classify yet, v1.3 none any more: api_upgrade_required', async () => {
     const body = { video_ids: [videoIds.pet], classes: CLASSES, options: ['visual'] };
-    const [v1, v13] = await Promise.all([api().post('/v1/classify').set('x-api-key', key).send(body), api().post('/v1.3/classify/bulk').set('x-api-key', key).send(body)]);
+    const [v1, v13] = await Promise.all([
+      api().post('/v1/classify').set('x-api-key', key).send(body),
+      api().post('/v1.3/classify/bulk').set('x-api-key', key).send(body),
+    ]);
     expect([v1.status, v1.body.error_code]).toEqual([400, 'api_upgrade_required']);
     expect([v13.status, v13.body.code]).toEqual([400, 'api_upgrade_required']);
     expect(v13.body.message).toMatch(/v1\.2/);
@@ -219,7 +276,8 @@ describe('raw HTTP: the older shapes', () => {
 });
 
 describe('bad input', () => {
-  const classify = (body: Record<string, unknown>, path = '/v1.2/classify', apiKey = key) => api().post(path).set('x-api-key', apiKey).send(body);
+  const classify = (body: Record<string, unknown>, path = '/v1.2/classify', apiKey = key) =>
+    api().post(path).set('x-api-key', apiKey).send(body);
   const base = () => ({ video_ids: [videoIds.pet], classes: CLASSES, options: ['visual'] });
 
   it.each([
@@ -256,7 +314,10 @@ describe('bad input', () => {
 
   it('another organization’s video or index', async () => {
     const other = await stack.newOrg();
-    const [video, index] = await Promise.all([classify(base(), '/v1.2/classify', other.key), classify({ index_id: indexId, classes: CLASSES, options: ['visual'] }, '/v1.2/classify/bulk', other.key)]);
+    const [video, index] = await Promise.all([
+      classify(base(), '/v1.2/classify', other.key),
+      classify({ index_id: indexId, classes: CLASSES, options: ['visual'] }, '/v1.2/classify/bulk', other.key),
+    ]);
     expect([video.status, video.body.code]).toEqual([404, 'resource_not_exist']);
     expect([index.status, index.body.code]).toEqual([404, 'resource_not_exist']);
   });

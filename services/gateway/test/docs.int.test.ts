@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 describe('/docs', () => {
-  it('is an HTML page over every version\'s document, without a key', async () => {
+  it("is an HTML page over every version's document, without a key", async () => {
     const res = await fetch(`${stack.url}/docs`);
     expect([res.status, res.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
     const html = await res.text();
@@ -45,7 +45,10 @@ describe('/docs', () => {
 
   it('each document points its examples at this server', async () => {
     for (const version of SERVED_VERSIONS) {
-      const document = (await (await fetch(`${stack.url}/${version}/openapi.json`)).json()) as { servers: { url: string }[]; components: unknown };
+      const document = (await (await fetch(`${stack.url}/${version}/openapi.json`)).json()) as {
+        servers: { url: string }[];
+        components: unknown;
+      };
       expect(document.servers).toEqual([{ url: `/${version}` }]);
       expect(document.components).toEqual({ securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } });
     }

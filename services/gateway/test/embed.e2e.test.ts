@@ -31,11 +31,19 @@ const vector = (values: readonly number[] | undefined) => Float32Array.from(valu
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'embed-e2e-'));
   tonePath = join(dir, 'tone.wav');
-  [stack, catPath] = await Promise.all([startIndexingStack({ embed: true, database: 'pglite' }), photoPath('cat'), runFfmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=12', tonePath])]);
+  [stack, catPath] = await Promise.all([
+    startIndexingStack({ embed: true, database: 'pglite' }),
+    photoPath('cat'),
+    runFfmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=12', tonePath]),
+  ]);
   // A cat photo for 4 s, then the word MOTORBIKE for 4 s (the same fixture as embed-service's task test).
   videoPath = (
     await generateVideo('embed-cat-motorbike', {
-      width: 640, height: 360, fps: 10, audio: 'none', container: 'mp4',
+      width: 640,
+      height: 360,
+      fps: 10,
+      audio: 'none',
+      container: 'mp4',
       scenes: [
         { durationSec: 4, background: '0x1f3b73', photos: ['cat'] },
         { durationSec: 4, background: '0xf4f1ea', texts: [{ text: 'MOTORBIKE', y: 160, fontSize: 64 }] },
@@ -67,20 +75,37 @@ describe('twelvelabs-js 1.3.4 (v1.3)', () => {
 
   it('embed.v2.create image by base64 and by URL: the same vector, near "cat" and far from "motorcycle"', async () => {
     const base64String = (await readFile(catPath)).toString('base64');
-    const byBase64 = await client.embed.v2.create({ inputType: 'image', modelName: 'marengo3.0', image: { mediaSource: { base64String } } });
-    const byUrl = await client.embed.v2.create({ inputType: 'image', modelName: 'marengo3.0', image: { mediaSource: { url: files.url('cat.png') } } });
+    const byBase64 = await client.embed.v2.create({
+      inputType: 'image',
+      modelName: 'marengo3.0',
+      image: { mediaSource: { base64String } },
+    });
+    const byUrl = await client.embed.v2.create({
+      inputType: 'image',
+      modelName: 'marengo3.0',
+      image: { mediaSource: { url: files.url('cat.png') } },
+    });
     expect(byUrl.data[0]!.embedding).toEqual(byBase64.data[0]!.embedding);
     expect(byUrl.metadata).toMatchObject({ inputType: 'image', inputUrl: files.url('cat.png') });
-    const text = async (inputText: string) => vector((await client.embed.v2.create({ inputType: 'text', modelName: 'marengo3.0', text: { inputText } })).data[0]!.embedding);
+    const text = async (inputText: string) =>
+      vector((await client.embed.v2.create({ inputType: 'text', modelName: 'marengo3.0', text: { inputText } })).data[0]!.embedding);
     const image = vector(byBase64.data[0]!.embedding);
     expect(cosine(await text('cat'), image)).toBeGreaterThan(cosine(await text('motorcycle'), image) + 0.3);
   }, 60_000);
 
   it('embed.v2.create text_image and multi_input: one fused vector', async () => {
-    const res = await client.embed.v2.create({ inputType: 'text_image', modelName: 'marengo3.0', textImage: { inputText: 'a cat', mediaSource: { url: files.url('cat.png') } } });
+    const res = await client.embed.v2.create({
+      inputType: 'text_image',
+      modelName: 'marengo3.0',
+      textImage: { inputText: 'a cat', mediaSource: { url: files.url('cat.png') } },
+    });
     expect(res.data).toHaveLength(1);
     expect(res.data[0]!.embedding).toHaveLength(512);
-    const multi = await client.embed.v2.create({ inputType: 'multi_input', modelName: 'marengo3.0', multiInput: { inputText: 'a cat', mediaSources: [{ mediaType: 'image', url: files.url('cat.png') }] } });
+    const multi = await client.embed.v2.create({
+      inputType: 'multi_input',
+      modelName: 'marengo3.0',
+      multiInput: { inputText: 'a cat', mediaSources: [{ mediaType: 'image', url: files.url('cat.png') }] },
+    });
     expect(multi.data[0]!.embedding).toEqual(res.data[0]!.embedding);
   }, 60_000);
 
@@ -89,7 +114,12 @@ describe('twelvelabs-js 1.3.4 (v1.3)', () => {
     const res = await client.embed.v2.create({
       inputType: 'audio',
       modelName: 'marengo3.0',
-      audio: { mediaSource: { base64String }, startSec: 2, segmentation: { strategy: 'fixed', fixed: { durationSec: 5 } }, embeddingScope: ['clip', 'asset'] },
+      audio: {
+        mediaSource: { base64String },
+        startSec: 2,
+        segmentation: { strategy: 'fixed', fixed: { durationSec: 5 } },
+        embeddingScope: ['clip', 'asset'],
+      },
     });
     expect(res.data.map((d) => [d.embeddingScope, d.startSec, d.endSec])).toEqual([
       ['clip', 2, 7],
@@ -105,8 +135,14 @@ describe('twelvelabs-js 1.3.4 (v1.3)', () => {
     expect(text.textEmbedding?.segments?.[0]?.float).toHaveLength(1024);
     const image = await client.embed.create({ modelName: 'Marengo-retrieval-2.7', imageFile: createReadStream(catPath) });
     expect(image.imageEmbedding?.segments?.[0]?.float).toHaveLength(1024);
-    expect(cosine(vector(text.textEmbedding?.segments?.[0]?.float), vector(image.imageEmbedding?.segments?.[0]?.float))).toBeGreaterThan(0.5);
-    const audio = await client.embed.create({ modelName: 'Marengo-retrieval-2.7', audioFile: createReadStream(tonePath), audioStartOffsetSec: 1 });
+    expect(cosine(vector(text.textEmbedding?.segments?.[0]?.float), vector(image.imageEmbedding?.segments?.[0]?.float))).toBeGreaterThan(
+      0.5,
+    );
+    const audio = await client.embed.create({
+      modelName: 'Marengo-retrieval-2.7',
+      audioFile: createReadStream(tonePath),
+      audioStartOffsetSec: 1,
+    });
     expect(audio.audioEmbedding?.segments?.map((s) => [s.startOffsetSec, s.endOffsetSec])).toEqual([
       [1, 11],
       [11, 12],
@@ -118,7 +154,12 @@ describe('embed tasks', () => {
   it('twelvelabs-js 1.3.4 embed.tasks: create by URL, waitForDone, retrieve — a clip per 4 s and the video, listed', async () => {
     process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
     const client = new TwelveLabsV1({ apiKey: key });
-    const created = await client.embed.tasks.create({ modelName: 'Marengo-retrieval-2.7', videoUrl: files.url('video.mp4'), videoClipLength: 4, videoEmbeddingScope: ['clip', 'video'] });
+    const created = await client.embed.tasks.create({
+      modelName: 'Marengo-retrieval-2.7',
+      videoUrl: files.url('video.mp4'),
+      videoClipLength: 4,
+      videoEmbeddingScope: ['clip', 'video'],
+    });
     const done = await client.embed.tasks.waitForDone(created.id!, { sleepInterval: 0.3 });
     expect(done.status).toBe('ready');
     const task = await client.embed.tasks.retrieve(created.id!);
@@ -130,7 +171,8 @@ describe('embed tasks', () => {
       ['video', 0, 8],
     ]);
     // The clip that shows the cat is the one nearest "cat"; the one that reads MOTORBIKE is nearest "motorcycle".
-    const text = async (value: string) => vector((await client.embed.create({ modelName: 'Marengo-retrieval-2.7', text: value })).textEmbedding?.segments?.[0]?.float);
+    const text = async (value: string) =>
+      vector((await client.embed.create({ modelName: 'Marengo-retrieval-2.7', text: value })).textEmbedding?.segments?.[0]?.float);
     const [catClip, motorbikeClip] = segments.map((s) => vector(s.float));
     const [cat, motorcycle] = [await text('cat'), await text('motorcycle')];
     expect(cosine(cat, catClip!)).toBeGreaterThan(cosine(cat, motorbikeClip!));
@@ -157,7 +199,11 @@ describe('embed tasks', () => {
   it('twelvelabs-js 1.3.4 embed.v2.tasks: create by URL (202), retrieve until ready, list — clips and the asset', async () => {
     process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
     const client = new TwelveLabsV1({ apiKey: key });
-    const created = await client.embed.v2.tasks.create({ inputType: 'video', modelName: 'marengo3.0', video: { mediaSource: { url: files.url('video.mp4') } } });
+    const created = await client.embed.v2.tasks.create({
+      inputType: 'video',
+      modelName: 'marengo3.0',
+      video: { mediaSource: { url: files.url('video.mp4') } },
+    });
     expect(created.status).toBe('processing');
     let task = await client.embed.v2.tasks.retrieve(created.id);
     for (let i = 0; i < 300 && task.status === 'processing'; i += 1) {
@@ -187,7 +233,11 @@ describe('embed tasks', () => {
   });
 
   it("another organization's task does not exist for it", async () => {
-    const created = await api().post('/v1.3/embed/tasks').set('x-api-key', key).field('model_name', 'Marengo-retrieval-2.7').field('video_url', files.url('video.mp4'));
+    const created = await api()
+      .post('/v1.3/embed/tasks')
+      .set('x-api-key', key)
+      .field('model_name', 'Marengo-retrieval-2.7')
+      .field('video_url', files.url('video.mp4'));
     const other = await stack.newOrg();
     const res = await api().get(`/v1.3/embed/tasks/${created.body._id}`).set('x-api-key', other.key);
     expect([res.status, res.body.code]).toEqual([404, 'resource_not_exist']);
@@ -204,7 +254,12 @@ describe('twelvelabs-js 0.2.8 (v1.2)', () => {
   });
 
   it('POST /v1.2/embed image and audio files (the 0.2.8 SDK sends text only): the later v1.2 shape', async () => {
-    const res = await api().post('/v1.2/embed').set('x-api-key', key).field('engine_name', 'Marengo-retrieval-2.6').attach('image_file', catPath).attach('audio_file', tonePath);
+    const res = await api()
+      .post('/v1.2/embed')
+      .set('x-api-key', key)
+      .field('engine_name', 'Marengo-retrieval-2.6')
+      .attach('image_file', catPath)
+      .attach('audio_file', tonePath);
     expect(res.status).toBe(200);
     expect(res.body.engine_name).toBe('Marengo-retrieval-2.6');
     expect(res.body.image_embedding.segments[0].float).toHaveLength(1024);
@@ -224,36 +279,122 @@ describe('bad input', () => {
     ['no input', () => legacy({ model_name: 'Marengo-retrieval-2.7' }), 400, 'parameter_not_provided'],
     ['no model name', () => legacy({ text: 'cat' }), 400, 'parameter_not_provided'],
     ['an unknown model name', () => legacy({ model_name: 'Marengo-retrieval-9', text: 'cat' }), 400, 'parameter_invalid'],
-    ['an image URL and an image file', () => legacy({ model_name: 'Marengo-retrieval-2.7', image_url: 'http://example.com/a.png' }).attach('image_file', Buffer.from('x'), 'a.png'), 400, 'parameter_invalid'],
-    ['a non-image image', () => legacy({ model_name: 'Marengo-retrieval-2.7' }).attach('image_file', Buffer.from('this is text, not an image'), 'a.png'), 400, 'unsupported_file_type'],
-    ['audio that is not audio', () => legacy({ model_name: 'Marengo-retrieval-2.7' }).attach('audio_file', Buffer.from('this is text, not audio'), 'a.mp3'), 400, 'audio_file_broken'],
-    ['a URL to a private address', () => legacy({ model_name: 'Marengo-retrieval-2.7', image_url: 'http://10.0.0.1/cat.png' }), 400, 'parameter_invalid'],
-    ['too long a text for Marengo 2.7', () => legacy({ model_name: 'Marengo-retrieval-2.7', text: 'word '.repeat(100), text_truncate: 'none' }), 400, 'token_limit_exceeded'],
-  ])('POST /embed refuses %s', async (_name, send, status, code) => {
-    const res = await send();
-    expect([res.status, res.body.code]).toEqual([status, code]);
-  }, 30_000);
+    [
+      'an image URL and an image file',
+      () =>
+        legacy({ model_name: 'Marengo-retrieval-2.7', image_url: 'http://example.com/a.png' }).attach(
+          'image_file',
+          Buffer.from('x'),
+          'a.png',
+        ),
+      400,
+      'parameter_invalid',
+    ],
+    [
+      'a non-image image',
+      () => legacy({ model_name: 'Marengo-retrieval-2.7' }).attach('image_file', Buffer.from('this is text, not an image'), 'a.png'),
+      400,
+      'unsupported_file_type',
+    ],
+    [
+      'audio that is not audio',
+      () => legacy({ model_name: 'Marengo-retrieval-2.7' }).attach('audio_file', Buffer.from('this is text, not audio'), 'a.mp3'),
+      400,
+      'audio_file_broken',
+    ],
+    [
+      'a URL to a private address',
+      () => legacy({ model_name: 'Marengo-retrieval-2.7', image_url: 'http://10.0.0.1/cat.png' }),
+      400,
+      'parameter_invalid',
+    ],
+    [
+      'too long a text for Marengo 2.7',
+      () => legacy({ model_name: 'Marengo-retrieval-2.7', text: 'word '.repeat(100), text_truncate: 'none' }),
+      400,
+      'token_limit_exceeded',
+    ],
+  ])(
+    'POST /embed refuses %s',
+    async (_name, send, status, code) => {
+      const res = await send();
+      expect([res.status, res.body.code]).toEqual([status, code]);
+    },
+    30_000,
+  );
 
   it.each([
     ['no input_type', { model_name: 'marengo3.0' }, 400, 'parameter_not_provided'],
     ['an unknown model name', { input_type: 'text', model_name: 'marengo9', text: { input_text: 'cat' } }, 400, 'parameter_invalid'],
-    ['two media sources where one is allowed', { input_type: 'image', model_name: 'marengo3.0', image: { media_source: { url: 'http://example.com/a.png', base64_string: 'aGk=' } } }, 400, 'parameter_invalid'],
+    [
+      'two media sources where one is allowed',
+      {
+        input_type: 'image',
+        model_name: 'marengo3.0',
+        image: { media_source: { url: 'http://example.com/a.png', base64_string: 'aGk=' } },
+      },
+      400,
+      'parameter_invalid',
+    ],
     ['no media source', { input_type: 'image', model_name: 'marengo3.0', image: { media_source: {} } }, 400, 'parameter_not_provided'],
-    ['base64 that is not base64', { input_type: 'image', model_name: 'marengo3.0', image: { media_source: { base64_string: '***' } } }, 400, 'parameter_invalid'],
-    ['a non-image image', { input_type: 'image', model_name: 'marengo3.0', image: { media_source: { base64_string: Buffer.from('not an image').toString('base64') } } }, 400, 'unsupported_file_type'],
-    ['a URL to a private address', { input_type: 'image', model_name: 'marengo3.0', image: { media_source: { url: 'http://192.168.1.1/cat.png' } } }, 400, 'parameter_invalid'],
-    ['audio that is not audio', { input_type: 'audio', model_name: 'marengo3.0', audio: { media_source: { base64_string: Buffer.from('not audio at all').toString('base64') } } }, 400, 'audio_file_broken'],
-    ['a video (not built)', { input_type: 'video', model_name: 'marengo3.0', video: { media_source: { url: 'http://example.com/a.mp4' } } }, 501, 'not_implemented'],
-  ])('POST /embed-v2 refuses %s with {error: {code, message}}', async (_name, body, status, code) => {
-    const res = await v2(body);
-    expect([res.status, res.body.error?.code]).toEqual([status, code]);
-    expect(res.body.error.message).toEqual(expect.any(String));
-  }, 30_000);
+    [
+      'base64 that is not base64',
+      { input_type: 'image', model_name: 'marengo3.0', image: { media_source: { base64_string: '***' } } },
+      400,
+      'parameter_invalid',
+    ],
+    [
+      'a non-image image',
+      {
+        input_type: 'image',
+        model_name: 'marengo3.0',
+        image: { media_source: { base64_string: Buffer.from('not an image').toString('base64') } },
+      },
+      400,
+      'unsupported_file_type',
+    ],
+    [
+      'a URL to a private address',
+      { input_type: 'image', model_name: 'marengo3.0', image: { media_source: { url: 'http://192.168.1.1/cat.png' } } },
+      400,
+      'parameter_invalid',
+    ],
+    [
+      'audio that is not audio',
+      {
+        input_type: 'audio',
+        model_name: 'marengo3.0',
+        audio: { media_source: { base64_string: Buffer.from('not audio at all').toString('base64') } },
+      },
+      400,
+      'audio_file_broken',
+    ],
+    [
+      'a video (not built)',
+      { input_type: 'video', model_name: 'marengo3.0', video: { media_source: { url: 'http://example.com/a.mp4' } } },
+      501,
+      'not_implemented',
+    ],
+  ])(
+    'POST /embed-v2 refuses %s with {error: {code, message}}',
+    async (_name, body, status, code) => {
+      const res = await v2(body);
+      expect([res.status, res.body.error?.code]).toEqual([status, code]);
+      expect(res.body.error.message).toEqual(expect.any(String));
+    },
+    30_000,
+  );
 
   it('/embed-v2 is v1.3 only; audio embedding tasks are not built (501)', async () => {
-    const old = await api().post('/v1.2/embed-v2').set('x-api-key', key).send({ input_type: 'text', model_name: 'marengo3.0', text: { input_text: 'cat' } });
+    const old = await api()
+      .post('/v1.2/embed-v2')
+      .set('x-api-key', key)
+      .send({ input_type: 'text', model_name: 'marengo3.0', text: { input_text: 'cat' } });
     expect([old.status, old.body.error?.code]).toEqual([400, 'api_upgrade_required']);
-    const audio = await api().post('/v1.3/embed-v2/tasks').set('x-api-key', key).send({ input_type: 'audio', model_name: 'marengo3.0', audio: { media_source: { url: files.url('tone.wav') } } });
+    const audio = await api()
+      .post('/v1.3/embed-v2/tasks')
+      .set('x-api-key', key)
+      .send({ input_type: 'audio', model_name: 'marengo3.0', audio: { media_source: { url: files.url('tone.wav') } } });
     expect([audio.status, audio.body.error?.code]).toEqual([501, 'not_implemented']);
   });
 });

@@ -37,15 +37,36 @@ describe('fuzz findings', () => {
 
   // PostgreSQL stores no U+0000 in text or jsonb: each of these was a 500 from the service behind.
   it.each([
-    ['JSON', 'POST', '/v1.3/indexes', '{"index_name":"a\\u0000b","models":[{"model_name":"marengo2.7","model_options":["visual"]}]}', 'index_name'],
-    ['a key', 'POST', '/v1.3/indexes', '{"index_name":"ab","models":[{"model_name":"marengo2.7","model_options":["visual"],"\\u0000":1}]}', 'models'],
+    [
+      'JSON',
+      'POST',
+      '/v1.3/indexes',
+      '{"index_name":"a\\u0000b","models":[{"model_name":"marengo2.7","model_options":["visual"]}]}',
+      'index_name',
+    ],
+    [
+      'a key',
+      'POST',
+      '/v1.3/indexes',
+      '{"index_name":"ab","models":[{"model_name":"marengo2.7","model_options":["visual"],"\\u0000":1}]}',
+      'models',
+    ],
     ['user metadata', 'PATCH', `/v1.3/indexes/${SOME_ID}/videos/${SOME_ID}`, '{"user_metadata":{"a":"x\\u0000y"}}', 'user_metadata'],
     ['v1.2 metadata', 'PUT', `/v1.2/indexes/${SOME_ID}/videos/${SOME_ID}`, '{"metadata":{"index_id":"\\u0000"}}', 'metadata'],
     ['the query string', 'GET', '/v1.3/indexes?index_name=a%00b', undefined, 'url'],
     ['multipart', 'POST', '/v1.2/indexes', form({ index_name: 'a\u0000b', engine_id: 'marengo2.6' }), 'index_name'],
-    ['JSON text in multipart', 'POST', '/v1.3/search', form({ index_id: SOME_ID, search_options: 'visual', query_text: 'a', filter: '{"a":"\\u0000"}' }), 'filter'],
+    [
+      'JSON text in multipart',
+      'POST',
+      '/v1.3/search',
+      form({ index_id: SOME_ID, search_options: 'visual', query_text: 'a', filter: '{"a":"\\u0000"}' }),
+      'filter',
+    ],
   ])('NUL in %s is 400 parameter_invalid naming the parameter', async (_where, method, path, body, param) => {
     const answer = await send(method, path, body);
-    expect(answer).toEqual({ status: 400, body: { code: 'parameter_invalid', message: expect.stringContaining(`The ${param} parameter is invalid`) } });
+    expect(answer).toEqual({
+      status: 400,
+      body: { code: 'parameter_invalid', message: expect.stringContaining(`The ${param} parameter is invalid`) },
+    });
   });
 });

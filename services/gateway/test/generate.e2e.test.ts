@@ -50,8 +50,10 @@ const SAID = SUBTITLE_SENTENCES.map((s) => s.toLowerCase().replace(/\.$/, ''));
 function foreignWords(text: string): string[] {
   const own = new Set([...SHOWN, ...SAID.flatMap((s) => s.split(/\W+/))]);
   const glue = new Set(
-    ('at from to the speaker says on screen text reads video shows and does not show or mention words and subtitles ' +
-      'metadata gives logo is visible nothing was detected part person').split(' '),
+    (
+      'at from to the speaker says on screen text reads video shows and does not show or mention words and subtitles ' +
+      'metadata gives logo is visible nothing was detected part person'
+    ).split(' '),
   );
   return (text.toLowerCase().match(/[a-z]+/g) ?? []).filter((w) => !own.has(w) && !glue.has(w));
 }
@@ -64,7 +66,10 @@ async function indexInto(client: TwelveLabsV1, indexId: string): Promise<string>
 }
 
 beforeAll(async () => {
-  [stack, fixture] = await Promise.all([startIndexingStack({ worker: true, analyze: true, analyzeProvider: provider }), wordsAndSubtitlesVideo()]);
+  [stack, fixture] = await Promise.all([
+    startIndexingStack({ worker: true, analyze: true, analyzeProvider: provider }),
+    wordsAndSubtitlesVideo(),
+  ]);
   ({ key } = await stack.newOrg());
   process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
   const client = new TwelveLabsV1({ apiKey: key });
@@ -73,10 +78,22 @@ beforeAll(async () => {
   const generative = await api()
     .post('/v1.3/indexes')
     .set('x-api-key', key)
-    .send({ index_name: 'generate', models: [{ model_name: 'marengo3.0', model_options: ['visual', 'audio'] }, { model_name: 'pegasus1.2', model_options: ['visual', 'audio'] }] });
+    .send({
+      index_name: 'generate',
+      models: [
+        { model_name: 'marengo3.0', model_options: ['visual', 'audio'] },
+        { model_name: 'pegasus1.2', model_options: ['visual', 'audio'] },
+      ],
+    });
   expect(generative.status).toBe(201);
-  const searchOnly = await client.indexes.create({ indexName: 'search only', models: [{ modelName: 'marengo3.0', modelOptions: ['visual', 'audio'] }] });
-  [videoId, searchOnlyVideoId] = await Promise.all([indexInto(client, (generative.body as { _id: string })._id), indexInto(client, searchOnly.id!)]);
+  const searchOnly = await client.indexes.create({
+    indexName: 'search only',
+    models: [{ modelName: 'marengo3.0', modelOptions: ['visual', 'audio'] }],
+  });
+  [videoId, searchOnlyVideoId] = await Promise.all([
+    indexInto(client, (generative.body as { _id: string })._id),
+    indexInto(client, searchOnly.id!),
+  ]);
 }, 240_000);
 afterAll(async () => {
   process.env.TWELVELABS_BASE_URL = savedBaseUrl;
@@ -96,25 +113,30 @@ describe('twelvelabs-js 0.2.8 (v1.2)', () => {
     expect(gist.id).toEqual(expect.any(String));
     expect(SHOWN.some((w) => gist.title!.toLowerCase().includes(w))).toBe(true);
     expect(gist.hashtags!.length).toBeGreaterThan(0);
-    expect(gist.hashtags!.every((tag) => foreignWords(tag).length === 0 || SAID.some((s) => s.replace(/\s/g, '').includes(tag)))).toBe(true);
+    expect(gist.hashtags!.every((tag) => foreignWords(tag).length === 0 || SAID.some((s) => s.replace(/\s/g, '').includes(tag)))).toBe(
+      true,
+    );
     expect(gist.topics!.length).toBeGreaterThan(0);
   });
 
-  it.each(['summary', 'chapter', 'highlight'] as const)('generate.summarize(%s) states only what the fixture shows and says', async (type) => {
-    const result = await client.generate.summarize(videoId, type);
-    const text =
-      type === 'summary'
-        ? result.summary!
-        : type === 'chapter'
-          ? result.chapters!.map((c) => `${c.chapterTitle} ${c.chapterSummary}`).join(' ')
-          : // js 0.2 types a highlight without its summary; the wire carries it (py 0.4 requires it).
-            result.highlights!.map((h) => `${h.highlight} ${(h as typeof h & { highlightSummary: string }).highlightSummary}`).join(' ');
-    expect(text.length).toBeGreaterThan(0);
-    expect(foreignWords(text)).toEqual([]);
-    if (type === 'summary') expect(result.summary).toMatch(/ORANGE|PLANET|GARDEN|BICYCLE/);
-    if (type === 'chapter') expect(result.chapters![0]).toMatchObject({ chapterNumber: 0, start: 0 });
-    if (type === 'highlight') for (const h of result.highlights!) expect(Number.isInteger(h.start) && Number.isInteger(h.end)).toBe(true);
-  });
+  it.each(['summary', 'chapter', 'highlight'] as const)(
+    'generate.summarize(%s) states only what the fixture shows and says',
+    async (type) => {
+      const result = await client.generate.summarize(videoId, type);
+      const text =
+        type === 'summary'
+          ? result.summary!
+          : type === 'chapter'
+            ? result.chapters!.map((c) => `${c.chapterTitle} ${c.chapterSummary}`).join(' ')
+            : // js 0.2 types a highlight without its summary; the wire carries it (py 0.4 requires it).
+              result.highlights!.map((h) => `${h.highlight} ${(h as typeof h & { highlightSummary: string }).highlightSummary}`).join(' ');
+      expect(text.length).toBeGreaterThan(0);
+      expect(foreignWords(text)).toEqual([]);
+      if (type === 'summary') expect(result.summary).toMatch(/ORANGE|PLANET|GARDEN|BICYCLE/);
+      if (type === 'chapter') expect(result.chapters![0]).toMatchObject({ chapterNumber: 0, start: 0 });
+      if (type === 'highlight') for (const h of result.highlights!) expect(Number.isInteger(h.start) && Number.isInteger(h.end)).toBe(true);
+    },
+  );
 
   it('generate.text answers from the subtitles, with the time', async () => {
     const result = await client.generate.text(videoId, 'What does the speaker say about the fox?');
@@ -141,7 +163,10 @@ describe('twelvelabs-js 0.2.8 (v1.2)', () => {
     const res = await api().post('/v1.2/generate').set('x-api-key', key).send({ video_id: videoId, prompt: 'What text is shown?' });
     expect(res.headers['content-type']).toMatch(/application\/json/);
     expect(Object.keys(res.body).sort()).toEqual(['data', 'id']);
-    const gist = await api().post('/v1.2/gist').set('x-api-key', key).send({ video_id: videoId, types: ['title'] });
+    const gist = await api()
+      .post('/v1.2/gist')
+      .set('x-api-key', key)
+      .send({ video_id: videoId, types: ['title'] });
     expect(Object.keys(gist.body).sort()).toEqual(['id', 'title']);
   });
 });
@@ -154,7 +179,10 @@ describe('v1.3', () => {
   });
 
   it('POST /gist answers only the requested types, with usage', async () => {
-    const res = await api().post('/v1.3/gist').set('x-api-key', key).send({ video_id: videoId, types: ['title', 'hashtag'] });
+    const res = await api()
+      .post('/v1.3/gist')
+      .set('x-api-key', key)
+      .send({ video_id: videoId, types: ['title', 'hashtag'] });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['hashtags', 'id', 'title', 'usage']);
     expect(res.body.usage.output_tokens).toBeGreaterThan(0);
@@ -164,7 +192,14 @@ describe('v1.3', () => {
     const res = await api().post('/v1.3/summarize').set('x-api-key', key).send({ video_id: videoId, type });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: expect.any(String), summarize_type: type, usage: { output_tokens: expect.any(Number) } });
-    expect(foreignWords(JSON.stringify(res.body[type === 'summary' ? 'summary' : `${type}s`]).replace(/chapter|number|start|end|title|summary|highlight/g, ''))).toEqual([]);
+    expect(
+      foreignWords(
+        JSON.stringify(res.body[type === 'summary' ? 'summary' : `${type}s`]).replace(
+          /chapter|number|start|end|title|summary|highlight/g,
+          '',
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it('summarize with max_tokens stops at that many tokens', async () => {
@@ -181,7 +216,10 @@ describe('v1.3', () => {
   });
 
   it('analyzeStream (twelvelabs-js 1.x) yields stream_start, text and stream_end with usage', async () => {
-    const stream = await client.analyzeStream({ video: { type: 'asset_id', assetId: videoId }, prompt: 'What does the speaker say about the video understanding service?' });
+    const stream = await client.analyzeStream({
+      video: { type: 'asset_id', assetId: videoId },
+      prompt: 'What does the speaker say about the video understanding service?',
+    });
     const types: string[] = [];
     let text = '';
     let usage = 0;
@@ -200,10 +238,18 @@ describe('v1.3', () => {
   it('analyze with a json_schema returns JSON that validates against it', async () => {
     const jsonSchema = {
       type: 'object',
-      properties: { title: { type: 'string' }, texts_on_screen: { type: 'array', items: { type: 'string' } }, mentions_fox: { type: 'boolean' } },
+      properties: {
+        title: { type: 'string' },
+        texts_on_screen: { type: 'array', items: { type: 'string' } },
+        mentions_fox: { type: 'boolean' },
+      },
       required: ['title', 'texts_on_screen', 'mentions_fox'],
     };
-    const result = await client.analyze({ video: { type: 'asset_id', assetId: videoId }, prompt: 'Describe the video', responseFormat: { type: 'json_schema', jsonSchema } });
+    const result = await client.analyze({
+      video: { type: 'asset_id', assetId: videoId },
+      prompt: 'Describe the video',
+      responseFormat: { type: 'json_schema', jsonSchema },
+    });
     const value = JSON.parse(result.data!) as { title: string; texts_on_screen: string[]; mentions_fox: boolean };
     expect(value.texts_on_screen).toEqual(expect.arrayContaining(['ORANGE', 'BICYCLE']));
     expect(value.mentions_fox).toBe(true);
@@ -212,9 +258,16 @@ describe('v1.3', () => {
   it('the deprecated /generate streams NDJSON by default, line by line', async () => {
     const res = await api().post('/v1.3/generate').set('x-api-key', key).send({ video_id: videoId, prompt: 'What is shown?' });
     expect(res.headers['content-type']).toMatch(/application\/x-ndjson/);
-    const lines = res.text.trim().split('\n').map((l) => JSON.parse(l) as { event_type: string; metadata?: { generation_id?: string } });
+    const lines = res.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event_type: string; metadata?: { generation_id?: string } });
     expect(lines[0]).toEqual({ event_type: 'stream_start', metadata: { generation_id: expect.any(String) } });
-    expect(lines.at(-1)).toMatchObject({ event_type: 'stream_end', finish_reason: 'stop', metadata: { generation_id: lines[0]!.metadata!.generation_id, usage: { output_tokens: expect.any(Number) } } });
+    expect(lines.at(-1)).toMatchObject({
+      event_type: 'stream_end',
+      finish_reason: 'stop',
+      metadata: { generation_id: lines[0]!.metadata!.generation_id, usage: { output_tokens: expect.any(Number) } },
+    });
   });
 });
 
@@ -222,16 +275,34 @@ describe('bad input', () => {
   const post = (path: string, body: object, apiKey = key) => api().post(`/v1.3${path}`).set('x-api-key', apiKey).send(body);
 
   it.each<[string, string, () => object, number, string]>([
-    ['a video in an index without a generative engine', '/analyze', () => ({ video_id: searchOnlyVideoId, prompt: 'hi' }), 400, 'engine_not_supported'],
+    [
+      'a video in an index without a generative engine',
+      '/analyze',
+      () => ({ video_id: searchOnlyVideoId, prompt: 'hi' }),
+      400,
+      'engine_not_supported',
+    ],
     ['an unknown video', '/gist', () => ({ video_id: '0123456789abcdef01234567', types: ['title'] }), 404, 'resource_not_exist'],
     ['no video', '/gist', () => ({ types: ['title'] }), 400, 'parameter_not_provided'],
     ['an empty prompt', '/analyze', () => ({ video_id: videoId, prompt: '  ' }), 400, 'parameter_not_provided'],
     ['an oversized prompt', '/analyze', () => ({ video_id: videoId, prompt: 'word '.repeat(2100) }), 400, 'token_limit_exceeded'],
     ['temperature out of range', '/analyze', () => ({ video_id: videoId, prompt: 'hi', temperature: 1.5 }), 400, 'parameter_invalid'],
     ['max_tokens out of range', '/analyze', () => ({ video_id: videoId, prompt: 'hi', max_tokens: 5000 }), 400, 'parameter_invalid'],
-    ['a schema that is not a JSON schema', '/analyze', () => ({ video_id: videoId, prompt: 'hi', response_format: { type: 'json_schema', json_schema: { type: 'strng' } } }), 400, 'parameter_invalid'],
+    [
+      'a schema that is not a JSON schema',
+      '/analyze',
+      () => ({ video_id: videoId, prompt: 'hi', response_format: { type: 'json_schema', json_schema: { type: 'strng' } } }),
+      400,
+      'parameter_invalid',
+    ],
     ['an unknown gist type', '/gist', () => ({ video_id: videoId, types: ['poem'] }), 400, 'parameter_invalid'],
-    ['a video given by URL', '/analyze', () => ({ video: { type: 'url', url: 'http://example.com/v.mp4' }, prompt: 'hi' }), 400, 'parameter_invalid'],
+    [
+      'a video given by URL',
+      '/analyze',
+      () => ({ video: { type: 'url', url: 'http://example.com/v.mp4' }, prompt: 'hi' }),
+      400,
+      'parameter_invalid',
+    ],
   ])('%s: POST %s is refused before any streaming', async (_name, path, body, status, code) => {
     const res = await post(path, body());
     expect(res.status).toBe(status);

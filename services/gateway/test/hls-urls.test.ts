@@ -106,7 +106,12 @@ describe('presentTask', () => {
     failure: null,
     system_metadata: { filename: 'clip.mp4', duration: 60, fps: 25, width: 1280, height: 720, size: 1000 },
     process: { percentage: 40, remain_seconds: 30 },
-    hls: { video_url: `${FOLDER}index.m3u8`, thumbnail_urls: [`${FOLDER}thumbnail.jpg`], status: 'COMPLETE', updated_at: { seconds: 1717200000, nanos: 0 } },
+    hls: {
+      video_url: `${FOLDER}index.m3u8`,
+      thumbnail_urls: [`${FOLDER}thumbnail.jpg`],
+      status: 'COMPLETE',
+      updated_at: { seconds: 1717200000, nanos: 0 },
+    },
     source: null,
     user_metadata: {},
     estimated_time: { seconds: 1717200030, nanos: 0 },
@@ -137,11 +142,19 @@ describe('presentTask', () => {
       status: 'COMPLETE',
       updated_at: '2024-06-01T00:00:00.000Z',
     });
-    expect(presentTask(ADAPTERS[version], task).hls).toEqual({ thumbnail_urls: [], status: 'COMPLETE', updated_at: '2024-06-01T00:00:00.000Z' });
+    expect(presentTask(ADAPTERS[version], task).hls).toEqual({
+      thumbnail_urls: [],
+      status: 'COMPLETE',
+      updated_at: '2024-06-01T00:00:00.000Z',
+    });
   });
 
   it('shows a stream still being made (or failed) without URLs', () => {
     const processing = { ...task, hls: { video_url: '', thumbnail_urls: [], status: 'PROCESSING', updated_at: task.updated_at } };
-    expect(presentTask(ADAPTERS['v1.3'], processing, { hlsUrl }).hls).toEqual({ thumbnail_urls: [], status: 'PROCESSING', updated_at: '2024-06-01T00:00:00.000Z' });
+    expect(presentTask(ADAPTERS['v1.3'], processing, { hlsUrl }).hls).toEqual({
+      thumbnail_urls: [],
+      status: 'PROCESSING',
+      updated_at: '2024-06-01T00:00:00.000Z',
+    });
   });
 });

@@ -25,7 +25,11 @@ beforeAll(async () => {
   [stack, fixture] = await Promise.all([startIndexingStack({ worker: true, urlSigningSecret: SECRET }), textScenesVideo()]);
   ({ key } = await stack.newOrg());
   // Audio only: the cheapest index to make (no Whisper in tests, so it is recorded as skipped).
-  const index = await api().post('/v1.3/indexes').set('x-api-key', key).send({ index_name: 'streams', models: [{ model_name: 'marengo3.0', model_options: ['audio'] }] }).expect(201);
+  const index = await api()
+    .post('/v1.3/indexes')
+    .set('x-api-key', key)
+    .send({ index_name: 'streams', models: [{ model_name: 'marengo3.0', model_options: ['audio'] }] })
+    .expect(201);
   indexId = index.body._id as string;
 }, 120_000);
 afterAll(async () => {
@@ -33,7 +37,10 @@ afterAll(async () => {
 });
 
 /** Uploads the fixture and polls the task as the SDKs do until it is finished. */
-async function indexedTask(version: 'v1.2' | 'v1.3', fields: Record<string, string> = {}): Promise<Record<string, unknown> & { _id: string }> {
+async function indexedTask(
+  version: 'v1.2' | 'v1.3',
+  fields: Record<string, string> = {},
+): Promise<Record<string, unknown> & { _id: string }> {
   let upload = api().post(`/${version}/tasks`).set('x-api-key', key).field('index_id', indexId);
   for (const [name, value] of Object.entries(fields)) upload = upload.field(name, value);
   const created = await upload.attach('video_file', fixture.path);
@@ -57,20 +64,36 @@ async function get(url: string): Promise<{ status: number; type: string | null; 
 }
 
 describe('a task that asked for a video stream', () => {
-  let task: Record<string, unknown> & { _id: string; video_id?: string; hls?: { video_url: string; thumbnail_urls: string[]; status: string } };
+  let task: Record<string, unknown> & {
+    _id: string;
+    video_id?: string;
+    hls?: { video_url: string; thumbnail_urls: string[]; status: string };
+  };
 
   beforeAll(async () => {
     task = await indexedTask('v1.3');
   }, 120_000);
 
   it('shows the stream on the task and on the video, with signed URLs', async () => {
-    expect(task).toMatchObject({ status: 'ready', hls: { status: 'COMPLETE', video_url: expect.stringMatching(new RegExp(`^${stack.url}/hls/[^/]+/index\\.m3u8$`)), updated_at: expect.any(String) } });
+    expect(task).toMatchObject({
+      status: 'ready',
+      hls: {
+        status: 'COMPLETE',
+        video_url: expect.stringMatching(new RegExp(`^${stack.url}/hls/[^/]+/index\\.m3u8$`)),
+        updated_at: expect.any(String),
+      },
+    });
     expect(task.hls!.thumbnail_urls).toEqual([expect.stringMatching(new RegExp(`^${stack.url}/hls/[^/]+/thumbnail\\.jpg$`))]);
     const folder = `videos/${task.video_id}/hls/`;
     expect(grantOf(task.hls!.video_url)).toEqual({ folder, file: 'index.m3u8' });
     expect(grantOf(task.hls!.thumbnail_urls[0]!)).toEqual({ folder, file: 'thumbnail.jpg' });
     const video = await api().get(`/v1.3/indexes/${indexId}/videos/${task.video_id}`).set('x-api-key', key).expect(200);
-    expect(video.body.hls).toEqual({ video_url: expect.any(String), thumbnail_urls: [expect.any(String)], status: 'COMPLETE', updated_at: expect.any(String) });
+    expect(video.body.hls).toEqual({
+      video_url: expect.any(String),
+      thumbnail_urls: [expect.any(String)],
+      status: 'COMPLETE',
+      updated_at: expect.any(String),
+    });
     expect(grantOf(video.body.hls.video_url)).toEqual({ folder, file: 'index.m3u8' });
     const v12 = await api().get(`/v1.2/tasks/${task._id}`).set('x-api-key', key).expect(200);
     expect(v12.body.hls).toMatchObject({ status: 'COMPLETE', video_url: expect.any(String) });
@@ -103,7 +126,9 @@ describe('a task that asked for a video stream', () => {
     expect(bad.body).toEqual({ code: 'api_not_allowed', message: 'This video stream URL is not valid.' });
     // The folder swapped for another video's, signature kept.
     const otherFolder = Buffer.from('videos/000000000000000000000000/hls/').toString('base64url');
-    await api().get(`/hls/${otherFolder}${token!.slice(token!.indexOf('.'))}/${file}`).expect(403);
+    await api()
+      .get(`/hls/${otherFolder}${token!.slice(token!.indexOf('.'))}/${file}`)
+      .expect(403);
 
     const expired = createHlsSigner(SECRET).url(`videos/${task.video_id}/hls/index.m3u8`, new Date(Date.now() - 1000))!;
     const gone = await api().get(expired).expect(403);
@@ -114,7 +139,11 @@ describe('a task that asked for a video stream', () => {
     const token = new URL(task.hls!.video_url).pathname.split('/')[2]!;
     for (const file of ['..%2F..%2Fthumbnails%2F0.jpg', '..', '.hidden.ts', 'index.mp4', 'seg999.ts']) {
       const res = await api().get(`/hls/${token}/${file}`);
-      expect({ file, status: res.status, code: res.body.code }).toEqual({ file, status: 404, code: expect.stringMatching(/^(resource_not_exist|endpoint_not_found)$/) });
+      expect({ file, status: res.status, code: res.body.code }).toEqual({
+        file,
+        status: 404,
+        code: expect.stringMatching(/^(resource_not_exist|endpoint_not_found)$/),
+      });
     }
   });
 });
@@ -123,6 +152,9 @@ it('makes no stream for a task that declined it (v1.2 disable_video_stream)', as
   const task = await indexedTask('v1.2', { disable_video_stream: 'true' });
   expect(task.status).toBe('ready');
   expect(task.hls).toBeUndefined();
-  const video = await api().get(`/v1.2/indexes/${indexId}/videos/${task.video_id as string}`).set('x-api-key', key).expect(200);
+  const video = await api()
+    .get(`/v1.2/indexes/${indexId}/videos/${task.video_id as string}`)
+    .set('x-api-key', key)
+    .expect(200);
   expect(video.body.hls).toBeUndefined();
 }, 120_000);

@@ -33,7 +33,12 @@ function png(width: number, height: number, pixels: Buffer): Buffer {
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', header), pngChunk('IDAT', deflateSync(pixels)), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', deflateSync(pixels)),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** An MP4 box: size, type, payload; `size` may lie. */
@@ -50,14 +55,19 @@ export function hostileMedia(): HostileMedia {
     'empty.mp4': Buffer.alloc(0),
     // A container that promises a 1 GB movie box and ends after its header.
     'truncated.mp4': Buffer.concat([ftyp, box('moov', Buffer.from('mvhd'), 1_000_000_000)]),
-    'playlist.mp4': Buffer.from('#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nfile:///etc/passwd\n#EXTINF:10,\nhttp://169.254.169.254/latest\n#EXT-X-ENDLIST\n'),
+    'playlist.mp4': Buffer.from(
+      '#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nfile:///etc/passwd\n#EXTINF:10,\nhttp://169.254.169.254/latest\n#EXT-X-ENDLIST\n',
+    ),
     'playlist.m3u8': Buffer.from('#EXTM3U\n#EXTINF:1,\n../../../../etc/hostname\n'),
     'concat.mp4': Buffer.from("ffconcat version 1.0\nfile '/etc/passwd'\n"),
     'dash.mpd': Buffer.from('<?xml version="1.0"?><MPD xmlns="urn:mpeg:dash:schema:mpd:2011"><BaseURL>file:///etc/</BaseURL></MPD>'),
     'random.mp4': Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 2654435761) >>> 24)),
     // Images that claim more pixels than any decoder should allocate.
     'huge.png': png(65_535, 65_535, Buffer.alloc(64)),
-    'huge.jpg': Buffer.from([0xff, 0xd8, 0xff, 0xc0, 0x00, 0x11, 0x08, 0xff, 0xdc, 0xff, 0xdc, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01, 0xff, 0xd9]),
+    'huge.jpg': Buffer.from([
+      0xff, 0xd8, 0xff, 0xc0, 0x00, 0x11, 0x08, 0xff, 0xdc, 0xff, 0xdc, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01, 0xff,
+      0xd9,
+    ]),
     'tiny.png': png(1, 1, Buffer.from([0, 255, 0, 0])),
     'small.png': png(64, 64, Buffer.concat(Array.from({ length: 64 }, () => Buffer.concat([Buffer.from([0]), Buffer.alloc(64 * 3, 128)])))),
     'subtitles.srt': Buffer.from('1\n99999999:99:99,999 --> -1:00:00,000\n<script>x</script>\n\n'),

@@ -19,7 +19,9 @@ describe('parseListIndexes', () => {
   it('reads paging, sorting, filters and aliases', () => {
     const request = parseListIndexes(
       ADAPTERS['v1.2'],
-      readQuery('?page=2&page_limit=5&sort_by=updated_at&sort_option=asc&_id=6528dde58f9cd95a98cbd075&index_name=a&engine_options=visual,logo&engine_family=marengo&createdAt[gte]=2024-01-01T00:00:00Z'),
+      readQuery(
+        '?page=2&page_limit=5&sort_by=updated_at&sort_option=asc&_id=6528dde58f9cd95a98cbd075&index_name=a&engine_options=visual,logo&engine_family=marengo&createdAt[gte]=2024-01-01T00:00:00Z',
+      ),
     );
     expect(request).toMatchObject({
       page: { page: 2, page_limit: 5, sort_by: 'updated_at', sort_option: 'asc' },

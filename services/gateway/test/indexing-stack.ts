@@ -76,7 +76,13 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
   const indexService = await startIndexService({ bind: '127.0.0.1:0', database: await target(), bus, logger, blobs });
   // No CLIP or Whisper files in tests: MODELS_DIR points at an empty folder (absence is recorded).
   const models = options.worker
-    ? createModelRegistry({ modelsDir: join(blobDir, 'no-models'), allowDownload: false, clipModel: 'none/clip', whisperModel: 'none/whisper', pocketsphinx: options.pocketsphinx })
+    ? createModelRegistry({
+        modelsDir: join(blobDir, 'no-models'),
+        allowDownload: false,
+        clipModel: 'none/clip',
+        whisperModel: 'none/whisper',
+        pocketsphinx: options.pocketsphinx,
+      })
     : undefined;
   const searchService = await startSearchService({
     bind: '127.0.0.1:0',
@@ -99,9 +105,25 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     : undefined;
   // The bundled detector and OCR only (no MODELS_DIR in tests); media URLs on 127.0.0.1 allowed.
   const embedModels = options.embed ? new ModelRegistry([cocoDetectorProvider(), paddleOcrProvider()]) : undefined;
-  const embedService = embedModels ? await startEmbedService({ bind: '127.0.0.1:0', database: await target(), logger, models: embedModels, fetchAllowHosts: ['127.0.0.1'], blobs, taskPollMs: 200 }) : undefined;
+  const embedService = embedModels
+    ? await startEmbedService({
+        bind: '127.0.0.1:0',
+        database: await target(),
+        logger,
+        models: embedModels,
+        fetchAllowHosts: ['127.0.0.1'],
+        blobs,
+        taskPollMs: 200,
+      })
+    : undefined;
   const classifyService = options.classify
-    ? await startClassifyService({ bind: '127.0.0.1:0', database: await target(), indexServiceAddress: indexService.address, searchServiceAddress: searchService.address, logger })
+    ? await startClassifyService({
+        bind: '127.0.0.1:0',
+        database: await target(),
+        indexServiceAddress: indexService.address,
+        searchServiceAddress: searchService.address,
+        logger,
+      })
     : undefined;
   const taskTarget = await target();
   const taskService = await startTaskService({

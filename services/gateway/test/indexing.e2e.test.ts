@@ -6,7 +6,18 @@
  * (as a file, and as a URL served from loopback), wait for `ready` the way the SDKs do, then read
  * what the worker extracted. Then every bad media case ends `failed` with its reason.
  */
-import { lowResolutionVideo, randomBytesVideo, serveFiles, shortVideo, silentVideo, SUBTITLE_SENTENCES, truncatedVideo, wordsAndSubtitlesVideo, type FileServer, type GeneratedVideo } from '@vus/testing';
+import {
+  lowResolutionVideo,
+  randomBytesVideo,
+  serveFiles,
+  shortVideo,
+  silentVideo,
+  SUBTITLE_SENTENCES,
+  truncatedVideo,
+  wordsAndSubtitlesVideo,
+  type FileServer,
+  type GeneratedVideo,
+} from '@vus/testing';
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import request from 'supertest';
@@ -103,23 +114,30 @@ describe('twelvelabs-js 1.x (v1.3)', () => {
     const { key } = await stack.newOrg();
     process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
     client = new TwelveLabsV1({ apiKey: key });
-    const index = await client.indexes.create({ indexName: 'indexing-v13', models: [{ modelName: 'marengo3.0', modelOptions: ['visual', 'audio'] }] });
+    const index = await client.indexes.create({
+      indexName: 'indexing-v13',
+      models: [{ modelName: 'marengo3.0', modelOptions: ['visual', 'audio'] }],
+    });
     indexId = index.id!;
   });
 
   it.each([
     ['a file', () => ({ videoFile: createReadStream(fixture.path) })],
     ['a URL', () => ({ videoUrl: files.url('clip.mp4') })],
-  ])('uploads %s, waits for ready, and retrieves the video with its transcription', async (_how, source) => {
-    process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
-    const created = await client.tasks.create({ indexId, ...source() });
-    expect(created.videoId).toMatch(/^[0-9a-f]{24}$/);
-    const done = await client.tasks.waitForDone(created.id!, { sleepInterval: 0.3 });
-    expect(done).toMatchObject({ status: 'ready', videoId: created.videoId, systemMetadata: { width: 1280, height: 720 } });
-    const video = await client.indexes.videos.retrieve(indexId, created.videoId!, { transcription: true });
-    expect(video.systemMetadata).toMatchObject({ width: 1280, height: 720, fps: 25 });
-    expectSubtitleTranscription(video.transcription ?? []);
-  }, 90_000);
+  ])(
+    'uploads %s, waits for ready, and retrieves the video with its transcription',
+    async (_how, source) => {
+      process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+      const created = await client.tasks.create({ indexId, ...source() });
+      expect(created.videoId).toMatch(/^[0-9a-f]{24}$/);
+      const done = await client.tasks.waitForDone(created.id!, { sleepInterval: 0.3 });
+      expect(done).toMatchObject({ status: 'ready', videoId: created.videoId, systemMetadata: { width: 1280, height: 720 } });
+      const video = await client.indexes.videos.retrieve(indexId, created.videoId!, { transcription: true });
+      expect(video.systemMetadata).toMatchObject({ width: 1280, height: 720, fps: 25 });
+      expectSubtitleTranscription(video.transcription ?? []);
+    },
+    90_000,
+  );
 });
 
 describe('bad media', () => {
@@ -132,7 +150,12 @@ describe('bad media', () => {
   beforeAll(async () => {
     ({ key } = await stack.newOrg());
     const create = async (name: string, options: string[]) =>
-      (await api().post('/v1.2/indexes').set('x-api-key', key).send({ index_name: name, engines: [{ engine_name: 'marengo2.6', engine_options: options }] })).body._id as string;
+      (
+        await api()
+          .post('/v1.2/indexes')
+          .set('x-api-key', key)
+          .send({ index_name: name, engines: [{ engine_name: 'marengo2.6', engine_options: options }] })
+      ).body._id as string;
     indexId = await create('bad-media', ['visual', 'conversation']);
     conversationOnly = await create('speech-only', ['conversation']);
     badFiles = await serveFiles({ 'short.mp4': (await shortVideo()).path });
@@ -151,9 +174,16 @@ describe('bad media', () => {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  const upload = (fixture: () => Promise<{ path: string }>, index = () => indexId) => async () =>
-    api().post('/v1.2/tasks').set('x-api-key', key).field('index_id', index()).attach('video_file', (await fixture()).path);
-  const link = (url: () => string) => async () => api().post('/v1.2/tasks').set('x-api-key', key).send({ index_id: indexId, video_url: url() });
+  const upload =
+    (fixture: () => Promise<{ path: string }>, index = () => indexId) =>
+    async () =>
+      api()
+        .post('/v1.2/tasks')
+        .set('x-api-key', key)
+        .field('index_id', index())
+        .attach('video_file', (await fixture()).path);
+  const link = (url: () => string) => async () =>
+    api().post('/v1.2/tasks').set('x-api-key', key).send({ index_id: indexId, video_url: url() });
 
   it.each([
     ['random bytes named .mp4', upload(randomBytesVideo), 'unsupported_file_type', /not in a video format/],
@@ -162,12 +192,21 @@ describe('bad media', () => {
     ['a 320x240 video', upload(lowResolutionVideo), 'video_resolution_too_low', /320x240/],
     ['a silent video on a conversation-only index', upload(silentVideo, () => conversationOnly), 'audio_file_broken', /no audio/i],
     ['a URL that answers 404', link(() => `${badFiles.baseUrl}/missing.mp4`), 'parameter_invalid', /HTTP 404/],
-    ['a URL on loopback that is not allow-listed', link(() => badFiles.url('short.mp4').replace('127.0.0.1', 'localhost')), 'parameter_invalid', /localhost does not resolve to a public address/],
-  ])('%s ends failed', async (_name, send, code, message) => {
-    const result = await outcome(send);
-    expect(result).toMatchObject({ status: 'failed', code });
-    expect(result.message).toMatch(message);
-  }, 60_000);
+    [
+      'a URL on loopback that is not allow-listed',
+      link(() => badFiles.url('short.mp4').replace('127.0.0.1', 'localhost')),
+      'parameter_invalid',
+      /localhost does not resolve to a public address/,
+    ],
+  ])(
+    '%s ends failed',
+    async (_name, send, code, message) => {
+      const result = await outcome(send);
+      expect(result).toMatchObject({ status: 'failed', code });
+      expect(result.message).toMatch(message);
+    },
+    60_000,
+  );
 
   it('keeps the API up', async () => {
     await api().get('/healthz').expect(200);

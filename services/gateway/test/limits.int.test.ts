@@ -4,7 +4,16 @@ import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing
 import { InProcessEventBus } from '@vus/events';
 import { internalSecret } from '@vus/grpc';
 import { startIndexService, type RunningIndexService } from '@vus/index-service';
-import { cachedLimits, connectRedis, createBillingClient, limitTableOf, Meter, redisLimiters, UsageCounters, type BillingClient } from '@vus/limits';
+import {
+  cachedLimits,
+  connectRedis,
+  createBillingClient,
+  limitTableOf,
+  Meter,
+  redisLimiters,
+  UsageCounters,
+  type BillingClient,
+} from '@vus/limits';
 import express, { Router } from 'express';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
@@ -22,7 +31,8 @@ import { startGateway, type RunningGateway } from '../src/main';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ADMIN_TOKEN = 'limits-admin-token-0123456789';
 const logger = createLogger({ service: 'limits-test', level: 'silent' });
-const MESSAGE = /^You have exceeded the rate limit \(([A-Z]{3}):(\d+)\/(minute|hour|day)\), try again after (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)\.$/;
+const MESSAGE =
+  /^You have exceeded the rate limit \(([A-Z]{3}):(\d+)\/(minute|hour|day)\), try again after (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)\.$/;
 
 let gatewayDb: ThrowawayDatabase;
 let billingDb: ThrowawayDatabase;
@@ -37,8 +47,18 @@ beforeAll(async () => {
   gatewayDb = await createThrowawayDatabase();
   billingDb = await createThrowawayDatabase();
   mailDir = mkdtempSync(join(tmpdir(), 'vus-limits-mail-'));
-  indexService = await startIndexService({ bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, bus: new InProcessEventBus(), logger });
-  billingService = await startBillingService({ bind: '127.0.0.1:0', database: { kind: 'postgres', url: billingDb.url }, logger, mail: { kind: 'folder', dir: mailDir, from: 'billing@test' } });
+  indexService = await startIndexService({
+    bind: '127.0.0.1:0',
+    database: { kind: 'pglite', dataDir: 'memory://' },
+    bus: new InProcessEventBus(),
+    logger,
+  });
+  billingService = await startBillingService({
+    bind: '127.0.0.1:0',
+    database: { kind: 'postgres', url: billingDb.url },
+    logger,
+    mail: { kind: 'folder', dir: mailDir, from: 'billing@test' },
+  });
   gateway = await startGateway({
     host: '127.0.0.1',
     port: 0,
@@ -69,10 +89,20 @@ const admin = () => request(gateway.url);
 const auth = (req: request.Test) => req.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
 
 async function newOrg(limits?: { category: string; dimension: string; limit: number }[]) {
-  const org = await auth(admin().post('/admin/organizations')).send({ name: `org-${Math.random().toString(36).slice(2)}` }).expect(201);
+  const org = await auth(admin().post('/admin/organizations'))
+    .send({ name: `org-${Math.random().toString(36).slice(2)}` })
+    .expect(201);
   const orgId = org.body._id as string;
-  const newKey = async () => (await auth(admin().post(`/admin/organizations/${orgId}/keys`)).send({}).expect(201)).body.key as string;
-  if (limits) await auth(admin().put(`/admin/organizations/${orgId}/billing/enterprise`)).send({ limits }).expect(200);
+  const newKey = async () =>
+    (
+      await auth(admin().post(`/admin/organizations/${orgId}/keys`))
+        .send({})
+        .expect(201)
+    ).body.key as string;
+  if (limits)
+    await auth(admin().put(`/admin/organizations/${orgId}/billing/enterprise`))
+      .send({ limits })
+      .expect(200);
   return { orgId, key: await newKey(), newKey };
 }
 
@@ -93,10 +123,17 @@ async function startStubEndpoints(): Promise<{ url: string; close(): Promise<voi
   });
   const app = express();
   app.use(requestContext(logger));
-  app.use('/:version', (req, res, next) => {
-    locals(res).orgId = req.get('x-org-id');
-    next();
-  }, express.json(), routeFinder([endpoints]), rateLimits(counters, source), endpoints);
+  app.use(
+    '/:version',
+    (req, res, next) => {
+      locals(res).orgId = req.get('x-org-id');
+      next();
+    },
+    express.json(),
+    routeFinder([endpoints]),
+    rateLimits(counters, source),
+    endpoints,
+  );
   app.use(errorHandler(logger));
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -131,7 +168,10 @@ describe('request dimensions', () => {
     const refused = await post(key, '/v1.3/tasks');
     expect429(refused, 'RPM', 60, 'minute');
     expect(refused.headers['x-ratelimit-request-remaining']).toBe('0');
-    expect(Number(refused.headers['x-ratelimit-request-reset'])).toBeCloseTo(Date.parse(MESSAGE.exec(refused.body.message as string)![4]!) / 1000, -1);
+    expect(Number(refused.headers['x-ratelimit-request-reset'])).toBeCloseTo(
+      Date.parse(MESSAGE.exec(refused.body.message as string)![4]!) / 1000,
+      -1,
+    );
   });
 
   it.each([
@@ -186,7 +226,14 @@ describe('request dimensions', () => {
     await post(key, '/v1.3/search');
     for (let i = 0; i < 3; i++) expect((await post(key, '/v1.3/search')).status).toBe(429);
     // Lift the minute limit: had the refusals counted, the day's 3 would be gone.
-    await auth(admin().put(`/admin/organizations/${orgId}/billing/enterprise`)).send({ limits: [{ category: 'search', dimension: 'RPM', limit: 100 }, { category: 'search', dimension: 'RPD', limit: 3 }] }).expect(200);
+    await auth(admin().put(`/admin/organizations/${orgId}/billing/enterprise`))
+      .send({
+        limits: [
+          { category: 'search', dimension: 'RPM', limit: 100 },
+          { category: 'search', dimension: 'RPD', limit: 3 },
+        ],
+      })
+      .expect(200);
     await new Promise((r) => setTimeout(r, 300));
     const third = await post(key, '/v1.3/search');
     expect(third.status).not.toBe(429);
@@ -216,11 +263,19 @@ describe('headers', () => {
     expect(search.headers['x-ratelimit-outputtoken-limit']).toBeUndefined();
 
     const tasks = await post(key, '/v1.3/tasks');
-    expect(tasks.headers).toMatchObject({ 'x-ratelimit-request-limit': '60', 'x-ratelimit-duration-limit': '600', 'x-ratelimit-duration-remaining': '600' });
+    expect(tasks.headers).toMatchObject({
+      'x-ratelimit-request-limit': '60',
+      'x-ratelimit-duration-limit': '600',
+      'x-ratelimit-duration-remaining': '600',
+    });
     expect(tasks.headers['x-ratelimit-outputtoken-limit']).toBeUndefined();
 
     const analyze = await postStub(orgId, '/v1.3/analyze');
-    expect(analyze.headers).toMatchObject({ 'x-ratelimit-request-limit': '60', 'x-ratelimit-duration-limit': '600', 'x-ratelimit-outputtoken-limit': '30000' });
+    expect(analyze.headers).toMatchObject({
+      'x-ratelimit-request-limit': '60',
+      'x-ratelimit-duration-limit': '600',
+      'x-ratelimit-outputtoken-limit': '30000',
+    });
     for (const name of ['x-ratelimit-request-reset', 'x-ratelimit-duration-reset', 'x-ratelimit-outputtoken-reset']) {
       expect(Number(analyze.headers[name])).toBeGreaterThan(Date.now() / 1000);
     }
@@ -236,7 +291,11 @@ describe('metered budgets', () => {
   let meter: Meter;
   beforeAll(() => {
     redis = connectRedis(REDIS_URL, logger);
-    meter = new Meter(new UsageCounters(redisLimiters(redis)), cachedLimits(async (org) => limitTableOf(await billing.getPlan(org)), { logger }), billing);
+    meter = new Meter(
+      new UsageCounters(redisLimiters(redis)),
+      cachedLimits(async (org) => limitTableOf(await billing.getPlan(org)), { logger }),
+      billing,
+    );
   });
   afterAll(async () => {
     await redis.close();
@@ -278,7 +337,9 @@ describe('effective limits follow the plan', () => {
     const { orgId, key } = await newOrg([{ category: 'search', dimension: 'RPM', limit: 1 }]);
     expect((await post(key, '/v1.3/search')).status).not.toBe(429);
     expect((await post(key, '/v1.3/search')).status).toBe(429);
-    await auth(admin().put(`/admin/organizations/${orgId}/billing/enterprise`)).send({ limits: [{ category: 'search', dimension: 'RPM', limit: 100 }] }).expect(200);
+    await auth(admin().put(`/admin/organizations/${orgId}/billing/enterprise`))
+      .send({ limits: [{ category: 'search', dimension: 'RPM', limit: 100 }] })
+      .expect(200);
     await new Promise((r) => setTimeout(r, 300));
     const after = await post(key, '/v1.3/search');
     expect(after.status).not.toBe(429);
@@ -287,13 +348,22 @@ describe('effective limits follow the plan', () => {
 
   it('admin API: payment method, spend, upgrade, downgrade; unknown organizations are 404', async () => {
     const { orgId } = await newOrg();
-    await auth(admin().post(`/admin/organizations/${orgId}/billing/payment-method`)).send({ payment_method_ref: 'pm_1', billing_email: 'a@example.com' }).expect(200);
-    const spent = await auth(admin().post(`/admin/organizations/${orgId}/billing/spend`)).send({ idempotency_key: 's1', amount_usd: 250 }).expect(200);
-    expect(spent.body).toMatchObject({ upgraded: true, plan: { plan: 'developer', tier: 2, month_spend_usd: 250, next_tier_threshold_usd: 400 } });
+    await auth(admin().post(`/admin/organizations/${orgId}/billing/payment-method`))
+      .send({ payment_method_ref: 'pm_1', billing_email: 'a@example.com' })
+      .expect(200);
+    const spent = await auth(admin().post(`/admin/organizations/${orgId}/billing/spend`))
+      .send({ idempotency_key: 's1', amount_usd: 250 })
+      .expect(200);
+    expect(spent.body).toMatchObject({
+      upgraded: true,
+      plan: { plan: 'developer', tier: 2, month_spend_usd: 250, next_tier_threshold_usd: 400 },
+    });
     const down = await auth(admin().post(`/admin/organizations/${orgId}/billing/downgrade`)).expect(200);
     expect(down.body).toMatchObject({ plan: 'free', tier: 0 });
     await auth(admin().get('/admin/organizations/6528dde58f9cd95a98cbd075/billing')).expect(404);
-    const bad = await auth(admin().post(`/admin/organizations/${orgId}/billing/spend`)).send({ idempotency_key: 's2', amount_usd: 'lots' }).expect(400);
+    const bad = await auth(admin().post(`/admin/organizations/${orgId}/billing/spend`))
+      .send({ idempotency_key: 's2', amount_usd: 'lots' })
+      .expect(400);
     expect(bad.body.code).toBe('parameter_invalid');
     await request(gateway.url).get(`/admin/organizations/${orgId}/billing`).expect(401);
   });
@@ -337,7 +407,12 @@ describe('two gateway processes sharing Redis', () => {
     const [a, b] = await Promise.all([spawnGateway(), spawnGateway()]);
     const { key } = await newOrg([{ category: 'search', dimension: 'RPM', limit: 20 }]);
     const responses = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => request(i % 2 ? a : b).post('/v1.3/search').set('x-api-key', key).send({})),
+      Array.from({ length: 50 }, (_, i) =>
+        request(i % 2 ? a : b)
+          .post('/v1.3/search')
+          .set('x-api-key', key)
+          .send({}),
+      ),
     );
     expect(responses.filter((r) => r.status !== 429)).toHaveLength(20);
     expect(responses.filter((r) => r.status === 429)).toHaveLength(30);
@@ -346,7 +421,13 @@ describe('two gateway processes sharing Redis', () => {
 
 describe('embedded mode', () => {
   it('without Redis and billing, the Free limits apply from memory', async () => {
-    const local = await startGateway({ host: '127.0.0.1', port: 0, database: { kind: 'pglite', dataDir: 'memory://' }, indexServiceAddress: indexService.address, logger });
+    const local = await startGateway({
+      host: '127.0.0.1',
+      port: 0,
+      database: { kind: 'pglite', dataDir: 'memory://' },
+      indexServiceAddress: indexService.address,
+      logger,
+    });
     try {
       const org = await local.keys.createOrganization('solo');
       const { secret } = await local.keys.createKey(org.id, null);

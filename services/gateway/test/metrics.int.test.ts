@@ -31,10 +31,17 @@ beforeAll(async () => {
   });
   const app = express();
   app.use(requestContext(logger));
-  app.use('/:version', (req, res, next) => {
-    locals(res).orgId = req.get('x-org-id');
-    next();
-  }, express.json(), routeFinder([endpoints]), rateLimits(counters, limits), endpoints);
+  app.use(
+    '/:version',
+    (req, res, next) => {
+      locals(res).orgId = req.get('x-org-id');
+      next();
+    },
+    express.json(),
+    routeFinder([endpoints]),
+    rateLimits(counters, limits),
+    endpoints,
+  );
   app.use(errorHandler(logger));
   server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -66,7 +73,8 @@ function valueOf(text: string, name: string, labels: Record<string, string>): nu
 
 describe('/metrics', () => {
   it('counts a 429 as a rejection of its category and dimension', async () => {
-    const rejections = (text: string) => valueOf(text, 'vus_rate_limit_rejections_total', { vus_rate_limit_category: 'search', vus_rate_limit_dimension: 'RPM' });
+    const rejections = (text: string) =>
+      valueOf(text, 'vus_rate_limit_rejections_total', { vus_rate_limit_category: 'search', vus_rate_limit_dimension: 'RPM' });
     const before = rejections(await scrape());
     const send = () => request(url).post('/v1.3/search').set('x-org-id', 'org-metrics').send({});
     expect((await send()).status).toBe(200);

@@ -92,9 +92,16 @@ describe('multipart bodies', () => {
     });
 
     it('ordinary requests within the limits still work', async () => {
-      const created = await post('/v1.3/tasks').field('index_id', indexId).field('user_metadata', '{"a":1}').attach('video_file', VIDEO, 'ok.mp4');
+      const created = await post('/v1.3/tasks')
+        .field('index_id', indexId)
+        .field('user_metadata', '{"a":1}')
+        .attach('video_file', VIDEO, 'ok.mp4');
       expect(created.status).toBe(200);
-      const form = await post('/v1.2/indexes').field('index_name', 'small-form').field('engine_id', 'marengo2.6').field('index_options', 'visual').attach('dummy', Buffer.alloc(0), '');
+      const form = await post('/v1.2/indexes')
+        .field('index_name', 'small-form')
+        .field('engine_id', 'marengo2.6')
+        .field('index_options', 'visual')
+        .attach('dummy', Buffer.alloc(0), '');
       expect(form.status).toBe(201);
     });
   });
@@ -102,7 +109,10 @@ describe('multipart bodies', () => {
   describe('defect 6: duplicate file parts', () => {
     it('two video_file parts are refused with 400, without the internal key, and nothing stays stored', async () => {
       const before = stored().length;
-      const res = await post('/v1.3/tasks').field('index_id', indexId).attach('video_file', VIDEO, 'a.mp4').attach('video_file', VIDEO, 'b.mp4');
+      const res = await post('/v1.3/tasks')
+        .field('index_id', indexId)
+        .attach('video_file', VIDEO, 'a.mp4')
+        .attach('video_file', VIDEO, 'b.mp4');
       expect([res.status, res.body.code]).toEqual([400, 'parameter_invalid']);
       expect(res.body.message).toMatch(/video_file/);
       expect(res.body.message).not.toMatch(/uploads\/|blob|\/tmp|[0-9a-f]{24}/i);
@@ -123,14 +133,19 @@ describe('multipart bodies', () => {
 
     it('a streamed upload whose text holds NUL is refused and leaves nothing stored', async () => {
       const before = stored().length;
-      const res = await post('/v1.3/tasks').field('index_id', indexId).field('user_metadata', '{"a":"\\u0000"}').attach('video_file', VIDEO, 'a.mp4');
+      const res = await post('/v1.3/tasks')
+        .field('index_id', indexId)
+        .field('user_metadata', '{"a":"\\u0000"}')
+        .attach('video_file', VIDEO, 'a.mp4');
       expect([res.status, res.body.code]).toEqual([400, 'parameter_invalid']);
       expect(res.body.message).toMatch(/user_metadata/);
       expect(stored()).toHaveLength(before);
     });
 
     it('an upload over the limit names the part and the limit, not where it was being stored', async () => {
-      const res = await post('/v1.3/tasks').field('index_id', indexId).attach('video_file', Buffer.alloc(2 * 1024 * 1024), 'big.mp4');
+      const res = await post('/v1.3/tasks')
+        .field('index_id', indexId)
+        .attach('video_file', Buffer.alloc(2 * 1024 * 1024), 'big.mp4');
       expect([res.status, res.body.code]).toEqual([413, 'payload_too_large']);
       expect(res.body.message).toMatch(/video_file/);
       expect(res.body.message).not.toMatch(/uploads\/|blob|\/tmp/i);

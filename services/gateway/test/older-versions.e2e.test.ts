@@ -49,11 +49,27 @@ describe('v1.1 (python before 0.1)', () => {
     const created = await api()
       .post('/v1.1/indexes')
       .set('x-api-key', key)
-      .send({ index_name: 'v1.1 words', engine_id: 'marengo2.5', index_options: ['visual', 'conversation', 'text_in_video', 'logo'], addons: ['thumbnail'] });
+      .send({
+        index_name: 'v1.1 words',
+        engine_id: 'marengo2.5',
+        index_options: ['visual', 'conversation', 'text_in_video', 'logo'],
+        addons: ['thumbnail'],
+      });
     expect([created.status, keysOf(created.body)]).toEqual([201, ['_id']]);
     indexId = created.body._id as string;
     const index = await api().get(`/v1.1/indexes/${indexId}`).set('x-api-key', key);
-    expect(keysOf(index.body)).toEqual(['_id', 'addons', 'created_at', 'engine_id', 'expires_at', 'index_name', 'index_options', 'total_duration', 'updated_at', 'video_count']);
+    expect(keysOf(index.body)).toEqual([
+      '_id',
+      'addons',
+      'created_at',
+      'engine_id',
+      'expires_at',
+      'index_name',
+      'index_options',
+      'total_duration',
+      'updated_at',
+      'video_count',
+    ]);
     expect(index.body).toMatchObject({ engine_id: 'marengo2.5', index_options: ['visual', 'conversation', 'text_in_video', 'logo'] });
     const list = await api().get('/v1.1/indexes?index_options=logo').set('x-api-key', key);
     expect(list.body.data.map((i: { _id: string }) => i._id)).toEqual([indexId]);
@@ -95,16 +111,30 @@ describe('v1.1 (python before 0.1)', () => {
     expect(first.status).toBe(200);
     expect(keysOf(first.body)).toEqual(['data', 'page_info', 'search_pool']);
     expect(keysOf(first.body.page_info)).toEqual(['limit_per_page', 'next_page_token', 'page_expired_at', 'total_results']);
-    expect(keysOf(first.body.data[0])).toEqual(['confidence', 'end', 'metadata', 'module_confidence', 'score', 'start', 'thumbnail_url', 'video_id']);
+    expect(keysOf(first.body.data[0])).toEqual([
+      'confidence',
+      'end',
+      'metadata',
+      'module_confidence',
+      'score',
+      'start',
+      'thumbnail_url',
+      'video_id',
+    ]);
     expect(first.body.data[0].module_confidence).toEqual({ text_in_video: expect.stringMatching(/^(high|medium|low)$/) });
-    const next = await api().get(`/v1.1/search/${first.body.page_info.next_page_token as string}`).set('x-api-key', key);
+    const next = await api()
+      .get(`/v1.1/search/${first.body.page_info.next_page_token as string}`)
+      .set('x-api-key', key);
     expect(next.status).toBe(200);
     expect(next.body.data.length).toBeGreaterThanOrEqual(1);
     expect(next.body.page_info.prev_page_token).toBeTruthy();
   });
 
   it('answers a multipart-era body (query_text) with its missing query', async () => {
-    const res = await api().post('/v1.1/search').set('x-api-key', key).send({ index_id: indexId, query_text: 'planet', search_options: ['visual'] });
+    const res = await api()
+      .post('/v1.1/search')
+      .set('x-api-key', key)
+      .send({ index_id: indexId, query_text: 'planet', search_options: ['visual'] });
     expect([res.status, res.body.code, res.body.message]).toEqual([400, 'parameter_not_provided', expect.stringContaining('query')]);
     expect(res.body.message).not.toContain('query_text');
   });
@@ -112,14 +142,22 @@ describe('v1.1 (python before 0.1)', () => {
   it('combines queries at /beta/search and /combined-search, and pages them at /beta/search/{token}', async () => {
     const query = { $and: [{ text: 'planet' }, { text: 'garden' }] };
     for (const path of ['/v1.1/beta/search', '/v1.1.1/combined-search']) {
-      const res = await api().post(path).set('x-api-key', key).send({ index_id: indexId, search_options: ['text_in_video'], query });
+      const res = await api()
+        .post(path)
+        .set('x-api-key', key)
+        .send({ index_id: indexId, search_options: ['text_in_video'], query });
       expect(res.status).toBe(200);
       expect(res.body.data[0]).toMatchObject({ video_id: videoId });
     }
     const paged = await api()
       .post('/v1.1/beta/search')
       .set('x-api-key', key)
-      .send({ index_id: indexId, query: { $or: [{ text: 'orange' }, { text: 'bicycle' }] }, search_options: ['text_in_video'], page_limit: 1 });
+      .send({
+        index_id: indexId,
+        query: { $or: [{ text: 'orange' }, { text: 'bicycle' }] },
+        search_options: ['text_in_video'],
+        page_limit: 1,
+      });
     const token = paged.body.page_info.next_page_token as string;
     expect(token).toBeTruthy();
     expect((await api().get(`/v1.1/beta/search/${token}`).set('x-api-key', key)).status).toBe(200);
@@ -147,7 +185,10 @@ describe('v1.1 (python before 0.1)', () => {
   });
 
   it('classify on a gateway without classify-service: 501 in the v1.1 error form', async () => {
-    const res = await api().post('/v1.1/classify').set('x-api-key', key).send({ video_id: videoId, labels: [{ name: 'a', prompts: ['b'] }] });
+    const res = await api()
+      .post('/v1.1/classify')
+      .set('x-api-key', key)
+      .send({ video_id: videoId, labels: [{ name: 'a', prompts: ['b'] }] });
     expect([res.status, keysOf(res.body)]).toEqual([501, ['code', 'message']]);
   });
 });
@@ -156,7 +197,10 @@ describe('v1 (the 2022 draft)', () => {
   let indexId = '';
 
   it('creates an index, and types its success bodies', async () => {
-    const created = await api().post('/v1/indexes').set('x-api-key', key).send({ index_name: 'v1 words', engine_id: 'marengo2.5', index_options: ['visual', 'text_in_video'] });
+    const created = await api()
+      .post('/v1/indexes')
+      .set('x-api-key', key)
+      .send({ index_name: 'v1 words', engine_id: 'marengo2.5', index_options: ['visual', 'text_in_video'] });
     expect([created.status, created.body]).toEqual([201, { _id: expect.any(String), type: 'index_create' }]);
     indexId = created.body._id as string;
     const list = await api().get('/v1/indexes').set('x-api-key', key);
@@ -166,16 +210,24 @@ describe('v1 (the 2022 draft)', () => {
   });
 
   it('answers errors with error_code', async () => {
-    const res = await api().post('/v1/indexes').set('x-api-key', key).send({ index_name: 'x', engine_id: 'marengo2.5', index_options: ['logo'] });
+    const res = await api()
+      .post('/v1/indexes')
+      .set('x-api-key', key)
+      .send({ index_name: 'x', engine_id: 'marengo2.5', index_options: ['logo'] });
     expect([res.status, keysOf(res.body), res.body.error_code]).toEqual([400, ['error_code', 'message'], 104]);
-    const missing = await api().post('/v1/indexes').set('x-api-key', key).send({ index_name: 'x', engines: [{ engine_name: 'marengo2.6', engine_options: ['visual'] }] });
+    const missing = await api()
+      .post('/v1/indexes')
+      .set('x-api-key', key)
+      .send({ index_name: 'x', engines: [{ engine_name: 'marengo2.6', engine_options: ['visual'] }] });
     expect([missing.status, missing.body.error_code]).toEqual([400, 102]);
     const unauthorized = await api().get('/v1/indexes').set('x-api-key', 'nope');
     expect([unauthorized.status, unauthorized.body.error_code]).toEqual([401, 101]);
   });
 
   it('uploads and follows the task under /indexes/tasks, with its video-id', async () => {
-    expect((await api().post('/v1/tasks').set('x-api-key', key).field('index_id', indexId).attach('video_file', words.path)).status).toBe(404);
+    expect((await api().post('/v1/tasks').set('x-api-key', key).field('index_id', indexId).attach('video_file', words.path)).status).toBe(
+      404,
+    );
     const created = await api().post('/v1/indexes/tasks').set('x-api-key', key).field('index_id', indexId).attach('video_file', words.path);
     expect([created.status, created.body]).toEqual([201, { _id: expect.any(String), type: 'index_task_create' }]);
     const taskId = created.body._id as string;
@@ -188,12 +240,17 @@ describe('v1 (the 2022 draft)', () => {
   }, 180_000);
 
   it('searches and pages with next_page_id; clips carry metadata only', async () => {
-    const first = await api().post('/v1/search').set('x-api-key', key).send({ index_id: indexId, query: 'orange planet bicycle', search_options: ['text_in_video'], page_limit: 1 });
+    const first = await api()
+      .post('/v1/search')
+      .set('x-api-key', key)
+      .send({ index_id: indexId, query: 'orange planet bicycle', search_options: ['text_in_video'], page_limit: 1 });
     expect(first.status).toBe(200);
     expect(keysOf(first.body)).toEqual(['data', 'page_info', 'search_pool', 'type']);
     expect(keysOf(first.body.page_info)).toEqual(['limit_per_page', 'next_page_id', 'page_expired_at', 'total_result']);
     expect(keysOf(first.body.data[0])).toEqual(['confidence', 'end', 'metadata', 'score', 'start', 'video_id']);
-    const next = await api().get(`/v1/search/${first.body.page_info.next_page_id as string}`).set('x-api-key', key);
+    const next = await api()
+      .get(`/v1/search/${first.body.page_info.next_page_id as string}`)
+      .set('x-api-key', key);
     expect([next.status, next.body.page_info.prev_page_id]).toEqual([200, expect.any(String)]);
   });
 
@@ -203,13 +260,16 @@ describe('v1 (the 2022 draft)', () => {
     ['get', '/v1/indexes/tasks/status?index_id=6528dde58f9cd95a98cbd075'],
     ['post', '/v1/generate'],
   ] as const)('%s %s → api_upgrade_required', async (method, path) => {
-    const res = await api()[method](path).set('x-api-key', key).send({ index_id: indexId, query: { text: 'x' } });
+    const res = await api()
+      [method](path)
+      .set('x-api-key', key)
+      .send({ index_id: indexId, query: { text: 'x' } });
     expect([res.status, res.body.error_code]).toEqual([400, 'api_upgrade_required']);
   });
 });
 
 // Last: every answer above, against its version's document (v1's typed bodies and error_code included).
-it('every answer matches its version\'s OpenAPI document', async () => {
+it("every answer matches its version's OpenAPI document", async () => {
   expect(new Set(recorder.exchanges.map((e) => e.url.split('/')[1]))).toEqual(new Set(['v1', 'v1.1', 'v1.1.1']));
   expect(validateExchanges(recorder.exchanges, await documentsFor(stack.url, recorder.exchanges))).toEqual([]);
 });

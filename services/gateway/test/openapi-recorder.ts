@@ -42,7 +42,13 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
       fetch(`${target}${req.url ?? '/'}`, { method: req.method, headers, ...forwardBody, redirect: 'manual' })
         .then(async (answer) => {
           const text = Buffer.from(await answer.arrayBuffer());
-          exchanges.push({ method: req.method ?? 'GET', url: req.url ?? '/', status: answer.status, contentType: answer.headers.get('content-type') ?? '', body: text.toString('utf8') });
+          exchanges.push({
+            method: req.method ?? 'GET',
+            url: req.url ?? '/',
+            status: answer.status,
+            contentType: answer.headers.get('content-type') ?? '',
+            body: text.toString('utf8'),
+          });
           answer.headers.forEach((value, name) => {
             if (!HOP_HEADERS.has(name)) res.setHeader(name, value);
           });
@@ -81,7 +87,9 @@ function operationOf(document: Json, method: string, path: string): { template: 
 function anyOperation(document: Json): { template: string; operation: Json } | undefined {
   const [template, item] = Object.entries(document.paths as Record<string, Json>)[0] ?? [];
   const operation = item && (Object.values(item)[0] as Json);
-  return template && operation ? { template: `${template}, the error form`, operation: { responses: { default: operation.responses.default } } } : undefined;
+  return template && operation
+    ? { template: `${template}, the error form`, operation: { responses: { default: operation.responses.default } } }
+    : undefined;
 }
 
 /**
@@ -100,7 +108,8 @@ export function validateExchanges(exchanges: readonly RecordedExchange[], docume
       failures.push(`${exchange.method} ${exchange.url}: no document for ${version[1]}`);
       continue;
     }
-    const found = operationOf(document, exchange.method.toLowerCase(), version[2]!) ?? (exchange.status >= 400 ? anyOperation(document) : undefined);
+    const found =
+      operationOf(document, exchange.method.toLowerCase(), version[2]!) ?? (exchange.status >= 400 ? anyOperation(document) : undefined);
     if (!found) {
       failures.push(`${exchange.method} ${exchange.url}: not in the ${version[1]} document`);
       continue;
@@ -115,7 +124,8 @@ export function validateExchanges(exchanges: readonly RecordedExchange[], docume
     const isJson = exchange.contentType.startsWith('application/json');
     const schema = (response.content as Json | undefined)?.['application/json']?.schema as Json | undefined;
     if (!isJson) {
-      if (exchange.body !== '' && schema) failures.push(`${where}: documented as JSON, answered ${exchange.contentType || 'no content type'}`);
+      if (exchange.body !== '' && schema)
+        failures.push(`${where}: documented as JSON, answered ${exchange.contentType || 'no content type'}`);
       continue;
     }
     if (!schema) {
@@ -151,6 +161,10 @@ export function validateOpenApiDocument(document: unknown): { valid: boolean; er
     const result = await new Validator().validate(JSON.parse(input));
     process.stdout.write(JSON.stringify(result));
   `;
-  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { input: JSON.stringify(document), cwd: __dirname, encoding: 'utf8' });
+  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    input: JSON.stringify(document),
+    cwd: __dirname,
+    encoding: 'utf8',
+  });
   return JSON.parse(output) as { valid: boolean; errors?: unknown };
 }

@@ -17,10 +17,13 @@ const documents: Record<string, Record<string, any>> = {};
 /** The routes of one version's router, relative to its root. */
 function routesOfVersion(version: string): RouteEntry[] {
   const prefix = `/${version}/`;
-  return stack.gateway.routes.filter((r) => r.path.startsWith(prefix)).map((r) => ({ method: r.method, path: r.path.slice(prefix.length - 1) }));
+  return stack.gateway.routes
+    .filter((r) => r.path.startsWith(prefix))
+    .map((r) => ({ method: r.method, path: r.path.slice(prefix.length - 1) }));
 }
 
-const documentPath = (path: string) => path.replace(/[:*]([A-Za-z]+)/g, (_m, name: string) => `{${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}}`);
+const documentPath = (path: string) =>
+  path.replace(/[:*]([A-Za-z]+)/g, (_m, name: string) => `{${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}}`);
 const methodsOf = (route: RouteEntry) => (route.method === 'all' ? ['get', 'post'] : [route.method]);
 
 beforeAll(async () => {
@@ -51,7 +54,13 @@ describe.each(SERVED_VERSIONS)('%s', (version) => {
     const paths = documents[version]!.paths as Record<string, Record<string, unknown>>;
     for (const route of routes) {
       if (unavailableRoute(ADAPTERS[version], route)) continue;
-      for (const method of methodsOf(route)) expect([route.method, route.path, method, Boolean(paths[documentPath(route.path)]?.[method])]).toEqual([route.method, route.path, method, true]);
+      for (const method of methodsOf(route))
+        expect([route.method, route.path, method, Boolean(paths[documentPath(route.path)]?.[method])]).toEqual([
+          route.method,
+          route.path,
+          method,
+          true,
+        ]);
     }
   });
 
@@ -90,31 +99,56 @@ it('every catalogue entry documents some served version', () => {
 });
 
 it('the versions differ where the contract says', () => {
-  const index = (version: string) => Object.keys(documents[version]!.paths['/indexes/{index_id}'].get.responses[200].content['application/json'].schema.properties as object);
+  const index = (version: string) =>
+    Object.keys(
+      documents[version]!.paths['/indexes/{index_id}'].get.responses[200].content['application/json'].schema.properties as object,
+    );
   expect(index('v1.1')).toEqual(expect.arrayContaining(['engine_id', 'index_options']));
   expect(index('v1.2')).toContain('engines');
   expect(index('v1.3')).toContain('models');
   expect(Object.keys(documents.v1!.paths)).toContain('/indexes/tasks/{task_id}/video-id');
   expect(Object.keys(documents['v1.1']!.paths)).not.toContain('/gist');
   expect(Object.keys(documents['v1.3']!.paths)).not.toContain('/search-v2');
-  expect(documents.v1!.paths['/indexes'].post.responses[201].content['application/json'].schema.properties.type).toEqual({ type: 'string', const: 'index_create' });
+  expect(documents.v1!.paths['/indexes'].post.responses[201].content['application/json'].schema.properties.type).toEqual({
+    type: 'string',
+    const: 'index_create',
+  });
   // The docs page's Test Request starts from these examples: each in its version's names.
-  const example = (version: string) => documents[version]!.paths['/indexes'].post.requestBody.content['application/json'].schema.examples[0] as object;
+  const example = (version: string) =>
+    documents[version]!.paths['/indexes'].post.requestBody.content['application/json'].schema.examples[0] as object;
   expect(Object.keys(example('v1.1'))).toContain('engine_id');
   expect(Object.keys(example('v1.2'))).toContain('engines');
   expect(Object.keys(example('v1.3'))).toContain('models');
-  for (const version of ['v1', 'v1.1', 'v1.2', 'v1.3'] as const) expect(() => ADAPTERS[version].indexes.parseCreate(example(version))).not.toThrow();
+  for (const version of ['v1', 'v1.1', 'v1.2', 'v1.3'] as const)
+    expect(() => ADAPTERS[version].indexes.parseCreate(example(version))).not.toThrow();
 });
 
 it('a recorded answer is checked against its operation and status: an undocumented key or status fails', () => {
-  const index = { _id: '6528dde58f9cd95a98cbd075', index_name: 'a', addons: [], video_count: 0, total_duration: 0, created_at: null, updated_at: null, expires_at: null };
+  const index = {
+    _id: '6528dde58f9cd95a98cbd075',
+    index_name: 'a',
+    addons: [],
+    video_count: 0,
+    total_duration: 0,
+    created_at: null,
+    updated_at: null,
+    expires_at: null,
+  };
   const exchange = (version: string, body: object, status = 200) => ({
-    method: 'GET', url: `/${version}/indexes/6528dde58f9cd95a98cbd075?x=1`, status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(body),
+    method: 'GET',
+    url: `/${version}/indexes/6528dde58f9cd95a98cbd075?x=1`,
+    status,
+    contentType: 'application/json; charset=utf-8',
+    body: JSON.stringify(body),
   });
   const v13 = { ...index, models: [{ model_name: 'marengo2.7', model_options: ['visual'] }] };
   expect(validateExchanges([exchange('v1.3', v13)], documents)).toEqual([]);
-  expect(validateExchanges([exchange('v1.3', { ...v13, index_id: 'x' })], documents)).toEqual([expect.stringContaining('must NOT have additional properties')]);
+  expect(validateExchanges([exchange('v1.3', { ...v13, index_id: 'x' })], documents)).toEqual([
+    expect.stringContaining('must NOT have additional properties'),
+  ]);
   expect(validateExchanges([exchange('v1.2', v13)], documents)).toEqual([expect.stringContaining("must have required property 'engines'")]);
   expect(validateExchanges([exchange('v1.3', { code: 'resource_not_exist', message: 'gone' }, 404)], documents)).toEqual([]);
-  expect(validateExchanges([exchange('v1', { code: 'resource_not_exist', message: 'gone' }, 404)], documents)).toEqual([expect.stringContaining('error_code')]);
+  expect(validateExchanges([exchange('v1', { code: 'resource_not_exist', message: 'gone' }, 404)], documents)).toEqual([
+    expect.stringContaining('error_code'),
+  ]);
 });

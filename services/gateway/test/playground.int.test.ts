@@ -52,12 +52,19 @@ describe('the playground route', () => {
     expect((await request(appServing(built)).get('/assets/../index.html')).status).not.toBe(200);
   });
 
-  it.each(['/v1.3/indexes', '/v1.2/search', '/p/v1.3/indexes', '/docs', '/healthz', '/readyz', '/v1.3/openapi.json', '/index.html', '/admin/keys/1'])(
-    'leaves %s to its own route',
-    async (path) => {
-      expect((await request(appServing(built)).get(path)).body).toEqual({ reached: path });
-    },
-  );
+  it.each([
+    '/v1.3/indexes',
+    '/v1.2/search',
+    '/p/v1.3/indexes',
+    '/docs',
+    '/healthz',
+    '/readyz',
+    '/v1.3/openapi.json',
+    '/index.html',
+    '/admin/keys/1',
+  ])('leaves %s to its own route', async (path) => {
+    expect((await request(appServing(built)).get(path)).body).toEqual({ reached: path });
+  });
 
   it('leaves other methods on / to the app', async () => {
     expect((await request(appServing(built)).post('/')).body).toEqual({ reached: '/' });

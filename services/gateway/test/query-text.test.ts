@@ -18,7 +18,9 @@ describe('search requests', () => {
   });
 
   it('a query within the limit passes', () => {
-    expect(parseSearch(ADAPTERS['v1.3'], { index_id: INDEX, search_options: ['visual'], query_text: words(100) }).query_text).toBe(words(100));
+    expect(parseSearch(ADAPTERS['v1.3'], { index_id: INDEX, search_options: ['visual'], query_text: words(100) }).query_text).toBe(
+      words(100),
+    );
   });
 
   it('every leaf of a combined query is held to the limit', () => {

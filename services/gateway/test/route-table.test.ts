@@ -44,7 +44,7 @@ describe('routesOf', () => {
     ]);
   });
 
-  it('lists an app\'s endpoints once each, behind their mount paths', () => {
+  it("lists an app's endpoints once each, behind their mount paths", () => {
     const api = express.Router();
     api.post('/tasks', () => undefined);
     const app = express();

@@ -51,7 +51,10 @@ describe('twelvelabs-js 0.2.8 (v1.2)', () => {
     const client = v0Client(await stack.newOrgKey());
     const created = await client.index.create({
       name: 'sdk0-a',
-      engines: [{ name: 'marengo2.6', options: ['visual', 'conversation'] }, { name: 'pegasus1.1', options: ['visual', 'conversation'] }],
+      engines: [
+        { name: 'marengo2.6', options: ['visual', 'conversation'] },
+        { name: 'pegasus1.1', options: ['visual', 'conversation'] },
+      ],
       addons: ['thumbnail'],
     });
     expect(created.id).toMatch(/^[0-9a-f]{24}$/);
@@ -165,8 +168,18 @@ describe('videos through the SDKs', () => {
   it('twelvelabs-js 0.2.8 lists, retrieves, updates, reads artifacts and the thumbnail, and deletes', async () => {
     const { orgId, key: orgKey } = await stack.newOrg();
     const client = v0Client(orgKey);
-    const index = await client.index.create({ name: 'sdk0-videos', engines: [{ name: 'marengo2.6', options: ['visual', 'conversation'] }], addons: ['thumbnail'] });
-    const a = await worker.createVideo(orgId, index.id, { filename: 'a.mp4', duration: 12, width: 640, height: 360, userMetadata: { topic: 'cars' } });
+    const index = await client.index.create({
+      name: 'sdk0-videos',
+      engines: [{ name: 'marengo2.6', options: ['visual', 'conversation'] }],
+      addons: ['thumbnail'],
+    });
+    const a = await worker.createVideo(orgId, index.id, {
+      filename: 'a.mp4',
+      duration: 12,
+      width: 640,
+      height: 360,
+      userMetadata: { topic: 'cars' },
+    });
     const b = await worker.createVideo(orgId, index.id, { filename: 'b.mp4', duration: 30 });
     await writeThumbnail(stack.blobs!, `thumbnails/${a.id}/0.jpg`, 'green');
     await worker.putArtifacts(orgId, index.id, a.id, {
@@ -200,7 +213,10 @@ describe('videos through the SDKs', () => {
   it('twelvelabs-js 1.x lists with filters, retrieves with the transcription, patches metadata and deletes', async () => {
     const { orgId, key: orgKey } = await stack.newOrg();
     const client = v1Client(orgKey);
-    const index = await client.indexes.create({ indexName: 'sdk1-videos', models: [{ modelName: 'marengo3.0', modelOptions: ['visual', 'audio'] }] });
+    const index = await client.indexes.create({
+      indexName: 'sdk1-videos',
+      models: [{ modelName: 'marengo3.0', modelOptions: ['visual', 'audio'] }],
+    });
     const a = await worker.createVideo(orgId, index.id!, { filename: 'a.mp4', userMetadata: { topic: 'cars', rank: 5 } });
     const b = await worker.createVideo(orgId, index.id!, { filename: 'b.mp4', userMetadata: { topic: 'boats' } });
     await worker.putArtifacts(orgId, index.id!, a.id, { transcription: [{ start: 1, end: 3, value: 'Fern speaks v1.3' }] });
@@ -209,7 +225,8 @@ describe('videos through the SDKs', () => {
     for await (const video of await client.indexes.videos.list(index.id!, { pageLimit: 1 })) all.push(video.id!);
     expect(all.sort()).toEqual([a.id, b.id].sort());
     const cars: string[] = [];
-    for await (const video of await client.indexes.videos.list(index.id!, { userMetadata: { topic: 'cars', rank: 5 } })) cars.push(video.id!);
+    for await (const video of await client.indexes.videos.list(index.id!, { userMetadata: { topic: 'cars', rank: 5 } }))
+      cars.push(video.id!);
     expect(cars).toEqual([a.id]);
 
     const retrieved = await client.indexes.videos.retrieve(index.id!, a.id, { transcription: true });
@@ -229,7 +246,7 @@ describe('videos through the SDKs', () => {
 });
 
 // Last: what every test above received through the SDKs.
-it('every answer the SDKs got matches its version\'s OpenAPI document', async () => {
+it("every answer the SDKs got matches its version's OpenAPI document", async () => {
   expect(recorder.exchanges.filter((e) => e.method === 'DELETE').length).toBeGreaterThan(3);
   expect(validateExchanges(recorder.exchanges, await documentsFor(stack.url, recorder.exchanges))).toEqual([]);
 });

@@ -65,9 +65,20 @@ beforeAll(async () => {
   recorder = await startRecordingProxy(stack.url);
   process.env.TWELVELABS_BASE_URL = `${recorder.url}/v1.3`;
   const client = new TwelveLabsV1({ apiKey: key });
-  indexId = (await client.indexes.create({ indexName: 'search', models: [{ modelName: 'marengo3.0', modelOptions: ['visual', 'audio'] }], addons: ['thumbnail'] })).id!;
-  visualOnlyIndexId = (await client.indexes.create({ indexName: 'visual only', models: [{ modelName: 'marengo3.0', modelOptions: ['visual'] }] })).id!;
-  for (const [name, fixture] of [['words', words], ['objects', objects]] as const) {
+  indexId = (
+    await client.indexes.create({
+      indexName: 'search',
+      models: [{ modelName: 'marengo3.0', modelOptions: ['visual', 'audio'] }],
+      addons: ['thumbnail'],
+    })
+  ).id!;
+  visualOnlyIndexId = (
+    await client.indexes.create({ indexName: 'visual only', models: [{ modelName: 'marengo3.0', modelOptions: ['visual'] }] })
+  ).id!;
+  for (const [name, fixture] of [
+    ['words', words],
+    ['objects', objects],
+  ] as const) {
     const created = await client.tasks.create({ indexId, videoFile: createReadStream(fixture.path) });
     const done = await client.tasks.waitForDone(created.id!, { sleepInterval: 0.3 });
     expect(done.status).toBe('ready');
@@ -103,7 +114,12 @@ describe('twelvelabs-js 0.2.8 (v1.2)', () => {
     const paraphrase = await client.search.query({ indexId, queryText: 'a fox leaping over a dog', options: ['conversation'] });
     expect(paraphrase.data[0]).toMatchObject({ videoId: videoIds.words });
     expectMoment(clipsOf(paraphrase.data)[0], 0.5, 3);
-    const exact = await client.search.query({ indexId, queryText: 'welcome to the video', options: ['conversation'], conversationOption: 'exact_match' });
+    const exact = await client.search.query({
+      indexId,
+      queryText: 'welcome to the video',
+      options: ['conversation'],
+      conversationOption: 'exact_match',
+    });
     expect(exact.data).toHaveLength(1);
     expectMoment(clipsOf(exact.data)[0], 3.5, 6);
     expect((exact.data[0] as unknown as { metadata: unknown[] }).metadata).toEqual([{ type: 'conversation', text: SUBTITLE_SENTENCES[1] }]);
@@ -120,7 +136,12 @@ describe('twelvelabs-js 0.2.8 (v1.2)', () => {
   });
 
   it('groups by video, and pages by token with disjoint pages', async () => {
-    const grouped = await client.search.query({ indexId, queryText: 'orange planet bicycle', options: ['text_in_video'], groupBy: 'video' });
+    const grouped = await client.search.query({
+      indexId,
+      queryText: 'orange planet bicycle',
+      options: ['text_in_video'],
+      groupBy: 'video',
+    });
     const [group] = groupsOf(grouped.data);
     expect(group?.id).toBe(videoIds.words);
     expect(group?.clips?.length).toBeGreaterThanOrEqual(3);
@@ -169,14 +190,25 @@ describe('twelvelabs-js 1.x (v1.3)', () => {
   });
 
   it('refuses an expired token with its code', async () => {
-    await expect(client.search.retrieve('6785b870-66fb-4c0f-a80c-cbf307d2d0f9-2')).rejects.toMatchObject({ statusCode: 400, body: { code: 'search_page_token_expired' } });
+    await expect(client.search.retrieve('6785b870-66fb-4c0f-a80c-cbf307d2d0f9-2')).rejects.toMatchObject({
+      statusCode: 400,
+      body: { code: 'search_page_token_expired' },
+    });
   });
 });
 
 describe('combined queries (v1.2)', () => {
   const combined = (query: unknown, extra: Record<string, unknown> = {}) =>
-    api().post('/v1.2/combined-search').set('x-api-key', key).send({ index_id: indexId, search_options: ['text_in_video'], query, ...extra });
-  const moments = (res: request.Response) => (res.body.data as { video_id: string; start: number; end: number }[]).map((c) => ({ video_id: c.video_id, start: c.start, end: c.end }));
+    api()
+      .post('/v1.2/combined-search')
+      .set('x-api-key', key)
+      .send({ index_id: indexId, search_options: ['text_in_video'], query, ...extra });
+  const moments = (res: request.Response) =>
+    (res.body.data as { video_id: string; start: number; end: number }[]).map((c) => ({
+      video_id: c.video_id,
+      start: c.start,
+      end: c.end,
+    }));
 
   it('AND: the moments where both words are on screen', async () => {
     const res = await combined({ $and: [{ text: 'planet' }, { text: 'garden' }] });
@@ -218,7 +250,11 @@ describe('combined queries (v1.2)', () => {
     const res = await api()
       .post('/v1.2/search')
       .set('x-api-key', key)
-      .send({ index_id: indexId, search_options: ['text_in_video'], query: { $and: [{ text: 'garden' }, { text: 'every sentence', search_options: ['conversation'] }] } });
+      .send({
+        index_id: indexId,
+        search_options: ['text_in_video'],
+        query: { $and: [{ text: 'garden' }, { text: 'every sentence', search_options: ['conversation'] }] },
+      });
     expect(res.status).toBe(200);
     expect(moments(res)).toHaveLength(1);
     expectMoment(moments(res)[0], 6.5, 8);
@@ -236,7 +272,12 @@ describe('bad input', () => {
     ['page_limit 0', { search_options: 'visual', query_text: 'x', page_limit: '0' }, 400, 'parameter_invalid'],
     ['page_limit 51', { search_options: 'visual', query_text: 'x', page_limit: '51' }, 400, 'parameter_invalid'],
     ['a filter that is not JSON', { search_options: 'visual', query_text: 'x', filter: '{"duration": ' }, 400, 'search_filter_invalid'],
-    ['a filter with a bad range', { search_options: 'visual', query_text: 'x', filter: '{"duration": {"over": 3}}' }, 400, 'search_filter_invalid'],
+    [
+      'a filter with a bad range',
+      { search_options: 'visual', query_text: 'x', filter: '{"duration": {"over": 3}}' },
+      400,
+      'search_filter_invalid',
+    ],
   ])('%s', async (_case, fields, status, code) => {
     let req = search().field('index_id', indexId);
     for (const [name, value] of Object.entries(fields)) req = req.field(name, value);
@@ -244,12 +285,25 @@ describe('bad input', () => {
   });
 
   it('an option the index does not have', async () => {
-    expectError(await search().field('index_id', visualOnlyIndexId).field('search_options', 'audio').field('query_text', 'x'), 400, 'search_option_not_supported');
+    expectError(
+      await search().field('index_id', visualOnlyIndexId).field('search_options', 'audio').field('query_text', 'x'),
+      400,
+      'search_option_not_supported',
+    );
   });
 
   it("another organization's index", async () => {
     const other = await stack.newOrg();
-    expectError(await api().post('/v1.3/search').set('x-api-key', other.key).field('index_id', indexId).field('search_options', 'visual').field('query_text', 'x'), 404, 'resource_not_exist');
+    expectError(
+      await api()
+        .post('/v1.3/search')
+        .set('x-api-key', other.key)
+        .field('index_id', indexId)
+        .field('search_options', 'visual')
+        .field('query_text', 'x'),
+      404,
+      'resource_not_exist',
+    );
   });
 
   it('a query image that is not an image', async () => {
@@ -263,7 +317,11 @@ describe('bad input', () => {
   });
 
   it('a real image query finds the scene showing the same object (detector labels without CLIP)', async () => {
-    const res = await search().field('index_id', indexId).field('search_options', 'visual').field('query_media_type', 'image').attach('query_media_file', await photoPath('phone'));
+    const res = await search()
+      .field('index_id', indexId)
+      .field('search_options', 'visual')
+      .field('query_media_type', 'image')
+      .attach('query_media_file', await photoPath('phone'));
     expect(res.status).toBe(200);
     expect(res.body.data[0].video_id).toBe(videoIds.objects);
     expectMoment(res.body.data[0], 9, 12);
@@ -271,7 +329,7 @@ describe('bad input', () => {
 });
 
 // Last: what every test above received through the SDKs.
-it('every answer the SDKs got matches its version\'s OpenAPI document', async () => {
+it("every answer the SDKs got matches its version's OpenAPI document", async () => {
   expect(recorder.exchanges.filter((e) => e.method === 'POST' && /\/search(-v2)?$/.test(e.url)).length).toBeGreaterThan(5);
   expect(validateExchanges(recorder.exchanges, await documentsFor(stack.url, recorder.exchanges))).toEqual([]);
 });

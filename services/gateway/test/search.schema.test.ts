@@ -30,7 +30,11 @@ describe('parseSearchFilter', () => {
     ['a number is exact', '{"duration": 10}', { duration: { gte: 10, lte: 10 } }],
     ['a range', '{"width": {"gte": 640, "lt": 1920}}', { width: { gte: 640, lt: 1920 } }],
     ['filename', '{"filename": "a.mp4"}', { filename: 'a.mp4' }],
-    ['user metadata at the top', '{"category": "talk", "views": 5, "live": true}', { user_metadata: { category: { string_value: 'talk' }, views: { number_value: 5 }, live: { bool_value: true } } }],
+    [
+      'user metadata at the top',
+      '{"category": "talk", "views": 5, "live": true}',
+      { user_metadata: { category: { string_value: 'talk' }, views: { number_value: 5 }, live: { bool_value: true } } },
+    ],
     ['user metadata under its key', { user_metadata: { category: 'talk' } }, { user_metadata: { category: { string_value: 'talk' } } }],
   ])('%s', (_case, raw, expected) => {
     expect(parseSearchFilter(raw)).toMatchObject(expected);
@@ -57,7 +61,15 @@ describe('parseSearchFilter', () => {
 describe('parseSearch', () => {
   const base = { index_id: INDEX, search_options: ['visual'], query_text: 'a dog' };
   it('reads multipart strings and defaults', () => {
-    expect(parseSearch(ADAPTERS['v1.2'], { ...base, page_limit: '5', adjust_confidence_level: '0.7', group_by: 'video', conversation_option: 'exact_match' })).toMatchObject({
+    expect(
+      parseSearch(ADAPTERS['v1.2'], {
+        ...base,
+        page_limit: '5',
+        adjust_confidence_level: '0.7',
+        group_by: 'video',
+        conversation_option: 'exact_match',
+      }),
+    ).toMatchObject({
       index_id: INDEX,
       query_text: 'a dog',
       search_options: ['visual'],
@@ -74,7 +86,12 @@ describe('parseSearch', () => {
     expect(parseSearch(ADAPTERS['v1.3'], { ...base, conversation_option: 'exact_match' }).conversation_option).toBe('');
   });
   it('prefers the media URL over a file', () => {
-    const parsed = parseSearch(ADAPTERS['v1.3'], { ...base, query_media_type: 'image', query_media_url: 'https://example.com/a.png', query_media_file: Buffer.from('x') });
+    const parsed = parseSearch(ADAPTERS['v1.3'], {
+      ...base,
+      query_media_type: 'image',
+      query_media_url: 'https://example.com/a.png',
+      query_media_file: Buffer.from('x'),
+    });
     expect(parsed.query_media).toEqual({ media_type: 'image', url: 'https://example.com/a.png' });
   });
   it.each([
@@ -82,7 +99,11 @@ describe('parseSearch', () => {
     ['a malformed index id', { ...base, index_id: 'nope' }, 'resource_not_exist'],
     ['no query', { index_id: INDEX, search_options: ['visual'] }, 'parameter_not_provided'],
     ['media without its type', { ...base, query_media_url: 'https://example.com/a.png' }, 'parameter_not_provided'],
-    ['a media type that is not image', { ...base, query_media_type: 'video', query_media_url: 'https://example.com/a.mp4' }, 'parameter_invalid'],
+    [
+      'a media type that is not image',
+      { ...base, query_media_type: 'video', query_media_url: 'https://example.com/a.mp4' },
+      'parameter_invalid',
+    ],
     ['page_limit 0', { ...base, page_limit: '0' }, 'parameter_invalid'],
     ['page_limit 51', { ...base, page_limit: 51 }, 'parameter_invalid'],
     ['adjust_confidence_level 2', { ...base, adjust_confidence_level: '2' }, 'parameter_invalid'],

@@ -1,6 +1,11 @@
 import { createThumbnailSigner, type ThumbnailGrant } from '../src/http/signed-urls';
 
-const grant: ThumbnailGrant = { orgId: '6528dde58f9cd95a98cbd075', indexId: '6528dde58f9cd95a98cbd076', videoId: '6528dde58f9cd95a98cbd077', time: 2.5 };
+const grant: ThumbnailGrant = {
+  orgId: '6528dde58f9cd95a98cbd075',
+  indexId: '6528dde58f9cd95a98cbd076',
+  videoId: '6528dde58f9cd95a98cbd077',
+  time: 2.5,
+};
 const now = new Date('2024-06-01T00:00:00Z');
 const expiresAt = new Date('2024-06-01T01:00:00Z');
 

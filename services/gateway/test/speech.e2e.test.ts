@@ -82,7 +82,12 @@ if (missing) {
       const client = new TwelveLabsV1({ apiKey: key });
       const clips = [];
       // As the example asks: a semantic transcription search for "couple of chemicals".
-      for await (const clip of await client.search.query({ indexId, queryText: 'couple of chemicals', searchOptions: ['transcription'], transcriptionOptions: ['semantic'] })) {
+      for await (const clip of await client.search.query({
+        indexId,
+        queryText: 'couple of chemicals',
+        searchOptions: ['transcription'],
+        transcriptionOptions: ['semantic'],
+      })) {
         clips.push(clip);
       }
       expect(clips.length).toBeGreaterThan(0);

@@ -48,7 +48,12 @@ describe('tasks over HTTP', () => {
       expect(created.status).toBe(201);
       expect(Object.keys(created.body)).toEqual(['_id']);
       const task = await api().get(`/v1.2/tasks/${created.body._id}`).set('x-api-key', org.key).expect(200);
-      expect(task.body).toMatchObject({ _id: created.body._id, index_id: indexId, status: 'validating', metadata: { filename: 'holiday.mp4' } });
+      expect(task.body).toMatchObject({
+        _id: created.body._id,
+        index_id: indexId,
+        status: 'validating',
+        metadata: { filename: 'holiday.mp4' },
+      });
       expect(task.body.video_id).toBeUndefined(); // v1.2 shows it once ready
       expect(new Date(task.body.created_at).getTime()).not.toBeNaN();
       const stored = (await stack.blobs.stat(`uploads/${uploads().find((u) => u)!}/video_file-0`))!;
@@ -69,7 +74,10 @@ describe('tasks over HTTP', () => {
     });
 
     it('takes video_url as JSON or multipart (py 0.4 also sends it as a file part), starting at uploading', async () => {
-      const json = await api().post('/v1.3/tasks').set('x-api-key', org.key).send({ index_id: indexId, video_url: 'https://example.com/v/a.mp4' });
+      const json = await api()
+        .post('/v1.3/tasks')
+        .set('x-api-key', org.key)
+        .send({ index_id: indexId, video_url: 'https://example.com/v/a.mp4' });
       expect(json.status).toBe(200);
       const asFile = await api()
         .post('/v1.3/tasks')
@@ -93,17 +101,44 @@ describe('tasks over HTTP', () => {
         .field('video_url', 'https://example.com/v/c.mp4')
         .attach('video_file', VIDEO, 'ignored.mp4');
       expect(created.status).toBe(200);
-      expect(readdirSync(join(stack.blobDir, 'uploads')).flatMap((u) => readdirSync(join(stack.blobDir, 'uploads', u)))).toHaveLength(before);
+      expect(readdirSync(join(stack.blobDir, 'uploads')).flatMap((u) => readdirSync(join(stack.blobDir, 'uploads', u)))).toHaveLength(
+        before,
+      );
     });
 
     it.each([
       ['no video', (r: request.Test) => r.field('index_id', indexId), 400, 'parameter_not_provided'],
-      ['an empty dummy file part', (r: request.Test) => r.field('index_id', indexId).attach('video_file', Buffer.alloc(0), 'x.mp4'), 400, 'parameter_not_provided'],
+      [
+        'an empty dummy file part',
+        (r: request.Test) => r.field('index_id', indexId).attach('video_file', Buffer.alloc(0), 'x.mp4'),
+        400,
+        'parameter_not_provided',
+      ],
       ['no index_id', (r: request.Test) => r.attach('video_file', VIDEO, 'a.mp4'), 400, 'parameter_not_provided'],
-      ['an unknown index', (r: request.Test) => r.field('index_id', MISSING).attach('video_file', VIDEO, 'a.mp4'), 404, 'resource_not_exist'],
-      ['a non-http URL', (r: request.Test) => r.field('index_id', indexId).field('video_url', 'file:///etc/passwd'), 400, 'parameter_invalid'],
-      ['bad user_metadata', (r: request.Test) => r.field('index_id', indexId).field('user_metadata', '[1,2]').attach('video_file', VIDEO, 'a.mp4'), 400, 'parameter_invalid'],
-      ['a file over the upload limit', (r: request.Test) => r.field('index_id', indexId).attach('video_file', Buffer.alloc(2 * 1024 * 1024), 'big.mp4'), 413, 'payload_too_large'],
+      [
+        'an unknown index',
+        (r: request.Test) => r.field('index_id', MISSING).attach('video_file', VIDEO, 'a.mp4'),
+        404,
+        'resource_not_exist',
+      ],
+      [
+        'a non-http URL',
+        (r: request.Test) => r.field('index_id', indexId).field('video_url', 'file:///etc/passwd'),
+        400,
+        'parameter_invalid',
+      ],
+      [
+        'bad user_metadata',
+        (r: request.Test) => r.field('index_id', indexId).field('user_metadata', '[1,2]').attach('video_file', VIDEO, 'a.mp4'),
+        400,
+        'parameter_invalid',
+      ],
+      [
+        'a file over the upload limit',
+        (r: request.Test) => r.field('index_id', indexId).attach('video_file', Buffer.alloc(2 * 1024 * 1024), 'big.mp4'),
+        413,
+        'payload_too_large',
+      ],
     ])('refuses %s and leaves nothing stored', async (_name, build, status, code) => {
       const before = uploads().flatMap((u) => readdirSync(join(stack.blobDir, 'uploads', u))).length;
       const res = await build(api().post('/v1.3/tasks').set('x-api-key', org.key));
@@ -113,7 +148,11 @@ describe('tasks over HTTP', () => {
 
     it('answers a replay with the same Idempotency-Key with the same task', async () => {
       const send = () =>
-        api().post('/v1.3/tasks').set('x-api-key', org.key).set('Idempotency-Key', 'upload-42').send({ index_id: indexId, video_url: 'https://example.com/v/d.mp4' });
+        api()
+          .post('/v1.3/tasks')
+          .set('x-api-key', org.key)
+          .set('Idempotency-Key', 'upload-42')
+          .send({ index_id: indexId, video_url: 'https://example.com/v/d.mp4' });
       const first = await send();
       const second = await send();
       expect(second.body).toEqual(first.body);
@@ -127,14 +166,24 @@ describe('tasks over HTTP', () => {
     beforeAll(async () => {
       other = await stack.newOrg();
       otherIndex = (
-        await api().post('/v1.3/indexes').set('x-api-key', other.key).send({ index_name: 'o', models: [{ model_name: 'marengo3.0', model_options: ['visual'] }] })
+        await api()
+          .post('/v1.3/indexes')
+          .set('x-api-key', other.key)
+          .send({ index_name: 'o', models: [{ model_name: 'marengo3.0', model_options: ['visual'] }] })
       ).body._id;
       ids = [];
       for (const name of ['one.mp4', 'two.mp4', 'three.mp4']) {
-        const res = await api().post('/v1.3/tasks').set('x-api-key', other.key).field('index_id', otherIndex).attach('video_file', VIDEO, name);
+        const res = await api()
+          .post('/v1.3/tasks')
+          .set('x-api-key', other.key)
+          .field('index_id', otherIndex)
+          .attach('video_file', VIDEO, name);
         ids.push(res.body._id);
       }
-      await api().post('/v1.3/tasks').set('x-api-key', other.key).send({ index_id: otherIndex, video_url: 'https://example.com/v/four.mp4' });
+      await api()
+        .post('/v1.3/tasks')
+        .set('x-api-key', other.key)
+        .send({ index_id: otherIndex, video_url: 'https://example.com/v/four.mp4' });
     });
 
     it('lists newest first with page_info, and filters', async () => {
@@ -164,7 +213,9 @@ describe('tasks over HTTP', () => {
     it('counts by status on v1.2 and points v1.3 elsewhere', async () => {
       const counts = await api().get(`/v1.2/tasks/status?index_id=${otherIndex}`).set('x-api-key', other.key).expect(200);
       expect(counts.body).toEqual({ index_id: otherIndex, ready: 0, validating: 4, pending: 0, indexing: 0, failed: 0, total_result: 4 });
-      expect((await api().get(`/v1.3/tasks/status?index_id=${otherIndex}`).set('x-api-key', other.key)).body.code).toBe('endpoint_not_found');
+      expect((await api().get(`/v1.3/tasks/status?index_id=${otherIndex}`).set('x-api-key', other.key)).body.code).toBe(
+        'endpoint_not_found',
+      );
       expect((await api().get('/v1.2/tasks/status').set('x-api-key', other.key)).body.code).toBe('parameter_not_provided');
     });
 

@@ -25,8 +25,18 @@ beforeAll(async () => {
   recorded = recordSpans();
   [stack, fixture] = await Promise.all([startIndexingStack({ worker: true, database: 'pglite' }), textScenesVideo()]);
   ({ key } = await stack.newOrg());
-  const index = await api().post('/v1.3/indexes').set('x-api-key', key).send({ index_name: 'traced', models: [{ model_name: 'marengo3.0', model_options: ['visual', 'audio'] }] }).expect(201);
-  const created = await api().post('/v1.3/tasks').set('x-api-key', key).field('index_id', index.body._id as string).field('enable_video_stream', 'false').attach('video_file', fixture.path).expect(200);
+  const index = await api()
+    .post('/v1.3/indexes')
+    .set('x-api-key', key)
+    .send({ index_name: 'traced', models: [{ model_name: 'marengo3.0', model_options: ['visual', 'audio'] }] })
+    .expect(201);
+  const created = await api()
+    .post('/v1.3/tasks')
+    .set('x-api-key', key)
+    .field('index_id', index.body._id as string)
+    .field('enable_video_stream', 'false')
+    .attach('video_file', fixture.path)
+    .expect(200);
   taskId = created.body._id as string;
   for (;;) {
     const res = await api().get(`/v1.3/tasks/${taskId}`).set('x-api-key', key).expect(200);
@@ -44,7 +54,9 @@ afterAll(async () => {
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 
 function uploadTrace(): ReadableSpan[] {
-  const upload = recorded.spans().find((s) => s.kind === SpanKind.SERVER && s.name === 'POST /tasks' && s.attributes['http.response.status_code'] === 200);
+  const upload = recorded
+    .spans()
+    .find((s) => s.kind === SpanKind.SERVER && s.name === 'POST /tasks' && s.attributes['http.response.status_code'] === 200);
   expect(upload).toBeDefined();
   return recorded.spans().filter((s) => s.spanContext().traceId === upload!.spanContext().traceId);
 }
@@ -88,7 +100,10 @@ describe('an upload through the gateway', () => {
     const consumers = spans.filter((s) => s.kind === SpanKind.CONSUMER);
     expect(consumers.map((s) => s.name)).toEqual(expect.arrayContaining(['vus.task.created process', 'vus.task.status-changed process']));
     for (const consumer of consumers) {
-      expect(byId.get(parentOf(consumer)!)).toMatchObject({ kind: SpanKind.PRODUCER, name: consumer.name.replace(/ process$/, ' publish') });
+      expect(byId.get(parentOf(consumer)!)).toMatchObject({
+        kind: SpanKind.PRODUCER,
+        name: consumer.name.replace(/ process$/, ' publish'),
+      });
     }
   });
 

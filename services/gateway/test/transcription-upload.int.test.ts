@@ -39,7 +39,10 @@ describe('transcription_file uploads', () => {
       .field('index_id', indexId)
       .attach('video_file', Buffer.alloc(64 * 1024, 7), 'clip.mp4')
       .attach('transcription_file', Buffer.alloc(MAX_TRANSCRIPTION_BYTES + 1, 0x61), 'talk.srt');
-    expect([res.status, res.body]).toEqual([413, { code: 'payload_too_large', message: `The transcription_file file is larger than the limit of ${MAX_TRANSCRIPTION_BYTES} bytes.` }]);
+    expect([res.status, res.body]).toEqual([
+      413,
+      { code: 'payload_too_large', message: `The transcription_file file is larger than the limit of ${MAX_TRANSCRIPTION_BYTES} bytes.` },
+    ]);
     expect(stored()).toEqual([]);
   });
 

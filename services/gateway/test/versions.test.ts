@@ -206,7 +206,11 @@ describe('indexes option and family filters', () => {
 });
 
 describe('engines.presentFields', () => {
-  const engine = { id: 'marengo2.6', family: 'marengo', allowed_options: ['visual', 'conversation', 'text_in_video', 'logo'] } as unknown as Engine;
+  const engine = {
+    id: 'marengo2.6',
+    family: 'marengo',
+    allowed_options: ['visual', 'conversation', 'text_in_video', 'logo'],
+  } as unknown as Engine;
   it.each([
     ['v1.2', { allowed_engine_options: ['visual', 'conversation', 'text_in_video', 'logo'] }],
     ['v1.3', { model_name: 'marengo2.6', model_family: 'marengo', allowed_model_options: ['visual', 'audio'] }],
@@ -224,8 +228,16 @@ describe('videos', () => {
   };
   it.each([
     // v1.2: one object; the system fields win over a user key of the same name.
-    ['v1.2', parts, { metadata: { topic: 'cars', video_title: 'Cars', filename: 'a.mp4', duration: 10, fps: 25, width: 640, height: 480, size: 1000 } }],
-    ['v1.2', { ...parts, title: '' }, { metadata: { topic: 'cars', filename: 'a.mp4', duration: 10, fps: 25, width: 640, height: 480, size: 1000 } }],
+    [
+      'v1.2',
+      parts,
+      { metadata: { topic: 'cars', video_title: 'Cars', filename: 'a.mp4', duration: 10, fps: 25, width: 640, height: 480, size: 1000 } },
+    ],
+    [
+      'v1.2',
+      { ...parts, title: '' },
+      { metadata: { topic: 'cars', filename: 'a.mp4', duration: 10, fps: 25, width: 640, height: 480, size: 1000 } },
+    ],
     ['v1.3', parts, { system_metadata: parts.system, user_metadata: parts.user, transcription: parts.transcription }],
     ['v1.3', { ...parts, transcription: undefined }, { system_metadata: parts.system, user_metadata: parts.user }],
   ] as const)('%s presents metadata', (version, given, expected) => {
@@ -270,9 +282,17 @@ describe('tasks', () => {
 
   const at = (seconds: number) => ({ seconds, nanos: 0 });
   const task = {
-    id: 't1', index_id: INDEX, video_id: 'v1', status: 'queued', failure: null, hls: null,
+    id: 't1',
+    index_id: INDEX,
+    video_id: 'v1',
+    status: 'queued',
+    failure: null,
+    hls: null,
     system_metadata: { filename: 'a.mp4', duration: 10, width: 640, height: 480 },
-    process: { percentage: 40, remain_seconds: 6 }, estimated_time: at(100), created_at: at(1), updated_at: at(2),
+    process: { percentage: 40, remain_seconds: 6 },
+    estimated_time: at(100),
+    created_at: at(1),
+    updated_at: at(2),
   } as unknown as Task;
   const common = { _id: 't1', index_id: INDEX, created_at: '1970-01-01T00:00:01.000Z', updated_at: '1970-01-01T00:00:02.000Z' };
   const metadata = { filename: 'a.mp4', duration: 10, width: 640, height: 480 };
@@ -280,7 +300,13 @@ describe('tasks', () => {
     [
       'v1.2',
       task,
-      { ...common, status: 'pending', metadata, estimated_time: '1970-01-01T00:01:40.000Z', process: { percentage: 40, remain_seconds: 6 } },
+      {
+        ...common,
+        status: 'pending',
+        metadata,
+        estimated_time: '1970-01-01T00:01:40.000Z',
+        process: { percentage: 40, remain_seconds: 6 },
+      },
     ],
     ['v1.2', { ...task, status: 'ready', process: null, estimated_time: null }, { ...common, status: 'ready', video_id: 'v1', metadata }],
     ['v1.3', task, { ...common, status: 'queued', video_id: 'v1', system_metadata: metadata }],
@@ -289,14 +315,36 @@ describe('tasks', () => {
   });
 
   it('v1.2 counts each status it shows, in its order', () => {
-    const counts = { index_id: INDEX, uploading: 1, validating: 2, pending: 3, queued: 4, indexing: 5, ready: 6, failed: 7, total_result: 28 };
+    const counts = {
+      index_id: INDEX,
+      uploading: 1,
+      validating: 2,
+      pending: 3,
+      queued: 4,
+      indexing: 5,
+      ready: 6,
+      failed: 7,
+      total_result: 28,
+    };
     const shown = presentStatusCounts(ADAPTERS['v1.2'], counts);
     expect(Object.entries(shown)).toEqual([
-      ['index_id', INDEX], ['ready', 6], ['validating', 3], ['pending', 7], ['indexing', 5], ['failed', 7], ['total_result', 28],
+      ['index_id', INDEX],
+      ['ready', 6],
+      ['validating', 3],
+      ['pending', 7],
+      ['indexing', 5],
+      ['failed', 7],
+      ['total_result', 28],
     ]);
   });
 
-  const upload = { index_id: INDEX, video_url: 'https://example.com/a.mp4', enable_video_stream: 'true', disable_video_stream: 'true', user_metadata: '{"topic":"cars"}' };
+  const upload = {
+    index_id: INDEX,
+    video_url: 'https://example.com/a.mp4',
+    enable_video_stream: 'true',
+    disable_video_stream: 'true',
+    user_metadata: '{"topic":"cars"}',
+  };
   it.each([
     // v1.2 reads only disable_video_stream, and no user metadata.
     ['v1.2', { enable_video_stream: false }, false],
@@ -330,7 +378,10 @@ describe('search', () => {
     [
       'v1.2',
       clip,
-      { metadata: [{ type: 'visual' }, { type: 'conversation', text: 'said' }, { type: 'logo' }], modules: [{ type: 'visual', confidence: 'high' }] },
+      {
+        metadata: [{ type: 'visual' }, { type: 'conversation', text: 'said' }, { type: 'logo' }],
+        modules: [{ type: 'visual', confidence: 'high' }],
+      },
     ],
     ['v1.3', clip, { rank: 2, transcription: 'said' }],
     ['v1.3', { ...clip, transcription: '' }, { rank: 2 }],
@@ -345,11 +396,27 @@ describe('search', () => {
     const page = {
       group_by: 'video',
       clips: [],
-      videos: [{ id: 'v1', clips: [{ ...clip, video_id: 'v1', user_metadata: { topic: { kind: 'string_value', string_value: 'cars' } } }], user_metadata: { topic: { kind: 'string_value', string_value: 'cars' } } }],
-      page_info: { limit_per_page: 10, total_results: 1, page_expires_at: { seconds: 3600, nanos: 0 }, next_page_token: '', prev_page_token: '', total_inner_matches: 1 },
+      videos: [
+        {
+          id: 'v1',
+          clips: [{ ...clip, video_id: 'v1', user_metadata: { topic: { kind: 'string_value', string_value: 'cars' } } }],
+          user_metadata: { topic: { kind: 'string_value', string_value: 'cars' } },
+        },
+      ],
+      page_info: {
+        limit_per_page: 10,
+        total_results: 1,
+        page_expires_at: { seconds: 3600, nanos: 0 },
+        next_page_token: '',
+        prev_page_token: '',
+        total_inner_matches: 1,
+      },
       search_pool: { total_count: 1, total_duration: 10, index_id: INDEX },
     } as unknown as SearchResultPage;
-    const shown = presentSearchPage(page, { version: ADAPTERS[version], thumbnailUrl: () => undefined }) as { data: Record<string, unknown>[]; page_info: object };
+    const shown = presentSearchPage(page, { version: ADAPTERS[version], thumbnailUrl: () => undefined }) as {
+      data: Record<string, unknown>[];
+      page_info: object;
+    };
     expect(shown.page_info).toEqual({ limit_per_page: 10, total_results: 1, ...expiry, next_page_token: null, total_inner_matches: 1 });
     expect(shown.data[0]!.user_metadata).toEqual(userMetadata);
     expect((shown.data[0]!.clips as Record<string, unknown>[])[0]!.user_metadata).toEqual(userMetadata);
@@ -383,7 +450,10 @@ describe('v13ToCanonicalOptions', () => {
 
 describe('canonicalToV13Options', () => {
   it.each([
-    [['visual', 'conversation'], ['visual', 'audio']],
+    [
+      ['visual', 'conversation'],
+      ['visual', 'audio'],
+    ],
     [['text_in_video'], ['visual']],
     [['logo', 'text_in_video', 'visual'], ['visual']],
     [['conversation'], ['audio']],
@@ -424,17 +494,37 @@ describe('versions before v1.2', () => {
       { index_name: 'a', engine_id: 'marengo2.5', index_options: ['visual', 'logo'], addons: ['thumbnail'] },
       { name: 'a', models: [{ name: 'marengo2.5', options: ['visual', 'logo'] }], addons: ['thumbnail'] },
     ],
-    ['v1.1.2 the same', 'v1.1.2', { index_name: 'a', engine_id: 'marengo2.5', index_options: 'conversation' }, { name: 'a', models: [{ name: 'marengo2.5', options: ['conversation'] }], addons: [] }],
-    ['v1 without logo', 'v1', { index_name: 'a', engine_id: 'marengo2.5', index_options: ['visual', 'text_in_video'] }, { name: 'a', models: [{ name: 'marengo2.5', options: ['visual', 'text_in_video'] }], addons: [] }],
+    [
+      'v1.1.2 the same',
+      'v1.1.2',
+      { index_name: 'a', engine_id: 'marengo2.5', index_options: 'conversation' },
+      { name: 'a', models: [{ name: 'marengo2.5', options: ['conversation'] }], addons: [] },
+    ],
+    [
+      'v1 without logo',
+      'v1',
+      { index_name: 'a', engine_id: 'marengo2.5', index_options: ['visual', 'text_in_video'] },
+      { name: 'a', models: [{ name: 'marengo2.5', options: ['visual', 'text_in_video'] }], addons: [] },
+    ],
   ] as const)('parseCreate: %s', (_case, version, body, expected) => {
     expect(ADAPTERS[version].indexes.parseCreate(body)).toEqual(expected);
   });
 
   it.each([
     // The newer versions' names get the older version's error: engine_id is what is missing.
-    ['v1.1', { index_name: 'a', engines: [{ engine_name: 'marengo2.6', engine_options: ['visual'] }] }, 'parameter_not_provided', 'engine_id'],
+    [
+      'v1.1',
+      { index_name: 'a', engines: [{ engine_name: 'marengo2.6', engine_options: ['visual'] }] },
+      'parameter_not_provided',
+      'engine_id',
+    ],
     ['v1.1', { index_name: 'a', models: [{ model_name: 'marengo2.7', model_options: ['visual'] }] }, 'parameter_not_provided', 'engine_id'],
-    ['v1', { index_name: 'a', engines: [{ engine_name: 'marengo2.6', engine_options: ['visual'] }] }, 'parameter_not_provided', 'engine_id'],
+    [
+      'v1',
+      { index_name: 'a', engines: [{ engine_name: 'marengo2.6', engine_options: ['visual'] }] },
+      'parameter_not_provided',
+      'engine_id',
+    ],
     ['v1.1', { index_name: 'a', engine_id: 'marengo2.5' }, 'parameter_not_provided', 'index_options'],
     ['v1.1', { index_name: 'a', engine_id: 'marengo2.5', index_options: [] }, 'parameter_invalid', 'index_options'],
     ['v1.1', { index_name: 'a', engine_id: 'marengo2.5', index_options: ['audio'] }, 'parameter_invalid', 'index_options'],
@@ -445,7 +535,12 @@ describe('versions before v1.2', () => {
   });
 
   it('shows an index by its Marengo engine, even one made with several engines', () => {
-    const index = { models: [{ name: 'pegasus1.1', options: ['visual'] }, { name: 'marengo2.6', options: ['visual', 'logo'] }] } as unknown as Index;
+    const index = {
+      models: [
+        { name: 'pegasus1.1', options: ['visual'] },
+        { name: 'marengo2.6', options: ['visual', 'logo'] },
+      ],
+    } as unknown as Index;
     for (const version of ['v1', 'v1.1', 'v1.1.1', 'v1.1.2'] as const) {
       expect(ADAPTERS[version].indexes.presentModels(index)).toEqual({ engine_id: 'marengo2.6', index_options: ['visual', 'logo'] });
     }
@@ -482,9 +577,16 @@ describe('versions before v1.2', () => {
       }
       throw new Error('not refused');
     })();
-    expect(presentError('v1.1', error)).toEqual({ code: 'api_upgrade_required', message: expect.any(String), docs_url: '/docs?version=v1.2' });
+    expect(presentError('v1.1', error)).toEqual({
+      code: 'api_upgrade_required',
+      message: expect.any(String),
+      docs_url: '/docs?version=v1.2',
+    });
     expect(presentError('v1', error)).toEqual({ error_code: 'api_upgrade_required', message: expect.any(String) });
-    expect(presentError('v1.1', new ApiError('parameter_invalid', 'x', { param: 'a' }))).toEqual({ code: 'parameter_invalid', message: 'x' });
+    expect(presentError('v1.1', new ApiError('parameter_invalid', 'x', { param: 'a' }))).toEqual({
+      code: 'parameter_invalid',
+      message: 'x',
+    });
   });
 
   it.each([
@@ -498,12 +600,24 @@ describe('versions before v1.2', () => {
   });
 
   it.each([
-    ['v1.1', { metadata: [{ type: 'visual' }, { type: 'conversation', text: 'said' }], module_confidence: { visual: 'high', conversation: 'low' } }],
+    [
+      'v1.1',
+      {
+        metadata: [{ type: 'visual' }, { type: 'conversation', text: 'said' }],
+        module_confidence: { visual: 'high', conversation: 'low' },
+      },
+    ],
     ['v1', { metadata: [{ type: 'visual' }, { type: 'conversation', text: 'said' }] }],
   ] as const)('%s clip fields', (version, expected) => {
     const clip = {
-      matches: [{ type: 'visual', text: 'x' }, { type: 'conversation', text: 'said' }],
-      modules: [{ type: 'visual', confidence: 'high' }, { type: 'conversation', confidence: 'low' }],
+      matches: [
+        { type: 'visual', text: 'x' },
+        { type: 'conversation', text: 'said' },
+      ],
+      modules: [
+        { type: 'visual', confidence: 'high' },
+        { type: 'conversation', confidence: 'low' },
+      ],
     } as unknown as SearchClip;
     expect(ADAPTERS[version].search.presentClipFields(clip)).toEqual(expected);
   });
@@ -513,8 +627,16 @@ describe('versions before v1.2', () => {
     ['v1', { total_result: 3, page_expired_at: '1970-01-01T01:00:00.000Z', next_page_id: 'n', prev_page_id: 'p' }],
   ] as const)('%s page_info names', (version, expected) => {
     const page = {
-      group_by: 'clip', clips: [], videos: [],
-      page_info: { limit_per_page: 10, total_results: 3, page_expires_at: { seconds: 3600, nanos: 0 }, next_page_token: 'n', prev_page_token: 'p' },
+      group_by: 'clip',
+      clips: [],
+      videos: [],
+      page_info: {
+        limit_per_page: 10,
+        total_results: 3,
+        page_expires_at: { seconds: 3600, nanos: 0 },
+        next_page_token: 'n',
+        prev_page_token: 'p',
+      },
       search_pool: { total_count: 1, total_duration: 10, index_id: INDEX },
     } as unknown as SearchResultPage;
     const shown = presentSearchPage(page, { version: ADAPTERS[version], thumbnailUrl: () => undefined }) as { page_info: object };
@@ -532,7 +654,10 @@ describe('versions before v1.2', () => {
   });
 
   it.each([
-    [new ApiError('parameter_not_provided', 'The index_id parameter is required.'), { error_code: 102, message: 'The index_id parameter is required.' }],
+    [
+      new ApiError('parameter_not_provided', 'The index_id parameter is required.'),
+      { error_code: 102, message: 'The index_id parameter is required.' },
+    ],
     [new ApiError('resource_not_exist', 'gone'), { error_code: 201, message: 'gone' }],
     [new ApiError('too_many_requests', 'slow down'), { error_code: 'too_many_requests', message: 'slow down' }],
   ])('v1 errors: %s → %j', (error, body) => {
@@ -554,7 +679,11 @@ describe('versions before v1.2', () => {
 
 describe('endpointOfRoute', () => {
   it.each([
-    ['v1.2', { method: 'get', path: '/indexes/:indexId/videos/:videoId/transcription' }, 'GET /indexes/{index_id}/videos/{video_id}/transcription'],
+    [
+      'v1.2',
+      { method: 'get', path: '/indexes/:indexId/videos/:videoId/transcription' },
+      'GET /indexes/{index_id}/videos/{video_id}/transcription',
+    ],
     ['v1', { method: 'get', path: '/indexes/tasks/:taskId/video-id' }, 'GET /tasks/{task_id}/video-id'],
     ['v1', { method: 'get', path: '/indexes/:indexId' }, 'GET /indexes/{index_id}'],
     ['v1.2', { method: 'post', path: '/gist' }, 'POST /gist'],

@@ -47,7 +47,9 @@ export function workerClient(indexServiceAddress: string) {
       return callUnary<Video>((md, opts, cb) => client.CreateVideo(request, md, opts, cb), { orgId });
     },
     async putArtifacts(orgId: string, indexId: string, videoId: string, artifacts: VideoArtifacts__Input): Promise<void> {
-      await callUnary((md, opts, cb) => client.PutVideoArtifacts({ index_id: indexId, video_id: videoId, artifacts }, md, opts, cb), { orgId });
+      await callUnary((md, opts, cb) => client.PutVideoArtifacts({ index_id: indexId, video_id: videoId, artifacts }, md, opts, cb), {
+        orgId,
+      });
     },
     close: () => client.close(),
   };

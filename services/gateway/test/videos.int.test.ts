@@ -32,14 +32,40 @@ describe.each(['postgres', 'pglite'] as const)('videos over HTTP (%s)', (kind) =
     org = await stack.newOrg();
     other = await stack.newOrg();
     const create = async (name: string, addons: string[]) =>
-      (await api().post('/v1.2/indexes').set('x-api-key', org.key)
-        .send({ index_name: name, engines: [{ engine_name: 'marengo2.6', engine_options: ['visual', 'conversation'] }], addons })).body._id as string;
+      (
+        await api()
+          .post('/v1.2/indexes')
+          .set('x-api-key', org.key)
+          .send({ index_name: name, engines: [{ engine_name: 'marengo2.6', engine_options: ['visual', 'conversation'] }], addons })
+      ).body._id as string;
     indexId = await create('videos', ['thumbnail']);
     plainIndexId = await create('no-thumbnails', []);
     const uploads = [
-      ['a', { filename: 'a.mp4', duration: 5, fps: 24, width: 640, height: 360, size: 100, userMetadata: { topic: 'cars', rank: 5, fresh: true } }],
+      [
+        'a',
+        {
+          filename: 'a.mp4',
+          duration: 5,
+          fps: 24,
+          width: 640,
+          height: 360,
+          size: 100,
+          userMetadata: { topic: 'cars', rank: 5, fresh: true },
+        },
+      ],
       ['b', { filename: 'b.mp4', duration: 50, fps: 30, width: 1280, height: 720, size: 2000, userMetadata: { topic: 'boats', rank: 2 } }],
-      ['c', { filename: 'c.mp4', duration: 500, fps: 60, width: 1920, height: 1080, size: 30000, userMetadata: { topic: 'cars', rank: 9.5, fresh: false } }],
+      [
+        'c',
+        {
+          filename: 'c.mp4',
+          duration: 500,
+          fps: 60,
+          width: 1920,
+          height: 1080,
+          size: 30000,
+          userMetadata: { topic: 'cars', rank: 9.5, fresh: false },
+        },
+      ],
     ] as const;
     for (const [i, [name, upload]] of uploads.entries()) {
       ids[name] = (await worker.createVideo(org.orgId, indexId, { ...upload, createdAt: day(i + 1) })).id;
@@ -188,7 +214,9 @@ describe.each(['postgres', 'pglite'] as const)('videos over HTTP (%s)', (kind) =
     const metadataV13 = async () => (await get(`/v1.3/indexes/${plainIndexId}/videos/${videoId}`)).body.user_metadata;
 
     it('v1.2 PUT merges, sets the title and deletes null keys; 204 without a content type', async () => {
-      const response = await api().put(`/v1.2/indexes/${plainIndexId}/videos/${videoId}`).set('x-api-key', org.key)
+      const response = await api()
+        .put(`/v1.2/indexes/${plainIndexId}/videos/${videoId}`)
+        .set('x-api-key', org.key)
         .send({ video_title: 'Launch', metadata: { drop: null, added: 2.5 } });
       expect(response.status).toBe(204);
       expect(response.headers['content-type']).toBeUndefined();
@@ -198,21 +226,27 @@ describe.each(['postgres', 'pglite'] as const)('videos over HTTP (%s)', (kind) =
     });
 
     it('v1.3 PATCH merges', async () => {
-      const response = await api().patch(`/v1.3/indexes/${plainIndexId}/videos/${videoId}`).set('x-api-key', org.key)
+      const response = await api()
+        .patch(`/v1.3/indexes/${plainIndexId}/videos/${videoId}`)
+        .set('x-api-key', org.key)
         .send({ user_metadata: { drop: null, flag: true } });
       expect(response.status).toBe(204);
       expect(await metadataV13()).toEqual({ keep: 'me', flag: true });
     });
 
     it('v1.3 PUT replaces the user metadata', async () => {
-      const response = await api().put(`/v1.3/indexes/${plainIndexId}/videos/${videoId}`).set('x-api-key', org.key)
+      const response = await api()
+        .put(`/v1.3/indexes/${plainIndexId}/videos/${videoId}`)
+        .set('x-api-key', org.key)
         .send({ user_metadata: { only: 'this' } });
       expect(response.status).toBe(204);
       expect(await metadataV13()).toEqual({ only: 'this' });
     });
 
     it('accepts metadata as a JSON string in multipart', async () => {
-      const response = await api().patch(`/v1.3/indexes/${plainIndexId}/videos/${videoId}`).set('x-api-key', org.key)
+      const response = await api()
+        .patch(`/v1.3/indexes/${plainIndexId}/videos/${videoId}`)
+        .set('x-api-key', org.key)
         .field('user_metadata', JSON.stringify({ n: 7 }));
       expect(response.status).toBe(204);
       expect(await metadataV13()).toEqual({ keep: 'me', drop: 1, n: 7 });
@@ -351,12 +385,19 @@ describe.each(['postgres', 'pglite'] as const)('videos over HTTP (%s)', (kind) =
       expect(response.headers['content-type']).toBeUndefined();
       expectError(await get(`/v1.3/indexes/${plainIndexId}/videos/${video.id}`), 404, 'resource_not_exist');
       const after = (await get(`/v1.2/indexes/${plainIndexId}`)).body;
-      expect({ count: after.video_count, duration: after.total_duration }).toEqual({ count: before.video_count - 1, duration: before.total_duration - 7 });
+      expect({ count: after.video_count, duration: after.total_duration }).toEqual({
+        count: before.video_count - 1,
+        duration: before.total_duration - 7,
+      });
     });
 
     it('deleting an index takes its videos with it', async () => {
-      const index = (await api().post('/v1.3/indexes').set('x-api-key', org.key)
-        .send({ index_name: 'short-lived', models: [{ model_name: 'marengo2.7', model_options: ['visual'] }] })).body._id as string;
+      const index = (
+        await api()
+          .post('/v1.3/indexes')
+          .set('x-api-key', org.key)
+          .send({ index_name: 'short-lived', models: [{ model_name: 'marengo2.7', model_options: ['visual'] }] })
+      ).body._id as string;
       const video = await worker.createVideo(org.orgId, index);
       expect((await get(`/v1.3/indexes/${index}`)).body.video_count).toBe(1);
       expect((await api().delete(`/v1.3/indexes/${index}`).set('x-api-key', org.key)).status).toBe(204);

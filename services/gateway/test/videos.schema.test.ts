@@ -11,7 +11,10 @@ describe('parseListVideos', () => {
 
   it('reads paging with defaults', () => {
     expect(parseListVideos(INDEX, readQuery('?page=2&page_limit=5&sort_by=updated_at')).page).toEqual({
-      page: 2, page_limit: 5, sort_by: 'updated_at', sort_option: '',
+      page: 2,
+      page_limit: 5,
+      sort_by: 'updated_at',
+      sort_option: '',
     });
   });
 
@@ -35,13 +38,19 @@ describe('parseListVideos', () => {
     });
   });
 
-  it.each(['?metadata=[object Object]', '?user_metadata=[object Object]', '?page_limit=10'])('ignores %s as a metadata filter', (search) => {
-    expect(filterOf(search).user_metadata).toEqual({});
-  });
+  it.each(['?metadata=[object Object]', '?user_metadata=[object Object]', '?page_limit=10'])(
+    'ignores %s as a metadata filter',
+    (search) => {
+      expect(filterOf(search).user_metadata).toEqual({});
+    },
+  );
 
-  it.each(['?duration=x', '?user_metadata=[1', '?user_metadata=[1]', '?colour[lt]=2', '?sort_by=size', '?page_limit=100'])('refuses %s', (search) => {
-    expect(codeOf(() => parseListVideos(INDEX, readQuery(search)))).toBe('parameter_invalid');
-  });
+  it.each(['?duration=x', '?user_metadata=[1', '?user_metadata=[1]', '?colour[lt]=2', '?sort_by=size', '?page_limit=100'])(
+    'refuses %s',
+    (search) => {
+      expect(codeOf(() => parseListVideos(INDEX, readQuery(search)))).toBe('parameter_invalid');
+    },
+  );
 });
 
 describe('parseUpdateVideo', () => {
@@ -51,11 +60,17 @@ describe('parseUpdateVideo', () => {
     ['v1.3', 'PUT', { user_metadata: { a: 1 } }, { replace_user_metadata: true }],
     ['v1.2', 'PATCH', { user_metadata: { a: 1 } }, { replace_user_metadata: false }],
   ] as const)('%s %s %j', (version, method, body, expected) => {
-    expect(parseUpdateVideo(ADAPTERS[version], method, IDS, body)).toMatchObject({ index_id: IDS.indexId, video_id: IDS.videoId, ...expected });
+    expect(parseUpdateVideo(ADAPTERS[version], method, IDS, body)).toMatchObject({
+      index_id: IDS.indexId,
+      video_id: IDS.videoId,
+      ...expected,
+    });
   });
 
   it('keeps null as a delete marker', () => {
-    expect(parseUpdateVideo(ADAPTERS['v1.2'], 'PUT', IDS, { metadata: { gone: null } }).user_metadata).toEqual({ gone: { null_value: true } });
+    expect(parseUpdateVideo(ADAPTERS['v1.2'], 'PUT', IDS, { metadata: { gone: null } }).user_metadata).toEqual({
+      gone: { null_value: true },
+    });
   });
 
   it.each([

@@ -64,7 +64,10 @@ describe('webhooks over HTTP', () => {
 
   it('registers an endpoint, shows its secret once, logs its deliveries, deletes it', async () => {
     const created = await call('POST', '/v1.3/webhooks', { url: receiverUrl, event_types: ['index.task.ready'] });
-    expect(created).toMatchObject({ status: 201, body: { url: receiverUrl, event_types: ['index.task.ready'], signing_secret: expect.stringMatching(/^whsec_/) } });
+    expect(created).toMatchObject({
+      status: 201,
+      body: { url: receiverUrl, event_types: ['index.task.ready'], signing_secret: expect.stringMatching(/^whsec_/) },
+    });
     const id = created.body!._id as string;
 
     const listed = await call('GET', '/v1.2/webhooks');
@@ -73,7 +76,12 @@ describe('webhooks over HTTP', () => {
 
     await bus.publish([
       buildEvent<TaskStatusChangedPayload>('task.status-changed', 'task-1', orgId, {
-        task_id: 'task-1', index_id: 'idx', video_id: 'vid', status: 'ready', previous_status: 'indexing', failure: null,
+        task_id: 'task-1',
+        index_id: 'idx',
+        video_id: 'vid',
+        status: 'ready',
+        previous_status: 'indexing',
+        failure: null,
       }),
     ]);
     let log = await call('GET', `/v1.3/webhooks/${id}/deliveries?status=succeeded`);
@@ -82,7 +90,14 @@ describe('webhooks over HTTP', () => {
       log = await call('GET', `/v1.3/webhooks/${id}/deliveries?status=succeeded`);
     }
     expect(log.body!.data).toEqual([
-      expect.objectContaining({ webhook_id: id, event_type: 'index.task.ready', status: 'succeeded', attempts: 1, last_response_status: 204, last_error: null }),
+      expect.objectContaining({
+        webhook_id: id,
+        event_type: 'index.task.ready',
+        status: 'succeeded',
+        attempts: 1,
+        last_response_status: 204,
+        last_error: null,
+      }),
     ]);
     expect(received).toEqual([log.body!.data[0]._id]);
 

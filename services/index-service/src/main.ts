@@ -22,17 +22,26 @@ export const indexService = defineService({
   outbox: true,
   env: blobEnvShape,
   // The same store (shared volume) the indexing worker writes thumbnails to.
-  fromEnv: async (config): Promise<IndexServiceOptions> => ({ blobs: config.BLOB_DIR ? await openBlobStore({ kind: 'fs', root: config.BLOB_DIR }) : undefined }),
+  fromEnv: async (config): Promise<IndexServiceOptions> => ({
+    blobs: config.BLOB_DIR ? await openBlobStore({ kind: 'fs', root: config.BLOB_DIR }) : undefined,
+  }),
   async build({ db, clock, logger, eventsWritten }, options: IndexServiceOptions) {
     if (!options.blobs) logger.warn('no blob store configured: thumbnail bytes cannot be served');
     const indexStore = createIndexStore(db);
     const indexes = createIndexService({ store: indexStore, clock, eventsWritten });
-    const videos = createVideoService({ store: createVideoStore(db), indexes: indexStore, blobs: options.blobs && blobReader(options.blobs), clock, eventsWritten });
+    const videos = createVideoService({
+      store: createVideoStore(db),
+      indexes: indexStore,
+      blobs: options.blobs && blobReader(options.blobs),
+      clock,
+      eventsWritten,
+    });
     return { implementation: indexServiceImplementation(indexes, videos, logger) };
   },
 });
 
 export type RunningIndexService = RunningService;
-export const startIndexService = (options: KitOptions & IndexServiceOptions): Promise<RunningIndexService> => startService(indexService, options);
+export const startIndexService = (options: KitOptions & IndexServiceOptions): Promise<RunningIndexService> =>
+  startService(indexService, options);
 
 if (require.main === module) runService(indexService);

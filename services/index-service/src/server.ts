@@ -1,4 +1,15 @@
-import { ENGINE_FAMILIES, errors, pageInfo, pageOffset, parseInput, resolvePage, sortAndPaging, type Logger, knownId, pageRequestSchema } from '@vus/core';
+import {
+  ENGINE_FAMILIES,
+  errors,
+  pageInfo,
+  pageOffset,
+  parseInput,
+  resolvePage,
+  sortAndPaging,
+  type Logger,
+  knownId,
+  pageRequestSchema,
+} from '@vus/core';
 import {
   fromMetadataValues,
   fromNumberRange,
@@ -128,7 +139,11 @@ function toArtifacts(artifacts: ProtoArtifacts | null): VideoArtifacts {
     transcription: plainTimed(artifacts?.transcription ?? []),
     text_in_video: plainTimed(artifacts?.text_in_video ?? []),
     logo: plainTimed(artifacts?.logo ?? []),
-    thumbnails: (artifacts?.thumbnails ?? []).map((t) => ({ time: t.time, blobKey: t.blob_key, contentType: t.content_type || 'image/jpeg' })),
+    thumbnails: (artifacts?.thumbnails ?? []).map((t) => ({
+      time: t.time,
+      blobKey: t.blob_key,
+      contentType: t.content_type || 'image/jpeg',
+    })),
   };
 }
 
@@ -244,7 +259,8 @@ export function indexServiceImplementation(indexes: IndexService, videos: VideoS
       },
       async ListVideoIds(request, ctx) {
         const limit = request.limit === 0 ? MAX_VIDEO_IDS : request.limit;
-        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VIDEO_IDS) throw errors.invalid('limit', `It must be between 1 and ${MAX_VIDEO_IDS}.`);
+        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VIDEO_IDS)
+          throw errors.invalid('limit', `It must be between 1 and ${MAX_VIDEO_IDS}.`);
         return videos.listIds(requireOrg(ctx), indexId(request.index_id), toVideoFilter(request.filter), limit);
       },
       async UpdateVideo(request, ctx) {

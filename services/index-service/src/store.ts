@@ -2,13 +2,7 @@ import { isUniqueViolation, Where, type Database, type Queryable } from '@vus/db
 import { enqueueEvents } from '@vus/events';
 import type { EngineOption } from './engines';
 import { findEngine } from './engines';
-import {
-  duplicateIndexName,
-  type IndexFilter,
-  type IndexRecord,
-  type IndexStore,
-  type ModelConfig,
-} from './indexes';
+import { duplicateIndexName, type IndexFilter, type IndexRecord, type IndexStore, type ModelConfig } from './indexes';
 import type { DeletedVideo } from './video-events';
 import {
   NUMERIC_FILTER_FIELDS,
@@ -60,8 +54,19 @@ export function createIndexStore(db: Database): IndexStore {
                                   video_count, total_duration, created_at, updated_at, expires_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
             [
-              index.id, index.orgId, index.name, JSON.stringify(index.models), modelNames, families, options,
-              index.addons, index.videoCount, index.totalDuration, index.createdAt, index.updatedAt, index.expiresAt,
+              index.id,
+              index.orgId,
+              index.name,
+              JSON.stringify(index.models),
+              modelNames,
+              families,
+              options,
+              index.addons,
+              index.videoCount,
+              index.totalDuration,
+              index.createdAt,
+              index.updatedAt,
+              index.expiresAt,
             ],
           );
           await enqueueEvents(tx, events);
@@ -187,7 +192,10 @@ function videoWhereClause(orgId: string, indexId: string, filter: VideoFilter): 
   where.bounds('created_at', filter.createdAt).bounds('updated_at', filter.updatedAt).bounds('indexed_at', filter.indexedAt);
   for (const [key, values] of Object.entries(filter.userMetadata ?? {})) {
     const keyPlaceholder = where.param(key);
-    where.add((p) => `user_metadata -> ${keyPlaceholder}::text = ANY(${p}::jsonb[])`, values.map((v) => JSON.stringify(v)));
+    where.add(
+      (p) => `user_metadata -> ${keyPlaceholder}::text = ANY(${p}::jsonb[])`,
+      values.map((v) => JSON.stringify(v)),
+    );
   }
   return where;
 }
@@ -221,7 +229,11 @@ async function videosLeavingWithIndex(tx: Queryable, indexId: string): Promise<D
      WHERE v.index_id = $1 GROUP BY v.id ORDER BY v.id`,
     [indexId],
   );
-  return rows.map((r) => ({ id: r.id, indexId: r.index_id, blobKeys: [...(r.media_blob_key ? [r.media_blob_key] : []), ...r.thumbnail_keys] }));
+  return rows.map((r) => ({
+    id: r.id,
+    indexId: r.index_id,
+    blobKeys: [...(r.media_blob_key ? [r.media_blob_key] : []), ...r.thumbnail_keys],
+  }));
 }
 
 export function createVideoStore(db: Database): VideoStore {
@@ -242,9 +254,23 @@ export function createVideoStore(db: Database): VideoStore {
            WHERE videos.org_id = EXCLUDED.org_id AND videos.index_id = EXCLUDED.index_id
            RETURNING ${VIDEO_COLUMNS}`,
           [
-            video.id, video.orgId, video.indexId, system.filename, system.duration, system.fps, system.width, system.height,
-            system.size, video.title, JSON.stringify(video.userMetadata), hlsJson(video.hls), video.extractorsRun,
-            video.mediaBlobKey, video.createdAt, video.updatedAt, video.indexedAt,
+            video.id,
+            video.orgId,
+            video.indexId,
+            system.filename,
+            system.duration,
+            system.fps,
+            system.width,
+            system.height,
+            system.size,
+            video.title,
+            JSON.stringify(video.userMetadata),
+            hlsJson(video.hls),
+            video.extractorsRun,
+            video.mediaBlobKey,
+            video.createdAt,
+            video.updatedAt,
+            video.indexedAt,
           ],
         );
         if (!rows[0]) throw videoIdTaken(video.id);
@@ -321,7 +347,11 @@ export function createVideoStore(db: Database): VideoStore {
 
     async putArtifacts(orgId, indexId, id, artifacts) {
       return db.withTx(async (tx) => {
-        const video = await tx.query('SELECT id FROM videos WHERE org_id = $1 AND index_id = $2 AND id = $3 FOR UPDATE', [orgId, indexId, id]);
+        const video = await tx.query('SELECT id FROM videos WHERE org_id = $1 AND index_id = $2 AND id = $3 FOR UPDATE', [
+          orgId,
+          indexId,
+          id,
+        ]);
         if (video.rowCount !== 1) return false;
         await tx.query('DELETE FROM video_timed_values WHERE video_id = $1', [id]);
         await tx.query('DELETE FROM video_thumbnails WHERE video_id = $1', [id]);
@@ -331,8 +361,13 @@ export function createVideoStore(db: Database): VideoStore {
             `INSERT INTO video_timed_values (video_id, kind, position, start_s, end_s, value, confidence)
              SELECT $1, * FROM unnest($2::text[], $3::int[], $4::float8[], $5::float8[], $6::text[], $7::float8[])`,
             [
-              id, timed.map((t) => t.kind), timed.map((t) => t.position), timed.map((t) => t.start),
-              timed.map((t) => t.end), timed.map((t) => t.value), timed.map((t) => t.confidence),
+              id,
+              timed.map((t) => t.kind),
+              timed.map((t) => t.position),
+              timed.map((t) => t.start),
+              timed.map((t) => t.end),
+              timed.map((t) => t.value),
+              timed.map((t) => t.confidence),
             ],
           );
         }
@@ -340,7 +375,12 @@ export function createVideoStore(db: Database): VideoStore {
           await tx.query(
             `INSERT INTO video_thumbnails (video_id, time_s, blob_key, content_type)
              SELECT $1, * FROM unnest($2::float8[], $3::text[], $4::text[])`,
-            [id, artifacts.thumbnails.map((t) => t.time), artifacts.thumbnails.map((t) => t.blobKey), artifacts.thumbnails.map((t) => t.contentType)],
+            [
+              id,
+              artifacts.thumbnails.map((t) => t.time),
+              artifacts.thumbnails.map((t) => t.blobKey),
+              artifacts.thumbnails.map((t) => t.contentType),
+            ],
           );
         }
         return true;

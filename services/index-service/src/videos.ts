@@ -1,4 +1,15 @@
-import { ApiError, errors, isId, listPage, type Bounds, type Clock, type MetadataValue, type PageInfo, type SystemMetadata, type UserMetadata } from '@vus/core';
+import {
+  ApiError,
+  errors,
+  isId,
+  listPage,
+  type Bounds,
+  type Clock,
+  type MetadataValue,
+  type PageInfo,
+  type SystemMetadata,
+  type UserMetadata,
+} from '@vus/core';
 import type { EventEnvelope } from '@vus/events';
 import type { IndexStore, TimeBounds } from './indexes';
 import { videoDeletedEvent, type DeletedVideo } from './video-events';
@@ -97,7 +108,14 @@ export interface VideoStore {
   upsert(video: VideoRecord): Promise<VideoRecord | undefined>;
   /** `indexId` undefined: in any index of the organization. */
   get(orgId: string, indexId: string | undefined, id: string): Promise<VideoRecord | undefined>;
-  list(orgId: string, indexId: string, filter: VideoFilter, sort: VideoSort, limit: number, offset: number): Promise<{ rows: VideoRecord[]; total: number }>;
+  list(
+    orgId: string,
+    indexId: string,
+    filter: VideoFilter,
+    sort: VideoSort,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: VideoRecord[]; total: number }>;
   /** Ids of the videos passing `filter`, in id order, at most `limit`. */
   listIds(orgId: string, indexId: string, filter: VideoFilter, limit: number): Promise<string[]>;
   updateMetadata(orgId: string, indexId: string, id: string, change: MetadataChange, at: Date): Promise<VideoRecord | undefined>;
@@ -106,7 +124,13 @@ export interface VideoStore {
   /** Replaces every artifact of the video; false when the video does not exist. */
   putArtifacts(orgId: string, indexId: string, id: string, artifacts: VideoArtifacts): Promise<boolean>;
   /** Only the asked kinds are filled (the others are empty); timed values overlap the window. */
-  getArtifacts(orgId: string, indexId: string, id: string, kinds: readonly ArtifactKind[], window: TimeWindow): Promise<VideoArtifacts | undefined>;
+  getArtifacts(
+    orgId: string,
+    indexId: string,
+    id: string,
+    kinds: readonly ArtifactKind[],
+    window: TimeWindow,
+  ): Promise<VideoArtifacts | undefined>;
 }
 
 /** Reads a stored blob; undefined when there is no blob under the key. */
@@ -336,7 +360,13 @@ export function createVideoService({ store, indexes, blobs, clock, eventsWritten
       if (!(await store.putArtifacts(orgId, indexId, id, validateArtifacts(artifacts)))) throw errors.notFound('Video', id);
     },
 
-    async getArtifacts(orgId: string, indexId: string, id: string, kinds: readonly ArtifactKind[], window: TimeWindow): Promise<VideoArtifacts> {
+    async getArtifacts(
+      orgId: string,
+      indexId: string,
+      id: string,
+      kinds: readonly ArtifactKind[],
+      window: TimeWindow,
+    ): Promise<VideoArtifacts> {
       const artifacts = await store.getArtifacts(orgId, indexId, id, kinds.length ? kinds : ARTIFACT_KINDS, validateWindow(window));
       if (!artifacts) throw errors.notFound('Video', id);
       return artifacts;

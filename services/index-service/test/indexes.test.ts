@@ -1,12 +1,6 @@
 import { ManualClock } from '@vus/core';
 import type { EventEnvelope } from '@vus/events';
-import {
-  createIndexService,
-  duplicateIndexName,
-  validateModels,
-  type IndexRecord,
-  type IndexStore,
-} from '../src/indexes';
+import { createIndexService, duplicateIndexName, validateModels, type IndexRecord, type IndexStore } from '../src/indexes';
 import { codeOf } from '@vus/testing';
 
 const ORG = '6528dde58f9cd95a98cbd075';
@@ -54,13 +48,27 @@ describe('validateModels', () => {
   it.each([
     [[{ name: 'marengo2.6', options: ['visual', 'conversation'] }], [], false],
     [[{ name: 'marengo2.6', options: ['visual', 'visual'] }], [], false],
-    [[{ name: 'marengo2.6', options: ['visual'] }, { name: 'pegasus1.1', options: ['visual', 'conversation'] }], ['thumbnail'], false],
+    [
+      [
+        { name: 'marengo2.6', options: ['visual'] },
+        { name: 'pegasus1.1', options: ['visual', 'conversation'] },
+      ],
+      ['thumbnail'],
+      false,
+    ],
     [[], [], 'parameter_not_provided'],
     [[{ name: 'marengo9', options: ['visual'] }], [], 'parameter_invalid'],
     [[{ name: 'marengo2.6', options: [] }], [], 'parameter_not_provided'],
     // Pegasus reads neither on-screen text nor logos.
     [[{ name: 'pegasus1.2', options: ['text_in_video'] }], [], 'parameter_invalid'],
-    [[{ name: 'marengo2.6', options: ['visual'] }, { name: 'marengo2.7', options: ['visual'] }], [], 'parameter_invalid'],
+    [
+      [
+        { name: 'marengo2.6', options: ['visual'] },
+        { name: 'marengo2.7', options: ['visual'] },
+      ],
+      [],
+      'parameter_invalid',
+    ],
     [[{ name: 'marengo2.6', options: ['visual'] }], ['hologram'], 'parameter_invalid'],
     [[{ name: 'pegasus1.2', options: ['visual'] }], ['thumbnail'], 'parameter_invalid'],
   ] as const)('%j with addons %j → %p', async (models, addons, code) => {
@@ -148,7 +156,10 @@ describe('IndexService', () => {
       for (let i = 0; i < 3; i++) await service.create(ORG, { name: `i${i}`, models: marengo, addons: [] });
       const sort = { by: 'created_at' as const, order: 'desc' as const };
       expect((await service.list(ORG, {}, sort, { page: 1, pageLimit: 2 })).pageInfo).toEqual({
-        page: 1, limit_per_page: 2, total_page: 2, total_results: 3,
+        page: 1,
+        limit_per_page: 2,
+        total_page: 2,
+        total_results: 3,
       });
       expect((await service.list(ORG, {}, sort, { page: 3, pageLimit: 2 })).data).toEqual([]);
       expect(await codeOf(service.list(ORG, {}, sort, { pageLimit: 51 }))).toBe('parameter_invalid');

@@ -4,13 +4,7 @@ import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
 import { createIndexService, type IndexService } from '../src/indexes';
 import { indexService } from '../src/main';
 import { createIndexStore, createVideoStore } from '../src/store';
-import {
-  createVideoService,
-  type CreateVideoInput,
-  type VideoArtifacts,
-  type VideoService,
-  type VideoSort,
-} from '../src/videos';
+import { createVideoService, type CreateVideoInput, type VideoArtifacts, type VideoService, type VideoSort } from '../src/videos';
 import { codeOf } from '@vus/testing';
 
 const ORG = '6528dde58f9cd95a98cbd075';
@@ -63,11 +57,18 @@ describe.each(DATABASE_KINDS)('videos on %s', (_kind, create) => {
   });
 
   const outbox = async () =>
-    (await database.db.query<{ type: string; key: string; payload: Record<string, unknown> }>('SELECT type, key, payload FROM outbox ORDER BY seq')).rows;
+    (
+      await database.db.query<{ type: string; key: string; payload: Record<string, unknown> }>(
+        'SELECT type, key, payload FROM outbox ORDER BY seq',
+      )
+    ).rows;
 
   describe('create', () => {
     it('creates a video with its system metadata and counts it on the index', async () => {
-      const input = buildVideo(indexId, { userMetadata: { topic: 'cars', rank: 3, fresh: true }, createdAt: new Date('2024-04-01T00:00:00Z') });
+      const input = buildVideo(indexId, {
+        userMetadata: { topic: 'cars', rank: 3, fresh: true },
+        createdAt: new Date('2024-04-01T00:00:00Z'),
+      });
       const video = await videos.create(ORG, input);
       expect(video).toMatchObject({
         id: input.videoId,
@@ -142,7 +143,11 @@ describe.each(DATABASE_KINDS)('videos on %s', (_kind, create) => {
       const specs = [
         ['a', { filename: 'a.mp4', duration: 5, fps: 24, width: 640, height: 360, size: 100 }, { topic: 'cars', rank: 5, fresh: true }],
         ['b', { filename: 'b.mp4', duration: 50, fps: 30, width: 1280, height: 720, size: 2000 }, { topic: 'boats', rank: 2 }],
-        ['c', { filename: 'c.mp4', duration: 500, fps: 60, width: 1920, height: 1080, size: 30000 }, { topic: 'cars', rank: '5', fresh: false }],
+        [
+          'c',
+          { filename: 'c.mp4', duration: 500, fps: 60, width: 1920, height: 1080, size: 30000 },
+          { topic: 'cars', rank: '5', fresh: false },
+        ],
       ] as const;
       for (const [i, [name, system, userMetadata]] of specs.entries()) {
         clock.set(day(10 - i)); // updated_at: a newest
@@ -208,7 +213,15 @@ describe.each(DATABASE_KINDS)('videos on %s', (_kind, create) => {
   describe('listIds (search filters)', () => {
     it('gives every id passing the filter, in id order, and says when the limit cut them', async () => {
       const made = [];
-      for (const duration of [5, 50, 500]) made.push((await videos.create(ORG, buildVideo(indexId, { system: { filename: 'x.mp4', duration, fps: 25, width: 640, height: 480, size: 1 } }))).id);
+      for (const duration of [5, 50, 500])
+        made.push(
+          (
+            await videos.create(
+              ORG,
+              buildVideo(indexId, { system: { filename: 'x.mp4', duration, fps: 25, width: 640, height: 480, size: 1 } }),
+            )
+          ).id,
+        );
       expect(await videos.listIds(ORG, indexId, {}, 10)).toEqual({ ids: [...made].sort(), truncated: false });
       expect(await videos.listIds(ORG, indexId, { duration: { gte: 10 } }, 10)).toEqual({ ids: made.slice(1).sort(), truncated: false });
       expect(await videos.listIds(ORG, indexId, {}, 2)).toEqual({ ids: [...made].sort().slice(0, 2), truncated: true });
@@ -240,8 +253,12 @@ describe.each(DATABASE_KINDS)('videos on %s', (_kind, create) => {
 
     it('refuses bad values and foreign videos', async () => {
       const video = await videos.create(ORG, buildVideo(indexId));
-      expect(await codeOf(videos.update(ORG, indexId, video.id, { userMetadata: { n: Number.NaN }, replace: false }))).toBe('parameter_invalid');
-      expect(await codeOf(videos.update(ORG, indexId, video.id, { userMetadata: { list: [1] as never }, replace: false }))).toBe('parameter_invalid');
+      expect(await codeOf(videos.update(ORG, indexId, video.id, { userMetadata: { n: Number.NaN }, replace: false }))).toBe(
+        'parameter_invalid',
+      );
+      expect(await codeOf(videos.update(ORG, indexId, video.id, { userMetadata: { list: [1] as never }, replace: false }))).toBe(
+        'parameter_invalid',
+      );
       expect(await codeOf(videos.update(OTHER_ORG, indexId, video.id, { userMetadata: {}, replace: false }))).toBe('resource_not_exist');
     });
   });
@@ -306,16 +323,30 @@ describe.each(DATABASE_KINDS)('videos on %s', (_kind, create) => {
       blobs.set('t/8.jpg', Buffer.from('eight'));
       await videos.putArtifacts(ORG, indexId, video.id, {
         ...EMPTY_ARTIFACTS,
-        thumbnails: [{ time: 2, blobKey: 't/2.jpg', contentType: 'image/jpeg' }, { time: 8, blobKey: 't/8.jpg', contentType: 'image/png' }],
+        thumbnails: [
+          { time: 2, blobKey: 't/2.jpg', contentType: 'image/jpeg' },
+          { time: 8, blobKey: 't/8.jpg', contentType: 'image/png' },
+        ],
       });
-      expect(await videos.thumbnail(ORG, indexId, video.id, undefined, false)).toEqual({ time: 2, contentType: 'image/jpeg', data: undefined });
-      expect(await videos.thumbnail(ORG, indexId, video.id, 6, true)).toEqual({ time: 8, contentType: 'image/png', data: Buffer.from('eight') });
+      expect(await videos.thumbnail(ORG, indexId, video.id, undefined, false)).toEqual({
+        time: 2,
+        contentType: 'image/jpeg',
+        data: undefined,
+      });
+      expect(await videos.thumbnail(ORG, indexId, video.id, 6, true)).toEqual({
+        time: 8,
+        contentType: 'image/png',
+        data: Buffer.from('eight'),
+      });
     });
 
     it('answers clearly when there is no addon, no thumbnail or no blob', async () => {
       const video = await videos.create(ORG, buildVideo(indexId));
       expect(await codeOf(videos.thumbnail(ORG, indexId, video.id, undefined, true))).toBe('resource_not_exist');
-      await videos.putArtifacts(ORG, indexId, video.id, { ...EMPTY_ARTIFACTS, thumbnails: [{ time: 1, blobKey: 'gone', contentType: 'image/jpeg' }] });
+      await videos.putArtifacts(ORG, indexId, video.id, {
+        ...EMPTY_ARTIFACTS,
+        thumbnails: [{ time: 1, blobKey: 'gone', contentType: 'image/jpeg' }],
+      });
       expect(await codeOf(videos.thumbnail(ORG, indexId, video.id, undefined, true))).toBe('resource_not_exist');
       const plain = await indexes.create(ORG, { name: 'plain', models: [{ name: 'marengo2.6', options: ['visual'] }], addons: [] });
       const other = await videos.create(ORG, buildVideo(plain.id));
@@ -327,7 +358,10 @@ describe.each(DATABASE_KINDS)('videos on %s', (_kind, create) => {
   describe('delete', () => {
     it('deletes the video with its artifacts and writes video.deleted with its blob keys', async () => {
       const video = await videos.create(ORG, buildVideo(indexId));
-      await videos.putArtifacts(ORG, indexId, video.id, { ...EMPTY_ARTIFACTS, thumbnails: [{ time: 1, blobKey: 'thumbs/1.jpg', contentType: 'image/jpeg' }] });
+      await videos.putArtifacts(ORG, indexId, video.id, {
+        ...EMPTY_ARTIFACTS,
+        thumbnails: [{ time: 1, blobKey: 'thumbs/1.jpg', contentType: 'image/jpeg' }],
+      });
       expect(await codeOf(videos.delete(OTHER_ORG, indexId, video.id))).toBe('resource_not_exist');
       await videos.delete(ORG, indexId, video.id);
       expect(woken).toBe(2); // index.created, video.deleted
@@ -339,7 +373,9 @@ describe.each(DATABASE_KINDS)('videos on %s', (_kind, create) => {
       expect(await codeOf(videos.get(ORG, indexId, video.id))).toBe('resource_not_exist');
       expect(await codeOf(videos.delete(ORG, indexId, video.id))).toBe('resource_not_exist');
       expect(await indexes.get(ORG, indexId)).toMatchObject({ videoCount: 0, totalDuration: 0 });
-      const left = await database.db.query('SELECT (SELECT count(*) FROM video_thumbnails) + (SELECT count(*) FROM video_timed_values) AS n');
+      const left = await database.db.query(
+        'SELECT (SELECT count(*) FROM video_thumbnails) + (SELECT count(*) FROM video_timed_values) AS n',
+      );
       expect(Number(left.rows[0]!.n)).toBe(0);
     });
 
@@ -349,7 +385,11 @@ describe.each(DATABASE_KINDS)('videos on %s', (_kind, create) => {
       await indexes.delete(ORG, indexId);
       const events = (await outbox()).slice(1);
       expect(events.map((e) => [e.type, e.key]).sort()).toEqual(
-        [['index.deleted', indexId], ['video.deleted', a.id], ['video.deleted', b.id]].sort(),
+        [
+          ['index.deleted', indexId],
+          ['video.deleted', a.id],
+          ['video.deleted', b.id],
+        ].sort(),
       );
       expect(events.find((e) => e.key === a.id)?.payload).toMatchObject({ blob_keys: ['a.mp4'], reason: 'index_deleted' });
       expect(events.at(-1)?.type).toBe('index.deleted');

@@ -35,7 +35,11 @@ export function createCombinedSearch(search: Search) {
         Promise.all(
           leaves.map(async (leaf) => {
             const leafOptions = leaf.searchOptions as SearchOption[];
-            const matches = await search.matchesOf(scope, { text: leaf.text }, { options: leafOptions, conversationOption: leaf.conversationOption });
+            const matches = await search.matchesOf(
+              scope,
+              { text: leaf.text },
+              { options: leafOptions, conversationOption: leaf.conversationOption },
+            );
             return clipsOf(matches, { operator: 'or', options: leafOptions, threshold: 'none', adjustConfidenceLevel: adjust });
           }),
         ),
@@ -61,7 +65,13 @@ export function createCombinedSearch(search: Search) {
           clips.push(clipOfMoment(videoId, moment, confidence, leafClipsByVideo.get(videoId) ?? []));
         }
       }
-      return search.saveAndServe(orgId, index, { groupBy: 'clip', sortOption: 'score', pageLimit: params.pageLimit }, rankClips(clips), false);
+      return search.saveAndServe(
+        orgId,
+        index,
+        { groupBy: 'clip', sortOption: 'score', pageLimit: params.pageLimit },
+        rankClips(clips),
+        false,
+      );
     },
   };
 }
@@ -81,9 +91,7 @@ function momentsByVideo(clips: readonly Clip[]): Map<string, Moment[]> {
 
 /** A combined moment as a clip; what matched and the thumbnail come from the video's leaf clips inside it. */
 function clipOfMoment(videoId: string, moment: Moment, confidence: Clip['confidence'], videoLeafClips: readonly Clip[]): Clip {
-  const inside = videoLeafClips
-    .filter((c) => c.start < moment.end && c.end > moment.start)
-    .sort((a, b) => b.score - a.score);
+  const inside = videoLeafClips.filter((c) => c.start < moment.end && c.end > moment.start).sort((a, b) => b.score - a.score);
   const matches: Clip['matches'] = [];
   for (const match of inside.flatMap((c) => c.matches)) {
     if (!matches.some((m) => m.option === match.option && m.text === match.text)) matches.push(match);
@@ -97,7 +105,10 @@ function clipOfMoment(videoId: string, moment: Moment, confidence: Clip['confide
     modules: [],
     matches: matches.slice(0, 5),
     thumbnailKey: inside.find((c) => c.thumbnailKey)?.thumbnailKey ?? '',
-    transcription: inside.map((c) => c.transcription).filter(Boolean).join(' '),
+    transcription: inside
+      .map((c) => c.transcription)
+      .filter(Boolean)
+      .join(' '),
     rank: 0,
   };
 }

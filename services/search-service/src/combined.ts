@@ -26,9 +26,7 @@ export interface Leaf {
 }
 
 export type QueryNode =
-  | Leaf
-  | { kind: 'and' | 'or' | 'then'; operands: QueryNode[]; proximity?: number }
-  | { kind: 'not'; origin: QueryNode; sub: QueryNode };
+  Leaf | { kind: 'and' | 'or' | 'then'; operands: QueryNode[]; proximity?: number } | { kind: 'not'; origin: QueryNode; sub: QueryNode };
 
 export interface Globals {
   searchOptions: readonly string[];
@@ -56,7 +54,13 @@ interface Resolved {
   conversationOption: ConversationOption | undefined;
 }
 
-function resolve(query: CombinedQuery | null | undefined, path: string, depth: number, globals: Resolved, walker: { leaves: number }): QueryNode {
+function resolve(
+  query: CombinedQuery | null | undefined,
+  path: string,
+  depth: number,
+  globals: Resolved,
+  walker: { leaves: number },
+): QueryNode {
   if (!query) throw errors.notProvided(path);
   if (depth > MAX_QUERY_DEPTH) throw errors.invalid(path, `Combined queries can be nested at most ${MAX_QUERY_DEPTH} levels deep.`);
   const kind = nodeKind(query, path);

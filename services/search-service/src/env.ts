@@ -7,7 +7,12 @@ import type { SearchServiceOptions } from './main';
 export const searchEnvShape = {
   ...modelsEnvSchema.shape,
   INDEX_SERVICE_ADDR: envAddress,
-  SEARCH_PAGE_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 24 * 3600).default(3600),
+  SEARCH_PAGE_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 24 * 3600)
+    .default(3600),
 };
 
 export function searchOptionsFromEnv(config: z.infer<z.ZodObject<typeof searchEnvShape>>): SearchServiceOptions {

@@ -34,10 +34,17 @@ export function indexDirectory(client: IndexClient): IndexDirectory {
     async userMetadata(orgId, indexId, videoIds) {
       const found = new Map<string, Record<string, PlainMetadataValue>>();
       // A page of results names at most 50 videos: one list call.
-      const { data } = await client.listVideos(ctx(orgId), { index_id: indexId, filter: { ids: [...videoIds] }, page: { page: 1, page_limit: 50 } });
+      const { data } = await client.listVideos(ctx(orgId), {
+        index_id: indexId,
+        filter: { ids: [...videoIds] },
+        page: { page: 1, page_limit: 50 },
+      });
       for (const video of data) {
         const values = fromMetadataValues(video.user_metadata);
-        found.set(video.id, Object.fromEntries(Object.entries(values).filter((e): e is [string, PlainMetadataValue] => e[1] !== undefined)));
+        found.set(
+          video.id,
+          Object.fromEntries(Object.entries(values).filter((e): e is [string, PlainMetadataValue] => e[1] !== undefined)),
+        );
       }
       return found;
     },

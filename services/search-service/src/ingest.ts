@@ -64,20 +64,18 @@ export function createIngest(deps: IngestDeps) {
 
   return {
     async replace(orgId: string, indexId: string, videoId: string, segments: readonly IncomingSegment[]): Promise<void> {
-      const rows = segments.map(
-        (s): NewSegment => ({
-          start: s.start,
-          end: s.end,
-          modality: s.modality,
-          text: s.text,
-          labels: s.labels,
-          labelNames: [...new Set(s.labels.flatMap((label) => termsOf(label).names))],
-          broaderTerms: [...new Set(s.labels.flatMap((label) => termsOf(label).broader))],
-          thumbnailKey: s.thumbnail_key,
-          vector: s.vector.length > 0 ? s.vector : undefined,
-          vectorModel: s.vector_model || undefined,
-        }),
-      );
+      const rows = segments.map((s): NewSegment => ({
+        start: s.start,
+        end: s.end,
+        modality: s.modality,
+        text: s.text,
+        labels: s.labels,
+        labelNames: [...new Set(s.labels.flatMap((label) => termsOf(label).names))],
+        broaderTerms: [...new Set(s.labels.flatMap((label) => termsOf(label).broader))],
+        thumbnailKey: s.thumbnail_key,
+        vector: s.vector.length > 0 ? s.vector : undefined,
+        vectorModel: s.vector_model || undefined,
+      }));
       await deps.store.replaceVideoSegments(orgId, indexId, videoId, rows);
       deps.logger.debug({ orgId, indexId, videoId, segments: rows.length }, 'segments ingested');
     },

@@ -59,7 +59,8 @@ export interface LexicalPlan {
   slots: (number | undefined)[][];
 }
 
-const orQuery = (queries: readonly string[]): string | undefined => (queries.length > 0 ? queries.map((q) => `(${q})`).join(' | ') : undefined);
+const orQuery = (queries: readonly string[]): string | undefined =>
+  queries.length > 0 ? queries.map((q) => `(${q})`).join(' | ') : undefined;
 
 /** A plan's tsquery text restricted to weight A (the document's own words). */
 const weighted = (query: string): string => tsQueryText(query, 'A') ?? query;

@@ -39,20 +39,39 @@ export const searchService = defineService({
     onStop(() => (indexClient.close(), wordnet.close()));
     const expand = (text: string) => expandQuery(text, wordnet);
     const pageTtlMs = (options.pageTtlSeconds ?? 3600) * 1000;
-    const search = createSearch({ store, indexes: indexDirectory(indexClient), expand, models: queryModels(options.models), clock, logger, pageTtlMs });
+    const search = createSearch({
+      store,
+      indexes: indexDirectory(indexClient),
+      expand,
+      models: queryModels(options.models),
+      clock,
+      logger,
+      pageTtlMs,
+    });
     const ingest = createIngest({ store, labelTerms: (label) => labelTerms(label, wordnet), logger });
     const fetchImage = queryImageFetcher(options.fetchAllowHosts);
     return {
-      implementation: searchServiceImplementation({ ingest, search, combined: createCombinedSearch(search), segments: createVideoSegmentReader(db), fetchImage }, logger),
+      implementation: searchServiceImplementation(
+        { ingest, search, combined: createCombinedSearch(search), segments: createVideoSegmentReader(db), fetchImage },
+        logger,
+      ),
       consumers: [segmentCleanup(db, store)],
       withoutBus: "no event bus: deleted videos' segments stay until re-ingested or their index's are deleted",
       // Expired sets are kept a day, so that an old token reads "expired" rather than "unknown".
-      jobs: [intervalJob({ name: 'purge-result-sets', everyMs: 600_000, logger, run: () => store.purgeResultSets(new Date(clock.now().getTime() - 86_400_000)) })],
+      jobs: [
+        intervalJob({
+          name: 'purge-result-sets',
+          everyMs: 600_000,
+          logger,
+          run: () => store.purgeResultSets(new Date(clock.now().getTime() - 86_400_000)),
+        }),
+      ],
     };
   },
 });
 
 export type RunningSearchService = RunningService;
-export const startSearchService = (options: KitOptions & SearchServiceOptions): Promise<RunningSearchService> => startService(searchService, options);
+export const startSearchService = (options: KitOptions & SearchServiceOptions): Promise<RunningSearchService> =>
+  startService(searchService, options);
 
 if (require.main === module) runService(searchService);

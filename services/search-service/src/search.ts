@@ -205,7 +205,10 @@ export function createSearch(deps: SearchDeps) {
     filter: VideoFilter__Input | undefined,
     work: (scope: Scope) => Promise<T>,
   ): Promise<{ index: IndexInfo; result: T }> {
-    const [index, result] = await Promise.allSettled([searchableIndex(orgId, indexId, options), scopeOf(orgId, indexId, filter).then(work)]);
+    const [index, result] = await Promise.allSettled([
+      searchableIndex(orgId, indexId, options),
+      scopeOf(orgId, indexId, filter).then(work),
+    ]);
     if (index.status === 'rejected') throw index.reason;
     if (result.status === 'rejected') throw result.reason;
     return { index: index.value, result: result.value };
@@ -260,7 +263,10 @@ export function createSearch(deps: SearchDeps) {
     }
     const detector = await deps.models.detector();
     if (!detector) {
-      throw new ApiError('model_unavailable', 'Searching by image needs the CLIP model or the object detector, and neither is loaded on this server.');
+      throw new ApiError(
+        'model_unavailable',
+        'Searching by image needs the CLIP model or the object detector, and neither is loaded on this server.',
+      );
     }
     const labels = [...new Set((await detector.detectObjects(image)).map((o) => o.label))];
     if (labels.length === 0) return [];
@@ -272,7 +278,11 @@ export function createSearch(deps: SearchDeps) {
     return hits.map((hit) => matchOf(hit, 'visual', scoreHit(groups, plan, hit.kinds)));
   }
 
-  async function matchesOf(scope: Scope, query: Query, params: Pick<SearchParams, 'options' | 'conversationOption'>): Promise<SegmentMatch[]> {
+  async function matchesOf(
+    scope: Scope,
+    query: Query,
+    params: Pick<SearchParams, 'options' | 'conversationOption'>,
+  ): Promise<SegmentMatch[]> {
     if (scope.videoIds && scope.videoIds.length === 0) return [];
     const matches: SegmentMatch[] = [];
     if (query.text !== undefined) matches.push(...(await textMatches(scope, query.text, params.options, params.conversationOption)));
@@ -280,7 +290,13 @@ export function createSearch(deps: SearchDeps) {
     return matches;
   }
 
-  async function saveAndServe(orgId: string, index: IndexInfo, params: Pick<SearchParams, 'groupBy' | 'sortOption' | 'pageLimit'>, clips: Clip[], includeUserMetadata: boolean): Promise<ResultPage> {
+  async function saveAndServe(
+    orgId: string,
+    index: IndexInfo,
+    params: Pick<SearchParams, 'groupBy' | 'sortOption' | 'pageLimit'>,
+    clips: Clip[],
+    includeUserMetadata: boolean,
+  ): Promise<ResultPage> {
     const kept = clips.slice(0, MAX_RESULTS);
     const videos = params.groupBy === 'video' ? groupByVideo(kept, params.sortOption) : [];
     const now = deps.clock.now();
@@ -301,11 +317,7 @@ export function createSearch(deps: SearchDeps) {
     return servePage(set, 1, includeUserMetadata);
   }
 
-  async function servePage(
-    set: StoredResultSet,
-    page: number,
-    includeUserMetadata: boolean,
-  ): Promise<ResultPage> {
+  async function servePage(set: StoredResultSet, page: number, includeUserMetadata: boolean): Promise<ResultPage> {
     const slice = slicePage(set.id, set.items, page, set.pageLimit);
     const clips = set.groupBy === 'clip' ? (slice.items as Clip[]) : [];
     const videos = set.groupBy === 'video' ? (slice.items as VideoGroup[]) : [];
@@ -337,7 +349,8 @@ export function createSearch(deps: SearchDeps) {
       const { index, result: matches } = await onSearchableIndex(orgId, indexId, params.options, params.filter, async (scope) => {
         if (query.image) {
           await checkQueryImage(query.image);
-          if (!params.options.includes('visual')) throw errors.invalid('search_options', 'A query image is searched through the visual option; include visual.');
+          if (!params.options.includes('visual'))
+            throw errors.invalid('search_options', 'A query image is searched through the visual option; include visual.');
         }
         return matchesOf(scope, query, params);
       });
@@ -363,9 +376,14 @@ export function createSearch(deps: SearchDeps) {
       const filter = params.videoIds.length > 0 ? { ids: [...params.videoIds] } : undefined;
       const candidates = { lexical: MATCH_CANDIDATES_PER_OPTION, nearest: MATCH_CANDIDATES_PER_OPTION };
       const { result: matches } = await onSearchableIndex(orgId, indexId, params.options, filter, (scope) =>
-        scope.videoIds && scope.videoIds.length === 0 ? Promise.resolve([]) : textMatches(scope, text, params.options, params.conversationOption, candidates),
+        scope.videoIds && scope.videoIds.length === 0
+          ? Promise.resolve([])
+          : textMatches(scope, text, params.options, params.conversationOption, candidates),
       );
-      return clipsOf(matches, { operator: 'or', options: params.options, threshold: params.threshold, adjustConfidenceLevel: 0.5 }).slice(0, MATCH_CANDIDATES_PER_OPTION);
+      return clipsOf(matches, { operator: 'or', options: params.options, threshold: params.threshold, adjustConfidenceLevel: 0.5 }).slice(
+        0,
+        MATCH_CANDIDATES_PER_OPTION,
+      );
     },
 
     /** A later page. Unknown, malformed, another organization's and expired tokens all read as expired. */
@@ -373,7 +391,9 @@ export function createSearch(deps: SearchDeps) {
       const parsed = parsePageToken(token);
       const set = parsed && (await store.loadResultSet(orgId, parsed.setId));
       if (!parsed || !set || set.expiresAt.getTime() <= deps.clock.now().getTime()) {
-        throw new ApiError('search_page_token_expired', `The page token ${token} has expired or does not exist. Run the search again.`, { param: 'page_token' });
+        throw new ApiError('search_page_token_expired', `The page token ${token} has expired or does not exist. Run the search again.`, {
+          param: 'page_token',
+        });
       }
       return servePage(set, parsed.page, includeUserMetadata);
     },
@@ -396,7 +416,9 @@ export async function checkQueryImage(image: Buffer): Promise<void> {
     throw errors.invalid('query_media_file', 'It is not a JPEG or PNG image.');
   }
   if (facts.width < QUERY_IMAGE_MIN_SIDE || facts.height < QUERY_IMAGE_MIN_SIDE) {
-    throw errors.invalid('query_media_file', `The image is ${facts.width}x${facts.height}; at least ${QUERY_IMAGE_MIN_SIDE}x${QUERY_IMAGE_MIN_SIDE} pixels are needed.`);
+    throw errors.invalid(
+      'query_media_file',
+      `The image is ${facts.width}x${facts.height}; at least ${QUERY_IMAGE_MIN_SIDE}x${QUERY_IMAGE_MIN_SIDE} pixels are needed.`,
+    );
   }
 }
-

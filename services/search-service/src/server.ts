@@ -35,7 +35,12 @@ const ingestSchema = z.object({ segments: z.array(segmentSchema).max(100_000) })
 const confidenceAndPaging = {
   threshold: z.enum(['', 'high', 'medium', 'low', 'none']).transform((v) => v || 'low'),
   adjust_confidence_level: z.number().min(0).max(1).optional(),
-  page_limit: z.number().int().min(0).max(50).transform((v) => v || 10),
+  page_limit: z
+    .number()
+    .int()
+    .min(0)
+    .max(50)
+    .transform((v) => v || 10),
 };
 const paramsSchema = z.object({
   ...confidenceAndPaging,
@@ -98,7 +103,11 @@ export function toProtoPage(page: ResultPage): SearchResultPage__Input {
     clips: page.clips.map((clip) => toProtoClip(clip, metadata)),
     videos: page.videos.map((group) => {
       const own = metadata?.get(group.videoId);
-      return { id: group.videoId, clips: group.clips.map((clip) => toProtoClip(clip, undefined)), user_metadata: own ? toMetadataValues(own) : {} };
+      return {
+        id: group.videoId,
+        clips: group.clips.map((clip) => toProtoClip(clip, undefined)),
+        user_metadata: own ? toMetadataValues(own) : {},
+      };
     }),
     page_info: {
       limit_per_page: page.pageInfo.limitPerPage,
@@ -108,12 +117,22 @@ export function toProtoPage(page: ResultPage): SearchResultPage__Input {
       prev_page_token: page.pageInfo.prevPageToken,
       page_expires_at: toTimestamp(page.pageInfo.expiresAt),
     },
-    search_pool: { total_count: page.searchPool.totalCount, total_duration: page.searchPool.totalDuration, index_id: page.searchPool.indexId },
+    search_pool: {
+      total_count: page.searchPool.totalCount,
+      total_duration: page.searchPool.totalDuration,
+      index_id: page.searchPool.indexId,
+    },
   };
 }
 
 export function searchServiceImplementation(
-  deps: { ingest: Ingest; search: Search; combined: CombinedSearch; segments: VideoSegmentReader; fetchImage: (url: string) => Promise<Buffer> },
+  deps: {
+    ingest: Ingest;
+    search: Search;
+    combined: CombinedSearch;
+    segments: VideoSegmentReader;
+    fetchImage: (url: string) => Promise<Buffer>;
+  },
   logger: Logger,
 ): UntypedServiceImplementation {
   return implement<SearchServiceHandlers>(
@@ -134,7 +153,14 @@ export function searchServiceImplementation(
       async ListVideoSegments(request, ctx) {
         const segments = await deps.segments.videoSegments(requireOrg(ctx), indexId(request.index_id), videoId(request.video_id));
         return {
-          segments: segments.map((s) => ({ start: s.start, end: s.end, modality: s.modality, text: s.text, labels: s.labels, thumbnail_key: s.thumbnailKey })),
+          segments: segments.map((s) => ({
+            start: s.start,
+            end: s.end,
+            modality: s.modality,
+            text: s.text,
+            labels: s.labels,
+            thumbnail_key: s.thumbnailKey,
+          })),
         };
       },
       async Search(request, ctx) {
@@ -142,7 +168,8 @@ export function searchServiceImplementation(
         const params = searchParams(request, request.filter);
         const media = request.query_media;
         if (media && media.media_type !== 'image') throw errors.invalid('query_media_type', 'The only query media type is image.');
-        const image = media?.source === 'url' ? await deps.fetchImage(media.url!) : media?.source === 'data' ? Buffer.from(media.data!) : undefined;
+        const image =
+          media?.source === 'url' ? await deps.fetchImage(media.url!) : media?.source === 'data' ? Buffer.from(media.data!) : undefined;
         const text = request.query_text.trim() ? request.query_text : undefined;
         if (text === undefined && !image) throw errors.notProvided('query_text');
         // Before any work: a query is planned per word, and an unbounded text is an unbounded statement.

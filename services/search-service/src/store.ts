@@ -24,7 +24,10 @@ type HitRow = SegmentHit & Record<string, unknown>;
 
 /** Labels and expansions travel as one newline-joined string per row (unnest takes flat arrays). */
 function joinWords(words: readonly string[]): string {
-  return words.map((w) => w.replace(/\s+/g, ' ').trim()).filter(Boolean).join('\n');
+  return words
+    .map((w) => w.replace(/\s+/g, ' ').trim())
+    .filter(Boolean)
+    .join('\n');
 }
 
 /** pgvector's text form. */
@@ -62,7 +65,9 @@ export function createSegmentStore(db: Database): SegmentStore {
 
   async function insertBatch(tx: Queryable, orgId: string, indexId: string, videoId: string, batch: readonly NewSegment[]): Promise<void> {
     // Ids are taken first so that each vector row can name its segment without relying on RETURNING order.
-    const { rows: idRows } = await tx.query<{ id: string }>(`SELECT nextval('segments_id_seq')::text AS id FROM generate_series(1, $1)`, [batch.length]);
+    const { rows: idRows } = await tx.query<{ id: string }>(`SELECT nextval('segments_id_seq')::text AS id FROM generate_series(1, $1)`, [
+      batch.length,
+    ]);
     const ids = idRows.map((r) => r.id);
     await tx.query(
       `INSERT INTO segments (id, org_id, index_id, video_id, modality, start_sec, end_sec, text, labels, thumbnail_key, doc, words)
@@ -154,7 +159,9 @@ export function createSegmentStore(db: Database): SegmentStore {
       const pool = `${param(limit)}::int`;
       const every = tsquery(plan.everyQuery);
       const rank = tsquery(plan.rankQuery);
-      const any = [plan.broadQuery && `s.doc @@ ${tsquery(plan.broadQuery)}`, plan.ownQuery && `s.own @@ ${tsquery(plan.ownQuery)}`].filter(Boolean).join(' OR ');
+      const any = [plan.broadQuery && `s.doc @@ ${tsquery(plan.broadQuery)}`, plan.ownQuery && `s.own @@ ${tsquery(plan.ownQuery)}`]
+        .filter(Boolean)
+        .join(' OR ');
       // One test per alternative, written out so that each tsquery is parsed once, at planning
       // (a subquery over an array of them cost 13 ms per 500 rows). Most alternatives miss, and
       // cost one test each.
@@ -277,4 +284,3 @@ export function createSegmentStore(db: Database): SegmentStore {
     },
   };
 }
-

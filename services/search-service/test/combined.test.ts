@@ -66,7 +66,11 @@ describe('fromProtoQuery', () => {
   });
 
   const deep = (levels: number): CombinedQuery => (levels <= 1 ? leaf('x') : group('or', [deep(levels - 1)]));
-  const many = (count: number) => group('or', Array.from({ length: count }, (_, i) => leaf(`t${i}`)));
+  const many = (count: number) =>
+    group(
+      'or',
+      Array.from({ length: count }, (_, i) => leaf(`t${i}`)),
+    );
 
   it('takes trees at the limits', () => {
     expect(() => fromProtoQuery(deep(MAX_QUERY_DEPTH), GLOBALS)).not.toThrow();
@@ -76,13 +80,37 @@ describe('fromProtoQuery', () => {
   it.each<[string, CombinedQuery | null, typeof GLOBALS, string, string]>([
     ['no query', null, GLOBALS, 'parameter_not_provided', 'The query parameter'],
     ['an empty node', {}, GLOBALS, 'parameter_not_provided', 'The query parameter'],
-    ['two kinds at once', { leaf: { text: 'a', search_options: [], conversation_option: '' }, not: { origin: leaf('a'), sub: leaf('b') } }, GLOBALS, 'parameter_invalid', 'not several'],
+    [
+      'two kinds at once',
+      { leaf: { text: 'a', search_options: [], conversation_option: '' }, not: { origin: leaf('a'), sub: leaf('b') } },
+      GLOBALS,
+      'parameter_invalid',
+      'not several',
+    ],
     ['empty text', group('and', [leaf('a'), leaf('  ')]), GLOBALS, 'parameter_not_provided', 'query.$and[1].text'],
     ['no options anywhere', leaf('a'), NO_GLOBALS, 'parameter_not_provided', 'The search_options parameter'],
-    ['an unknown leaf option', group('or', [leaf('a'), leaf('b', ['smell'])]), GLOBALS, 'parameter_invalid', 'query.$or[1].search_options parameter is invalid. "smell"'],
-    ['an unknown global option', leaf('a'), { searchOptions: ['audio'], conversationOption: '' }, 'parameter_invalid', 'The search_options parameter is invalid. "audio"'],
+    [
+      'an unknown leaf option',
+      group('or', [leaf('a'), leaf('b', ['smell'])]),
+      GLOBALS,
+      'parameter_invalid',
+      'query.$or[1].search_options parameter is invalid. "smell"',
+    ],
+    [
+      'an unknown global option',
+      leaf('a'),
+      { searchOptions: ['audio'], conversationOption: '' },
+      'parameter_invalid',
+      'The search_options parameter is invalid. "audio"',
+    ],
     ['an unknown conversation option', leaf('a', [], 'transcription'), GLOBALS, 'parameter_invalid', 'query.conversation_option'],
-    ['an unknown global conversation option', leaf('a'), { searchOptions: ['visual'], conversationOption: 'fuzzy' }, 'parameter_invalid', 'The conversation_option parameter'],
+    [
+      'an unknown global conversation option',
+      leaf('a'),
+      { searchOptions: ['visual'], conversationOption: 'fuzzy' },
+      'parameter_invalid',
+      'The conversation_option parameter',
+    ],
     ['an unknown operator', group('xor', [leaf('a'), leaf('b')]), GLOBALS, 'parameter_invalid', '"xor"'],
     ['a group without operands', group('and', []), GLOBALS, 'parameter_invalid', 'query.$and parameter'],
     ['proximity with one operand', group('and', [leaf('a')], 5), GLOBALS, 'parameter_invalid', 'two subqueries'],
@@ -91,7 +119,13 @@ describe('fromProtoQuery', () => {
     ['infinite proximity', group('then', [leaf('a'), leaf('b')], Infinity), GLOBALS, 'parameter_invalid', 'query.proximity'],
     ['not without origin', not(null, leaf('b')), GLOBALS, 'parameter_not_provided', 'query.$not.origin'],
     ['not without sub', not(leaf('a'), null), GLOBALS, 'parameter_not_provided', 'query.$not.sub'],
-    ['an error deep inside', not(leaf('a'), group('then', [leaf('b'), leaf('')])), GLOBALS, 'parameter_not_provided', 'query.$not.sub.$then[1].text'],
+    [
+      'an error deep inside',
+      not(leaf('a'), group('then', [leaf('b'), leaf('')])),
+      GLOBALS,
+      'parameter_not_provided',
+      'query.$not.sub.$then[1].text',
+    ],
     ['too deep', deep(MAX_QUERY_DEPTH + 1), GLOBALS, 'parameter_invalid', `at most ${MAX_QUERY_DEPTH} levels`],
     ['too many leaves', many(MAX_QUERY_LEAVES + 1), GLOBALS, 'parameter_invalid', `at most ${MAX_QUERY_LEAVES} subqueries`],
   ])('%s → %s', (_name, query, globals, code, message) => {
@@ -102,11 +136,7 @@ describe('fromProtoQuery', () => {
 
   it('reads the proto as it arrives over gRPC (unset proximity stays unset)', () => {
     const service = loadProto().packageDefinition['vus.search.v1.SearchService'] as ServiceDefinition;
-    const method = service['CombinedSearch'] as MethodDefinition<
-      CombinedSearchRequest__Input,
-      unknown,
-      CombinedSearchRequest
-    >;
+    const method = service['CombinedSearch'] as MethodDefinition<CombinedSearchRequest__Input, unknown, CombinedSearchRequest>;
     const request: CombinedSearchRequest__Input = {
       index_id: 'i',
       search_options: ['visual'],
@@ -122,7 +152,9 @@ describe('fromProtoQuery', () => {
       },
     };
     const decoded = method.requestDeserialize(method.requestSerialize(request));
-    expect(fromProtoQuery(decoded.query, { searchOptions: decoded.search_options, conversationOption: decoded.conversation_option })).toEqual({
+    expect(
+      fromProtoQuery(decoded.query, { searchOptions: decoded.search_options, conversationOption: decoded.conversation_option }),
+    ).toEqual({
       kind: 'then',
       proximity: 0,
       operands: [
@@ -184,11 +216,7 @@ describe('evaluate', () => {
       { kind: 'and', operands: [L('dog'), L('cat')], proximity: 5 },
       { v1: [m(0, 15, 0.6)], v3: [m(50, 62, 0.5)] },
     ],
-    [
-      'and of three',
-      { kind: 'and', operands: [L('dog'), L('cat'), L('car')], proximity: 5 },
-      { v1: [m(0, 25, 0.4)] },
-    ],
+    ['and of three', { kind: 'and', operands: [L('dog'), L('cat'), L('car')], proximity: 5 }, { v1: [m(0, 25, 0.4)] }],
     [
       'or: everything, best score where they overlap',
       { kind: 'or', operands: [L('dog'), L('cat')] },
@@ -204,12 +232,12 @@ describe('evaluate', () => {
       { kind: 'not', origin: L('dog'), sub: L('cat') },
       { v1: [m(0, 5, 0.9)], v2: [m(0, 5, 0.8)], v3: [m(50, 55, 0.7)] },
     ],
-    ['not: a fully covered origin leaves the video out', { kind: 'not', origin: L('cat'), sub: L('dog') }, { v1: [m(10, 15, 0.6)], v3: [m(60, 62, 0.5)] }],
     [
-      'then: later in the same video',
-      { kind: 'then', operands: [L('dog'), L('car')] },
-      { v1: [m(0, 25, 0.4)], v2: [m(0, 35, 0.8)] },
+      'not: a fully covered origin leaves the video out',
+      { kind: 'not', origin: L('cat'), sub: L('dog') },
+      { v1: [m(10, 15, 0.6)], v3: [m(60, 62, 0.5)] },
     ],
+    ['then: later in the same video', { kind: 'then', operands: [L('dog'), L('car')] }, { v1: [m(0, 25, 0.4)], v2: [m(0, 35, 0.8)] }],
     ['then: order matters', { kind: 'then', operands: [L('car'), L('dog')] }, {}],
     ['then with proximity', { kind: 'then', operands: [L('dog'), L('car')], proximity: 10 }, { v1: [m(0, 25, 0.4)] }],
     [

@@ -241,7 +241,13 @@ describe('followedBy / sequence (THEN)', () => {
     ['proximity: B starting later than p after A', [m(0, 2)], [m(5.5, 6)], 3, []],
     ['proximity 0: B must start before A ends', [m(0, 2)], [m(2, 3)], 0, [m(0, 3)]],
     ['the tightest A before each B', [m(0, 2, 0.9), m(30, 32, 0.8)], [m(40, 42, 0.7)], undefined, [m(30, 42, 0.7)]],
-    ['each B pairs with its own A', [m(0, 2, 0.9), m(30, 32, 0.8)], [m(5, 6, 0.5), m(40, 42, 0.7)], undefined, [m(0, 6, 0.5), m(30, 42, 0.7)]],
+    [
+      'each B pairs with its own A',
+      [m(0, 2, 0.9), m(30, 32, 0.8)],
+      [m(5, 6, 0.5), m(40, 42, 0.7)],
+      undefined,
+      [m(0, 6, 0.5), m(30, 42, 0.7)],
+    ],
   ])('%s', (_name, a, b, p, expected) => {
     expect(followedBy(a, b, p)).toEqual(expected);
   });
@@ -264,9 +270,7 @@ describe('followedBy / sequence (THEN)', () => {
         expect(isNormalised(out)).toBe(true);
         expect(withinHull(out, a, b)).toBe(true);
         const [pa, pb] = [normalise(a), normalise(b)];
-        const anyPair = pa.some((x) =>
-          pb.some((y) => y.start >= x.start && y.end >= x.end && (p === undefined || y.start - x.end <= p)),
-        );
+        const anyPair = pa.some((x) => pb.some((y) => y.start >= x.start && y.end >= x.end && (p === undefined || y.start - x.end <= p)));
         expect(out.length > 0).toBe(anyPair);
         for (const run of coalesce(out)) {
           expect(pa.map((x) => x.start)).toContain(run.start);

@@ -69,7 +69,13 @@ describe('tsquery texts', () => {
   });
   it('plans groups: every alternative, all groups ANDed without their hypernyms, and hypernyms only against own words', () => {
     const groups: TermGroup[] = [
-      { term: 'car', alternatives: [{ text: 'car', weight: 1 }, { text: 'motor vehicle', weight: 0.6, kind: 'hypernym' }] },
+      {
+        term: 'car',
+        alternatives: [
+          { text: 'car', weight: 1 },
+          { text: 'motor vehicle', weight: 0.6, kind: 'hypernym' },
+        ],
+      },
       { term: 'red', alternatives: [{ text: 'red', weight: 1 }] },
     ];
     const plan = lexicalPlan(groups)!;
@@ -95,16 +101,31 @@ describe('tsquery texts', () => {
 
 describe('clips', () => {
   const match = (videoId: string, start: number, end: number, option: SegmentMatch['option'], score: number, text = ''): SegmentMatch => ({
-    videoId, start, end, option, score, text, thumbnailKey: '',
+    videoId,
+    start,
+    end,
+    option,
+    score,
+    text,
+    thumbnailKey: '',
   });
   const rules = { operator: 'or', options: ['visual', 'text_in_video'], threshold: 'none', adjustConfidenceLevel: 0.5 } as const;
 
   it('merges overlapping matches of one video into a clip with a module per option, ranked by fused score', () => {
-    const clips = clipsOf([match('a', 0, 4, 'visual', 0.5), match('a', 2, 6, 'text_in_video', 0.5, 'STOP'), match('b', 0, 1, 'visual', 0.9)], rules);
-    expect(clips.map((c) => [c.videoId, c.start, c.end, c.rank])).toEqual([['b', 0, 1, 1], ['a', 0, 6, 2]]);
+    const clips = clipsOf(
+      [match('a', 0, 4, 'visual', 0.5), match('a', 2, 6, 'text_in_video', 0.5, 'STOP'), match('b', 0, 1, 'visual', 0.9)],
+      rules,
+    );
+    expect(clips.map((c) => [c.videoId, c.start, c.end, c.rank])).toEqual([
+      ['b', 0, 1, 1],
+      ['a', 0, 6, 2],
+    ]);
     expect(clips[1]!.modules.map((m) => m.option)).toEqual(['visual', 'text_in_video']);
     expect(clips[1]!.score).toBeCloseTo(0.75);
-    expect(clips[1]!.matches).toEqual([{ option: 'visual', text: '' }, { option: 'text_in_video', text: 'STOP' }]);
+    expect(clips[1]!.matches).toEqual([
+      { option: 'visual', text: '' },
+      { option: 'text_in_video', text: 'STOP' },
+    ]);
   });
   it('keeps touching matches apart, and with operator and drops clips missing an option', () => {
     expect(clipsOf([match('a', 0, 4, 'visual', 1), match('a', 4, 8, 'visual', 1)], rules)).toHaveLength(2);
@@ -116,7 +137,10 @@ describe('clips', () => {
   it('groups by video, by best clip or by clip count', () => {
     const clips = clipsOf([match('a', 0, 1, 'visual', 1), match('b', 0, 1, 'visual', 0.9), match('b', 5, 6, 'visual', 0.8)], rules);
     expect(groupByVideo(clips, 'score').map((g) => g.videoId)).toEqual(['a', 'b']);
-    expect(groupByVideo(clips, 'clip_count').map((g) => [g.videoId, g.clips.length])).toEqual([['b', 2], ['a', 1]]);
+    expect(groupByVideo(clips, 'clip_count').map((g) => [g.videoId, g.clips.length])).toEqual([
+      ['b', 2],
+      ['a', 1],
+    ]);
   });
 });
 

@@ -40,11 +40,20 @@ const colourEmbedder: VisualEmbedder = {
   },
 };
 const testModels = new ModelRegistry([
-  { capability: 'visual_embedder', name: 'axes', model: 'test/axes', kind: 'bundled', check: async () => undefined, load: async () => colourEmbedder },
+  {
+    capability: 'visual_embedder',
+    name: 'axes',
+    model: 'test/axes',
+    kind: 'bundled',
+    check: async () => undefined,
+    load: async () => colourEmbedder,
+  },
 ]);
 
 function solidPng(colour: { r: number; g: number; b: number }, size = 96): Promise<Buffer> {
-  return sharp({ create: { width: size, height: size, channels: 3, background: colour } }).png().toBuffer();
+  return sharp({ create: { width: size, height: size, channels: 3, background: colour } })
+    .png()
+    .toBuffer();
 }
 
 const ALL_OPTIONS = ['visual', 'conversation', 'text_in_video', 'logo'];
@@ -65,7 +74,13 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
   let visualOnlyIndexId: string;
   const videos = { text: newId(), talk: newId(), street: newId() };
 
-  async function addVideo(target: string, videoId: string, duration: number, segments: Segment__Input[], userMetadata: Record<string, string> = {}) {
+  async function addVideo(
+    target: string,
+    videoId: string,
+    duration: number,
+    segments: Segment__Input[],
+    userMetadata: Record<string, string> = {},
+  ) {
     await index.createVideo(ctx, {
       index_id: target,
       video_id: videoId,
@@ -100,24 +115,47 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
     });
     index = createIndexClient(indexService.address);
     search = createSearchClient(searchService.address);
-    indexId = (await index.createIndex(ctx, { name: 'search', models: [{ name: 'marengo2.7', options: ALL_OPTIONS }], addons: ['thumbnail'] })).id;
-    visualOnlyIndexId = (await index.createIndex(ctx, { name: 'visual only', models: [{ name: 'marengo2.7', options: ['visual'] }], addons: [] })).id;
+    indexId = (
+      await index.createIndex(ctx, { name: 'search', models: [{ name: 'marengo2.7', options: ALL_OPTIONS }], addons: ['thumbnail'] })
+    ).id;
+    visualOnlyIndexId = (
+      await index.createIndex(ctx, { name: 'visual only', models: [{ name: 'marengo2.7', options: ['visual'] }], addons: [] })
+    ).id;
 
     const vec = (word: string) => ({ vector: axisVector(word), vector_model: 'clip' });
-    await addVideo(indexId, videos.text, 12, [
-      { start: 0, end: 4, modality: 'text_in_video', text: 'ORANGE' },
-      { start: 4, end: 8, modality: 'text_in_video', text: 'PLANET' },
-      { start: 6, end: 8, modality: 'text_in_video', text: 'GARDEN' },
-      { start: 8, end: 12, modality: 'text_in_video', text: 'BICYCLE' },
-      { start: 0, end: 4, modality: 'visual', labels: ['person'], thumbnail_key: `videos/${videos.text}/thumbnails/0.jpg`, ...vec('blue') },
-      { start: 4, end: 12, modality: 'visual', labels: ['bicycle'], ...vec('green') },
-    ], { category: 'shapes' });
-    await addVideo(indexId, videos.talk, 10, [
-      { start: 0.5, end: 3, modality: 'conversation', text: 'The quick brown fox jumps over the lazy dog.' },
-      { start: 3.5, end: 6, modality: 'conversation', text: 'Welcome to the video understanding service.' },
-      { start: 6.5, end: 9.5, modality: 'conversation', text: 'Every sentence has a start and an end.' },
-      { start: 0, end: 10, modality: 'visual', labels: ['person', 'dog'], ...vec('red') },
-    ], { category: 'talk' });
+    await addVideo(
+      indexId,
+      videos.text,
+      12,
+      [
+        { start: 0, end: 4, modality: 'text_in_video', text: 'ORANGE' },
+        { start: 4, end: 8, modality: 'text_in_video', text: 'PLANET' },
+        { start: 6, end: 8, modality: 'text_in_video', text: 'GARDEN' },
+        { start: 8, end: 12, modality: 'text_in_video', text: 'BICYCLE' },
+        {
+          start: 0,
+          end: 4,
+          modality: 'visual',
+          labels: ['person'],
+          thumbnail_key: `videos/${videos.text}/thumbnails/0.jpg`,
+          ...vec('blue'),
+        },
+        { start: 4, end: 12, modality: 'visual', labels: ['bicycle'], ...vec('green') },
+      ],
+      { category: 'shapes' },
+    );
+    await addVideo(
+      indexId,
+      videos.talk,
+      10,
+      [
+        { start: 0.5, end: 3, modality: 'conversation', text: 'The quick brown fox jumps over the lazy dog.' },
+        { start: 3.5, end: 6, modality: 'conversation', text: 'Welcome to the video understanding service.' },
+        { start: 6.5, end: 9.5, modality: 'conversation', text: 'Every sentence has a start and an end.' },
+        { start: 0, end: 10, modality: 'visual', labels: ['person', 'dog'], ...vec('red') },
+      ],
+      { category: 'talk' },
+    );
     await addVideo(indexId, videos.street, 30, [
       { start: 0, end: 10, modality: 'visual', labels: ['car', 'person'], ...vec('blue') },
       { start: 10, end: 20, modality: 'visual', labels: ['traffic light'] },
@@ -230,15 +268,31 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
   });
 
   it('refuses bad requests with their codes', async () => {
-    expect(await codeOf(search.search(ctx, { index_id: visualOnlyIndexId, query_text: 'x', search_options: ['conversation'] }))).toBe('search_option_not_supported');
+    expect(await codeOf(search.search(ctx, { index_id: visualOnlyIndexId, query_text: 'x', search_options: ['conversation'] }))).toBe(
+      'search_option_not_supported',
+    );
     expect(await codeOf(run('x', ['smell']))).toBe('parameter_invalid');
     expect(await codeOf(run('   ', ['visual']))).toBe('parameter_not_provided');
     expect(await codeOf(run('x', ['visual'], { page_limit: 51 }))).toBe('parameter_invalid');
     expect(await codeOf(run('x', ['visual'], { sort_option: 'clip_count' }))).toBe('parameter_invalid');
-    expect(await codeOf(search.search({ orgId: otherOrg }, { index_id: indexId, query_text: 'x', search_options: ['visual'] }))).toBe('resource_not_exist');
+    expect(await codeOf(search.search({ orgId: otherOrg }, { index_id: indexId, query_text: 'x', search_options: ['visual'] }))).toBe(
+      'resource_not_exist',
+    );
     const notAnImage = Buffer.from('GIF89a this is not really an image');
-    expect(await codeOf(search.search(ctx, { index_id: indexId, query_media: { media_type: 'image', data: notAnImage }, search_options: ['visual'] }))).toBe('parameter_invalid');
-    expect(await codeOf(search.search(ctx, { index_id: indexId, query_media: { media_type: 'image', url: 'http://169.254.169.254/latest' }, search_options: ['visual'] }))).toBe('parameter_invalid');
+    expect(
+      await codeOf(
+        search.search(ctx, { index_id: indexId, query_media: { media_type: 'image', data: notAnImage }, search_options: ['visual'] }),
+      ),
+    ).toBe('parameter_invalid');
+    expect(
+      await codeOf(
+        search.search(ctx, {
+          index_id: indexId,
+          query_media: { media_type: 'image', url: 'http://169.254.169.254/latest' },
+          search_options: ['visual'],
+        }),
+      ),
+    ).toBe('parameter_invalid');
   });
 
   it('refuses an over-long query text with a clear error, and still answers an ordinary search (a 1,000-word query wedged PGlite)', async () => {
@@ -257,7 +311,10 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
     expect((await run(longestKnown)).clips.length).toBeGreaterThan(0);
     expect((await run('planet', ['text_in_video'])).clips).toHaveLength(1);
     const combinedLeaf = { index_id: indexId, search_options: ['visual'], query: { leaf: { text: long } } };
-    expect(await errorOf(search.combinedSearch(ctx, combinedLeaf))).toMatchObject({ code: 'token_limit_exceeded', message: expect.stringContaining('query.text') });
+    expect(await errorOf(search.combinedSearch(ctx, combinedLeaf))).toMatchObject({
+      code: 'token_limit_exceeded',
+      message: expect.stringContaining('query.text'),
+    });
   });
 
   it('refuses segments that are not well formed', async () => {
@@ -271,7 +328,11 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
     it('searches CLIP-style vectors with pgvector: text and image queries find the nearest scenes', async () => {
       const text = await run('something green', ['visual']);
       expect(text.clips[0]).toMatchObject({ video_id: videos.text, start: 4, end: 12 });
-      const image = await search.search(ctx, { index_id: indexId, query_media: { media_type: 'image', data: await solidPng({ r: 250, g: 10, b: 10 }) }, search_options: ['visual'] });
+      const image = await search.search(ctx, {
+        index_id: indexId,
+        query_media: { media_type: 'image', data: await solidPng({ r: 250, g: 10, b: 10 }) },
+        search_options: ['visual'],
+      });
       expect(image.clips[0]).toMatchObject({ video_id: videos.talk, start: 0, end: 10 });
     });
 
@@ -299,7 +360,9 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
     await search.deleteVideoSegments(ctx, indexId, again);
     expect((await run('zeppelin', ['text_in_video'])).clips).toEqual([]);
     // A repeated event changes nothing.
-    await bus.publish([buildEvent('video.deleted', again, org, { index_id: indexId, video_id: again, blob_keys: [], reason: 'video_deleted' })]);
+    await bus.publish([
+      buildEvent('video.deleted', again, org, { index_id: indexId, video_id: again, blob_keys: [], reason: 'video_deleted' }),
+    ]);
   });
 });
 

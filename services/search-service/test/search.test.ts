@@ -2,7 +2,14 @@ import { ApiError, createLogger, ManualClock } from '@vus/core';
 import type { SearchOption } from '../src/clips';
 import { createIngest, type NewSegment, type SegmentWriter } from '../src/ingest';
 import { queryWords, type TermGroup } from '../src/lexical';
-import { createSearch, type IndexDirectory, type IndexInfo, type SearchParams, type SearchStore, type StoredResultSet } from '../src/search';
+import {
+  createSearch,
+  type IndexDirectory,
+  type IndexInfo,
+  type SearchParams,
+  type SearchStore,
+  type StoredResultSet,
+} from '../src/search';
 
 /** Search's domain on a memory store, as store.ts is on SQL (the SQL itself: search.int.test.ts). */
 interface StoredSegment {
@@ -20,7 +27,15 @@ function memoryStore() {
   const reads: string[] = [];
   const inScope = (s: StoredSegment, scope: { orgId: string; indexId: string; videoIds?: readonly string[] | undefined }) =>
     s.orgId === scope.orgId && s.indexId === scope.indexId && (!scope.videoIds || scope.videoIds.includes(s.videoId));
-  const hit = (s: StoredSegment) => ({ id: s.id, videoId: s.videoId, modality: s.segment.modality, start: s.segment.start, end: s.segment.end, text: s.segment.text, thumbnailKey: s.segment.thumbnailKey });
+  const hit = (s: StoredSegment) => ({
+    id: s.id,
+    videoId: s.videoId,
+    modality: s.segment.modality,
+    start: s.segment.start,
+    end: s.segment.end,
+    text: s.segment.text,
+    thumbnailKey: s.segment.thumbnailKey,
+  });
   const store: SearchStore & SegmentWriter = {
     async lexical(scope, modalities, plan, limit) {
       reads.push('lexical');
@@ -35,7 +50,10 @@ function memoryStore() {
         .slice(0, limit);
     },
     exactPhrase: async (scope, phrase, limit) =>
-      segments.filter((s) => inScope(s, scope) && s.segment.modality === 'conversation' && s.segment.text.includes(phrase)).slice(0, limit).map(hit),
+      segments
+        .filter((s) => inScope(s, scope) && s.segment.modality === 'conversation' && s.segment.text.includes(phrase))
+        .slice(0, limit)
+        .map(hit),
     vectorsEnabled: async () => false,
     nearest: async () => [],
     saveResultSet: async (set) => void sets.set(set.id, set),
@@ -46,7 +64,11 @@ function memoryStore() {
     },
     async deleteVideo(orgId, indexId, videoId) {
       const before = segments.length;
-      segments.splice(0, segments.length, ...segments.filter((s) => !(s.orgId === orgId && s.indexId === indexId && s.videoId === videoId)));
+      segments.splice(
+        0,
+        segments.length,
+        ...segments.filter((s) => !(s.orgId === orgId && s.indexId === indexId && s.videoId === videoId)),
+      );
       return before - segments.length;
     },
     async deleteIndex(orgId, indexId) {
@@ -104,15 +126,40 @@ describe('search (domain, on a memory store)', () => {
   let clock: ManualClock;
   const logger = createLogger({ service: 'search-test', level: 'silent' });
   const search = (indexes = directory([INDEX, { ...INDEX, id: 'pegasus-only', searchOptions: [] }])) =>
-    createSearch({ store: memory.store, indexes, expand: literal, models: { embedder: async () => undefined, detector: async () => undefined }, clock, logger, pageTtlMs: 60_000 });
-  const codeOf = (promise: Promise<unknown>) => promise.then(() => 'no error', (error: unknown) => (error instanceof ApiError ? error.code : String(error)));
+    createSearch({
+      store: memory.store,
+      indexes,
+      expand: literal,
+      models: { embedder: async () => undefined, detector: async () => undefined },
+      clock,
+      logger,
+      pageTtlMs: 60_000,
+    });
+  const codeOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'no error',
+      (error: unknown) => (error instanceof ApiError ? error.code : String(error)),
+    );
 
   beforeEach(async () => {
     memory = memoryStore();
     clock = new ManualClock('2026-01-10T12:00:00Z');
-    const ingest = createIngest({ store: memory.store, labelTerms: (label) => ({ names: label === 'car' ? ['automobile'] : [], broader: [] }), logger });
+    const ingest = createIngest({
+      store: memory.store,
+      labelTerms: (label) => ({ names: label === 'car' ? ['automobile'] : [], broader: [] }),
+      logger,
+    });
     await ingest.replace(ORG, 'idx1', 'v1', [
-      { start: 0, end: 5, modality: 'conversation', text: 'a red car drives by', labels: [], vector: [], vector_model: '', thumbnail_key: 't0' },
+      {
+        start: 0,
+        end: 5,
+        modality: 'conversation',
+        text: 'a red car drives by',
+        labels: [],
+        vector: [],
+        vector_model: '',
+        thumbnail_key: 't0',
+      },
       { start: 10, end: 15, modality: 'visual', text: '', labels: ['car'], vector: [], vector_model: '', thumbnail_key: 't10' },
     ]);
     await memory.store.replaceVideoSegments(ORG, 'idx1', 'v2', [segment('conversation', 0, 'nothing to see')]);
@@ -125,7 +172,11 @@ describe('search (domain, on a memory store)', () => {
 
   it('answers through every requested option, ranks, and keeps the result set for later pages', async () => {
     const first = await search().search(ORG, 'idx1', { text: 'car' }, params({ pageLimit: 1 }), false);
-    expect([first.clips.length, first.pageInfo.totalResults, first.searchPool]).toEqual([1, 2, { totalCount: 2, totalDuration: 120, indexId: 'idx1' }]);
+    expect([first.clips.length, first.pageInfo.totalResults, first.searchPool]).toEqual([
+      1,
+      2,
+      { totalCount: 2, totalDuration: 120, indexId: 'idx1' },
+    ]);
     const second = await search().page(ORG, first.pageInfo.nextPageToken, false);
     expect(second.clips.map((c) => c.rank)).toEqual([2]);
     expect([...first.clips, ...second.clips].map((c) => c.start).sort()).toEqual([0, 10]);
@@ -156,13 +207,20 @@ describe('search (domain, on a memory store)', () => {
   it('matches clips only in the given videos, unpaged and unstored (a classification prompt)', async () => {
     await memory.store.replaceVideoSegments(ORG, 'idx1', 'v3', [segment('conversation', 20, 'my car')]);
     const match = (videoIds: string[]) =>
-      search(directory([INDEX], videoIds)).matchClips(ORG, 'idx1', 'car', { options: ['visual', 'conversation'], conversationOption: 'semantic', threshold: 'none', videoIds });
+      search(directory([INDEX], videoIds)).matchClips(ORG, 'idx1', 'car', {
+        options: ['visual', 'conversation'],
+        conversationOption: 'semantic',
+        threshold: 'none',
+        videoIds,
+      });
     expect((await match(['v3'])).map((c) => [c.videoId, c.start])).toEqual([['v3', 20]]);
     expect((await match([])).map((c) => c.videoId).sort()).toEqual(['v1', 'v1', 'v3']);
   });
 
   it('deletes a video’s and an index’s segments', async () => {
-    expect(await createIngest({ store: memory.store, labelTerms: () => ({ names: [], broader: [] }), logger }).deleteVideo(ORG, 'idx1', 'v2')).toBe(1);
+    expect(
+      await createIngest({ store: memory.store, labelTerms: () => ({ names: [], broader: [] }), logger }).deleteVideo(ORG, 'idx1', 'v2'),
+    ).toBe(1);
     expect(await memory.store.deleteIndex(ORG, 'idx1')).toBe(2);
     expect(memory.segments).toEqual([]);
   });

@@ -15,7 +15,10 @@ export const taskEnvShape = {
   INDEX_SERVICE_ADDR: envAddress,
 };
 
-export async function taskOptionsFromEnv(config: z.infer<z.ZodObject<typeof taskEnvShape>>, { logger }: { logger: Logger }): Promise<TaskServiceOptions> {
+export async function taskOptionsFromEnv(
+  config: z.infer<z.ZodObject<typeof taskEnvShape>>,
+  { logger }: { logger: Logger },
+): Promise<TaskServiceOptions> {
   if (config.WORKER_ENABLED && !config.BLOB_DIR) {
     throw new ConfigError(['BLOB_DIR: the indexing worker reads uploads from the blob store; set it, or WORKER_ENABLED=false.']);
   }
@@ -24,6 +27,9 @@ export async function taskOptionsFromEnv(config: z.infer<z.ZodObject<typeof task
     indexServiceAddress: config.INDEX_SERVICE_ADDR,
     webhooks: webhookOptionsFromEnv(config),
     blobs,
-    worker: config.WORKER_ENABLED && blobs ? workerConfigFromEnv(config, blobs, createModelRegistry(modelsConfigFromEnv(config)), logger) : undefined,
+    worker:
+      config.WORKER_ENABLED && blobs
+        ? workerConfigFromEnv(config, blobs, createModelRegistry(modelsConfigFromEnv(config)), logger)
+        : undefined,
   };
 }

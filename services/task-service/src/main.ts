@@ -37,14 +37,30 @@ export const taskService = defineService({
   async build({ db, bus, clock, logger, eventsWritten, onStop }, options: TaskServiceOptions) {
     const index = createIndexClient(options.indexServiceAddress);
     onStop(() => index.close());
-    const tasks = createTaskService({ store: createTaskStore(db), indexes: indexDirectory(index), blobs: options.blobs, clock, eventsWritten });
+    const tasks = createTaskService({
+      store: createTaskStore(db),
+      indexes: indexDirectory(index),
+      blobs: options.blobs,
+      clock,
+      eventsWritten,
+    });
     const webhooks = webhookParts({ db, clock, logger, options: options.webhooks });
     const { blobs, worker: workerConfig } = options;
     let worker: RunningWorker | undefined;
-    const startWorker = async () => (worker = await startIndexingWorker(db, { ...workerConfig!, indexServiceAddress: options.indexServiceAddress }, { logger, bus, clock, eventsWritten }));
+    const startWorker = async () =>
+      (worker = await startIndexingWorker(
+        db,
+        { ...workerConfig!, indexServiceAddress: options.indexServiceAddress },
+        { logger, bus, clock, eventsWritten },
+      ));
     return {
       implementation: taskServiceImplementation({ tasks: taskHandlers(tasks, clock), webhooks: webhooks.handlers }, logger),
-      consumers: [webhooks.consumer, ...(blobs ? [{ group: VIDEO_BLOBS_GROUP, types: ['video.deleted'] as const, handler: videoBlobCleanup({ db, blobs, logger }) }] : [])],
+      consumers: [
+        webhooks.consumer,
+        ...(blobs
+          ? [{ group: VIDEO_BLOBS_GROUP, types: ['video.deleted'] as const, handler: videoBlobCleanup({ db, blobs, logger }) }]
+          : []),
+      ],
       withoutBus: "no event bus: no webhook deliveries are planned, and deleted videos' media and thumbnails stay in the blob store",
       jobs: [...webhooks.jobs, ...(workerConfig ? [{ name: 'indexing-worker', start: startWorker }] : [])],
       extra: () => ({ worker }),
@@ -53,6 +69,7 @@ export const taskService = defineService({
 });
 
 export type RunningTaskService = RunningService<{ worker: RunningWorker | undefined }>;
-export const startTaskService = (options: KitOptions & TaskServiceOptions): Promise<RunningTaskService> => startService(taskService, options);
+export const startTaskService = (options: KitOptions & TaskServiceOptions): Promise<RunningTaskService> =>
+  startService(taskService, options);
 
 if (require.main === module) runService(taskService);

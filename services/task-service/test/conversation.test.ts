@@ -12,7 +12,10 @@ function input(language: string | null): ConversationInput {
     language,
     readTranscription: undefined,
     // Never started here: the language is refused before any audio is read.
-    recognizer: { name: 'pocketsphinx', instance: new PocketSphinxRecognizer({ ...POCKETSPHINX_DEFAULTS, binary: '/nonexistent/recogniser' }) },
+    recognizer: {
+      name: 'pocketsphinx',
+      instance: new PocketSphinxRecognizer({ ...POCKETSPHINX_DEFAULTS, binary: '/nonexistent/recogniser' }),
+    },
     recognizerMissing: '',
     workDir: '/nonexistent',
   };
@@ -37,6 +40,8 @@ describe('extractConversation and the recogniser’s languages', () => {
   });
 
   it('says why when the video has no audio', async () => {
-    expect(await extractConversation({ ...input('en'), probe: { ...probe, hasAudio: false } })).toMatchObject({ skipped: { extractor: 'speech', reason: 'the video has no audio track' } });
+    expect(await extractConversation({ ...input('en'), probe: { ...probe, hasAudio: false } })).toMatchObject({
+      skipped: { extractor: 'speech', reason: 'the video has no audio track' },
+    });
   });
 });

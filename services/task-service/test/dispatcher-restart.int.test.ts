@@ -89,7 +89,12 @@ describe('webhook dispatcher killed mid-flight', () => {
       const first = startDispatcher();
       await bus.publish([
         buildEvent<TaskStatusChangedPayload>('task.status-changed', 'task-k', orgId, {
-          task_id: 'task-k', index_id: 'idx', video_id: 'vid', status: 'ready', previous_status: 'indexing', failure: null,
+          task_id: 'task-k',
+          index_id: 'idx',
+          video_id: 'vid',
+          status: 'ready',
+          previous_status: 'indexing',
+          failure: null,
         }),
       ]);
       await waitFor(() => receiver.requests('/slow').length === 1, 'the first attempt to arrive');
@@ -99,7 +104,10 @@ describe('webhook dispatcher killed mid-flight', () => {
 
       startDispatcher();
       const log = () =>
-        callUnary<ListWebhookDeliveriesResponse>((md, opts, cb) => client.ListWebhookDeliveries({ webhook_endpoint_id: endpoint.id }, md, opts, cb), ctx());
+        callUnary<ListWebhookDeliveriesResponse>(
+          (md, opts, cb) => client.ListWebhookDeliveries({ webhook_endpoint_id: endpoint.id }, md, opts, cb),
+          ctx(),
+        );
       await waitFor(async () => (await log()).data[0]?.status === 'succeeded', 'the redelivery to succeed');
       const [delivery] = (await log()).data;
       const ids = receiver.requests('/slow').map((r) => r.headers['vus-webhook-id']);

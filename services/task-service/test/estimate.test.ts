@@ -22,18 +22,54 @@ describe('remainingSeconds', () => {
 describe('estimateCompletion', () => {
   const at = (iso: string) => new Date(`2024-05-01T00:${iso}Z`);
   const history = (...steps: [TaskStatus, string][]) => steps.map(([status, time]) => ({ status, at: at(time) }));
-  const indexingSince = (time: string) =>
-    history(['validating', '00:00'], ['pending', '00:05'], ['queued', '00:06'], ['indexing', time]);
+  const indexingSince = (time: string) => history(['validating', '00:00'], ['pending', '00:05'], ['queued', '00:06'], ['indexing', time]);
 
-  it.each<[string, { status: TaskStatus; progress: number; history: ReturnType<typeof history> }, string, { remainSeconds: number; estimatedAt: string } | undefined]>([
-    ['40 % after 20 s of indexing: done 30 s from now', { status: 'indexing', progress: 40, history: indexingSince('00:10') }, '00:30', { remainSeconds: 30, estimatedAt: '2024-05-01T00:01:00.000Z' }],
-    ['timed from indexing, not from creation', { status: 'indexing', progress: 50, history: indexingSince('01:00') }, '01:10', { remainSeconds: 10, estimatedAt: '2024-05-01T00:01:20.000Z' }],
+  it.each<
+    [
+      string,
+      { status: TaskStatus; progress: number; history: ReturnType<typeof history> },
+      string,
+      { remainSeconds: number; estimatedAt: string } | undefined,
+    ]
+  >([
+    [
+      '40 % after 20 s of indexing: done 30 s from now',
+      { status: 'indexing', progress: 40, history: indexingSince('00:10') },
+      '00:30',
+      { remainSeconds: 30, estimatedAt: '2024-05-01T00:01:00.000Z' },
+    ],
+    [
+      'timed from indexing, not from creation',
+      { status: 'indexing', progress: 50, history: indexingSince('01:00') },
+      '01:10',
+      { remainSeconds: 10, estimatedAt: '2024-05-01T00:01:20.000Z' },
+    ],
     ['indexing but no progress yet', { status: 'indexing', progress: 0, history: indexingSince('00:10') }, '00:30', undefined],
-    ['pending: not started', { status: 'pending', progress: 0, history: history(['validating', '00:00'], ['pending', '00:05']) }, '00:30', undefined],
+    [
+      'pending: not started',
+      { status: 'pending', progress: 0, history: history(['validating', '00:00'], ['pending', '00:05']) },
+      '00:30',
+      undefined,
+    ],
     ['queued: not started', { status: 'queued', progress: 0, history: history(['queued', '00:05']) }, '00:30', undefined],
-    ['ready: over', { status: 'ready', progress: 100, history: [...indexingSince('00:10'), ...history(['ready', '00:40'])] }, '00:50', undefined],
-    ['failed while indexing: over', { status: 'failed', progress: 60, history: [...indexingSince('00:10'), ...history(['failed', '00:40'])] }, '00:50', undefined],
-    ['indexing without a recorded start', { status: 'indexing', progress: 50, history: history(['validating', '00:00']) }, '00:30', undefined],
+    [
+      'ready: over',
+      { status: 'ready', progress: 100, history: [...indexingSince('00:10'), ...history(['ready', '00:40'])] },
+      '00:50',
+      undefined,
+    ],
+    [
+      'failed while indexing: over',
+      { status: 'failed', progress: 60, history: [...indexingSince('00:10'), ...history(['failed', '00:40'])] },
+      '00:50',
+      undefined,
+    ],
+    [
+      'indexing without a recorded start',
+      { status: 'indexing', progress: 50, history: history(['validating', '00:00']) },
+      '00:30',
+      undefined,
+    ],
   ])('%s', (_name, task, now, expected) => {
     const estimate = estimateCompletion(task, at(now));
     expect(estimate && { remainSeconds: estimate.remainSeconds, estimatedAt: estimate.estimatedAt.toISOString() }).toEqual(expected);

@@ -54,7 +54,9 @@ it('indexes organization B’s task while organization A’s slow downloads hold
   const indexA = await stack.createIndex(ORG_A, ['visual']);
   const slow: Task[] = [];
   for (let n = 0; n < 3; n++) {
-    slow.push(await stack.rpc<Task>(ORG_A, (md, opts, cb) => stack.tasks.CreateTask({ index_id: indexA, video_url: trickleUrl }, md, opts, cb)));
+    slow.push(
+      await stack.rpc<Task>(ORG_A, (md, opts, cb) => stack.tasks.CreateTask({ index_id: indexA, video_url: trickleUrl }, md, opts, cb)),
+    );
   }
   const waitUntil = async (condition: () => boolean, what: string) => {
     for (const deadline = Date.now() + 20_000; !condition(); await new Promise((r) => setTimeout(r, 25))) {

@@ -36,7 +36,11 @@ function withFailingStreams(store: BlobStore): BlobStore {
 }
 
 beforeAll(async () => {
-  stack = await startTaskStack({ name: 'hls-worker', bus: new InProcessEventBus(), worker: ({ blobs }) => ({ blobs: withFailingStreams(blobs) }) });
+  stack = await startTaskStack({
+    name: 'hls-worker',
+    bus: new InProcessEventBus(),
+    worker: ({ blobs }) => ({ blobs: withFailingStreams(blobs) }),
+  });
   blobs = stack.blobs;
   // Conversation only, without Whisper: the cheapest index (the frame pass still runs for stills).
   indexId = await stack.createIndex(ORG, ['conversation']);
@@ -46,12 +50,19 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 
 async function indexed(enableVideoStream: boolean | undefined, beforeStart?: (task: Task) => void): Promise<{ task: Task; video: Video }> {
-  const request = { index_id: indexId, video_blob_key: upload, filename: 'scenes.mp4', ...(enableVideoStream === undefined ? {} : { enable_video_stream: enableVideoStream }) };
+  const request = {
+    index_id: indexId,
+    video_blob_key: upload,
+    filename: 'scenes.mp4',
+    ...(enableVideoStream === undefined ? {} : { enable_video_stream: enableVideoStream }),
+  };
   const created = await stack.rpc<Task>(ORG, (md, opts, cb) => stack.tasks.CreateTask(request, md, opts, cb));
   beforeStart?.(created);
   const task = await stack.waitForTask(ORG, created.id);
   expect(task).toMatchObject({ status: 'ready', failure: null });
-  const video = await stack.rpc<Video>(ORG, (md, opts, cb) => stack.indexes.GetVideo({ index_id: indexId, video_id: task.video_id }, md, opts, cb));
+  const video = await stack.rpc<Video>(ORG, (md, opts, cb) =>
+    stack.indexes.GetVideo({ index_id: indexId, video_id: task.video_id }, md, opts, cb),
+  );
   return { task, video };
 }
 

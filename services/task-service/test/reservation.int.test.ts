@@ -121,7 +121,13 @@ describe.each(DATABASE_KINDS)('media minutes on %s', (_kind, create) => {
     });
     await claim('validator');
     const system = { filename: 'clip.mp4', duration: 10, fps: 25, width: 1280, height: 720, size: 1000 };
-    await leases.update(task.id, 'validator', clock.now(), { status: { from: 'validating', to: 'pending' }, changes: { system } }, () => []);
+    await leases.update(
+      task.id,
+      'validator',
+      clock.now(),
+      { status: { from: 'validating', to: 'pending' }, changes: { system } },
+      () => [],
+    );
     await release(task.id, 'validator');
     return task;
   }
@@ -159,7 +165,9 @@ describe.each(DATABASE_KINDS)('media minutes on %s', (_kind, create) => {
     // 10 s of the 300 s hour are gone, not 20 s; and the ledger holds the one charge.
     const admission = await counters.admitRequest(ORG, 'index', await limits.limitsFor(ORG));
     expect(admission.states).toEqual([expect.objectContaining({ dimension: 'DPH', remainingUnits: 290 })]);
-    expect([...ledger.values()]).toEqual([expect.objectContaining({ idempotencyKey: `task:${task.id}`, unitKind: 'video_second', quantity: 10 })]);
+    expect([...ledger.values()]).toEqual([
+      expect.objectContaining({ idempotencyKey: `task:${task.id}`, unitKind: 'video_second', quantity: 10 }),
+    ]);
   });
 
   it('records the spend of a reservation whose spend report failed, without debiting again', async () => {

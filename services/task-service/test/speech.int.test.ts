@@ -34,7 +34,12 @@ it('indexes a video with speech and no subtitles without a recogniser, and says 
   const org = newId();
   const indexId = await stack.createIndex(org, ['conversation']);
   const task = await stack.rpc<Task>(org, async (md, opts, cb) =>
-    stack.tasks.CreateTask({ index_id: indexId, video_blob_key: await stack.upload((await textScenesVideo()).path), filename: 'talk.mp4' }, md, opts, cb),
+    stack.tasks.CreateTask(
+      { index_id: indexId, video_blob_key: await stack.upload((await textScenesVideo()).path), filename: 'talk.mp4' },
+      md,
+      opts,
+      cb,
+    ),
   );
   const done = await stack.waitForTask(org, task.id);
   expect(done).toMatchObject({ status: 'ready', extractors_run: [] });

@@ -105,12 +105,25 @@ async function start(options: TaskStackOptions, undo: (() => unknown)[], stop: (
   const settings = options.worker?.({ dir, blobs });
   let worker: WorkerOptions | undefined;
   if (settings) {
-    const models = settings.models ?? createModelRegistry({ modelsDir: join(dir, 'no-models'), allowDownload: false, clipModel: 'none/clip', whisperModel: 'none/whisper' });
+    const models =
+      settings.models ??
+      createModelRegistry({
+        modelsDir: join(dir, 'no-models'),
+        allowDownload: false,
+        clipModel: 'none/clip',
+        whisperModel: 'none/whisper',
+      });
     undo.push(() => models.dispose());
     worker = { blobs, workRoot: join(dir, 'work'), concurrency: 1, pollMs: 200, ...settings, models };
   }
 
-  const indexService = await startIndexService({ bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, bus, logger, blobs });
+  const indexService = await startIndexService({
+    bind: '127.0.0.1:0',
+    database: { kind: 'pglite', dataDir: 'memory://' },
+    bus,
+    logger,
+    blobs,
+  });
   undo.push(() => indexService.stop());
   const taskService = await startTaskService({
     bind: '127.0.0.1:0',

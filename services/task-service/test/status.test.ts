@@ -3,11 +3,16 @@ import { canTransition, initialStatus, isDeletable, TASK_STATUSES, type TaskStat
 describe('task status machine', () => {
   // Every allowed step; everything else is refused.
   const ALLOWED: [TaskStatus, TaskStatus][] = [
-    ['uploading', 'validating'], ['uploading', 'failed'],
-    ['validating', 'pending'], ['validating', 'failed'],
-    ['pending', 'queued'], ['pending', 'failed'],
-    ['queued', 'indexing'], ['queued', 'failed'],
-    ['indexing', 'ready'], ['indexing', 'failed'],
+    ['uploading', 'validating'],
+    ['uploading', 'failed'],
+    ['validating', 'pending'],
+    ['validating', 'failed'],
+    ['pending', 'queued'],
+    ['pending', 'failed'],
+    ['queued', 'indexing'],
+    ['queued', 'failed'],
+    ['indexing', 'ready'],
+    ['indexing', 'failed'],
   ];
 
   it.each(TASK_STATUSES.flatMap((from) => TASK_STATUSES.map((to) => [from, to] as const)))('%s → %s', (from, to) => {

@@ -47,6 +47,9 @@ describe('toProtoTask hls', () => {
   });
 
   it('carries the blob keys (the gateway signs them)', () => {
-    expect(toProtoTask(task('ready', 'COMPLETE'), at).hls).toMatchObject({ video_url: 'videos/6528dde58f9cd95a98cbd078/hls/index.m3u8', thumbnail_urls: [] });
+    expect(toProtoTask(task('ready', 'COMPLETE'), at).hls).toMatchObject({
+      video_url: 'videos/6528dde58f9cd95a98cbd078/hls/index.m3u8',
+      thumbnail_urls: [],
+    });
   });
 });

@@ -50,7 +50,10 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
 
   const outbox = async (taskId: string) =>
     (
-      await database.db.query<{ type: string; payload: Record<string, unknown> }>('SELECT type, payload FROM outbox WHERE key = $1 ORDER BY seq', [taskId])
+      await database.db.query<{ type: string; payload: Record<string, unknown> }>(
+        'SELECT type, payload FROM outbox WHERE key = $1 ORDER BY seq',
+        [taskId],
+      )
     ).rows;
 
   /** Earlier tests' unfinished tasks wait far in the future, so a claim finds the test's own task. */
@@ -104,7 +107,10 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
     });
 
     it('starts a URL task at uploading and names it after the URL', async () => {
-      const task = await tasks.create(ORG, upload(INDEX, { source: { kind: 'url', url: 'https://videos.example.com/a/My%20Clip.mp4?x=1' }, filename: '' }));
+      const task = await tasks.create(
+        ORG,
+        upload(INDEX, { source: { kind: 'url', url: 'https://videos.example.com/a/My%20Clip.mp4?x=1' }, filename: '' }),
+      );
       expect(task).toMatchObject({ status: 'uploading', filename: 'My Clip.mp4', mediaBlobKey: null });
       expect((await tasks.get(ORG, task.id)).source).toEqual({ kind: 'url', url: 'https://videos.example.com/a/My%20Clip.mp4?x=1' });
     });
@@ -188,7 +194,6 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
   });
 
   describe('leases and the status machine', () => {
-
     it('lets one claimer have a task until its lease expires, then another', async () => {
       const org = newId();
       indexes.indexes.add(`${org}/${INDEX}`);
@@ -220,13 +225,29 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
       const task = await tasks.create(org, upload(INDEX));
       const claimed = (await claim('w', clock.now(), 60_000))!;
       expect(claimed.id).toBe(task.id);
-      const events = (from: 'validating' | 'pending') => (t: Parameters<typeof statusChangedEvent>[0]) => [statusChangedEvent(t, from, clock)];
+      const events = (from: 'validating' | 'pending') => (t: Parameters<typeof statusChangedEvent>[0]) => [
+        statusChangedEvent(t, from, clock),
+      ];
       const system = { filename: 'clip.mp4', duration: 12.5, fps: 25, width: 1280, height: 720, size: 123_456 };
-      const pending = await leases.update(task.id, 'w', clock.now(), { status: { from: 'validating', to: 'pending' }, changes: { system } }, events('validating'));
+      const pending = await leases.update(
+        task.id,
+        'w',
+        clock.now(),
+        { status: { from: 'validating', to: 'pending' }, changes: { system } },
+        events('validating'),
+      );
       expect(pending).toMatchObject({ status: 'pending', system });
-      expect(await leases.update(task.id, 'w', clock.now(), { status: { from: 'validating', to: 'pending' } }, events('validating'))).toBeUndefined();
+      expect(
+        await leases.update(task.id, 'w', clock.now(), { status: { from: 'validating', to: 'pending' } }, events('validating')),
+      ).toBeUndefined();
       const failure = { code: 'video_file_broken', message: 'The file is broken.' };
-      await leases.update(task.id, 'w', clock.now(), { status: { from: 'pending', to: 'failed' }, changes: { failure } }, events('pending'));
+      await leases.update(
+        task.id,
+        'w',
+        clock.now(),
+        { status: { from: 'pending', to: 'failed' }, changes: { failure } },
+        events('pending'),
+      );
 
       const read = await tasks.get(org, task.id);
       expect(read).toMatchObject({ status: 'failed', failure });

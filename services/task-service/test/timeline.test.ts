@@ -12,19 +12,40 @@ const frame = (timeSec: number, lines: string[], labels: string[] = []): FrameOb
 describe('spansOf', () => {
   it.each([
     ['one value over consecutive frames', [['A'], ['A'], ['A']], [{ start: 0, end: 3, value: 'A' }]],
-    ['a gap splits a value', [['A'], [], ['A']], [{ start: 0, end: 1, value: 'A' }, { start: 2, end: 3, value: 'A' }]],
-    ['values overlap independently', [['A'], ['A', 'B'], ['B']], [{ start: 0, end: 2, value: 'A' }, { start: 1, end: 3, value: 'B' }]],
+    [
+      'a gap splits a value',
+      [['A'], [], ['A']],
+      [
+        { start: 0, end: 1, value: 'A' },
+        { start: 2, end: 3, value: 'A' },
+      ],
+    ],
+    [
+      'values overlap independently',
+      [['A'], ['A', 'B'], ['B']],
+      [
+        { start: 0, end: 2, value: 'A' },
+        { start: 1, end: 3, value: 'B' },
+      ],
+    ],
     ['blank text is dropped', [['  '], ['A ']], [{ start: 1, end: 2, value: 'A' }]],
     ['the last span is clipped to the duration', [[], [], ['A']], [{ start: 2, end: 2.5, value: 'A' }]],
   ])('%s', (_name, frames, expected) => {
     const duration = expected.some((e) => e.end === 2.5) ? 2.5 : 3;
-    const spans = spansOf(frames.map((values, i) => ({ timeSec: i, values: values.map((value) => ({ value, confidence: 0.5 })) })), 1, duration);
+    const spans = spansOf(
+      frames.map((values, i) => ({ timeSec: i, values: values.map((value) => ({ value, confidence: 0.5 })) })),
+      1,
+      duration,
+    );
     expect(spans.map(({ start, end, value }) => ({ start, end, value }))).toEqual(expected);
   });
 
   it('keeps the best confidence of a span', () => {
     const spans = spansOf(
-      [{ timeSec: 0, values: [{ value: 'A', confidence: 0.2 }] }, { timeSec: 0.5, values: [{ value: 'A', confidence: 0.7 }] }],
+      [
+        { timeSec: 0, values: [{ value: 'A', confidence: 0.2 }] },
+        { timeSec: 0.5, values: [{ value: 'A', confidence: 0.7 }] },
+      ],
       0.5,
       10,
     );
@@ -33,7 +54,12 @@ describe('spansOf', () => {
 });
 
 describe('textInVideo and logosOf', () => {
-  const frames = [frame(0, ['SALE AT NIKE STORE']), frame(1, ['SALE AT NIKE STORE']), frame(2, ['spike', 'Coca Cola']), frame(3, ['NIKEA'])];
+  const frames = [
+    frame(0, ['SALE AT NIKE STORE']),
+    frame(1, ['SALE AT NIKE STORE']),
+    frame(2, ['spike', 'Coca Cola']),
+    frame(3, ['NIKEA']),
+  ];
 
   it('gives one span per line of text', () => {
     expect(textInVideo(frames, 1, 4).map((v) => [v.value, v.start, v.end])).toEqual([
@@ -45,7 +71,10 @@ describe('textInVideo and logosOf', () => {
   });
 
   it('finds brand wordmarks as whole words only', () => {
-    const brands = [{ name: 'Nike', names: ['nike'] }, { name: 'Coca-Cola', names: ['coca-cola', 'coca cola'] }];
+    const brands = [
+      { name: 'Nike', names: ['nike'] },
+      { name: 'Coca-Cola', names: ['coca-cola', 'coca cola'] },
+    ];
     expect(logosOf(frames, brands, 1, 4).map((v) => [v.value, v.start, v.end])).toEqual([
       ['Nike', 0, 2],
       ['Coca-Cola', 2, 3],
@@ -80,7 +109,11 @@ describe('progressPercent', () => {
 
 describe('planExtractors', () => {
   it.each([
-    [['visual', 'conversation', 'text_in_video', 'logo'], ['thumbnail'], { visual: true, conversation: true, textInVideo: true, logo: true, thumbnails: true, requiresAudio: false }],
+    [
+      ['visual', 'conversation', 'text_in_video', 'logo'],
+      ['thumbnail'],
+      { visual: true, conversation: true, textInVideo: true, logo: true, thumbnails: true, requiresAudio: false },
+    ],
     [['conversation'], [], { visual: false, conversation: true, textInVideo: false, logo: false, thumbnails: false, requiresAudio: true }],
     [['visual'], [], { visual: true, conversation: false, textInVideo: false, logo: false, thumbnails: false, requiresAudio: false }],
   ])('options %j, addons %j', (options, addons, plan) => {

@@ -35,8 +35,13 @@ describe('readTranscriptionBlob', () => {
   it('refuses a blob far over the default cap without reading it', async () => {
     const huge = { size: 2 * 1024 ** 3 };
     const reads: string[] = [];
-    const store = { stat: async () => ({ ...huge, updatedAt: new Date() }), get: async (key: string) => (reads.push(key), Readable.from([])) };
-    const error = await errorOf(readTranscriptionBlob(store as unknown as FileBlobStore, 'uploads/c/transcription_file-0', MAX_TRANSCRIPTION_BYTES));
+    const store = {
+      stat: async () => ({ ...huge, updatedAt: new Date() }),
+      get: async (key: string) => (reads.push(key), Readable.from([])),
+    };
+    const error = await errorOf(
+      readTranscriptionBlob(store as unknown as FileBlobStore, 'uploads/c/transcription_file-0', MAX_TRANSCRIPTION_BYTES),
+    );
     expect(error).toMatchObject({ code: 'payload_too_large' });
     expect(reads).toEqual([]);
   });

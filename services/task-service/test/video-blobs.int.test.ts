@@ -19,15 +19,26 @@ import { startTaskStack, type TaskStack } from './stack';
 const logger = createLogger({ service: 'video-blobs-test', level: 'silent' });
 
 const payload = (overrides: Partial<VideoDeletedPayload>): VideoDeletedPayload => ({
-  index_id: 'i1', video_id: 'v1', blob_keys: [], reason: 'video_deleted', ...overrides,
+  index_id: 'i1',
+  video_id: 'v1',
+  blob_keys: [],
+  reason: 'video_deleted',
+  ...overrides,
 });
 
 describe('videoBlobsOf', () => {
   it.each([
-    ['media and thumbnails, each once', payload({ blob_keys: ['uploads/u1/video_file-0', 'videos/v1/thumbnails/0.jpg', 'videos/v1/thumbnails/0.jpg'] }),
-      { keys: ['uploads/u1/video_file-0', 'videos/v1/thumbnails/0.jpg'], invalid: [], prefix: 'videos/v1/' }],
+    [
+      'media and thumbnails, each once',
+      payload({ blob_keys: ['uploads/u1/video_file-0', 'videos/v1/thumbnails/0.jpg', 'videos/v1/thumbnails/0.jpg'] }),
+      { keys: ['uploads/u1/video_file-0', 'videos/v1/thumbnails/0.jpg'], invalid: [], prefix: 'videos/v1/' },
+    ],
     ['no blobs known (a URL task that failed late)', payload({}), { keys: [], invalid: [], prefix: 'videos/v1/' }],
-    ['keys that could leave the store', payload({ blob_keys: ['../etc/passwd', '/abs', 'ok'] }), { keys: ['ok'], invalid: ['../etc/passwd', '/abs'], prefix: 'videos/v1/' }],
+    [
+      'keys that could leave the store',
+      payload({ blob_keys: ['../etc/passwd', '/abs', 'ok'] }),
+      { keys: ['ok'], invalid: ['../etc/passwd', '/abs'], prefix: 'videos/v1/' },
+    ],
     ['an empty video id (the prefix would be every video)', payload({ video_id: '' }), { keys: [], invalid: [], prefix: undefined }],
     ['a video id with a slash', payload({ video_id: 'v1/../v2' }), { keys: [], invalid: [], prefix: undefined }],
     ['a video id that is a dot name', payload({ video_id: '..' }), { keys: [], invalid: [], prefix: undefined }],
@@ -57,7 +68,8 @@ describe('video.deleted through index-service', () => {
 
   const ctx = () => ({ orgId, requestId: 'test', deadline: new Date(Date.now() + 10_000) });
   const put = (key: string) => blobs.put(key, Readable.from([Buffer.from(key)]));
-  const present = async (keys: string[]) => (await Promise.all(keys.map(async (k) => ((await blobs.stat(k)) ? k : undefined)))).filter(Boolean);
+  const present = async (keys: string[]) =>
+    (await Promise.all(keys.map(async (k) => ((await blobs.stat(k)) ? k : undefined)))).filter(Boolean);
   const waitUntilGone = async (keys: string[]) => {
     for (const deadline = Date.now() + 10_000; (await present(keys)).length > 0; await new Promise((r) => setTimeout(r, 25))) {
       if (Date.now() > deadline) throw new Error(`still there: ${(await present(keys)).join(', ')}`);
@@ -72,11 +84,15 @@ describe('video.deleted through index-service', () => {
     const unrecorded = thumbnailKey(id, 9.5);
     for (const key of [media, ...thumbnails, unrecorded]) await put(key);
     await index.createVideo(ctx(), {
-      index_id: indexId, video_id: id, media_blob_key: media, extractors_run: ['visual'],
+      index_id: indexId,
+      video_id: id,
+      media_blob_key: media,
+      extractors_run: ['visual'],
       system_metadata: { filename: 'clip.mp4', duration: 10, fps: 25, width: 1280, height: 720, size: 1000 },
     });
     await index.putVideoArtifacts(ctx(), {
-      index_id: indexId, video_id: id,
+      index_id: indexId,
+      video_id: id,
       artifacts: { thumbnails: thumbnails.map((key, i) => ({ time: i * 5, blob_key: key, content_type: 'image/jpeg' })) },
     });
     return { id, keys: [media, ...thumbnails, unrecorded] };
@@ -104,7 +120,12 @@ describe('video.deleted through index-service', () => {
 
   it('an event delivered again, or naming blobs already gone, is fine', async () => {
     const video = await indexedVideo(await newIndex());
-    const event = buildEvent<VideoDeletedPayload>('video.deleted', video.id, orgId, payload({ video_id: video.id, blob_keys: [...video.keys, 'uploads/never/there'] }));
+    const event = buildEvent<VideoDeletedPayload>(
+      'video.deleted',
+      video.id,
+      orgId,
+      payload({ video_id: video.id, blob_keys: [...video.keys, 'uploads/never/there'] }),
+    );
     await bus.publish([event]);
     await waitUntilGone(video.keys);
     await put(thumbnailKey(video.id, 1));

@@ -19,14 +19,19 @@ describe('webhook URLs', () => {
     expect(() => parseWebhookUrl(url)).toThrow(`The url parameter is invalid. ${why}`);
   });
 
-  const fakeDns = (answers: Record<string, string[]>): Resolver => async (host) => {
-    const addresses = answers[host];
-    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-  };
+  const fakeDns =
+    (answers: Record<string, string[]>): Resolver =>
+    async (host) => {
+      const addresses = answers[host];
+      if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    };
 
   it('checks every address the host resolves to at registration, and says why it refuses', async () => {
-    const guard = new AddressGuard(parseAllowList('localhost'), fakeDns({ 'public.test': ['93.184.216.34'], 'mixed.test': ['93.184.216.34', '10.0.0.7'], localhost: ['127.0.0.1'] }));
+    const guard = new AddressGuard(
+      parseAllowList('localhost'),
+      fakeDns({ 'public.test': ['93.184.216.34'], 'mixed.test': ['93.184.216.34', '10.0.0.7'], localhost: ['127.0.0.1'] }),
+    );
     await expect(checkWebhookUrl(guard, 'https://public.test/hook')).resolves.toBeInstanceOf(URL);
     await expect(checkWebhookUrl(guard, 'http://localhost:9000/')).resolves.toBeInstanceOf(URL);
     await expect(checkWebhookUrl(guard, 'https://mixed.test/hook')).rejects.toThrow(
@@ -68,10 +73,19 @@ describe('signatures', () => {
 
 describe('delivery planning', () => {
   const endpoint = (id: string, eventTypes: WebhookEndpointRecord['eventTypes']): WebhookEndpointRecord => ({
-    id, orgId: 'org', url: 'https://example.com/', eventTypes, secret: 's', createdAt: new Date(0),
+    id,
+    orgId: 'org',
+    url: 'https://example.com/',
+    eventTypes,
+    secret: 's',
+    createdAt: new Date(0),
   });
   const event = (status: TaskStatusChangedPayload['status']): EventEnvelope<TaskStatusChangedPayload> => ({
-    id: 'ev1', type: 'task.status-changed', key: 't1', occurred_at: '2026-01-01T00:00:00.000Z', org_id: 'org',
+    id: 'ev1',
+    type: 'task.status-changed',
+    key: 't1',
+    occurred_at: '2026-01-01T00:00:00.000Z',
+    org_id: 'org',
     payload: { task_id: 't1', index_id: 'i1', video_id: 'v1', status, previous_status: 'indexing', failure: null },
   });
 
@@ -84,8 +98,20 @@ describe('delivery planning', () => {
   });
 
   it('plans one delivery per endpoint and registered type, with the body receivers get', () => {
-    const plans = planDeliveries(event('ready'), [endpoint('e1', ['index.task.ready']), endpoint('e2', ['index.task.failed']), endpoint('e3', ['index.task.ready', 'index.task.status_changed'])], new Date(0));
-    expect(plans.map((p) => `${p.endpointId}:${p.eventType}`)).toEqual(['e1:index.task.ready', 'e3:index.task.status_changed', 'e3:index.task.ready']);
+    const plans = planDeliveries(
+      event('ready'),
+      [
+        endpoint('e1', ['index.task.ready']),
+        endpoint('e2', ['index.task.failed']),
+        endpoint('e3', ['index.task.ready', 'index.task.status_changed']),
+      ],
+      new Date(0),
+    );
+    expect(plans.map((p) => `${p.endpointId}:${p.eventType}`)).toEqual([
+      'e1:index.task.ready',
+      'e3:index.task.status_changed',
+      'e3:index.task.ready',
+    ]);
     expect(JSON.parse(plans[0]!.body)).toEqual({
       id: plans[0]!.id,
       type: 'index.task.ready',

@@ -40,7 +40,11 @@ describe('postWebhook', () => {
     ['a redirect, followed with the same body', '/moved', { status: 204 }],
     ['another answer', '/fail', { status: 500, error: 'the receiver answered 500' }],
     ['a redirect loop', '/loop', { status: 302, error: 'more than 3 redirects' }],
-    ['a redirect to another scheme', '/to-ftp', { status: 0, error: 'refused: The url parameter is invalid. The scheme ftp: is not allowed; use http or https.', refused: true }],
+    [
+      'a redirect to another scheme',
+      '/to-ftp',
+      { status: 0, error: 'refused: The url parameter is invalid. The scheme ftp: is not allowed; use http or https.', refused: true },
+    ],
     ['no answer in time', '/slow', { status: 0, error: 'no answer within 300 ms' }],
   ])('%s', async (_name, path, expected) => {
     expect(await post(path, path === '/slow' ? 300 : 2_000)).toEqual(expected);
@@ -53,6 +57,10 @@ describe('postWebhook', () => {
   });
 
   it('refuses a destination outside the rules, for good', async () => {
-    expect(await postWebhook(new AddressGuard(), `${base}/ok`, '{}', {}, 2_000)).toEqual({ status: 0, error: 'refused: 127.0.0.1 is a loopback address', refused: true });
+    expect(await postWebhook(new AddressGuard(), `${base}/ok`, '{}', {}, 2_000)).toEqual({
+      status: 0,
+      error: 'refused: 127.0.0.1 is a loopback address',
+      refused: true,
+    });
   });
 });

@@ -20,15 +20,27 @@ const logger = createLogger({ service: 'test', level: 'silent' });
  * 127.0.0.1 written as an address stays refused, which the redirect case relies on.
  */
 const BUSES: [string, () => Promise<{ bus: EventBus; close(): Promise<void> }>][] = [
-  ['in-process', async () => {
-    const bus = new InProcessEventBus({ logger });
-    return { bus, close: () => bus.close() };
-  }],
-  ['kafka', async () => {
-    const kafka: TestKafka = await startTestKafka(process.env.KAFKA_BROKERS);
-    const bus = new KafkaEventBus({ brokers: kafka.brokers, clientId: 'task-service', logger, sessionTimeoutMs: 6000, maxWaitTimeMs: 200 });
-    return { bus, close: async () => (await bus.close(), await kafka.stop()) };
-  }],
+  [
+    'in-process',
+    async () => {
+      const bus = new InProcessEventBus({ logger });
+      return { bus, close: () => bus.close() };
+    },
+  ],
+  [
+    'kafka',
+    async () => {
+      const kafka: TestKafka = await startTestKafka(process.env.KAFKA_BROKERS);
+      const bus = new KafkaEventBus({
+        brokers: kafka.brokers,
+        clientId: 'task-service',
+        logger,
+        sessionTimeoutMs: 6000,
+        maxWaitTimeMs: 200,
+      });
+      return { bus, close: async () => (await bus.close(), await kafka.stop()) };
+    },
+  ],
 ];
 
 describe.each(BUSES)('webhooks through the %s bus', (_name, createBus) => {
@@ -70,10 +82,17 @@ describe.each(BUSES)('webhooks through the %s bus', (_name, createBus) => {
   const register = (url: string, eventTypes: string[] = []) =>
     callUnary<WebhookEndpoint>((md, opts, cb) => client.CreateWebhookEndpoint({ url, event_types: eventTypes }, md, opts, cb), ctx());
   const deliveries = (endpointId: string) =>
-    callUnary<ListWebhookDeliveriesResponse>((md, opts, cb) => client.ListWebhookDeliveries({ webhook_endpoint_id: endpointId }, md, opts, cb), ctx());
+    callUnary<ListWebhookDeliveriesResponse>(
+      (md, opts, cb) => client.ListWebhookDeliveries({ webhook_endpoint_id: endpointId }, md, opts, cb),
+      ctx(),
+    );
   const taskEvent = (taskId: string, status: TaskStatusChangedPayload['status'], previous: TaskStatusChangedPayload['status']) =>
     buildEvent<TaskStatusChangedPayload>('task.status-changed', taskId, orgId, {
-      task_id: taskId, index_id: 'idx', video_id: 'vid', status, previous_status: previous,
+      task_id: taskId,
+      index_id: 'idx',
+      video_id: 'vid',
+      status,
+      previous_status: previous,
       failure: status === 'failed' ? { code: 'video_file_broken', message: 'The video file is broken.' } : null,
     });
   const waitFor = async (condition: () => boolean | Promise<boolean>, what: string) => {
@@ -88,10 +107,17 @@ describe.each(BUSES)('webhooks through the %s bus', (_name, createBus) => {
     await events.bus.publish([taskEvent('task-a', 'indexing', 'queued'), taskEvent('task-a', 'ready', 'indexing')]);
     await waitFor(() => receiver.requests('/ok').length >= 1, 'the delivery');
     const [request] = receiver.requests('/ok');
-    expect(verify(endpoint.signing_secret, {
-      timestamp: request!.headers[SIGNATURE_HEADERS.timestamp.toLowerCase()] as string,
-      signature: request!.headers[SIGNATURE_HEADERS.signature.toLowerCase()] as string,
-    }, request!.body, new Date())).toBe(true);
+    expect(
+      verify(
+        endpoint.signing_secret,
+        {
+          timestamp: request!.headers[SIGNATURE_HEADERS.timestamp.toLowerCase()] as string,
+          signature: request!.headers[SIGNATURE_HEADERS.signature.toLowerCase()] as string,
+        },
+        request!.body,
+        new Date(),
+      ),
+    ).toBe(true);
     const body = JSON.parse(request!.body);
     expect(body).toMatchObject({ type: 'index.task.ready', data: { task_id: 'task-a', status: 'ready', previous_status: 'indexing' } });
     expect(request!.headers[SIGNATURE_HEADERS.id.toLowerCase()]).toBe(body.id);
@@ -120,12 +146,22 @@ describe.each(BUSES)('webhooks through the %s bus', (_name, createBus) => {
     expect(await sealStoredSecrets(database.db, secrets)).toBe(0);
     await events.bus.publish([taskEvent('task-sealed', 'ready', 'indexing')]);
     await waitFor(() => receiver.requests('/legacy').length >= 1 && receiver.requests('/sealed').length >= 1, 'both deliveries');
-    for (const [path, secret] of [['/legacy', 'whsec_stored_in_plain_text'], ['/sealed', endpoint.signing_secret]] as const) {
+    for (const [path, secret] of [
+      ['/legacy', 'whsec_stored_in_plain_text'],
+      ['/sealed', endpoint.signing_secret],
+    ] as const) {
       const [request] = receiver.requests(path);
-      expect(verify(secret, {
-        timestamp: request!.headers[SIGNATURE_HEADERS.timestamp.toLowerCase()] as string,
-        signature: request!.headers[SIGNATURE_HEADERS.signature.toLowerCase()] as string,
-      }, request!.body, new Date())).toBe(true);
+      expect(
+        verify(
+          secret,
+          {
+            timestamp: request!.headers[SIGNATURE_HEADERS.timestamp.toLowerCase()] as string,
+            signature: request!.headers[SIGNATURE_HEADERS.signature.toLowerCase()] as string,
+          },
+          request!.body,
+          new Date(),
+        ),
+      ).toBe(true);
     }
   });
 
@@ -149,7 +185,10 @@ describe.each(BUSES)('webhooks through the %s bus', (_name, createBus) => {
       ['file:///etc/passwd', 'The scheme file: is not allowed; use http or https.'],
       ['gopher://localhost:70/', 'The scheme gopher: is not allowed'],
     ] as const) {
-      await expect(register(url)).rejects.toMatchObject({ code: 'parameter_invalid', message: expect.stringContaining(message) as string } satisfies Partial<ApiError>);
+      await expect(register(url)).rejects.toMatchObject({
+        code: 'parameter_invalid',
+        message: expect.stringContaining(message) as string,
+      } satisfies Partial<ApiError>);
     }
   });
 

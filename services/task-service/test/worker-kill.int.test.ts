@@ -51,7 +51,10 @@ it('finishes a task whose worker was killed mid-indexing, with exactly one video
   const videos = await stack.rpc<ListVideosResponse>(ORG, (md, opts, cb) => stack.indexes.ListVideos({ index_id: indexId }, md, opts, cb));
   expect(videos.data.map((v) => v.id)).toEqual([task.video_id]);
   // Two claims: the killed worker's, and the one that took over after its lease ran out.
-  const { rows } = await stack.database!.db.query<{ attempts: number }>("SELECT attempts FROM jobs WHERE kind = 'index-task' AND subject_id = $1", [task.id]);
+  const { rows } = await stack.database!.db.query<{ attempts: number }>(
+    "SELECT attempts FROM jobs WHERE kind = 'index-task' AND subject_id = $1",
+    [task.id],
+  );
   expect(rows[0]!.attempts).toBe(2);
   second.child.kill('SIGTERM');
   await new Promise((resolve) => second.child.once('exit', resolve));

@@ -61,7 +61,9 @@ it('answers health checks, and a new task published on Kafka wakes it to index',
   const org = newId();
   const indexId = await stack.createIndex(org, ['visual']);
   const key = await stack.upload((await textScenesVideo()).path);
-  const task = await stack.rpc<Task>(org, (md, opts, cb) => stack.tasks.CreateTask({ index_id: indexId, video_blob_key: key, filename: 'scenes.mp4' }, md, opts, cb));
+  const task = await stack.rpc<Task>(org, (md, opts, cb) =>
+    stack.tasks.CreateTask({ index_id: indexId, video_blob_key: key, filename: 'scenes.mp4' }, md, opts, cb),
+  );
 
   const { status } = await stack.waitForTask(org, task.id, { timeoutMs: 90_000, diagnostics: started.output });
   expect([status, started.output()]).toEqual(['ready', started.output()]);

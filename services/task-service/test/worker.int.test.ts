@@ -20,7 +20,9 @@ import { startTaskStack, type TaskStack } from './stack';
 
 // The project's generator of tiny CLIP and Whisper models (transformers.js layout, random weights).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const tinyModels = require('../../../scripts/models/make-tiny-models.js') as { makeTinyModels(dir: string): { clip: string; whisper: string } };
+const tinyModels = require('../../../scripts/models/make-tiny-models.js') as {
+  makeTinyModels(dir: string): { clip: string; whisper: string };
+};
 
 const LIMITED_ORG = newId();
 
@@ -45,7 +47,12 @@ beforeAll(async () => {
     worker: ({ dir }) => {
       const tiny = tinyModels.makeTinyModels(join(dir, 'models'));
       return {
-        models: createModelRegistry({ modelsDir: join(dir, 'models'), allowDownload: false, clipModel: tiny.clip, whisperModel: tiny.whisper }),
+        models: createModelRegistry({
+          modelsDir: join(dir, 'models'),
+          allowDownload: false,
+          clipModel: tiny.clip,
+          whisperModel: tiny.whisper,
+        }),
         meter,
         // video_url from the loopback server of the playlist test.
         fetch: { allowHosts: ['127.0.0.1'] },
@@ -62,15 +69,30 @@ it('takes the user’s transcription file over the subtitle track, and embeds ke
   const org = newId();
   const indexId = await stack.createIndex(org, ['visual', 'conversation']);
   const srt = 'transcripts/mine.srt';
-  await stack.blobs.put(srt, Readable.from([Buffer.from('1\n00:00:01,000 --> 00:00:02,500\nMy own words.\n\n2\n00:00:04,000 --> 00:00:05,000\nSecond line.\n')]));
-  const created = await stack.rpc<Task>(org, (md, opts, cb) =>
-    stack.tasks.CreateTask({ index_id: indexId, video_blob_key: '', transcription_blob_key: srt, filename: 'talk.mp4' }, md, opts, cb),
-  ).catch((e: unknown) => e);
+  await stack.blobs.put(
+    srt,
+    Readable.from([Buffer.from('1\n00:00:01,000 --> 00:00:02,500\nMy own words.\n\n2\n00:00:04,000 --> 00:00:05,000\nSecond line.\n')]),
+  );
+  const created = await stack
+    .rpc<Task>(org, (md, opts, cb) =>
+      stack.tasks.CreateTask({ index_id: indexId, video_blob_key: '', transcription_blob_key: srt, filename: 'talk.mp4' }, md, opts, cb),
+    )
+    .catch((e: unknown) => e);
   // A blob key is required when no URL is given.
   expect(created).toMatchObject({ code: 'parameter_invalid' });
 
   const task = await stack.rpc<Task>(org, async (md, opts, cb) =>
-    stack.tasks.CreateTask({ index_id: indexId, video_blob_key: await stack.upload((await subtitledVideo()).path), transcription_blob_key: srt, filename: 'talk.mp4' }, md, opts, cb),
+    stack.tasks.CreateTask(
+      {
+        index_id: indexId,
+        video_blob_key: await stack.upload((await subtitledVideo()).path),
+        transcription_blob_key: srt,
+        filename: 'talk.mp4',
+      },
+      md,
+      opts,
+      cb,
+    ),
   );
   const done = await stack.waitForTask(org, task.id);
   expect(done).toMatchObject({ status: 'ready', system_metadata: { filename: 'talk.mp4', width: 640, height: 480 } });
@@ -89,20 +111,29 @@ it('transcribes with Whisper a video that has no subtitles (the tiny model’s p
   const org = newId();
   const indexId = await stack.createIndex(org, ['conversation']);
   const task = await stack.rpc<Task>(org, async (md, opts, cb) =>
-    stack.tasks.CreateTask({ index_id: indexId, video_blob_key: await stack.upload((await textScenesVideo()).path), filename: 'tone.mp4' }, md, opts, cb),
+    stack.tasks.CreateTask(
+      { index_id: indexId, video_blob_key: await stack.upload((await textScenesVideo()).path), filename: 'tone.mp4' },
+      md,
+      opts,
+      cb,
+    ),
   );
   const done = await stack.waitForTask(org, task.id);
   expect(done).toMatchObject({ status: 'ready', extractors_run: ['whisper'], extractors_skipped: [] });
   const artifacts = await stack.rpc<VideoArtifacts>(org, (md, opts, cb) =>
     stack.indexes.GetVideoArtifacts({ index_id: indexId, video_id: done.video_id, kinds: ['transcription'] }, md, opts, cb),
   );
-  expect(artifacts.transcription.map(({ start, end, value }) => ({ start, end, value }))).toEqual([{ start: 0, end: 1, value: 'blacksmith' }]);
+  expect(artifacts.transcription.map(({ start, end, value }) => ({ start, end, value }))).toEqual([
+    { start: 0, end: 1, value: 'blacksmith' },
+  ]);
 }, 60_000);
 
 it('charges the media minutes once per task, and fails a video longer than the minutes left with the 429 reason', async () => {
   const indexId = await stack.createIndex(LIMITED_ORG, ['conversation']);
   const video = (await subtitledVideo()).path;
-  const first = await stack.rpc<Task>(LIMITED_ORG, async (md, opts, cb) => stack.tasks.CreateTask({ index_id: indexId, video_blob_key: await stack.upload(video) }, md, opts, cb));
+  const first = await stack.rpc<Task>(LIMITED_ORG, async (md, opts, cb) =>
+    stack.tasks.CreateTask({ index_id: indexId, video_blob_key: await stack.upload(video) }, md, opts, cb),
+  );
   expect((await stack.waitForTask(LIMITED_ORG, first.id)).status).toBe('ready');
   expect(spend.filter((s) => s.orgId === LIMITED_ORG)).toEqual([
     expect.objectContaining({ idempotencyKey: `task:${first.id}`, unitKind: 'video_second', quantity: expect.closeTo(10, 0) }),
@@ -110,9 +141,14 @@ it('charges the media minutes once per task, and fails a video longer than the m
 
   // 10 s used of the hour's minute; spend 45 s more elsewhere: a 10 s video no longer fits.
   await counters.reserve(LIMITED_ORG, 'index', 'duration', 45, await limits.limitsFor(LIMITED_ORG));
-  const second = await stack.rpc<Task>(LIMITED_ORG, async (md, opts, cb) => stack.tasks.CreateTask({ index_id: indexId, video_blob_key: await stack.upload(video) }, md, opts, cb));
+  const second = await stack.rpc<Task>(LIMITED_ORG, async (md, opts, cb) =>
+    stack.tasks.CreateTask({ index_id: indexId, video_blob_key: await stack.upload(video) }, md, opts, cb),
+  );
   const refused = await stack.waitForTask(LIMITED_ORG, second.id);
-  expect(refused).toMatchObject({ status: 'failed', failure: { code: 'too_many_requests', message: expect.stringMatching(/DPH:1\/hour/) } });
+  expect(refused).toMatchObject({
+    status: 'failed',
+    failure: { code: 'too_many_requests', message: expect.stringMatching(/DPH:1\/hour/) },
+  });
   expect(refused.status_history.map((h) => h.status)).toEqual(['validating', 'pending', 'failed']);
 }, 60_000);
 
@@ -139,7 +175,9 @@ it('fails a "video" that is a playlist or manifest, uploaded or by video_url, wi
       ...Object.keys(files).map((name) => ({ video_url: source.url(name) })),
     ];
     for (const video of tasks) {
-      const task = await stack.rpc<Task>(org, (md, opts, cb) => stack.tasks.CreateTask({ index_id: indexId, filename: 'clip.mp4', ...video }, md, opts, cb));
+      const task = await stack.rpc<Task>(org, (md, opts, cb) =>
+        stack.tasks.CreateTask({ index_id: indexId, filename: 'clip.mp4', ...video }, md, opts, cb),
+      );
       const done = await stack.waitForTask(org, task.id);
       expect([video, done.status, done.failure?.code]).toEqual([video, 'failed', 'unsupported_file_type']);
     }

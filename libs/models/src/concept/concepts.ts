@@ -3,7 +3,16 @@
  * synsets (hashed, exact meanings) that the bundled extractors see in it. Pure functions; the
  * extractors' outputs come in as plain values.
  */
-import { BROAD_CATEGORIES, display, isAbstract, labelMeaning, resolveTerms, termSenses, type Synset, type WordNetReader } from '@vus/wordnet';
+import {
+  BROAD_CATEGORIES,
+  display,
+  isAbstract,
+  labelMeaning,
+  resolveTerms,
+  termSenses,
+  type Synset,
+  type WordNetReader,
+} from '@vus/wordnet';
 
 /**
  * - `word`: a lower-case word, placed by its word vector.
@@ -72,7 +81,8 @@ export function addSynset(bag: ConceptBag, synset: Synset, weight: number, wordn
       next.push(hypernym);
       const key = conceptKey('synset', `${hypernym.pos}:${hypernym.offset}`);
       if (depth <= CONCEPT_WEIGHTS.hypernymLevels) addConcept(bag, key, levelWeight);
-      else if (hypernym.words.some((word) => BROAD_CATEGORIES.has(display(word)))) addConcept(bag, key, weight * CONCEPT_WEIGHTS.broadCategory);
+      else if (hypernym.words.some((word) => BROAD_CATEGORIES.has(display(word))))
+        addConcept(bag, key, weight * CONCEPT_WEIGHTS.broadCategory);
     }
     level = next;
   }
@@ -89,7 +99,9 @@ export function textConcepts(text: string, wordnet: WordNetReader, isWord: (word
     if (known.length === 0 && resolved === undefined) addConcept(bag, conceptKey('token', surface), weight);
     if (resolved === undefined) continue;
     const { senses, ordered } = termSenses(resolved, wordnet);
-    senses.forEach((sense, rank) => addSynset(bag, sense, weight * (ordered && rank === 0 ? CONCEPT_WEIGHTS.firstSense : CONCEPT_WEIGHTS.otherSense), wordnet));
+    senses.forEach((sense, rank) =>
+      addSynset(bag, sense, weight * (ordered && rank === 0 ? CONCEPT_WEIGHTS.firstSense : CONCEPT_WEIGHTS.otherSense), wordnet),
+    );
   }
   return bag;
 }

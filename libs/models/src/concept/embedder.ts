@@ -6,7 +6,17 @@
  */
 import sharp from 'sharp';
 import type { WordNetReader } from '@vus/wordnet';
-import { CONCEPT_WEIGHTS, addConcept, colourName, conceptKey, labelConcepts, mergeConcepts, textConcepts, unionOfFrames, type ConceptBag } from './concepts';
+import {
+  CONCEPT_WEIGHTS,
+  addConcept,
+  colourName,
+  conceptKey,
+  labelConcepts,
+  mergeConcepts,
+  textConcepts,
+  unionOfFrames,
+  type ConceptBag,
+} from './concepts';
 import { embedConcepts, type ConceptSpace } from './space';
 import { WORD_VECTOR_DIMENSIONS, type WordVectors } from './word-vectors';
 import type { ImageInput, ObjectDetector, SpeechRecognizer, TextReader } from '../types';
@@ -87,7 +97,8 @@ export class ConceptEmbedder {
   private readonly isWord = (word: string): boolean => this.vectors.has(word);
 
   private space(dimensions: number): ConceptSpace {
-    if (dimensions <= WORD_VECTOR_DIMENSIONS) throw new Error(`concept embedding: ${dimensions} dimensions is too few (more than ${WORD_VECTOR_DIMENSIONS} needed)`);
+    if (dimensions <= WORD_VECTOR_DIMENSIONS)
+      throw new Error(`concept embedding: ${dimensions} dimensions is too few (more than ${WORD_VECTOR_DIMENSIONS} needed)`);
     return { dimensions, wordShare: 0.5, wordVector: (word) => this.centredVector(word) };
   }
 

@@ -17,7 +17,14 @@ import { l2Normalise, missingModelReason, transformers } from './transformers';
  * Loads `<MODELS_DIR>/<MODELS_CLIP>/` (default `Xenova/clip-vit-base-patch32`, 512 dimensions).
  */
 
-const CLIP_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'preprocessor_config.json', 'onnx/text_model.onnx', 'onnx/vision_model.onnx'];
+const CLIP_FILES = [
+  'config.json',
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'preprocessor_config.json',
+  'onnx/text_model.onnx',
+  'onnx/vision_model.onnx',
+];
 
 export function clipProvider(config: ModelsConfig): ProviderDefinition<'visual_embedder'> {
   return {

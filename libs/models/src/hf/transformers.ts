@@ -26,7 +26,12 @@ export async function transformers(config: ModelsConfig): Promise<Transformers> 
  * Why a downloadable model cannot load: undefined when its files are in MODELS_DIR or downloads
  * are allowed; otherwise a sentence naming the folder and the missing files.
  */
-export async function missingModelReason(config: ModelsConfig, what: string, modelId: string, files: readonly string[]): Promise<string | undefined> {
+export async function missingModelReason(
+  config: ModelsConfig,
+  what: string,
+  modelId: string,
+  files: readonly string[],
+): Promise<string | undefined> {
   if (config.allowDownload) return undefined;
   const folder = join(resolve(config.modelsDir), modelId);
   const missing: string[] = [];

@@ -84,7 +84,13 @@ export class PaddleOcr implements TextReader, Disposable {
       readFile(files.dictionary, 'utf8'),
     ]);
     // Class k ≥ 1 is line k-1 of the dictionary; PaddleOCR appends the space as the last class.
-    const dictionary = [...dictionaryText.replace(/\r/g, '').split('\n').filter((line, i, all) => i < all.length - 1 || line !== ''), ' '];
+    const dictionary = [
+      ...dictionaryText
+        .replace(/\r/g, '')
+        .split('\n')
+        .filter((line, i, all) => i < all.length - 1 || line !== ''),
+      ' ',
+    ];
     return new PaddleOcr(detector, recogniser, dictionary, options.maxSide ?? 960, options.minConfidence ?? 0.5);
   }
 
@@ -112,7 +118,9 @@ export class PaddleOcr implements TextReader, Disposable {
     const width = Math.max(32, Math.round((frame.width * scale) / 32) * 32);
     const height = Math.max(32, Math.round((frame.height * scale) / 32) * 32);
     const input = toPlanarBgr(await resizeRgb(frame, width, height), DETECTION_MEAN, DETECTION_STD);
-    const outputs = await this.detector.run({ [this.detector.inputNames[0] ?? 'x']: new ort.Tensor('float32', input, [1, 3, height, width]) });
+    const outputs = await this.detector.run({
+      [this.detector.inputNames[0] ?? 'x']: new ort.Tensor('float32', input, [1, 3, height, width]),
+    });
     const map = outputs[this.detector.outputNames[0] ?? '']?.data as Float32Array;
     const sx = frame.width / width;
     const sy = frame.height / height;
@@ -141,7 +149,10 @@ export class PaddleOcr implements TextReader, Disposable {
       width: Math.min(frame.width, box.x + box.width + margin) - left,
       height: Math.min(frame.height, box.y + box.height + margin) - top,
     };
-    const width = Math.min(RECOGNITION_MAX_WIDTH, Math.max(RECOGNITION_HEIGHT, Math.round((region.width * RECOGNITION_HEIGHT) / region.height)));
+    const width = Math.min(
+      RECOGNITION_MAX_WIDTH,
+      Math.max(RECOGNITION_HEIGHT, Math.round((region.width * RECOGNITION_HEIGHT) / region.height)),
+    );
     const crop = await cropRgb(frame, region, width, RECOGNITION_HEIGHT);
     const input = toPlanarBgr(crop, [0.5, 0.5, 0.5], [0.5, 0.5, 0.5]);
     const outputs = await this.recogniser.run({

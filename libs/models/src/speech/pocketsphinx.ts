@@ -65,7 +65,8 @@ export function missingPocketSphinx(config: PocketSphinxConfig): string | undefi
     join(config.modelDir, MODEL_FILES.dictionary),
   ];
   for (const file of files) {
-    if (!isFile(file)) return `the speech model is not installed (install the Debian package pocketsphinx-en-us, or set MODELS_POCKETSPHINX_MODEL)`;
+    if (!isFile(file))
+      return `the speech model is not installed (install the Debian package pocketsphinx-en-us, or set MODELS_POCKETSPHINX_MODEL)`;
   }
   return undefined;
 }
@@ -100,19 +101,30 @@ export class PocketSphinxRecognizer implements SpeechRecognizer {
     const output = await runRecogniser(
       this.config.binary,
       [
-        '-infile', input,
-        '-samprate', String(SPEECH_SAMPLE_RATE),
-        '-time', 'yes',
-        '-logfn', '/dev/null',
-        '-hmm', join(modelDir, MODEL_FILES.acoustic),
-        '-lm', join(modelDir, MODEL_FILES.languageModel),
-        '-dict', join(modelDir, MODEL_FILES.dictionary),
+        '-infile',
+        input,
+        '-samprate',
+        String(SPEECH_SAMPLE_RATE),
+        '-time',
+        'yes',
+        '-logfn',
+        '/dev/null',
+        '-hmm',
+        join(modelDir, MODEL_FILES.acoustic),
+        '-lm',
+        join(modelDir, MODEL_FILES.languageModel),
+        '-dict',
+        join(modelDir, MODEL_FILES.dictionary),
         ...SEARCH_ARGUMENTS,
       ],
       // Generous: the machine may be shared. A stuck recogniser must not hold the task for ever.
       { timeoutMs: 60_000 + streamSec * 10_000, signal },
     ).finally(() => rm(dir, { recursive: true, force: true }));
-    return parsePocketSphinxWords(output).map((w) => ({ word: w.word, start: round2(toSourceTime(layout, w.start)), end: round2(toSourceTime(layout, w.end)) }));
+    return parsePocketSphinxWords(output).map((w) => ({
+      word: w.word,
+      start: round2(toSourceTime(layout, w.start)),
+      end: round2(toSourceTime(layout, w.end)),
+    }));
   }
 }
 
@@ -205,7 +217,11 @@ function toPcm16(samples: Float32Array, layout: readonly StreamPiece[]): Buffer 
 const STDERR_TAIL = 2048;
 
 /** Runs the recogniser; its stdout, or an error with its stderr's tail. */
-function runRecogniser(binary: string, args: readonly string[], options: { timeoutMs: number; signal?: AbortSignal | undefined }): Promise<string> {
+function runRecogniser(
+  binary: string,
+  args: readonly string[],
+  options: { timeoutMs: number; signal?: AbortSignal | undefined },
+): Promise<string> {
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) return reject(new Error('speech recognition was cancelled'));
     const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -233,14 +249,23 @@ function runRecogniser(binary: string, args: readonly string[], options: { timeo
       options.signal?.removeEventListener('abort', onAbort);
       if (killedFor) return reject(new Error(`speech recognition ${killedFor}`));
       if (code === 0) return resolve(Buffer.concat(out).toString('utf8'));
-      reject(new Error(`${basename(binary)} failed (${code === null ? `signal ${signal}` : `exit code ${code}`}): ${stderr.trim().split('\n').slice(-3).join(' ')}`));
+      reject(
+        new Error(
+          `${basename(binary)} failed (${code === null ? `signal ${signal}` : `exit code ${code}`}): ${stderr.trim().split('\n').slice(-3).join(' ')}`,
+        ),
+      );
     });
   });
 }
 
 /** A program by path, or by name on PATH; undefined when it is not there or cannot be run. */
 function findExecutable(binary: string): string | undefined {
-  const candidates = binary.includes('/') ? [binary] : (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, binary));
+  const candidates = binary.includes('/')
+    ? [binary]
+    : (process.env.PATH ?? '')
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, binary));
   return candidates.find((candidate) => isFile(candidate) && isExecutable(candidate));
 }
 

@@ -35,7 +35,8 @@ export function wordsToLines(words: readonly TimedWord[], options: LineOptions =
   for (const word of [...words].sort((a, b) => a.start - b.start)) {
     const first = current[0];
     const last = current[current.length - 1];
-    if (first && last && (word.start - last.end >= o.pauseSec || word.end - first.start > o.maxLineSec || current.length >= o.maxWords)) close();
+    if (first && last && (word.start - last.end >= o.pauseSec || word.end - first.start > o.maxLineSec || current.length >= o.maxWords))
+      close();
     current.push(word);
   }
   close();

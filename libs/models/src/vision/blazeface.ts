@@ -135,7 +135,9 @@ async function anchorRows(tf: typeof tfType, outputs: readonly tfType.Tensor[]):
     tfType.Tensor,
     tfType.Tensor,
   ];
-  const joined = tf.tidy(() => tf.concat([tf.concat([scoresFine, boxesFine], 2), tf.concat([scoresCoarse, boxesCoarse], 2)], 1).squeeze([0]));
+  const joined = tf.tidy(() =>
+    tf.concat([tf.concat([scoresFine, boxesFine], 2), tf.concat([scoresCoarse, boxesCoarse], 2)], 1).squeeze([0]),
+  );
   const rows = (await joined.array()) as number[][];
   joined.dispose();
   return rows;

@@ -15,7 +15,11 @@ export function iou(a: Box, b: Box): number {
  * Greedy non-maximum suppression: best score first, dropping any later candidate of the same
  * `group` (label) that overlaps a kept one by more than `maxIou`.
  */
-export function nonMaxSuppression<T extends { box: Box; score: number; group?: string }>(candidates: readonly T[], maxIou: number, limit: number): T[] {
+export function nonMaxSuppression<T extends { box: Box; score: number; group?: string }>(
+  candidates: readonly T[],
+  maxIou: number,
+  limit: number,
+): T[] {
   const kept: T[] = [];
   for (const candidate of [...candidates].sort((a, b) => b.score - a.score)) {
     if (kept.length >= limit) break;

@@ -92,7 +92,11 @@ export class CocoDetector implements ObjectDetector, Disposable {
           score,
           box: rescaleBox({ x: x1, y: y1, width: x2 - x1, height: y2 - y1 }, size, size, width, height),
         }));
-      return nonMaxSuppression(candidates, this.options.maxIou, this.options.maxObjects).map(({ label, score, box }) => ({ label, score, box }));
+      return nonMaxSuppression(candidates, this.options.maxIou, this.options.maxObjects).map(({ label, score, box }) => ({
+        label,
+        score,
+        box,
+      }));
     });
   }
 
@@ -102,7 +106,11 @@ export class CocoDetector implements ObjectDetector, Disposable {
 }
 
 /** The frame's displayed size (after EXIF rotation), which boxes are reported in. */
-export async function originalSize(image: ImageInput, fallbackWidth: number, fallbackHeight: number): Promise<{ width: number; height: number }> {
+export async function originalSize(
+  image: ImageInput,
+  fallbackWidth: number,
+  fallbackHeight: number,
+): Promise<{ width: number; height: number }> {
   const meta = await sharp(image).metadata();
   const rotated = (meta.orientation ?? 1) >= 5;
   const width = (rotated ? meta.height : meta.width) ?? fallbackWidth;

@@ -31,7 +31,9 @@ function findTarget(env: NodeJS.ProcessEnv): Target {
   }
   const stateFile = join(resolve(env.DATA_DIR || './.data'), 'embedded.json');
   if (!existsSync(stateFile)) {
-    throw new Error(`No running embedded server found (${stateFile} is missing). Start one with \`npm start\`, or set VUS_URL and VUS_ADMIN_TOKEN.`);
+    throw new Error(
+      `No running embedded server found (${stateFile} is missing). Start one with \`npm start\`, or set VUS_URL and VUS_ADMIN_TOKEN.`,
+    );
   }
   const state = JSON.parse(readFileSync(stateFile, 'utf8')) as { base_url: string; admin_token: string };
   return { baseUrl: state.base_url, token: adminToken ?? state.admin_token };
@@ -80,9 +82,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     case 'list': {
       if (!values.org) throw new Error('list needs --org NAME');
       const org = await orgByName(target, values.org, false);
-      const keys = await call<{ data: { _id: string; prefix: string; name: string | null; created_at: string; revoked_at: string | null }[] }>(
-        target, 'GET', `/organizations/${org._id}/keys`,
-      );
+      const keys = await call<{
+        data: { _id: string; prefix: string; name: string | null; created_at: string; revoked_at: string | null }[];
+      }>(target, 'GET', `/organizations/${org._id}/keys`);
       return keys.data
         .map((k) => `${k._id}  ${k.prefix}…  ${k.created_at}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}  ${k.name ?? ''}`)
         .join('\n');

@@ -29,7 +29,10 @@ const BINARY_PARTS: Readonly<Record<string, ReadonlyMap<string, number>>> = {
   'post /search': new Map([['query_media_file', QUERY_IMAGE_BYTES]]),
   'post /search-v2': new Map([['query_media_file', QUERY_IMAGE_BYTES]]),
   // POST /embed: an image (5 MB, as embed-service accepts) or a short audio file.
-  'post /embed': new Map([['image_file', QUERY_IMAGE_BYTES], ['audio_file', EMBED_AUDIO_BYTES]]),
+  'post /embed': new Map([
+    ['image_file', QUERY_IMAGE_BYTES],
+    ['audio_file', EMBED_AUDIO_BYTES],
+  ]),
   // POST /embed/tasks: a video held in memory, then put in the blob store (send larger videos as video_url).
   'post /embed/tasks': new Map([['video_file', EMBED_TASK_VIDEO_BYTES]]),
 };
@@ -56,14 +59,16 @@ export function parseBody(limits: BodyLimits): RequestHandler {
     const route = locals(res).route;
     const length = Number(req.headers['content-length'] ?? 0);
     const hasBody = req.headers['transfer-encoding'] !== undefined || length > 0;
-    if (route && URL_NUL.test(req.originalUrl)) return next(errors.invalid('url', 'The request URL may not contain the NUL character (%00).'));
+    if (route && URL_NUL.test(req.originalUrl))
+      return next(errors.invalid('url', 'The request URL may not contain the NUL character (%00).'));
     if (!route || !hasBody) {
       req.body = {};
       return next();
     }
     // Text the services would store must hold no NUL (http/text-limits.ts).
     const checked = (error?: unknown) => (error ? next(error) : next(nulError(req.body)));
-    if (req.is(['application/json', 'application/*+json'])) return (req.method === 'POST' && route.path.startsWith('/embed-v2') ? mediaJson : json)(req, res, checked);
+    if (req.is(['application/json', 'application/*+json']))
+      return (req.method === 'POST' && route.path.startsWith('/embed-v2') ? mediaJson : json)(req, res, checked);
     if (req.is('application/x-www-form-urlencoded')) return urlencoded(req, res, checked);
     if (req.is('multipart/form-data')) {
       const binaryParts = BINARY_PARTS[`${req.method.toLowerCase()} ${route.path}`] ?? NO_BINARY_PARTS;
@@ -72,7 +77,12 @@ export function parseBody(limits: BodyLimits): RequestHandler {
         checked();
       }, next);
     }
-    next(new ApiError('unsupported_media_type', 'Send the body as application/json, multipart/form-data or application/x-www-form-urlencoded.'));
+    next(
+      new ApiError(
+        'unsupported_media_type',
+        'Send the body as application/json, multipart/form-data or application/x-www-form-urlencoded.',
+      ),
+    );
   };
 }
 
@@ -141,7 +151,11 @@ export function onMultipartFailures(req: express.Request, parser: busboy.Busboy,
   req.on('aborted', () => fail(new ApiError('request_canceled_or_timed_out', 'The request was aborted by the client.')));
 }
 
-async function parseMultipart(req: express.Request, limits: BodyLimits, binaryParts: ReadonlyMap<string, number>): Promise<BodyFields & Record<string, Buffer>> {
+async function parseMultipart(
+  req: express.Request,
+  limits: BodyLimits,
+  binaryParts: ReadonlyMap<string, number>,
+): Promise<BodyFields & Record<string, Buffer>> {
   const fileLimit = Math.max(limits.field, ...binaryParts.values());
   const parser = openMultipart(req, { fieldSize: limits.field, fileSize: fileLimit });
   return new Promise((resolve, reject) => {
@@ -156,7 +170,8 @@ async function parseMultipart(req: express.Request, limits: BodyLimits, binaryPa
       reject(error);
     };
     const text = textAllowance(limits.json, fail);
-    const tooLarge = (name: string, limit: number) => fail(new ApiError('payload_too_large', `The multipart field ${name} is larger than ${limit} bytes.`));
+    const tooLarge = (name: string, limit: number) =>
+      fail(new ApiError('payload_too_large', `The multipart field ${name} is larger than ${limit} bytes.`));
 
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) tooLarge(name, limits.field);

@@ -7,10 +7,7 @@ import { z } from 'zod';
 /** The first of repeated values: py 0.4 sends some fields twice (API-CONTRACT §2.2). */
 export const firstValue = (v: unknown): unknown => (Array.isArray(v) ? (v as unknown[])[0] : v);
 
-export const looseInt = z.preprocess(
-  (v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
-  z.number().int(),
-);
+export const looseInt = z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), z.number().int());
 
 export const looseBoolean = z.preprocess((v) => {
   if (typeof v !== 'string') return v;
@@ -23,7 +20,14 @@ export function looseList<T extends z.ZodType>(item: T) {
   return z.preprocess((v) => {
     if (v === undefined || v === null) return v;
     const values: unknown[] = Array.isArray(v) ? v : [v];
-    return values.flatMap((x) => (typeof x === 'string' ? x.split(',').map((s) => s.trim()).filter(Boolean) : [x]));
+    return values.flatMap((x) =>
+      typeof x === 'string'
+        ? x
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [x],
+    );
   }, z.array(item));
 }
 

@@ -34,7 +34,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
           ? new ApiError('parameter_invalid', 'The request path is not valid: a part of it is not valid percent-encoding.')
           : undefined;
     if (!apiError || apiError.httpStatus >= 500) {
-      (res.locals.logger as Logger | undefined ?? logger).error({ err: error, path: req.path }, 'request failed');
+      ((res.locals.logger as Logger | undefined) ?? logger).error({ err: error, path: req.path }, 'request failed');
     }
     if (res.headersSent) return;
     writeError(res, apiError ?? new ApiError('internal_error', 'An internal error occurred. Please try again later.'));

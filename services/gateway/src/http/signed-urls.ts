@@ -24,7 +24,12 @@ export const THUMBNAIL_PATH = '/thumbnails';
  * A signed URL's signature against the expected one (constant time), then its expiry (Unix
  * seconds) — in that order, so only a genuine URL is ever told that it expired.
  */
-function checkSignature(given: string, expected: string, expiresUnix: number, now: Date): { ok: true; expiresAt: Date } | { ok: false; reason: 'invalid' | 'expired' } {
+function checkSignature(
+  given: string,
+  expected: string,
+  expiresUnix: number,
+  now: Date,
+): { ok: true; expiresAt: Date } | { ok: false; reason: 'invalid' | 'expired' } {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, reason: 'invalid' };
@@ -48,11 +53,19 @@ export function createThumbnailSigner(secret: string) {
     /** Path and query (no origin) of a URL valid until `expiresAt`. */
     sign(grant: ThumbnailGrant, expiresAt: Date): string {
       const expires = Math.floor(expiresAt.getTime() / 1000);
-      const query = new URLSearchParams({ org: grant.orgId, t: String(grant.time), expires: String(expires), signature: mac(grant, expires) });
+      const query = new URLSearchParams({
+        org: grant.orgId,
+        t: String(grant.time),
+        expires: String(expires),
+        signature: mac(grant, expires),
+      });
       return `${THUMBNAIL_PATH}/${grant.indexId}/${grant.videoId}?${query.toString()}`;
     },
 
-    verify(params: { indexId: string; videoId: string; org?: string; t?: string; expires?: string; signature?: string }, now: Date): VerifyResult {
+    verify(
+      params: { indexId: string; videoId: string; org?: string; t?: string; expires?: string; signature?: string },
+      now: Date,
+    ): VerifyResult {
       const { indexId, videoId, org, t, expires, signature } = params;
       if (!org || !t || !expires || !signature || !/^\d+$/.test(expires)) return { ok: false, reason: 'invalid' };
       const time = Number(t);
@@ -89,7 +102,10 @@ export type HlsVerifyResult = { ok: true; folder: string; expiresAt: Date } | { 
  * and only folders of streams the worker recorded; a file is one plain name inside the folder.
  */
 export function createHlsSigner(secret: string) {
-  const mac = (folder: string, expires: number) => createHmac('sha256', secret).update(['hls', folder, String(expires)].join('\n')).digest('base64url');
+  const mac = (folder: string, expires: number) =>
+    createHmac('sha256', secret)
+      .update(['hls', folder, String(expires)].join('\n'))
+      .digest('base64url');
 
   return {
     /**

@@ -42,7 +42,12 @@ export interface UploadLimits {
  * memory is bounded in all (`textBytes`). On any failure every file stored so far is removed.
  * Parts may come in any order. Errors name the part, never where it was being stored.
  */
-export async function receiveMultipart(req: Request, blobs: BlobStore | undefined, fileFields: ReadonlySet<string>, limits: UploadLimits): Promise<MultipartUpload> {
+export async function receiveMultipart(
+  req: Request,
+  blobs: BlobStore | undefined,
+  fileFields: ReadonlySet<string>,
+  limits: UploadLimits,
+): Promise<MultipartUpload> {
   const uploadId = newId();
   const files: StoredFile[] = [];
   const discard = async () => {
@@ -61,7 +66,9 @@ export async function receiveMultipart(req: Request, blobs: BlobStore | undefine
       abort.abort();
       req.unpipe(parser);
       req.resume();
-      void Promise.allSettled(pending).then(discard).then(() => reject(error));
+      void Promise.allSettled(pending)
+        .then(discard)
+        .then(() => reject(error));
     };
 
     const text = textAllowance(limits.textBytes, fail);
@@ -69,13 +76,16 @@ export async function receiveMultipart(req: Request, blobs: BlobStore | undefine
     let stored = 0;
 
     parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) fail(new ApiError('payload_too_large', `The multipart field ${name} is larger than ${limits.fieldBytes} bytes.`));
+      if (info.valueTruncated)
+        fail(new ApiError('payload_too_large', `The multipart field ${name} is larger than ${limits.fieldBytes} bytes.`));
       else if (text.take(Buffer.byteLength(value))) add(name, value);
     });
     parser.on('file', (name, stream, info) => {
       if (failure) return stream.resume();
       if (!fileFields.has(name)) {
-        pending.push(readText(name, stream).catch(() => fail(new ApiError('body_malformed', `The multipart part ${name} could not be read.`))));
+        pending.push(
+          readText(name, stream).catch(() => fail(new ApiError('body_malformed', `The multipart part ${name} could not be read.`))),
+        );
       } else if (fileParts.has(name)) {
         stream.resume();
         fail(duplicatePart(name));
@@ -87,7 +97,9 @@ export async function receiveMultipart(req: Request, blobs: BlobStore | undefine
     const storeFile = async (name: string, stream: Readable, filename: string | undefined) => {
       if (!blobs) {
         stream.resume();
-        return fail(new ApiError('service_unavailable', `File uploads (${name}) are not available: this server has no blob store configured.`));
+        return fail(
+          new ApiError('service_unavailable', `File uploads (${name}) are not available: this server has no blob store configured.`),
+        );
       }
       const blobKey = `uploads/${uploadId}/${name}-${stored++}`;
       const maxBytes = Math.min(limits.fileBytes, limits.fileBytesOf?.[name] ?? Infinity);

@@ -37,7 +37,11 @@ const documentPath = (path: string) =>
     .split('/')
     .map((segment) => (segment.startsWith(':') || segment.startsWith('*') ? `{${paramName(segment)}}` : segment))
     .join('/');
-const pathParams = (path: string) => path.split('/').filter((s) => s.startsWith(':') || s.startsWith('*')).map(paramName);
+const pathParams = (path: string) =>
+  path
+    .split('/')
+    .filter((s) => s.startsWith(':') || s.startsWith('*'))
+    .map(paramName);
 
 /** The operation of one route as OpenAPI writes it. */
 function operation(version: VersionAdapter, route: RouteEntry, spec: OperationSpec, error: z.ZodType): JsonSchema {
@@ -48,10 +52,16 @@ function operation(version: VersionAdapter, route: RouteEntry, spec: OperationSp
     const content: JsonSchema = {};
     if (answer.json) content['application/json'] = { schema: jsonSchema(typed(answer.json), 'output') };
     else if (Number(status) >= 400) content['application/json'] = { schema: jsonSchema(error, 'output') };
-    if (answer.ndjson) content['application/x-ndjson'] = { schema: { ...jsonSchema(answer.ndjson, 'output'), description: 'One event: each line of the stream is one JSON object.' } };
+    if (answer.ndjson)
+      content['application/x-ndjson'] = {
+        schema: { ...jsonSchema(answer.ndjson, 'output'), description: 'One event: each line of the stream is one JSON object.' },
+      };
     responses[status] = { description: answer.description, ...(Object.keys(content).length > 0 ? { content } : {}) };
   }
-  responses.default = { description: 'An error, in this version’s form.', content: { 'application/json': { schema: jsonSchema(error, 'output') } } };
+  responses.default = {
+    description: 'An error, in this version’s form.',
+    content: { 'application/json': { schema: jsonSchema(error, 'output') } },
+  };
   const parameters = [
     ...pathParams(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
     ...Object.entries(spec.query ?? {}).map(([name, query]) => {
@@ -77,7 +87,19 @@ function operation(version: VersionAdapter, route: RouteEntry, spec: OperationSp
   };
 }
 
-const TAG_ORDER = ['Indexes', 'Tasks', 'Videos', 'Search', 'Generate', 'Embeddings', 'Engines', 'Webhooks', 'Not built', 'Docs', 'Undocumented'];
+const TAG_ORDER = [
+  'Indexes',
+  'Tasks',
+  'Videos',
+  'Search',
+  'Generate',
+  'Embeddings',
+  'Engines',
+  'Webhooks',
+  'Not built',
+  'Docs',
+  'Undocumented',
+];
 
 /** The methods a route answers in the document: `all` (the not-built catch-alls) as GET and POST. */
 const methodsOf = (route: RouteEntry) => (route.method === 'all' ? ['get', 'post'] : [route.method]);
@@ -102,7 +124,9 @@ export function openApiDocument(version: VersionAdapter, routes: readonly RouteE
   }
   const notes = [
     `The ${version.name} API of this server, at /${version.name} (and /p/${version.name}). Authenticate with the x-api-key header.`,
-    version.revisionOf ? `${version.name} is a revision of ${version.revisionOf}'s documentation: the same shapes, also at /${version.revisionOf}.` : '',
+    version.revisionOf
+      ? `${version.name} is a revision of ${version.revisionOf}'s documentation: the same shapes, also at /${version.revisionOf}.`
+      : '',
     version.deprecation ? `Superseded by ${version.deprecation.successor}: answers carry Deprecation: true.` : '',
   ].filter(Boolean);
   return {
@@ -111,7 +135,9 @@ export function openApiDocument(version: VersionAdapter, routes: readonly RouteE
       info: { title: `Video understanding API ${version.name}`, version: version.name, description: notes.join('\n\n') },
       servers: [{ url: `/${version.name}` }],
       // The order the docs page lists them in: the usual path through the API first.
-      tags: [...TAG_ORDER.filter((name) => used.has(name)), ...[...used].filter((name) => !TAG_ORDER.includes(name))].map((name) => ({ name })),
+      tags: [...TAG_ORDER.filter((name) => used.has(name)), ...[...used].filter((name) => !TAG_ORDER.includes(name))].map((name) => ({
+        name,
+      })),
       security: [{ apiKey: [] }],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
       paths,

@@ -45,7 +45,11 @@ const ok = (json: z.ZodType, description = 'OK.') => ({ 200: { description, json
  */
 const subqueries = z.array(z.record(z.string(), z.unknown())).describe('Subqueries: leaves or operators.');
 const combinedQuery = z.union([
-  z.object({ text: z.string(), search_options: z.array(z.string()).optional(), conversation_option: z.enum(['semantic', 'exact_match']).optional() }),
+  z.object({
+    text: z.string(),
+    search_options: z.array(z.string()).optional(),
+    conversation_option: z.enum(['semantic', 'exact_match']).optional(),
+  }),
   z.object({ $and: subqueries, proximity: z.number().optional() }),
   z.object({ $or: subqueries, proximity: z.number().optional() }),
   z.object({ $then: subqueries, proximity: z.number().optional() }),
@@ -57,7 +61,10 @@ const jsonSearch = ({ version }: VersionShapes) =>
   (version.search.jsonOnly ? searchFields.omit({ query_text: true, query_media_type: true, query_media_url: true }) : searchFields)
     .extend({
       query: z.string().describe('The text to search for.'),
-      filter: z.record(z.string(), z.unknown()).optional().describe('{id, filename, duration, width, height, size, created_at, …, <user key>: value}'),
+      filter: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe('{id, filename, duration, width, height, size, created_at, …, <user key>: value}'),
       conversation_option: z.enum(['semantic', 'exact_match', 'transcription']).optional(),
     })
     .meta({ examples: [{ index_id: '<an index id>', query: 'a red car', search_options: ['visual', 'conversation'], page_limit: 10 }] });
@@ -67,11 +74,13 @@ const multipartSearch = searchFields
     filter: z.string().optional().describe('A JSON object, as a string.'),
   })
   .meta({ examples: [{ index_id: '<an index id>', query_text: 'a red car', search_options: ['visual'], group_by: 'clip' }] });
-const combinedSearch = searchFields.omit({ query_text: true, query_media_type: true, query_media_url: true, include_user_metadata: true }).extend({
-  query: combinedQuery,
-  conversation_option: z.enum(['semantic', 'exact_match']).optional(),
-  filter: z.record(z.string(), z.unknown()).optional(),
-});
+const combinedSearch = searchFields
+  .omit({ query_text: true, query_media_type: true, query_media_url: true, include_user_metadata: true })
+  .extend({
+    query: combinedQuery,
+    conversation_option: z.enum(['semantic', 'exact_match']).optional(),
+    filter: z.record(z.string(), z.unknown()).optional(),
+  });
 
 const searchPage: Entry = (s) => ({
   summary: 'A later page of search results',
@@ -87,17 +96,21 @@ const combined: Entry = (s) => ({
   body: { json: combinedSearch, required: true },
   responses: ok(s.searchPage),
 });
-const artifact = (what: string): Entry => () => ({
-  summary: `The ${what} of a video`,
-  tag: 'Videos',
-  query: { start: { schema: z.number().min(0).optional() }, end: { schema: z.number().min(0).optional() } },
-  responses: ok(z.object({ _id: id, index_id: id, data: z.array(timedValue) })),
-});
-const notBuilt = (capability: string): Entry => () => ({
-  summary: `${capability} (not available on this server yet)`,
-  tag: 'Not built',
-  responses: { 501: { description: 'not_implemented: this capability is not built yet.' } },
-});
+const artifact =
+  (what: string): Entry =>
+  () => ({
+    summary: `The ${what} of a video`,
+    tag: 'Videos',
+    query: { start: { schema: z.number().min(0).optional() }, end: { schema: z.number().min(0).optional() } },
+    responses: ok(z.object({ _id: id, index_id: id, data: z.array(timedValue) })),
+  });
+const notBuilt =
+  (capability: string): Entry =>
+  () => ({
+    summary: `${capability} (not available on this server yet)`,
+    tag: 'Not built',
+    responses: { 501: { description: 'not_implemented: this capability is not built yet.' } },
+  });
 
 const generationRequest = z.object({
   video_id: id,
@@ -112,19 +125,21 @@ const streamEvent = z.object({
   metadata: z.object({ generation_id: z.string(), usage: usage.optional() }).optional(),
   error: z.object({ message: z.string() }).optional(),
 });
-const openPrompt = (stream: string): Entry => ({ version }) => ({
-  summary: 'Answer a prompt about a video',
-  description: `Streams NDJSON events unless stream is false (default: ${stream}).`,
-  tag: 'Generate',
-  body: { json: generationRequest.extend({ prompt: z.string(), stream: z.boolean().optional() }), required: true },
-  responses: {
-    200: {
-      description: 'The text, or the stream of events.',
-      json: z.object({ id: z.string(), data: z.string(), ...(version.generate.usage ? { finish_reason: z.string(), usage } : {}) }),
-      ndjson: streamEvent,
+const openPrompt =
+  (stream: string): Entry =>
+  ({ version }) => ({
+    summary: 'Answer a prompt about a video',
+    description: `Streams NDJSON events unless stream is false (default: ${stream}).`,
+    tag: 'Generate',
+    body: { json: generationRequest.extend({ prompt: z.string(), stream: z.boolean().optional() }), required: true },
+    responses: {
+      200: {
+        description: 'The text, or the stream of events.',
+        json: z.object({ id: z.string(), data: z.string(), ...(version.generate.usage ? { finish_reason: z.string(), usage } : {}) }),
+        ndjson: streamEvent,
+      },
     },
-  },
-});
+  });
 
 /** Classify (API-CONTRACT §5.6): the body in the version's names, the answer for the shape it asks. */
 const classifiedVideo = (classesKey: string) =>
@@ -136,27 +151,57 @@ const classifiedVideo = (classesKey: string) =>
         score: z.number(),
         duration_ratio: z.number(),
         detailed_scores: z.object({ max_score: z.number(), avg_score: z.number(), normalized_score: z.number() }).optional(),
-        clips: z.array(z.object({ start: z.number(), end: z.number(), score: z.number(), option: z.string(), prompt: z.string(), thumbnail_url: z.string().optional() })).optional(),
+        clips: z
+          .array(
+            z.object({
+              start: z.number(),
+              end: z.number(),
+              score: z.number(),
+              option: z.string(),
+              prompt: z.string(),
+              thumbnail_url: z.string().optional(),
+            }),
+          )
+          .optional(),
       }),
     ),
   });
 const classifyBody = ({ version }: VersionShapes, target: 'videos' | 'index') => {
   const shape = version.classify!;
-  const classes = z.array(z.object({ name: z.string(), prompts: z.array(z.string()), options: z.array(z.string()).optional(), conversation_option: z.string().optional() }));
+  const classes = z.array(
+    z.object({
+      name: z.string(),
+      prompts: z.array(z.string()),
+      options: z.array(z.string()).optional(),
+      conversation_option: z.string().optional(),
+    }),
+  );
   const videos = target === 'index' ? { index_id: id } : shape.videos === 'video_ids' ? { video_ids: z.array(id) } : { video_id: id };
   return classifyFields.extend({ ...videos, [shape.classesField]: classes, options: z.array(z.string()) });
 };
-const classifyPage = (s: VersionShapes, classesKey = 'classes') => z.object({ data: z.array(classifiedVideo(classesKey)), page_info: s.searchPage.shape.page_info as z.ZodType });
+const classifyPage = (s: VersionShapes, classesKey = 'classes') =>
+  z.object({ data: z.array(classifiedVideo(classesKey)), page_info: s.searchPage.shape.page_info as z.ZodType });
 const classifyAnswer = (s: VersionShapes) =>
-  s.version.classify!.videos === 'video_id' ? z.union([classifiedVideo(s.version.classify!.classesField), classifyPage(s)]) : classifyPage(s);
+  s.version.classify!.videos === 'video_id'
+    ? z.union([classifiedVideo(s.version.classify!.classesField), classifyPage(s)])
+    : classifyPage(s);
 
 const embedTask = z.looseObject({ _id: id, status: z.enum(['processing', 'ready', 'failed']), created_at: z.string().optional() });
-const embedTaskV2 = z.looseObject({ _id: id, status: z.enum(['processing', 'ready', 'failed']), data: z.array(z.looseObject({ embedding: z.array(z.number()) })).nullable() });
+const embedTaskV2 = z.looseObject({
+  _id: id,
+  status: z.enum(['processing', 'ready', 'failed']),
+  data: z.array(z.looseObject({ embedding: z.array(z.number()) })).nullable(),
+});
 
 export const OPERATIONS: Readonly<Record<string, Entry>> = {
   'GET /openapi.json': () => ({ summary: 'This document', tag: 'Docs', public: true, responses: ok(z.record(z.string(), z.unknown())) }),
 
-  'POST /indexes': (s) => ({ summary: 'Create an index', tag: 'Indexes', body: { json: s.schemas.createIndex, required: true }, responses: created(z.object({ _id: id })) }),
+  'POST /indexes': (s) => ({
+    summary: 'Create an index',
+    tag: 'Indexes',
+    body: { json: s.schemas.createIndex, required: true },
+    responses: created(z.object({ _id: id })),
+  }),
   'GET /indexes': (s) => ({
     summary: 'List indexes',
     tag: 'Indexes',
@@ -164,17 +209,32 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
       ...paging,
       _id: { schema: z.string().optional() },
       index_name: { schema: z.string().optional() },
-      ...Object.fromEntries(s.version.indexes.optionFilter.keys.map((key) => [key, { schema: z.array(z.enum(s.version.indexes.optionFilter.values)).optional() }])),
+      ...Object.fromEntries(
+        s.version.indexes.optionFilter.keys.map((key) => [
+          key,
+          { schema: z.array(z.enum(s.version.indexes.optionFilter.values)).optional() },
+        ]),
+      ),
       // Not an enum: the docs page would fill an optional enum with its first value and filter by it unasked.
       [s.version.indexes.familyFilter]: { schema: z.string().optional(), description: 'marengo or pegasus' },
     },
     responses: ok(s.list(s.index)),
   }),
   'GET /indexes/{index_id}': (s) => ({ summary: 'Retrieve an index', tag: 'Indexes', responses: ok(s.index) }),
-  'PUT /indexes/{index_id}': () => ({ summary: 'Rename an index', tag: 'Indexes', body: { json: renameSchema, required: true }, responses: noContent }),
+  'PUT /indexes/{index_id}': () => ({
+    summary: 'Rename an index',
+    tag: 'Indexes',
+    body: { json: renameSchema, required: true },
+    responses: noContent,
+  }),
   'DELETE /indexes/{index_id}': () => ({ summary: 'Delete an index and its videos', tag: 'Indexes', responses: noContent }),
 
-  'GET /engines': (s) => ({ summary: 'List engines', tag: 'Engines', query: { page: paging.page, page_limit: paging.page_limit }, responses: ok(s.list(s.engine)) }),
+  'GET /engines': (s) => ({
+    summary: 'List engines',
+    tag: 'Engines',
+    query: { page: paging.page, page_limit: paging.page_limit },
+    responses: ok(s.list(s.engine)),
+  }),
   'GET /engines/{engine_id}': (s) => ({ summary: 'Retrieve an engine', tag: 'Engines', responses: ok(s.engine) }),
 
   'GET /indexes/{index_id}/videos': (s) => ({
@@ -237,7 +297,11 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
   'GET /tasks': (s) => ({
     summary: 'List tasks',
     tag: 'Tasks',
-    query: { ...paging, index_id: { schema: z.string().optional() }, status: { schema: z.array(z.enum(Object.keys(s.version.tasks.statuses) as [string, ...string[]])).optional() } },
+    query: {
+      ...paging,
+      index_id: { schema: z.string().optional() },
+      status: { schema: z.array(z.enum(Object.keys(s.version.tasks.statuses) as [string, ...string[]])).optional() },
+    },
     responses: ok(s.list(s.task)),
   }),
   'GET /tasks/{task_id}': (s) => ({ summary: 'Retrieve a task', tag: 'Tasks', responses: ok(s.task) }),
@@ -247,8 +311,18 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
     tag: 'Tasks',
     responses: ok(z.object({ video_id: id.nullable() })),
   }),
-  'DELETE /tasks/{task_id}': () => ({ summary: 'Delete a task', description: 'Only a ready or failed task.', tag: 'Tasks', responses: noContent }),
-  'GET /tasks/status': (s) => ({ summary: 'Count the tasks of an index by status', tag: 'Tasks', query: { index_id: { schema: z.string() } }, responses: ok(s.taskStatusCounts) }),
+  'DELETE /tasks/{task_id}': () => ({
+    summary: 'Delete a task',
+    description: 'Only a ready or failed task.',
+    tag: 'Tasks',
+    responses: noContent,
+  }),
+  'GET /tasks/status': (s) => ({
+    summary: 'Count the tasks of an index by status',
+    tag: 'Tasks',
+    query: { index_id: { schema: z.string() } },
+    responses: ok(s.taskStatusCounts),
+  }),
   'POST /tasks/transfers': () => ({
     summary: 'Import videos from cloud storage',
     description: 'Part file: a JSON list of {index_id, object, language?, transcription?} with s3:// or http(s) objects.',
@@ -267,7 +341,15 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
     summary: 'Register a webhook endpoint (this server’s extension)',
     tag: 'Webhooks',
     body: { json: createWebhook, required: true },
-    responses: created(z.object({ _id: id, url: z.string(), event_types: z.array(z.string()), created_at: z.string().optional(), signing_secret: z.string() })),
+    responses: created(
+      z.object({
+        _id: id,
+        url: z.string(),
+        event_types: z.array(z.string()),
+        created_at: z.string().optional(),
+        signing_secret: z.string(),
+      }),
+    ),
   }),
   'GET /webhooks': (s) => ({
     summary: 'List webhook endpoints',
@@ -291,10 +373,19 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
         ? 'JSON with a text query (deprecated), or multipart with query_text or an image; a JSON object query is a combined search.'
         : 'Multipart: query_text and/or an image (query_media_type=image with query_media_url or query_media_file).',
     tag: 'Search',
-    body: s.version.search.jsonOnly ? { json: jsonSearch(s), required: true } : s.version.search.jsonQuery ? { json: jsonSearch(s), multipart: multipartSearch, required: true } : { multipart: multipartSearch, required: true },
+    body: s.version.search.jsonOnly
+      ? { json: jsonSearch(s), required: true }
+      : s.version.search.jsonQuery
+        ? { json: jsonSearch(s), multipart: multipartSearch, required: true }
+        : { multipart: multipartSearch, required: true },
     responses: ok(s.searchPage),
   }),
-  'POST /search-v2': (s) => ({ summary: 'Search an index (multipart)', tag: 'Search', body: { multipart: multipartSearch, required: true }, responses: ok(s.searchPage) }),
+  'POST /search-v2': (s) => ({
+    summary: 'Search an index (multipart)',
+    tag: 'Search',
+    body: { multipart: multipartSearch, required: true },
+    responses: ok(s.searchPage),
+  }),
   'POST /combined-search': combined,
   'POST /search/combined': combined,
   'POST /beta/search': combined,
@@ -309,7 +400,15 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
     summary: 'Title, topics and hashtags of a video',
     tag: 'Generate',
     body: { json: z.object({ video_id: id, types: z.array(z.enum(['title', 'topic', 'hashtag'])) }), required: true },
-    responses: ok(z.object({ id: z.string(), title: z.string().optional(), topics: z.array(z.string()).optional(), hashtags: z.array(z.string()).optional(), ...(version.generate.usage ? { usage } : {}) })),
+    responses: ok(
+      z.object({
+        id: z.string(),
+        title: z.string().optional(),
+        topics: z.array(z.string()).optional(),
+        hashtags: z.array(z.string()).optional(),
+        ...(version.generate.usage ? { usage } : {}),
+      }),
+    ),
   }),
   'POST /summarize': ({ version }) => ({
     summary: 'Summary, chapters or highlights of a video',
@@ -320,8 +419,20 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
         id: z.string(),
         ...(version.generate.summarizeType ? { summarize_type: z.enum(['summary', 'chapter', 'highlight']) } : {}),
         summary: z.string().optional(),
-        chapters: z.array(z.object({ chapter_number: z.int(), start: z.number(), end: z.number(), chapter_title: z.string(), chapter_summary: z.string() })).optional(),
-        highlights: z.array(z.object({ start: z.number(), end: z.number(), highlight: z.string(), highlight_summary: z.string() })).optional(),
+        chapters: z
+          .array(
+            z.object({
+              chapter_number: z.int(),
+              start: z.number(),
+              end: z.number(),
+              chapter_title: z.string(),
+              chapter_summary: z.string(),
+            }),
+          )
+          .optional(),
+        highlights: z
+          .array(z.object({ start: z.number(), end: z.number(), highlight: z.string(), highlight_summary: z.string() }))
+          .optional(),
         ...(version.generate.usage ? { usage } : {}),
       }),
     ),
@@ -332,24 +443,52 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
   'POST /embed': () => ({
     summary: 'Embed a text, an image or audio',
     tag: 'Embeddings',
-    body: { multipart: z.object({ text: z.string().optional(), image_url: z.string().optional(), image_file: file.optional(), audio_url: z.string().optional(), audio_file: file.optional() }), required: true },
+    body: {
+      multipart: z.object({
+        text: z.string().optional(),
+        image_url: z.string().optional(),
+        image_file: file.optional(),
+        audio_url: z.string().optional(),
+        audio_file: file.optional(),
+      }),
+      required: true,
+    },
     responses: ok(z.looseObject({})),
   }),
   // Embedding tasks (the embed work's routes): the fields every SDK reads, the rest left open.
   'POST /embed/tasks': () => ({
     summary: 'Embed a video (a task)',
-    description: 'engine_name (v1.2) or model_name (v1.3), video_url or video_file, offsets, video_clip_length, video_embedding_scope (repeated).',
+    description:
+      'engine_name (v1.2) or model_name (v1.3), video_url or video_file, offsets, video_clip_length, video_embedding_scope (repeated).',
     tag: 'Embeddings',
-    body: { multipart: z.looseObject({ video_url: z.string().optional(), video_file: file.optional(), video_clip_length: z.number().optional(), video_embedding_scope: z.array(z.enum(['clip', 'video'])).optional() }), required: true },
+    body: {
+      multipart: z.looseObject({
+        video_url: z.string().optional(),
+        video_file: file.optional(),
+        video_clip_length: z.number().optional(),
+        video_embedding_scope: z.array(z.enum(['clip', 'video'])).optional(),
+      }),
+      required: true,
+    },
     responses: ok(z.object({ _id: id })),
   }),
   'GET /embed/tasks': () => ({
     summary: 'List video embedding tasks (the last 7 days unless dated)',
     tag: 'Embeddings',
-    query: { page: paging.page, page_limit: paging.page_limit, started_at: { schema: z.string().optional() }, ended_at: { schema: z.string().optional() }, status: { schema: z.string().optional() } },
+    query: {
+      page: paging.page,
+      page_limit: paging.page_limit,
+      started_at: { schema: z.string().optional() },
+      ended_at: { schema: z.string().optional() },
+      status: { schema: z.string().optional() },
+    },
     responses: ok(z.object({ data: z.array(embedTask), page_info: pageInfo })),
   }),
-  'GET /embed/tasks/{task_id}/status': () => ({ summary: 'The status of a video embedding task', tag: 'Embeddings', responses: ok(embedTask) }),
+  'GET /embed/tasks/{task_id}/status': () => ({
+    summary: 'The status of a video embedding task',
+    tag: 'Embeddings',
+    responses: ok(embedTask),
+  }),
   'GET /embed/tasks/{task_id}': () => ({ summary: 'A video embedding task and its vectors', tag: 'Embeddings', responses: ok(embedTask) }),
   'POST /embed-v2/tasks': () => ({
     summary: 'Embed a video (Marengo 3.0, a task)',
@@ -363,7 +502,11 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
     query: { page: paging.page, page_limit: paging.page_limit },
     responses: ok(z.object({ data: z.array(embedTaskV2), page_info: pageInfo })),
   }),
-  'GET /embed-v2/tasks/{task_id}': () => ({ summary: 'A Marengo 3.0 embedding task and its vectors', tag: 'Embeddings', responses: ok(embedTaskV2) }),
+  'GET /embed-v2/tasks/{task_id}': () => ({
+    summary: 'A Marengo 3.0 embedding task and its vectors',
+    tag: 'Embeddings',
+    responses: ok(embedTaskV2),
+  }),
   'POST /embed-v2': () => ({
     summary: 'Embed text, an image, text and an image, or media (Marengo 3.0)',
     tag: 'Embeddings',
@@ -373,7 +516,8 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
 
   'POST /classify': (s) => ({
     summary: 'Classify videos into classes of prompts',
-    description: 'Each prompt is a search over the videos; a class scores 100 × (1 − Π(1 − best clip score per prompt / 100)). See README "Classification scoring".',
+    description:
+      'Each prompt is a search over the videos; a class scores 100 × (1 − Π(1 − best clip score per prompt / 100)). See README "Classification scoring".',
     tag: 'Classify',
     body: { json: classifyBody(s, 'videos'), required: true },
     responses: ok(classifyAnswer(s)),
@@ -392,4 +536,3 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
   'ALL /assets': notBuilt('Assets'),
   'ALL /assets/*rest': notBuilt('Assets'),
 };
-

@@ -79,7 +79,12 @@ export function versionShapes(version: VersionAdapter): VersionShapes {
     hls: hls.optional(),
     error: z.object({ code: z.string(), message: z.string() }).optional().describe('Why a failed task failed.'),
     video_id: shape.videoId === 'always' ? videoId : videoId.optional().describe('Once the task is ready.'),
-    [shape.metadataField]: z.object({ filename: z.string(), duration: z.number().optional(), width: z.number().optional(), height: z.number().optional() }),
+    [shape.metadataField]: z.object({
+      filename: z.string(),
+      duration: z.number().optional(),
+      width: z.number().optional(),
+      height: z.number().optional(),
+    }),
     ...(shape.showsProgress
       ? { estimated_time: time.optional(), process: z.object({ percentage: z.number(), remain_seconds: z.number() }).optional() }
       : {}),

@@ -12,7 +12,14 @@ export type ClipThumbnail = (clip: ClassifyClip, videoId: string) => string | un
 /** py requires a clip's start, end, score, option and prompt. */
 function presentClip(clip: ClassifyClip, videoId: string, thumbnailUrl: ClipThumbnail): Record<string, unknown> {
   const thumbnail = thumbnailUrl(clip, videoId);
-  return { start: clip.start, end: clip.end, score: clip.score, option: clip.option, prompt: clip.prompt, ...(thumbnail ? { thumbnail_url: thumbnail } : {}) };
+  return {
+    start: clip.start,
+    end: clip.end,
+    score: clip.score,
+    option: clip.option,
+    prompt: clip.prompt,
+    ...(thumbnail ? { thumbnail_url: thumbnail } : {}),
+  };
 }
 
 /**
@@ -21,7 +28,12 @@ function presentClip(clip: ClassifyClip, videoId: string, thumbnailUrl: ClipThum
  */
 function presentClass(c: ClassScore, videoId: string, thumbnailUrl: ClipThumbnail): Record<string, unknown> {
   const item: Record<string, unknown> = { name: c.name, score: c.score, duration_ratio: c.duration_ratio };
-  if (c.detailed_scores) item.detailed_scores = { max_score: c.detailed_scores.max_score, avg_score: c.detailed_scores.avg_score, normalized_score: c.detailed_scores.normalized_score };
+  if (c.detailed_scores)
+    item.detailed_scores = {
+      max_score: c.detailed_scores.max_score,
+      avg_score: c.detailed_scores.avg_score,
+      normalized_score: c.detailed_scores.normalized_score,
+    };
   if (c.clips.length > 0) item.clips = c.clips.map((clip) => presentClip(clip, videoId, thumbnailUrl));
   return item;
 }
@@ -45,5 +57,8 @@ export function presentClassification(
     const video = page.data[0];
     return video ? presentVideo(video, names.classesKey, how.thumbnailUrl) : { video_id: names.videoId ?? '', [names.classesKey]: [] };
   }
-  return { data: page.data.map((video) => presentVideo(video, names.classesKey, how.thumbnailUrl)), page_info: presentTokenPageInfo(page.page_info, how.version) };
+  return {
+    data: page.data.map((video) => presentVideo(video, names.classesKey, how.thumbnailUrl)),
+    page_info: presentTokenPageInfo(page.page_info, how.version),
+  };
 }

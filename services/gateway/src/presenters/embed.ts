@@ -10,7 +10,10 @@ const floats = (vector: readonly number[]): number[] => vector.map((v) => Number
 
 function metadataOf(set: EmbeddingSet): Record<string, string> {
   const metadata = set.metadata;
-  return { ...(metadata?.input_url ? { input_url: metadata.input_url } : {}), ...(metadata?.input_filename ? { input_filename: metadata.input_filename } : {}) };
+  return {
+    ...(metadata?.input_url ? { input_url: metadata.input_url } : {}),
+    ...(metadata?.input_filename ? { input_filename: metadata.input_filename } : {}),
+  };
 }
 
 /**
@@ -25,11 +28,18 @@ export function presentLegacyEmbedding(embedding: Embedding, shape: EmbedShape):
     out.text_embedding = { segments: [{ float: vector }], ...(shape.textFloat ? { float: vector } : {}) };
   }
   if (embedding.image_embedding) {
-    out.image_embedding = { segments: embedding.image_embedding.segments.map((s) => ({ float: floats(s.vector) })), metadata: metadataOf(embedding.image_embedding) };
+    out.image_embedding = {
+      segments: embedding.image_embedding.segments.map((s) => ({ float: floats(s.vector) })),
+      metadata: metadataOf(embedding.image_embedding),
+    };
   }
   if (embedding.audio_embedding) {
     out.audio_embedding = {
-      segments: embedding.audio_embedding.segments.map((s) => ({ float: floats(s.vector), start_offset_sec: s.start ?? 0, end_offset_sec: s.end ?? 0 })),
+      segments: embedding.audio_embedding.segments.map((s) => ({
+        float: floats(s.vector),
+        start_offset_sec: s.start ?? 0,
+        end_offset_sec: s.end ?? 0,
+      })),
       metadata: metadataOf(embedding.audio_embedding),
     };
   }
@@ -110,10 +120,19 @@ export function presentEmbedTask(task: EmbedTask, shape: EmbedShape): Record<str
     embedding_scope: s.embedding_scope,
     embedding_option: s.embedding_option,
   }));
-  const out: Record<string, unknown> = { ...presentEmbedTaskSummary(task, shape), video_embedding: { metadata: taskMetadata(task), segments } };
+  const out: Record<string, unknown> = {
+    ...presentEmbedTaskSummary(task, shape),
+    video_embedding: { metadata: taskMetadata(task), segments },
+  };
   if (task.status === 'failed' && task.error_message) out.error_message = task.error_message;
   if (shape.textFloat) {
-    out.video_embeddings = segments.map((s) => ({ start_offset_sec: s.start_offset_sec, end_offset_sec: s.end_offset_sec, embedding_scope: s.embedding_scope, float: s.float, embedding: { float: s.float } }));
+    out.video_embeddings = segments.map((s) => ({
+      start_offset_sec: s.start_offset_sec,
+      end_offset_sec: s.end_offset_sec,
+      embedding_scope: s.embedding_scope,
+      float: s.float,
+      embedding: { float: s.float },
+    }));
   }
   return out;
 }
@@ -135,7 +154,16 @@ export function presentEmbedTaskV2(task: EmbedTask): Record<string, unknown> {
     status: task.status,
     created_at: iso(task, 'created_at'),
     updated_at: iso(task, 'updated_at'),
-    data: task.status === 'ready' && segments.length > 0 ? segments.map((s) => ({ embedding: floats(s.vector), embedding_option: 'visual', embedding_scope: scopeOf(s.embedding_scope), start_sec: s.start ?? 0, end_sec: s.end ?? 0 })) : null,
+    data:
+      task.status === 'ready' && segments.length > 0
+        ? segments.map((s) => ({
+            embedding: floats(s.vector),
+            embedding_option: 'visual',
+            embedding_scope: scopeOf(s.embedding_scope),
+            start_sec: s.start ?? 0,
+            end_sec: s.end ?? 0,
+          }))
+        : null,
     metadata: {
       input_type: 'video',
       ...(metadata?.input_url ? { input_url: metadata.input_url } : {}),

@@ -4,7 +4,8 @@ import type { GistResult } from '@vus/grpc/types/analyze/v1/GistResult';
 import type { SummaryResult } from '@vus/grpc/types/analyze/v1/SummaryResult';
 import type { VersionAdapter } from '../versions';
 
-const usageOf = (version: VersionAdapter, tokens: number | undefined) => (version.generate.usage ? { usage: { output_tokens: tokens ?? 0 } } : {});
+const usageOf = (version: VersionAdapter, tokens: number | undefined) =>
+  version.generate.usage ? { usage: { output_tokens: tokens ?? 0 } } : {};
 
 /** Only the requested types (API-CONTRACT §5.7). */
 export function presentGist(version: VersionAdapter, result: GistResult, types: readonly string[]): Record<string, unknown> {
@@ -21,16 +22,40 @@ export function presentSummary(version: VersionAdapter, result: SummaryResult): 
   const type = result.summarize_type;
   const body =
     type === 'chapter'
-      ? { chapters: result.chapters.map((c) => ({ chapter_number: c.chapter_number, start: c.start, end: c.end, chapter_title: c.chapter_title, chapter_summary: c.chapter_summary })) }
+      ? {
+          chapters: result.chapters.map((c) => ({
+            chapter_number: c.chapter_number,
+            start: c.start,
+            end: c.end,
+            chapter_title: c.chapter_title,
+            chapter_summary: c.chapter_summary,
+          })),
+        }
       : type === 'highlight'
-        ? { highlights: result.highlights.map((h) => ({ start: h.start, end: h.end, highlight: h.highlight, highlight_summary: h.highlight_summary })) }
+        ? {
+            highlights: result.highlights.map((h) => ({
+              start: h.start,
+              end: h.end,
+              highlight: h.highlight,
+              highlight_summary: h.highlight_summary,
+            })),
+          }
         : { summary: result.summary };
-  return { id: result.id, ...(version.generate.summarizeType ? { summarize_type: type } : {}), ...body, ...usageOf(version, result.usage?.output_tokens) };
+  return {
+    id: result.id,
+    ...(version.generate.summarizeType ? { summarize_type: type } : {}),
+    ...body,
+    ...usageOf(version, result.usage?.output_tokens),
+  };
 }
 
 /** A non-streamed /generate or /analyze answer. */
 export function presentGeneration(version: VersionAdapter, result: AnalysisResult): Record<string, unknown> {
-  return { id: result.id, data: result.data, ...(version.generate.usage ? { finish_reason: result.finish_reason, ...usageOf(version, result.usage?.output_tokens) } : {}) };
+  return {
+    id: result.id,
+    data: result.data,
+    ...(version.generate.usage ? { finish_reason: result.finish_reason, ...usageOf(version, result.usage?.output_tokens) } : {}),
+  };
 }
 
 /** One NDJSON line of a streamed generation (API-CONTRACT §5.7 "Streaming wire format"). */

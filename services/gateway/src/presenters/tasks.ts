@@ -43,7 +43,9 @@ export function presentTask(version: VersionAdapter, task: Task, options: { hlsU
     ...(shape.videoId === 'always' || task.status === 'ready' ? { video_id: task.video_id } : {}),
     [shape.metadataField]: taskMetadata(task),
     ...(estimatedTime ? { estimated_time: estimatedTime } : {}),
-    ...(shape.showsProgress && task.process ? { process: { percentage: task.process.percentage, remain_seconds: task.process.remain_seconds } } : {}),
+    ...(shape.showsProgress && task.process
+      ? { process: { percentage: task.process.percentage, remain_seconds: task.process.remain_seconds } }
+      : {}),
   };
 }
 

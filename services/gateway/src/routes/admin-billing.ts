@@ -47,7 +47,11 @@ export function adminBillingRoutes(keys: KeyService, billing: BillingClient | un
     if (!billing) throw new ApiError('not_implemented', 'Billing is not configured on this gateway (BILLING_SERVICE_ADDR).');
     return billing.raw;
   };
-  const ctx = (res: Response, orgId?: string): OutgoingContext => ({ requestId: locals(res).requestId, orgId, deadline: new Date(Date.now() + timeoutMs) });
+  const ctx = (res: Response, orgId?: string): OutgoingContext => ({
+    requestId: locals(res).requestId,
+    orgId,
+    deadline: new Date(Date.now() + timeoutMs),
+  });
   const orgOf = async (raw: unknown) => (await keys.requireOrganization(String(raw))).id;
 
   router.get('/organizations/:orgId/billing', async (req, res) => {
@@ -83,13 +87,20 @@ export function adminBillingRoutes(keys: KeyService, billing: BillingClient | un
   router.put('/organizations/:orgId/billing/enterprise', async (req, res) => {
     const orgId = await orgOf(req.params.orgId);
     const input = parseInput(enterpriseSchema, req.body);
-    res.json(presentPlan(await callUnary<Plan>((md, o, cb) => client().SetEnterpriseLimits({ org_id: orgId, limits: input.limits }, md, o, cb), ctx(res))));
+    res.json(
+      presentPlan(
+        await callUnary<Plan>((md, o, cb) => client().SetEnterpriseLimits({ org_id: orgId, limits: input.limits }, md, o, cb), ctx(res)),
+      ),
+    );
   });
 
   router.post('/billing/month-end', async (req, res) => {
     const input = parseInput(monthEndSchema, req.body);
     const asOf = toTimestamp(input.as_of ? new Date(input.as_of) : new Date());
-    const result = await callUnary<RunMonthEndResponse>((md, o, cb) => client().RunMonthEnd({ as_of: asOf, org_id: '' }, md, o, cb), ctx(res));
+    const result = await callUnary<RunMonthEndResponse>(
+      (md, o, cb) => client().RunMonthEnd({ as_of: asOf, org_id: '' }, md, o, cb),
+      ctx(res),
+    );
     res.json(result);
   });
 

@@ -40,7 +40,8 @@ export function adminRoutes(keys: KeyService): Router {
 
   router.get('/organizations', async (req, res) => {
     const name = scalar(readQuery(req.originalUrl), 'name');
-    const orgs = name === undefined ? await keys.listOrganizations() : [await keys.findOrganizationByName(name)].filter((o) => o !== undefined);
+    const orgs =
+      name === undefined ? await keys.listOrganizations() : [await keys.findOrganizationByName(name)].filter((o) => o !== undefined);
     res.json({ data: orgs.map(presentOrg) });
   });
 

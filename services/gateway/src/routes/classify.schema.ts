@@ -15,7 +15,8 @@ const classSchema = z.object({
   conversation_option: z.string().optional(),
 });
 
-const score = (max: number) => z.number({ error: 'expected a number' }).min(0, `expected 0 to ${max}`).max(max, `expected 0 to ${max}`).optional();
+const score = (max: number) =>
+  z.number({ error: 'expected a number' }).min(0, `expected 0 to ${max}`).max(max, `expected 0 to ${max}`).optional();
 
 /** The fields every classify request has, whatever the version names its classes and videos. */
 export const classifyFields = z.object({
@@ -25,13 +26,16 @@ export const classifyFields = z.object({
   include_clips: looseBoolean.optional(),
   show_detailed_score: looseBoolean.optional(),
   threshold: z
-    .union([
-      z.object({ min_video_score: score(100), min_clip_score: score(100), min_duration_ratio: score(1) }).strict(),
-      // v1.1.1: one integer, the least score a class must have.
-      z.number().int('expected an integer').min(0, 'expected 0 to 100').max(100, 'expected 0 to 100'),
-      // v1.1: the least confidence of the clips that count.
-      z.enum(['high', 'medium', 'low']),
-    ], { error: 'expected {min_video_score, min_clip_score, min_duration_ratio}, an integer score or high, medium or low' })
+    .union(
+      [
+        z.object({ min_video_score: score(100), min_clip_score: score(100), min_duration_ratio: score(1) }).strict(),
+        // v1.1.1: one integer, the least score a class must have.
+        z.number().int('expected an integer').min(0, 'expected 0 to 100').max(100, 'expected 0 to 100'),
+        // v1.1: the least confidence of the clips that count.
+        z.enum(['high', 'medium', 'low']),
+      ],
+      { error: 'expected {min_video_score, min_clip_score, min_duration_ratio}, an integer score or high, medium or low' },
+    )
     .optional(),
 });
 
@@ -63,7 +67,10 @@ function commonRequest(version: VersionAdapter, shape: ClassifyShape, body: Reco
   const classesKey = classesKeyOf(shape, body);
   const rawClasses = body[classesKey];
   if (rawClasses === undefined || (Array.isArray(rawClasses) && rawClasses.length === 0)) throw errors.notProvided(classesKey);
-  const classes = parseInput(z.object({ [classesKey]: z.array(classSchema, { error: 'expected a list of classes' }).max(100, 'at most 100 classes') }), body)[classesKey]!;
+  const classes = parseInput(
+    z.object({ [classesKey]: z.array(classSchema, { error: 'expected a list of classes' }).max(100, 'at most 100 classes') }),
+    body,
+  )[classesKey]!;
   if (!input.options || input.options.length === 0) throw errors.notProvided('options');
   return {
     classesKey,
@@ -72,7 +79,10 @@ function commonRequest(version: VersionAdapter, shape: ClassifyShape, body: Reco
         name: c.name,
         prompts: c.prompts,
         options: c.options ? canonicalSearchOptions(version, c.options, `${classesKey}[${i}].options`) : [],
-        conversation_option: c.conversation_option !== undefined ? parseConversationOption(c.conversation_option, `${classesKey}[${i}].conversation_option`) : '',
+        conversation_option:
+          c.conversation_option !== undefined
+            ? parseConversationOption(c.conversation_option, `${classesKey}[${i}].conversation_option`)
+            : '',
       })),
       options: canonicalSearchOptions(version, input.options, 'options'),
       conversation_option: input.conversation_option !== undefined ? parseConversationOption(input.conversation_option) : '',
@@ -90,7 +100,11 @@ const videoIdOf = (raw: unknown, param: string) => {
 };
 
 /** POST /classify: the videos (`video_ids`, or v1.1's one `video_id`) and the classes. */
-export function parseClassify(version: VersionAdapter, shape: ClassifyShape, body: Record<string, unknown>): { request: ClassifyRequest__Input; names: ClassifyNames } {
+export function parseClassify(
+  version: VersionAdapter,
+  shape: ClassifyShape,
+  body: Record<string, unknown>,
+): { request: ClassifyRequest__Input; names: ClassifyNames } {
   const { classesKey, request } = commonRequest(version, shape, body);
   const single = shape.videos === 'video_id' && body.video_ids === undefined;
   let videoIds: string[];
@@ -108,7 +122,11 @@ export function parseClassify(version: VersionAdapter, shape: ClassifyShape, bod
 }
 
 /** POST /classify/bulk: every video of `index_id`. */
-export function parseClassifyBulk(version: VersionAdapter, shape: ClassifyShape, body: Record<string, unknown>): { request: ClassifyBulkRequest__Input; names: ClassifyNames } {
+export function parseClassifyBulk(
+  version: VersionAdapter,
+  shape: ClassifyShape,
+  body: Record<string, unknown>,
+): { request: ClassifyBulkRequest__Input; names: ClassifyNames } {
   const { classesKey, request } = commonRequest(version, shape, body);
   if (body.index_id === undefined || body.index_id === '') throw errors.notProvided('index_id');
   if (typeof body.index_id !== 'string') throw errors.invalid('index_id', 'Expected an index id.');

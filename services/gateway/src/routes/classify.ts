@@ -21,7 +21,8 @@ export function classifyRoutes(classify: ClassifyClient | undefined, timeoutMs: 
   };
   const presentation = (req: Request, res: Response) => {
     const signed = thumbnailUrls(req, res, thumbnails);
-    const thumbnailUrl: ClipThumbnail = (clip, videoId) => (clip.thumbnail_key ? signed({ indexId: clip.index_id, videoId, time: clip.start }) : undefined);
+    const thumbnailUrl: ClipThumbnail = (clip, videoId) =>
+      clip.thumbnail_key ? signed({ indexId: clip.index_id, videoId, time: clip.start }) : undefined;
     return { version: versionOf(res), thumbnailUrl };
   };
   const shapeOf = (res: Response): ClassifyShape => {

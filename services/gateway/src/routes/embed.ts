@@ -11,7 +11,14 @@ import { outgoing } from '../http/context';
 import { readQuery, list, scalar } from '../http/query';
 import { parsePageQuery } from '../http/paging';
 import { locals } from '../http/context';
-import { presentEmbeddingV2, presentEmbedTask, presentEmbedTaskList, presentEmbedTaskSummary, presentEmbedTaskV2, presentLegacyEmbedding } from '../presenters/embed';
+import {
+  presentEmbeddingV2,
+  presentEmbedTask,
+  presentEmbedTaskList,
+  presentEmbedTaskSummary,
+  presentEmbedTaskV2,
+  presentLegacyEmbedding,
+} from '../presenters/embed';
 import type { EmbedShape, VersionAdapter } from '../versions/adapter';
 import { versionOf } from './version';
 
@@ -53,17 +60,24 @@ function embedShape(version: VersionAdapter): EmbedShape {
 function values(fields: Fields, name: string): string[] {
   const raw = fields[name] ?? fields[`${name}[]`];
   const all = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map(String);
-  return all.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  return all
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 /** POST /embed/tasks (multipart; API-CONTRACT §5.8) → the canonical request, less the media (a URL, or the upload's blob key). */
-export function parseEmbedTask(fields: Fields, shape: EmbedShape): Omit<CreateEmbedTaskRequest__Input, 'media'> & { videoUrl?: string; videoFile?: Buffer } {
+export function parseEmbedTask(
+  fields: Fields,
+  shape: EmbedShape,
+): Omit<CreateEmbedTaskRequest__Input, 'media'> & { videoUrl?: string; videoFile?: Buffer } {
   const modelName = text(fields, shape.modelField) ?? text(fields, 'model_name') ?? text(fields, 'engine_name');
   if (modelName === undefined) throw errors.notProvided(shape.modelField);
   const videoUrl = text(fields, 'video_url');
   const file = fields.video_file;
   // The URL wins when both come (py 0.4 sends video_url twice, once as a file part: API-CONTRACT §5.3).
-  if (videoUrl === undefined && file === undefined) throw new ApiError('parameter_not_provided', 'Provide video_url or video_file.', { param: 'video_file' });
+  if (videoUrl === undefined && file === undefined)
+    throw new ApiError('parameter_not_provided', 'Provide video_url or video_file.', { param: 'video_file' });
   if (videoUrl === undefined && !Buffer.isBuffer(file)) throw errors.invalid('video_file', 'It must be a file part.');
   const start = seconds(fields, 'video_start_offset_sec');
   const end = seconds(fields, 'video_end_offset_sec');
@@ -86,7 +100,10 @@ export function parseLegacyEmbed(fields: Fields, shape: EmbedShape): CreateEmbed
   const image = legacyMedia(fields, 'image_url', 'image_file');
   const audio = legacyMedia(fields, 'audio_url', 'audio_file');
   const input = text(fields, 'text');
-  if (input === undefined && !image && !audio) throw new ApiError('parameter_not_provided', 'Provide at least one of text, image_url, image_file, audio_url or audio_file.', { param: 'text' });
+  if (input === undefined && !image && !audio)
+    throw new ApiError('parameter_not_provided', 'Provide at least one of text, image_url, image_file, audio_url or audio_file.', {
+      param: 'text',
+    });
   const start = seconds(fields, 'audio_start_offset_sec');
   return {
     model_name: modelName,
@@ -111,7 +128,8 @@ function object(value: unknown, name: string): Fields {
 function v2MediaSource(value: unknown, name: string): MediaSource__Input {
   const source = object(value, name);
   const given = (['url', 'base64_string', 'asset_id'] as const).filter((key) => source[key] !== undefined && source[key] !== null);
-  if (given.length === 0) throw new ApiError('parameter_not_provided', `${name} needs one of url, base64_string or asset_id.`, { param: name });
+  if (given.length === 0)
+    throw new ApiError('parameter_not_provided', `${name} needs one of url, base64_string or asset_id.`, { param: name });
   if (given.length > 1) throw errors.invalid(name, `Give one of url, base64_string or asset_id, not ${given.join(' and ')}.`);
   const key = given[0]!;
   const raw = source[key];
@@ -130,7 +148,8 @@ function stringList(value: unknown, name: string): string[] {
 }
 
 function v2Text(value: unknown, name: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw value === undefined ? errors.notProvided(name) : errors.invalid(name, 'It must be non-empty text.');
+  if (typeof value !== 'string' || value.trim() === '')
+    throw value === undefined ? errors.notProvided(name) : errors.invalid(name, 'It must be non-empty text.');
   return value;
 }
 
@@ -138,27 +157,41 @@ function v2Text(value: unknown, name: string): string {
 export function parseEmbedV2(body: Fields): { inputType: string; request: CreateEmbeddingRequest__Input } {
   const inputType = body.input_type;
   if (inputType === undefined) throw errors.notProvided('input_type');
-  if (typeof inputType !== 'string' || !(V2_INPUT_TYPES as readonly string[]).includes(inputType)) throw errors.invalid('input_type', `Use one of ${V2_INPUT_TYPES.join(', ')}.`);
+  if (typeof inputType !== 'string' || !(V2_INPUT_TYPES as readonly string[]).includes(inputType))
+    throw errors.invalid('input_type', `Use one of ${V2_INPUT_TYPES.join(', ')}.`);
   const modelName = body.model_name;
   if (modelName === undefined) throw errors.notProvided('model_name');
   if (typeof modelName !== 'string') throw errors.invalid('model_name', 'It must be text.');
   const base = { model_name: modelName };
   switch (inputType) {
     case 'text':
-      return { inputType, request: { ...base, text: v2Text(object(body.text, 'text').input_text, 'text.input_text'), text_truncate: 'none' } };
+      return {
+        inputType,
+        request: { ...base, text: v2Text(object(body.text, 'text').input_text, 'text.input_text'), text_truncate: 'none' },
+      };
     case 'image':
       return { inputType, request: { ...base, image: v2MediaSource(object(body.image, 'image').media_source, 'image.media_source') } };
     case 'text_image': {
       const part = object(body.text_image, 'text_image');
-      return { inputType, request: { ...base, text: v2Text(part.input_text, 'text_image.input_text'), text_truncate: 'none', image: v2MediaSource(part.media_source, 'text_image.media_source') } };
+      return {
+        inputType,
+        request: {
+          ...base,
+          text: v2Text(part.input_text, 'text_image.input_text'),
+          text_truncate: 'none',
+          image: v2MediaSource(part.media_source, 'text_image.media_source'),
+        },
+      };
     }
     case 'audio': {
       const part = object(body.audio, 'audio');
       const start = seconds(part, 'start_sec');
       const end = seconds(part, 'end_sec');
       const segmentation = part.segmentation === undefined ? undefined : object(part.segmentation, 'audio.segmentation');
-      if (segmentation && segmentation.strategy !== 'fixed') throw errors.invalid('audio.segmentation.strategy', 'Audio is segmented with the fixed strategy.');
-      const fixed = segmentation?.fixed === undefined ? undefined : seconds(object(segmentation.fixed, 'audio.segmentation.fixed'), 'duration_sec');
+      if (segmentation && segmentation.strategy !== 'fixed')
+        throw errors.invalid('audio.segmentation.strategy', 'Audio is segmented with the fixed strategy.');
+      const fixed =
+        segmentation?.fixed === undefined ? undefined : seconds(object(segmentation.fixed, 'audio.segmentation.fixed'), 'duration_sec');
       return {
         inputType,
         request: {
@@ -176,14 +209,24 @@ export function parseEmbedV2(body: Fields): { inputType: string; request: Create
       const part = object(body.multi_input, 'multi_input');
       const sources = part.media_sources === undefined ? [] : part.media_sources;
       if (!Array.isArray(sources)) throw errors.invalid('multi_input.media_sources', 'It must be a list.');
-      if (sources.length > 1) throw new ApiError('not_implemented', 'More than one media source in multi_input is not available on this server yet.', { param: 'multi_input.media_sources' });
+      if (sources.length > 1)
+        throw new ApiError('not_implemented', 'More than one media source in multi_input is not available on this server yet.', {
+          param: 'multi_input.media_sources',
+        });
       const input = part.input_text === undefined ? undefined : v2Text(part.input_text, 'multi_input.input_text');
       const source = sources[0] === undefined ? undefined : object(sources[0], 'multi_input.media_sources[0]');
-      if (source && source.media_type !== 'image') throw new ApiError('not_implemented', 'Only image media sources are available in multi_input on this server.', { param: 'multi_input.media_sources[0].media_type' });
-      if (input === undefined && !source) throw new ApiError('parameter_not_provided', 'multi_input needs input_text or a media source.', { param: 'multi_input' });
+      if (source && source.media_type !== 'image')
+        throw new ApiError('not_implemented', 'Only image media sources are available in multi_input on this server.', {
+          param: 'multi_input.media_sources[0].media_type',
+        });
+      if (input === undefined && !source)
+        throw new ApiError('parameter_not_provided', 'multi_input needs input_text or a media source.', { param: 'multi_input' });
       const image = source && v2MediaSource(source, 'multi_input.media_sources[0]');
       const kind = input !== undefined && image ? 'text_image' : image ? 'image' : 'text';
-      return { inputType: kind, request: { ...base, ...(input === undefined ? {} : { text: input, text_truncate: 'none' }), ...(image ? { image } : {}) } };
+      return {
+        inputType: kind,
+        request: { ...base, ...(input === undefined ? {} : { text: input, text_truncate: 'none' }), ...(image ? { image } : {}) },
+      };
     }
     default:
       throw new ApiError('not_implemented', 'Video embeddings are not available on this server yet.', { param: 'input_type' });
@@ -194,14 +237,22 @@ export function parseEmbedV2(body: Fields): { inputType: string; request: Create
 export function parseEmbedV2Task(body: Fields): { request: Omit<CreateEmbedTaskRequest__Input, 'media'>; source: MediaSource__Input } {
   const inputType = body.input_type;
   if (inputType === undefined) throw errors.notProvided('input_type');
-  if (inputType === 'audio') throw new ApiError('not_implemented', 'Audio embedding tasks are not available on this server yet; embed audio synchronously with POST /embed-v2.', { param: 'input_type' });
+  if (inputType === 'audio')
+    throw new ApiError(
+      'not_implemented',
+      'Audio embedding tasks are not available on this server yet; embed audio synchronously with POST /embed-v2.',
+      { param: 'input_type' },
+    );
   if (inputType !== 'video') throw errors.invalid('input_type', 'Embedding tasks take video (or audio).');
   const modelName = body.model_name;
   if (modelName === undefined) throw errors.notProvided('model_name');
   if (typeof modelName !== 'string') throw errors.invalid('model_name', 'It must be text.');
   const video = object(body.video, 'video');
   const source = v2MediaSource(video.media_source, 'video.media_source');
-  if (source.asset_id !== undefined) throw new ApiError('not_implemented', 'Assets are not available on this server yet: send the video by url or base64_string.', { param: 'video.media_source.asset_id' });
+  if (source.asset_id !== undefined)
+    throw new ApiError('not_implemented', 'Assets are not available on this server yet: send the video by url or base64_string.', {
+      param: 'video.media_source.asset_id',
+    });
   const start = seconds(video, 'start_sec');
   const end = seconds(video, 'end_sec');
   let clipLength: number | undefined;
@@ -209,11 +260,17 @@ export function parseEmbedV2Task(body: Fields): { request: Omit<CreateEmbedTaskR
     const segmentation = object(video.segmentation, 'video.segmentation');
     // Dynamic segmentation is served as fixed clips of its minimum length (no shot-aware clips yet).
     if (segmentation.strategy === 'fixed') clipLength = seconds(object(segmentation.fixed, 'video.segmentation.fixed'), 'duration_sec');
-    else if (segmentation.strategy === 'dynamic') clipLength = seconds(object(segmentation.dynamic, 'video.segmentation.dynamic'), 'min_duration_sec');
+    else if (segmentation.strategy === 'dynamic')
+      clipLength = seconds(object(segmentation.dynamic, 'video.segmentation.dynamic'), 'min_duration_sec');
     else throw errors.invalid('video.segmentation.strategy', 'Use fixed or dynamic.');
   }
   const options = stringList(video.embedding_option, 'video.embedding_option');
-  if (options.some((o) => o !== 'visual')) throw new ApiError('not_implemented', 'Only visual video embeddings are available on this server; audio and transcription are not yet.', { param: 'video.embedding_option' });
+  if (options.some((o) => o !== 'visual'))
+    throw new ApiError(
+      'not_implemented',
+      'Only visual video embeddings are available on this server; audio and transcription are not yet.',
+      { param: 'video.embedding_option' },
+    );
   const scopes = stringList(video.embedding_scope, 'video.embedding_scope');
   return {
     request: {
@@ -231,7 +288,9 @@ export function parseEmbedV2Task(body: Fields): { request: Omit<CreateEmbedTaskR
 /** /embed-v2's error body is `{error: {code, message}}` (API-CONTRACT §2.5), whatever the version's usual form. */
 function writeV2Error(res: Response, error: unknown): void {
   const apiError = isApiError(error) ? error : new ApiError('internal_error', 'An internal error occurred. Please try again later.');
-  res.status(apiError.httpStatus).json({ error: { code: apiError.code, message: apiError.message, ...(apiError.details ? { details: apiError.details } : {}) } });
+  res
+    .status(apiError.httpStatus)
+    .json({ error: { code: apiError.code, message: apiError.message, ...(apiError.details ? { details: apiError.details } : {}) } });
 }
 
 /** Synchronous embeddings: POST /embed (v1.2, v1.3) and POST /embed-v2 (v1.3). */
@@ -262,7 +321,10 @@ export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, b
     let media: MediaSource__Input;
     if (videoUrl !== undefined) media = { url: videoUrl };
     else {
-      if (!blobs) throw new ApiError('not_implemented', 'Uploads need a blob store, and none is configured: send video_url.', { param: 'video_file' });
+      if (!blobs)
+        throw new ApiError('not_implemented', 'Uploads need a blob store, and none is configured: send video_url.', {
+          param: 'video_file',
+        });
       const key = `embed-tasks/${locals(res).orgId}/${newId()}`;
       await blobs.put(key, Readable.from([videoFile!]));
       media = { blob_key: key };
@@ -295,14 +357,18 @@ export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, b
   router.get('/embed/tasks/:taskId', async (req: Request, res: Response) => {
     const shape = embedShape(versionOf(res));
     const options = list(readQuery(req.originalUrl), 'embedding_option') ?? [];
-    const task = await client().getEmbedTask(outgoing(res, timeoutMs), { embed_task_id: String(req.params.taskId), embedding_options: options });
+    const task = await client().getEmbedTask(outgoing(res, timeoutMs), {
+      embed_task_id: String(req.params.taskId),
+      embedding_options: options,
+    });
     res.json(presentEmbedTask(task, shape));
   });
 
   /** An /embed-v2… handler: v1.3 only, errors in its `{error: {…}}` form. */
   const v2 = (handler: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response) => {
     try {
-      if (!embedShape(versionOf(res)).embedV2) throw new ApiError('api_upgrade_required', '/embed-v2 is part of API v1.3; use /embed on this version.');
+      if (!embedShape(versionOf(res)).embedV2)
+        throw new ApiError('api_upgrade_required', '/embed-v2 is part of API v1.3; use /embed on this version.');
       await handler(req, res);
     } catch (error) {
       if (isApiError(error)) return writeV2Error(res, error);
@@ -323,7 +389,11 @@ export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, b
     v2(async (req, res) => {
       const { request, source } = parseEmbedV2Task(req.body as Fields);
       const media = source.data ? await storeMedia(res, source.data as Buffer, 'video.media_source.base64_string') : source;
-      const task = await client().createEmbedTask(outgoing(res, timeoutMs), { ...request, media, idempotency_key: req.get('idempotency-key') ?? '' });
+      const task = await client().createEmbedTask(outgoing(res, timeoutMs), {
+        ...request,
+        media,
+        idempotency_key: req.get('idempotency-key') ?? '',
+      });
       res.status(202).json({ _id: task.id, status: task.status, data: null });
     }),
   );
@@ -353,7 +423,8 @@ export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, b
 
   router.post('/embed-v2', async (req: Request, res: Response) => {
     try {
-      if (!embedShape(versionOf(res)).embedV2) throw new ApiError('api_upgrade_required', '/embed-v2 is part of API v1.3; use /embed on this version.');
+      if (!embedShape(versionOf(res)).embedV2)
+        throw new ApiError('api_upgrade_required', '/embed-v2 is part of API v1.3; use /embed on this version.');
       const { inputType, request } = parseEmbedV2(req.body as Fields);
       const embedding = await client().createEmbedding(outgoing(res, timeoutMs), request);
       res.json(presentEmbeddingV2(embedding, inputType));

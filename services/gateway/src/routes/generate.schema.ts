@@ -5,7 +5,10 @@ import { firstValue, looseBoolean, looseInt, looseList } from '../http/coerce';
 import type { VersionAdapter } from '../versions';
 
 /** A number from JSON, or from a form field's text. */
-const looseNumber = z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v), z.number());
+const looseNumber = z.preprocess(
+  (v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v),
+  z.number(),
+);
 
 const videoIdField = z.preprocess(firstValue, z.string({ error: 'expected a string' }).min(1));
 
@@ -17,7 +20,8 @@ const videoIdField = z.preprocess(firstValue, z.string({ error: 'expected a stri
 function videoIdOf(body: Record<string, unknown>): string {
   const video = body.video;
   if (body.video_id === undefined && video && typeof video === 'object') {
-    if ((video as Record<string, unknown>).type !== 'asset_id') throw errors.invalid('video', 'Only an indexed video can be analyzed: give video_id, or video {type: "asset_id", asset_id}.');
+    if ((video as Record<string, unknown>).type !== 'asset_id')
+      throw errors.invalid('video', 'Only an indexed video can be analyzed: give video_id, or video {type: "asset_id", asset_id}.');
     return parseInput(z.object({ asset_id: videoIdField }), video).asset_id;
   }
   return parseInput(z.object({ video_id: videoIdField }), body).video_id;
@@ -36,7 +40,8 @@ function responseFormatOf(version: VersionAdapter, format: z.infer<typeof option
   if (!version.generate.responseFormat || !format) return undefined;
   if (format.type !== 'json_schema') throw errors.invalid('response_format', 'Its type must be json_schema.');
   const schema = typeof format.json_schema === 'string' ? parseJsonText(format.json_schema) : format.json_schema;
-  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw errors.invalid('response_format', 'json_schema must be a JSON schema object.');
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema))
+    throw errors.invalid('response_format', 'json_schema must be a JSON schema object.');
   return { type: 'json_schema', json_schema: JSON.stringify(schema) };
 }
 
@@ -86,7 +91,11 @@ export function parseSummarize(version: VersionAdapter, body: Record<string, unk
 }
 
 /** POST /generate and /analyze: a prompt, whether to stream (`streamsByDefault` when unsaid), the options. */
-export function parseOpenPrompt(version: VersionAdapter, body: Record<string, unknown>, streamsByDefault: boolean): { request: GenerationRequest; stream: boolean } {
+export function parseOpenPrompt(
+  version: VersionAdapter,
+  body: Record<string, unknown>,
+  streamsByDefault: boolean,
+): { request: GenerationRequest; stream: boolean } {
   const { stream, ...request } = generation(version, body);
   if (!request.prompt.trim()) throw errors.notProvided('prompt');
   return { request, stream: stream ?? streamsByDefault };

@@ -15,7 +15,10 @@ import { versionOf } from './version';
  */
 export type OutputTokenMeter = (orgId: string, tokens: number, generationId: string, logger: Logger) => Promise<void>;
 
-export function outputTokenMeter(limits: { counters: UsageCounters; source: LimitsSource }, billing: BillingClient | undefined): OutputTokenMeter {
+export function outputTokenMeter(
+  limits: { counters: UsageCounters; source: LimitsSource },
+  billing: BillingClient | undefined,
+): OutputTokenMeter {
   const meter = billing && new Meter(limits.counters, limits.source, billing);
   return async (orgId, tokens, generationId, logger) => {
     if (tokens <= 0) return;
@@ -29,7 +32,8 @@ export function outputTokenMeter(limits: { counters: UsageCounters; source: Limi
 }
 
 /** The message a stream_error carries: an ApiError's own, never an internal detail. */
-const streamErrorMessage = (error: unknown) => (error instanceof ApiError && error.code !== 'internal_error' ? error.message : 'The generation failed.');
+const streamErrorMessage = (error: unknown) =>
+  error instanceof ApiError && error.code !== 'internal_error' ? error.message : 'The generation failed.';
 
 /**
  * Text generation (API-CONTRACT §5.7): /gist, /summarize, /generate (v1.2; deprecated in v1.3) and
@@ -44,11 +48,14 @@ export function generateRoutes(analyze: AnalyzeClient | undefined, options: { ti
     return analyze;
   };
   // Versions before v1.2 have no text generation, v1.2 no /analyze: their adapters say how to refuse.
-  const available = (endpoint: VersionedEndpoint): RequestHandler => (_req, res, next) => {
-    requireEndpoint(versionOf(res), endpoint);
-    next();
-  };
-  const meter = (res: Response, tokens: number | undefined, generationId: string) => options.meter(locals(res).orgId!, tokens ?? 0, generationId, locals(res).logger);
+  const available =
+    (endpoint: VersionedEndpoint): RequestHandler =>
+    (_req, res, next) => {
+      requireEndpoint(versionOf(res), endpoint);
+      next();
+    };
+  const meter = (res: Response, tokens: number | undefined, generationId: string) =>
+    options.meter(locals(res).orgId!, tokens ?? 0, generationId, locals(res).logger);
 
   router.post('/gist', available('POST /gist'), async (req, res) => {
     const request = parseGist(req.body as Record<string, unknown>);
@@ -106,7 +113,15 @@ export function generateRoutes(analyze: AnalyzeClient | undefined, options: { ti
     }
   }
 
-  router.post('/generate', available('POST /generate'), openPrompt((_req, res) => versionOf(res).generate.generateStreamsByDefault));
-  router.post('/analyze', available('POST /analyze'), openPrompt(() => true));
+  router.post(
+    '/generate',
+    available('POST /generate'),
+    openPrompt((_req, res) => versionOf(res).generate.generateStreamsByDefault),
+  );
+  router.post(
+    '/analyze',
+    available('POST /analyze'),
+    openPrompt(() => true),
+  );
   return router;
 }

@@ -55,7 +55,9 @@ export function hlsFileRoutes(blobs: BlobStore | undefined, signer: HlsSigner, c
     if (!verified.ok) {
       throw new ApiError(
         'api_not_allowed',
-        verified.reason === 'expired' ? 'This video stream URL has expired. Retrieve the video again for a new one.' : 'This video stream URL is not valid.',
+        verified.reason === 'expired'
+          ? 'This video stream URL has expired. Retrieve the video again for a new one.'
+          : 'This video stream URL is not valid.',
       );
     }
     const file = String(req.params.file);

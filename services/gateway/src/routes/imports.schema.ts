@@ -5,7 +5,14 @@ import { firstValue } from '../http/coerce';
 
 const text = z.preprocess(firstValue, z.string({ error: 'expected a string' }).trim());
 
-const YOUTUBE_HOSTS = new Set(['youtube.com', 'www.youtube.com', 'm.youtube.com', 'music.youtube.com', 'youtube-nocookie.com', 'www.youtube-nocookie.com']);
+const YOUTUBE_HOSTS = new Set([
+  'youtube.com',
+  'www.youtube.com',
+  'm.youtube.com',
+  'music.youtube.com',
+  'youtube-nocookie.com',
+  'www.youtube-nocookie.com',
+]);
 const YOUTUBE_ID = /^[A-Za-z0-9_-]{11}$/;
 
 /**
@@ -42,7 +49,10 @@ export function parseExternalProvider(body: unknown): ExternalProviderRequest {
   const input = parseInput(externalProviderSchema, body);
   const youtubeId = youtubeVideoId(input.url);
   if (!youtubeId) {
-    throw errors.invalid('url', 'It must be an http or https link to one YouTube video (https://www.youtube.com/watch?v=…, https://youtu.be/…).');
+    throw errors.invalid(
+      'url',
+      'It must be an http or https link to one YouTube video (https://www.youtube.com/watch?v=…, https://youtu.be/…).',
+    );
   }
   return { indexId: input.index_id, url: input.url, youtubeId };
 }
@@ -57,7 +67,10 @@ const transferItem = z.object({
   transcription: z.string({ error: 'expected the S3 URL of a transcription' }).trim().min(1).optional(),
 });
 const transferSchema = z.object({
-  file: z.array(transferItem, { error: 'expected a JSON array of videos' }).min(1, 'expected at least one video').max(MAX_TRANSFER_VIDEOS, `expected at most ${MAX_TRANSFER_VIDEOS} videos`),
+  file: z
+    .array(transferItem, { error: 'expected a JSON array of videos' })
+    .min(1, 'expected at least one video')
+    .max(MAX_TRANSFER_VIDEOS, `expected at most ${MAX_TRANSFER_VIDEOS} videos`),
 });
 
 /** A listed object: in S3 (`s3://bucket/key`), or already an http(s) URL (a presigned one). */

@@ -17,7 +17,11 @@ import { versionOf } from './version';
  * file (a mirror); transfers create one URL task per listed video (S3 objects read path-style and
  * without credentials: a private object fails its task with the HTTP status S3 gave).
  */
-export function importRoutes(index: IndexClient, client: TaskClient | undefined, options: { timeoutMs: number; providers: ProviderSettings }): Router {
+export function importRoutes(
+  index: IndexClient,
+  client: TaskClient | undefined,
+  options: { timeoutMs: number; providers: ProviderSettings },
+): Router {
   const router = Router();
   const paths = ['/tasks/transfers', '/tasks/external-provider'];
   if (!client) {
@@ -52,7 +56,11 @@ export function importRoutes(index: IndexClient, client: TaskClient | undefined,
       );
     }
     const task = await tasks.createTask(outgoing(res, timeoutMs), {
-      index_id: input.indexId, video_url: tried, filename: `youtube-${input.youtubeId}`, language: '', idempotency_key: req.get('idempotency-key') ?? '',
+      index_id: input.indexId,
+      video_url: tried,
+      filename: `youtube-${input.youtubeId}`,
+      language: '',
+      idempotency_key: req.get('idempotency-key') ?? '',
     });
     res.status(201).json({ _id: task.id });
   });
@@ -60,24 +68,38 @@ export function importRoutes(index: IndexClient, client: TaskClient | undefined,
   router.post('/tasks/transfers', async (req, res) => {
     requireEndpoint(versionOf(res), 'POST /tasks/transfers');
     const videos = parseTransfers(req.body);
-    await requireIndexes(res, videos.map((v) => v.indexId));
+    await requireIndexes(
+      res,
+      videos.map((v) => v.indexId),
+    );
     if (videos.some((v) => v.object.kind === 's3' || v.transcription?.kind === 's3')) {
       const tried = `${providers.s3Url.replace(/\/+$/, '')}/`;
       const answer = await askProvider(tried, providers.timeoutMs);
       if (!answer.reached) {
-        throw providerUnreachable('S3', tried, answer.why, 'The s3:// objects cannot be read; list presigned https URLs instead, or upload the videos with POST /tasks.');
+        throw providerUnreachable(
+          'S3',
+          tried,
+          answer.why,
+          'The s3:// objects cannot be read; list presigned https URLs instead, or upload the videos with POST /tasks.',
+        );
       }
     }
     // Everything was checked above: a failure from here on is the services', not the file's.
     const ids: string[] = [];
     for (const video of videos) {
       const request: CreateTaskRequest__Input = {
-        index_id: video.indexId, video_url: objectUrl(video.object, providers.s3Url), filename: '', language: video.language ?? '', idempotency_key: '',
+        index_id: video.indexId,
+        video_url: objectUrl(video.object, providers.s3Url),
+        filename: '',
+        language: video.language ?? '',
+        idempotency_key: '',
       };
       if (video.transcription) request.transcription_url = objectUrl(video.transcription, providers.s3Url);
       ids.push((await tasks.createTask(outgoing(res, timeoutMs), request)).id);
     }
-    res.status(200).json({ message: `${ids.length} video(s) are being transferred; follow them with GET /tasks.`, type: 'transfers', task_ids: ids });
+    res
+      .status(200)
+      .json({ message: `${ids.length} video(s) are being transferred; follow them with GET /tasks.`, type: 'transfers', task_ids: ids });
   });
 
   return router;

@@ -32,7 +32,9 @@ export function parseListIndexes(version: VersionAdapter, query: RawQuery): List
   const { family } = parseInput(familyQuery, { family: scalar(query, version.indexes.familyFilter, 'engine_family', 'model_family') });
   const optionFilter = version.indexes.optionFilter;
   const [optionKey] = optionFilter.keys;
-  const asked = parseInput(z.object({ [optionKey]: z.array(z.enum(optionFilter.values)) }), { [optionKey]: list(query, ...optionFilter.keys) ?? [] });
+  const asked = parseInput(z.object({ [optionKey]: z.array(z.enum(optionFilter.values)) }), {
+    [optionKey]: list(query, ...optionFilter.keys) ?? [],
+  });
   return {
     page: { page: page.page, page_limit: page.pageLimit, sort_by: page.sortBy ?? '', sort_option: page.sortOption ?? '' },
     ids: list(query, '_id', 'id') ?? [],

@@ -32,11 +32,15 @@ export const commonSchema = z.object({
   index_id: text.pipe(z.string().trim().min(1, 'expected an index id')),
   search_options: looseList(z.string()).optional(),
   operator: z.preprocess(firstValue, z.enum(['or', 'and'], { error: 'expected or or and' })).optional(),
-  threshold: z.preprocess(firstValue, z.enum(['high', 'medium', 'low', 'none'], { error: 'expected high, medium, low or none' })).optional(),
+  threshold: z
+    .preprocess(firstValue, z.enum(['high', 'medium', 'low', 'none'], { error: 'expected high, medium, low or none' }))
+    .optional(),
   group_by: z.preprocess(firstValue, z.enum(['clip', 'video'], { error: 'expected clip or video' })).optional(),
   sort_option: z.preprocess(firstValue, z.enum(['score', 'clip_count'], { error: 'expected score or clip_count' })).optional(),
   page_limit: z.preprocess(firstValue, looseInt.pipe(z.number().min(1, 'expected 1 to 50').max(50, 'expected 1 to 50'))).optional(),
-  adjust_confidence_level: z.preprocess(firstValue, looseNumber.pipe(z.number().min(0, 'expected 0 to 1').max(1, 'expected 0 to 1'))).optional(),
+  adjust_confidence_level: z
+    .preprocess(firstValue, looseNumber.pipe(z.number().min(0, 'expected 0 to 1').max(1, 'expected 0 to 1')))
+    .optional(),
   include_user_metadata: z.preprocess(firstValue, looseBoolean).optional(),
   query_text: text.optional(),
   query_media_type: text.optional(),
@@ -51,7 +55,10 @@ const indexIdOf = (raw: string) => knownId('Index', raw.trim());
  */
 export function parseSearch(version: VersionAdapter, body: Record<string, unknown>): SearchRequest__Input {
   // v1 and v1.1 had only the JSON search: later versions' multipart fields are not theirs.
-  const input = parseInput(commonSchema, version.search.jsonOnly ? { ...body, query_text: undefined, query_media_type: undefined, query_media_url: undefined } : body);
+  const input = parseInput(
+    commonSchema,
+    version.search.jsonOnly ? { ...body, query_text: undefined, query_media_type: undefined, query_media_url: undefined } : body,
+  );
   if (!input.search_options || input.search_options.length === 0) throw errors.notProvided('search_options');
   const options = canonicalSearchOptions(version, input.search_options);
   const queryText = input.query_text ?? (typeof body.query === 'string' ? body.query : undefined);
@@ -61,26 +68,31 @@ export function parseSearch(version: VersionAdapter, body: Record<string, unknow
   const hasMedia = Buffer.isBuffer(file) || Boolean(url);
   if (typeof file === 'string') throw errors.invalid('query_media_file', 'Send the image as a file part.');
   if (hasMedia && (input.query_media_type ?? '').trim() !== 'image') {
-    throw input.query_media_type ? errors.invalid('query_media_type', 'The only query media type is image.') : errors.notProvided('query_media_type');
+    throw input.query_media_type
+      ? errors.invalid('query_media_type', 'The only query media type is image.')
+      : errors.notProvided('query_media_type');
   }
-  if (!hasMedia && (queryText === undefined || queryText.trim() === '')) throw errors.notProvided(version.search.jsonOnly || (version.search.jsonQuery && 'query' in body) ? 'query' : 'query_text');
+  if (!hasMedia && (queryText === undefined || queryText.trim() === ''))
+    throw errors.notProvided(version.search.jsonOnly || (version.search.jsonQuery && 'query' in body) ? 'query' : 'query_text');
   return {
-      index_id: indexIdOf(input.index_id),
-      query_text: queryText ?? '',
-      // The URL wins over a file (API-CONTRACT §5.5).
-      query_media: hasMedia ? { media_type: 'image', ...(url ? { url } : { data: file as Buffer }) } : null,
-      search_options: options,
-      // Where the version dropped conversation_option (v1.3, API-CONTRACT §3) it is ignored, not refused.
-      conversation_option:
-        version.search.conversationOption && body.conversation_option !== undefined ? parseConversationOption(firstValue(body.conversation_option)) : '',
-      operator: input.operator ?? '',
-      threshold: input.threshold ?? '',
-      ...(input.adjust_confidence_level !== undefined ? { adjust_confidence_level: input.adjust_confidence_level } : {}),
-      group_by: input.group_by ?? '',
-      sort_option: input.sort_option ?? '',
-      page_limit: input.page_limit ?? 0,
-      filter: body.filter === undefined || body.filter === '' ? null : parseSearchFilter(firstValue(body.filter)),
-      include_user_metadata: input.include_user_metadata ?? false,
+    index_id: indexIdOf(input.index_id),
+    query_text: queryText ?? '',
+    // The URL wins over a file (API-CONTRACT §5.5).
+    query_media: hasMedia ? { media_type: 'image', ...(url ? { url } : { data: file as Buffer }) } : null,
+    search_options: options,
+    // Where the version dropped conversation_option (v1.3, API-CONTRACT §3) it is ignored, not refused.
+    conversation_option:
+      version.search.conversationOption && body.conversation_option !== undefined
+        ? parseConversationOption(firstValue(body.conversation_option))
+        : '',
+    operator: input.operator ?? '',
+    threshold: input.threshold ?? '',
+    ...(input.adjust_confidence_level !== undefined ? { adjust_confidence_level: input.adjust_confidence_level } : {}),
+    group_by: input.group_by ?? '',
+    sort_option: input.sort_option ?? '',
+    page_limit: input.page_limit ?? 0,
+    filter: body.filter === undefined || body.filter === '' ? null : parseSearchFilter(firstValue(body.filter)),
+    include_user_metadata: input.include_user_metadata ?? false,
   };
 }
 
@@ -114,10 +126,12 @@ function filterInvalid(why: string): ApiError {
 /** `n` (exactly n) or `{gte, lte, gt, lt, eq}` of numbers. */
 function numberRange(field: string, value: unknown): NumberRange__Input {
   if (typeof value === 'number' && Number.isFinite(value)) return { gte: value, lte: value };
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw filterInvalid(`${field} must be a number or an object of gte, lte, gt, lt.`);
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw filterInvalid(`${field} must be a number or an object of gte, lte, gt, lt.`);
   const range: NumberRange__Input = {};
   for (const [op, bound] of Object.entries(value)) {
-    if (!(RANGE_OPERATORS as readonly string[]).includes(op)) throw filterInvalid(`${field}.${op} is not one of ${RANGE_OPERATORS.join(', ')}.`);
+    if (!(RANGE_OPERATORS as readonly string[]).includes(op))
+      throw filterInvalid(`${field}.${op} is not one of ${RANGE_OPERATORS.join(', ')}.`);
     if (typeof bound !== 'number' || !Number.isFinite(bound)) throw filterInvalid(`${field}.${op} must be a number.`);
     if (op === 'eq') Object.assign(range, { gte: bound, lte: bound });
     else range[op as 'gte' | 'lte' | 'gt' | 'lt'] = bound;
@@ -135,10 +149,12 @@ function timeRange(field: string, value: unknown): TimeRange__Input {
     const at = date(value, field);
     return { gte: at, lte: at };
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw filterInvalid(`${field} must be a date or an object of gte, lte, gt, lt.`);
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw filterInvalid(`${field} must be a date or an object of gte, lte, gt, lt.`);
   const range: TimeRange__Input = {};
   for (const [op, bound] of Object.entries(value)) {
-    if (!(RANGE_OPERATORS as readonly string[]).includes(op) || op === 'eq') throw filterInvalid(`${field}.${op} is not one of gte, lte, gt, lt.`);
+    if (!(RANGE_OPERATORS as readonly string[]).includes(op) || op === 'eq')
+      throw filterInvalid(`${field}.${op} is not one of gte, lte, gt, lt.`);
     range[op as 'gte' | 'lte' | 'gt' | 'lt'] = date(bound, `${field}.${op}`);
   }
   return range;
@@ -170,7 +186,8 @@ export function parseSearchFilter(raw: unknown): VideoFilter__Input {
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
     if (key === 'id' || key === '_id') {
       const ids: unknown[] = Array.isArray(v) ? v : [v];
-      if (ids.length === 0 || ids.length > 1000 || !ids.every((id) => typeof id === 'string')) throw filterInvalid('id must be a video id or a list of up to 1000.');
+      if (ids.length === 0 || ids.length > 1000 || !ids.every((id) => typeof id === 'string'))
+        throw filterInvalid('id must be a video id or a list of up to 1000.');
       filter.ids = ids;
     } else if (key === 'filename') {
       if (typeof v !== 'string') throw filterInvalid('filename must be a string.');

@@ -53,7 +53,11 @@ export function searchRoutes(search: SearchClient | undefined, timeoutMs: number
   const page = async (req: Request, res: Response) => {
     const { includeUserMetadata } = parsePageQuery({ include_user_metadata: scalar(readQuery(req.originalUrl), 'include_user_metadata') });
     const token = String(req.params.token);
-    respond(req, res, await client().getSearchPage(outgoing(res, timeoutMs), { page_token: token, include_user_metadata: includeUserMetadata }));
+    respond(
+      req,
+      res,
+      await client().getSearchPage(outgoing(res, timeoutMs), { page_token: token, include_user_metadata: includeUserMetadata }),
+    );
   };
 
   router.post('/search', single);

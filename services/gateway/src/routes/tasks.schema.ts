@@ -28,7 +28,10 @@ export const createSchema = z.object({
   disable_video_stream: flag.optional(),
   enable_video_stream: flag.optional(),
   user_metadata: z
-    .preprocess(firstValue, looseJson(z.record(z.string(), metadataValue, { error: 'expected a JSON object of strings, numbers or booleans' })))
+    .preprocess(
+      firstValue,
+      looseJson(z.record(z.string(), metadataValue, { error: 'expected a JSON object of strings, numbers or booleans' })),
+    )
     .optional(),
 });
 

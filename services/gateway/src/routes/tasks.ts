@@ -75,7 +75,10 @@ export function taskRoutes(client: TaskClient | undefined, options: TaskRouteOpt
     const version = versionOf(res);
     const result = await tasks.listTasks(outgoing(res, timeoutMs), parseListTasks(version, readQuery(req.originalUrl)));
     const urls = streamUrls(req, options.streams);
-    res.json({ data: result.data.map((t) => presentTask(version, t, { hlsUrl: urls(t.system_metadata?.duration ?? 0) })), page_info: result.page_info });
+    res.json({
+      data: result.data.map((t) => presentTask(version, t, { hlsUrl: urls(t.system_metadata?.duration ?? 0) })),
+      page_info: result.page_info,
+    });
   });
 
   router.get('/tasks/:taskId', async (req, res) => {

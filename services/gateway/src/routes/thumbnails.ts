@@ -18,7 +18,14 @@ export function thumbnailFileRoutes(index: IndexClient, timeoutMs: number, signe
     const indexId = String(req.params.indexId);
     const videoId = String(req.params.videoId);
     const verified = signer.verify(
-      { indexId, videoId, org: scalar(query, 'org'), t: scalar(query, 't'), expires: scalar(query, 'expires'), signature: scalar(query, 'signature') },
+      {
+        indexId,
+        videoId,
+        org: scalar(query, 'org'),
+        t: scalar(query, 't'),
+        expires: scalar(query, 'expires'),
+        signature: scalar(query, 'signature'),
+      },
       clock.now(),
     );
     if (!verified.ok) {

@@ -14,8 +14,18 @@ const TIME_FIELDS = { created_at: 'createdAt', updated_at: 'updatedAt', indexed_
 
 /** Query keys with a meaning of their own; any other plain key filters on user metadata. */
 const KNOWN_LIST_KEYS = new Set<string>([
-  'page', 'page_limit', 'sort_by', 'sort_option', '_id', 'id', 'filename', 'user_metadata', 'metadata',
-  ...NUMERIC_FIELDS, ...Object.keys(TIME_FIELDS), ...Object.values(TIME_FIELDS),
+  'page',
+  'page_limit',
+  'sort_by',
+  'sort_option',
+  '_id',
+  'id',
+  'filename',
+  'user_metadata',
+  'metadata',
+  ...NUMERIC_FIELDS,
+  ...Object.keys(TIME_FIELDS),
+  ...Object.values(TIME_FIELDS),
 ]);
 const RANGE_KEY = new RegExp(`^(.+)\\[(${RANGE_OPERATORS.join('|')})\\]$`);
 

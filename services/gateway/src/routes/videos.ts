@@ -30,7 +30,11 @@ export interface ThumbnailUrlOptions {
  * Signed thumbnail URLs for one response, on behalf of the request's organization: one expiry
  * for all of them.
  */
-export function thumbnailUrls(req: Request, res: Response, thumbnails: ThumbnailUrlOptions): (grant: Omit<ThumbnailGrant, 'orgId'>) => string {
+export function thumbnailUrls(
+  req: Request,
+  res: Response,
+  thumbnails: ThumbnailUrlOptions,
+): (grant: Omit<ThumbnailGrant, 'orgId'>) => string {
   const origin = publicOrigin(req, thumbnails.publicUrl);
   const expiresAt = new Date(thumbnails.clock.now().getTime() + thumbnails.ttlMs);
   const orgId = locals(res).orgId!;
@@ -58,7 +62,10 @@ export function videoRoutes(index: IndexClient, timeoutMs: number, thumbnails: T
     const result = await index.listVideos(outgoing(res, timeoutMs), request);
     const version = versionOf(res);
     const urls = streamUrls(req, { ...thumbnails, signer: thumbnails.signer.hls });
-    res.json({ data: result.data.map((v) => presentVideo(version, v, { hlsUrl: urls(v.system_metadata?.duration ?? 0) })), page_info: result.page_info });
+    res.json({
+      data: result.data.map((v) => presentVideo(version, v, { hlsUrl: urls(v.system_metadata?.duration ?? 0) })),
+      page_info: result.page_info,
+    });
   });
 
   router.get(`${base}/:videoId`, async (req, res) => {
@@ -94,7 +101,12 @@ export function videoRoutes(index: IndexClient, timeoutMs: number, thumbnails: T
       requireEndpoint(versionOf(res), `GET /indexes/{index_id}/videos/{video_id}/${path}`);
       const { indexId, videoId } = ids(req);
       const window = parseArtifactWindow(readQuery(req.originalUrl));
-      const artifacts = await index.getVideoArtifacts(outgoing(res, timeoutMs), { index_id: indexId, video_id: videoId, kinds: [kind], ...window });
+      const artifacts = await index.getVideoArtifacts(outgoing(res, timeoutMs), {
+        index_id: indexId,
+        video_id: videoId,
+        kinds: [kind],
+        ...window,
+      });
       res.json(presentArtifact(indexId, videoId, artifacts[kind]));
     });
   }

@@ -42,7 +42,11 @@ export const docsPath = (version: string) => `/docs?version=${encodeURIComponent
 
 /** The error a call to an unavailable endpoint gets, with its `docs_url` where there is one. */
 export const unavailableError = (unavailable: UnavailableEndpoint): ApiError =>
-  new ApiError(unavailable.code, unavailable.message, unavailable.docsVersion ? { docs_url: docsPath(unavailable.docsVersion) } : undefined);
+  new ApiError(
+    unavailable.code,
+    unavailable.message,
+    unavailable.docsVersion ? { docs_url: docsPath(unavailable.docsVersion) } : undefined,
+  );
 
 /** An endpoint a newer version removed; the message says what replaced it. */
 export const removed = (message: string): UnavailableEndpoint => ({ code: 'endpoint_not_found', message });

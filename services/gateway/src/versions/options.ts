@@ -23,8 +23,7 @@ export function familyOfModel(modelName: string): 'marengo' | 'pegasus' | undefi
  * Marengo indexes; `audio` is what v1.2 called conversation.
  */
 export function v13ToCanonicalOptions(modelName: string, options: readonly V13Option[]): CanonicalOption[] {
-  const visualMeans: CanonicalOption[] =
-    familyOfModel(modelName) === 'pegasus' ? ['visual'] : ['visual', 'text_in_video', 'logo'];
+  const visualMeans: CanonicalOption[] = familyOfModel(modelName) === 'pegasus' ? ['visual'] : ['visual', 'text_in_video', 'logo'];
   const mapped = options.flatMap((option): CanonicalOption[] =>
     option === 'visual' ? visualMeans : option === 'audio' ? ['conversation'] : [option],
   );

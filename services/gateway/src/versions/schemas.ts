@@ -38,7 +38,9 @@ const systemMetadata = z.object({
 });
 const timedValue = z.object({ start: z.number(), end: z.number(), value: z.string() });
 const confidence = z.enum(['high', 'medium', 'low', 'none']);
-const clipMetadata = z.array(z.object({ type: z.string(), text: z.string().optional() })).describe('What matched, per search option: the text for speech, on-screen text and logos.');
+const clipMetadata = z
+  .array(z.object({ type: z.string(), text: z.string().optional() }))
+  .describe('What matched, per search option: the text for speech, on-screen text and logos.');
 
 const codeAndMessage = z.object({
   code: z.string().describe('Machine-readable error code, e.g. parameter_invalid.'),
@@ -48,21 +50,39 @@ const codeAndMessage = z.object({
 
 /** v1.1 and its revisions; v1 differs in options, clip fields and errors. */
 const v11: VersionSchemas = {
-  createIndex: engineIdCreateSchema(V12_OPTIONS).meta({ examples: [{ index_name: 'my videos', engine_id: 'marengo2.5', index_options: ['visual', 'conversation', 'text_in_video', 'logo'], addons: ['thumbnail'] }] }),
+  createIndex: engineIdCreateSchema(V12_OPTIONS).meta({
+    examples: [
+      {
+        index_name: 'my videos',
+        engine_id: 'marengo2.5',
+        index_options: ['visual', 'conversation', 'text_in_video', 'logo'],
+        addons: ['thumbnail'],
+      },
+    ],
+  }),
   indexModels: { engine_id: z.string(), index_options: z.array(z.enum(V12_OPTIONS)) },
   engineFields: { allowed_index_options: z.array(z.string()) },
   // One object: the user's keys, video_title, then the six system fields.
   videoMetadata: { metadata: systemMetadata.extend({ video_title: z.string().optional() }).catchall(metadataValue) },
-  clipFields: { metadata: clipMetadata, module_confidence: z.record(z.string(), confidence).describe('Each search option that matched, with its confidence.') },
+  clipFields: {
+    metadata: clipMetadata,
+    module_confidence: z.record(z.string(), confidence).describe('Each search option that matched, with its confidence.'),
+  },
   error: codeAndMessage,
 };
 
 const v1: VersionSchemas = {
   ...v11,
-  createIndex: engineIdCreateSchema(V1_OPTIONS).meta({ examples: [{ index_name: 'my videos', engine_id: 'marengo2.5', index_options: ['visual', 'conversation', 'text_in_video'] }] }),
+  createIndex: engineIdCreateSchema(V1_OPTIONS).meta({
+    examples: [{ index_name: 'my videos', engine_id: 'marengo2.5', index_options: ['visual', 'conversation', 'text_in_video'] }],
+  }),
   clipFields: { metadata: clipMetadata },
   error: z.object({
-    error_code: z.union([z.int(), z.string()]).describe('v1 numbers: 101 key, 102 missing, 103 unknown, 104 invalid, 201 not found, 401 broken video, 501 search option; a code otherwise.'),
+    error_code: z
+      .union([z.int(), z.string()])
+      .describe(
+        'v1 numbers: 101 key, 102 missing, 103 unknown, 104 invalid, 201 not found, 401 broken video, 501 search option; a code otherwise.',
+      ),
     message: z.string(),
   }),
 };
@@ -70,7 +90,16 @@ const v1: VersionSchemas = {
 const v12: VersionSchemas = {
   ...v11,
   createIndex: v12CreateIndex.meta({
-    examples: [{ index_name: 'my videos', engines: [{ engine_name: 'marengo2.7', engine_options: ['visual', 'conversation', 'text_in_video', 'logo'] }, { engine_name: 'pegasus1.2', engine_options: ['visual', 'conversation'] }], addons: ['thumbnail'] }],
+    examples: [
+      {
+        index_name: 'my videos',
+        engines: [
+          { engine_name: 'marengo2.7', engine_options: ['visual', 'conversation', 'text_in_video', 'logo'] },
+          { engine_name: 'pegasus1.2', engine_options: ['visual', 'conversation'] },
+        ],
+        addons: ['thumbnail'],
+      },
+    ],
   }),
   indexModels: {
     engines: z.array(z.object({ engine_name: z.string(), engine_options: z.array(z.enum(V12_OPTIONS)), addons: z.array(z.string()) })),
@@ -81,7 +110,16 @@ const v12: VersionSchemas = {
 
 const v13: VersionSchemas = {
   createIndex: v13CreateIndex.meta({
-    examples: [{ index_name: 'my videos', models: [{ model_name: 'marengo3.0', model_options: ['visual', 'audio'] }, { model_name: 'pegasus1.2', model_options: ['visual', 'audio'] }], addons: ['thumbnail'] }],
+    examples: [
+      {
+        index_name: 'my videos',
+        models: [
+          { model_name: 'marengo3.0', model_options: ['visual', 'audio'] },
+          { model_name: 'pegasus1.2', model_options: ['visual', 'audio'] },
+        ],
+        addons: ['thumbnail'],
+      },
+    ],
   }),
   indexModels: { models: z.array(z.object({ model_name: z.string(), model_options: z.array(z.enum(['visual', 'audio'])) })) },
   engineFields: { model_name: z.string(), model_family: z.string(), allowed_model_options: z.array(z.enum(['visual', 'audio'])) },

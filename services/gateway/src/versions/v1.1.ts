@@ -75,7 +75,9 @@ export const v11: VersionAdapter = {
   deprecation: { successor: 'v1.2' },
   unavailable: {
     ...addedSinceV12('v1.1'),
-    'GET /tasks/{task_id}/video-id': removed('GET /indexes/tasks/{task_id}/video-id was a v1 endpoint. Read video_id from GET /tasks/{task_id}.'),
+    'GET /tasks/{task_id}/video-id': removed(
+      'GET /indexes/tasks/{task_id}/video-id was a v1 endpoint. Read video_id from GET /tasks/{task_id}.',
+    ),
   },
 
   indexes: {

@@ -33,8 +33,13 @@ function parseCreateIndex(body: unknown): CreateIndexRequest__Input {
 export const v12: VersionAdapter = {
   name: 'v1.2',
   unavailable: {
-    'GET /tasks/{task_id}/video-id': removed('GET /indexes/tasks/{task_id}/video-id was a v1 endpoint. Read video_id from GET /tasks/{task_id}.'),
-    'POST /analyze': { code: 'api_upgrade_required', message: 'This endpoint is supported starting with version v1.3. Your version is v1.2. Use POST /generate.' },
+    'GET /tasks/{task_id}/video-id': removed(
+      'GET /indexes/tasks/{task_id}/video-id was a v1 endpoint. Read video_id from GET /tasks/{task_id}.',
+    ),
+    'POST /analyze': {
+      code: 'api_upgrade_required',
+      message: 'This endpoint is supported starting with version v1.3. Your version is v1.2. Use POST /generate.',
+    },
   },
 
   indexes: {

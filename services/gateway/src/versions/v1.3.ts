@@ -28,13 +28,19 @@ function parseCreateIndex(body: unknown): CreateIndexRequest__Input {
 export const v13: VersionAdapter = {
   name: 'v1.3',
   unavailable: {
-    'GET /tasks/{task_id}/video-id': removed('GET /indexes/tasks/{task_id}/video-id was a v1 endpoint. Read video_id from GET /tasks/{task_id}.'),
+    'GET /tasks/{task_id}/video-id': removed(
+      'GET /indexes/tasks/{task_id}/video-id was a v1 endpoint. Read video_id from GET /tasks/{task_id}.',
+    ),
     'GET /tasks/status': removed('GET /tasks/status was removed in v1.3. Use GET /tasks?index_id=…&status=… instead.'),
-    'POST /tasks/external-provider': removed('POST /tasks/external-provider was removed in v1.3. Upload the video with POST /tasks instead.'),
-    'POST /tasks/transfers':
-      removed('POST /tasks/transfers was removed in v1.3; its replacement, POST /tasks/transfers/import/{integration_id}, is not available on this server.'),
-    'GET /indexes/{index_id}/videos/{video_id}/transcription':
-      removed('GET …/videos/{video_id}/transcription was removed in v1.3. Use GET /indexes/{index_id}/videos/{video_id}?transcription=true.'),
+    'POST /tasks/external-provider': removed(
+      'POST /tasks/external-provider was removed in v1.3. Upload the video with POST /tasks instead.',
+    ),
+    'POST /tasks/transfers': removed(
+      'POST /tasks/transfers was removed in v1.3; its replacement, POST /tasks/transfers/import/{integration_id}, is not available on this server.',
+    ),
+    'GET /indexes/{index_id}/videos/{video_id}/transcription': removed(
+      'GET …/videos/{video_id}/transcription was removed in v1.3. Use GET /indexes/{index_id}/videos/{video_id}?transcription=true.',
+    ),
     'GET /indexes/{index_id}/videos/{video_id}/text-in-video': removed('GET …/videos/{video_id}/text-in-video was removed in v1.3.'),
     'GET /indexes/{index_id}/videos/{video_id}/logo': removed('GET …/videos/{video_id}/logo was removed in v1.3.'),
     'GET /indexes/{index_id}/videos/{video_id}/thumbnail': removed('GET …/videos/{video_id}/thumbnail was removed in v1.3.'),

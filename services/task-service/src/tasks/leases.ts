@@ -53,5 +53,11 @@ export interface TaskLeaseStore {
    * change to the history and the events built from the updated task in the same transaction.
    * Undefined when refused.
    */
-  update(id: string, owner: string, now: Date, update: TaskUpdate, events: (task: TaskRecord) => EventEnvelope[]): Promise<TaskRecord | undefined>;
+  update(
+    id: string,
+    owner: string,
+    now: Date,
+    update: TaskUpdate,
+    events: (task: TaskRecord) => EventEnvelope[],
+  ): Promise<TaskRecord | undefined>;
 }

@@ -1,5 +1,13 @@
 import { errors, parseInput, sortAndPaging, type Clock, knownId, pageRequestSchema } from '@vus/core';
-import { fromMetadataValues, fromNumberRange, fromTimeRange, requireOrg, toMetadataValues, toTimestamp, type AsyncHandlers } from '@vus/grpc';
+import {
+  fromMetadataValues,
+  fromNumberRange,
+  fromTimeRange,
+  requireOrg,
+  toMetadataValues,
+  toTimestamp,
+  type AsyncHandlers,
+} from '@vus/grpc';
 import type { Task__Input } from '@vus/grpc/types/task/v1/Task';
 import type { TaskServiceHandlers } from '@vus/grpc/types/task/v1/TaskService';
 import { z } from 'zod';
@@ -13,19 +21,18 @@ export type TaskHandlers = Pick<
   'CreateTask' | 'GetTask' | 'ListTasks' | 'DeleteTask' | 'GetTaskStatusCounts'
 >;
 
-const createSchema = z
-  .object({
-    index_id: z.string(),
-    video: z.enum(['video_blob_key', 'video_url'], { error: 'either video_blob_key or video_url is required' }),
-    video_blob_key: z.string().min(1).optional(),
-    video_url: z.string().min(1).optional(),
-    transcription: z.enum(['transcription_blob_key', 'transcription_url']).optional(),
-    transcription_blob_key: z.string().min(1).optional(),
-    transcription_url: z.string().min(1).optional(),
-    language: z.string().max(16),
-    filename: z.string().max(1024),
-    idempotency_key: z.string().max(256),
-  });
+const createSchema = z.object({
+  index_id: z.string(),
+  video: z.enum(['video_blob_key', 'video_url'], { error: 'either video_blob_key or video_url is required' }),
+  video_blob_key: z.string().min(1).optional(),
+  video_url: z.string().min(1).optional(),
+  transcription: z.enum(['transcription_blob_key', 'transcription_url']).optional(),
+  transcription_blob_key: z.string().min(1).optional(),
+  transcription_url: z.string().min(1).optional(),
+  language: z.string().max(16),
+  filename: z.string().max(1024),
+  idempotency_key: z.string().max(256),
+});
 
 const listSchema = z.object({ page: pageRequestSchema, statuses: z.array(z.enum(TASK_STATUSES)) });
 
@@ -74,7 +81,10 @@ export function taskHandlers(tasks: TaskService, clock: Clock): TaskHandlers {
       const input = parseInput(createSchema, request);
       const task = await tasks.create(requireOrg(ctx), {
         indexId: input.index_id,
-        source: input.video === 'video_url' ? { kind: 'url', url: input.video_url ?? '' } : { kind: 'upload', blobKey: input.video_blob_key ?? '' },
+        source:
+          input.video === 'video_url'
+            ? { kind: 'url', url: input.video_url ?? '' }
+            : { kind: 'upload', blobKey: input.video_blob_key ?? '' },
         transcription:
           input.transcription === 'transcription_url'
             ? { kind: 'url', url: input.transcription_url ?? '' }

@@ -62,7 +62,10 @@ const HISTORY = `(SELECT json_agg(json_build_object('status', h.status, 'at', h.
 const COLUMNS = `t.*, ${HISTORY}`;
 
 function toRecord(row: TaskRow): TaskRecord {
-  const source = row.source_kind === 'url' ? { kind: 'url' as const, url: row.video_url ?? '' } : { kind: 'upload' as const, blobKey: row.media_blob_key ?? '' };
+  const source =
+    row.source_kind === 'url'
+      ? { kind: 'url' as const, url: row.video_url ?? '' }
+      : { kind: 'upload' as const, blobKey: row.media_blob_key ?? '' };
   return {
     id: row.id,
     orgId: row.org_id,
@@ -71,11 +74,12 @@ function toRecord(row: TaskRow): TaskRecord {
     status: row.status,
     source,
     mediaBlobKey: row.media_blob_key,
-    transcription: row.transcription_kind && row.transcription_ref !== null
-      ? row.transcription_kind === 'url'
-        ? { kind: 'url', url: row.transcription_ref }
-        : { kind: 'upload', blobKey: row.transcription_ref }
-      : null,
+    transcription:
+      row.transcription_kind && row.transcription_ref !== null
+        ? row.transcription_kind === 'url'
+          ? { kind: 'url', url: row.transcription_ref }
+          : { kind: 'upload', blobKey: row.transcription_ref }
+        : null,
     language: row.language,
     enableVideoStream: row.enable_video_stream,
     userMetadata: row.user_metadata,
@@ -152,12 +156,23 @@ export function createTaskStore(db: Database): TaskStore {
                                 filename, idempotency_key, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
             [
-              task.id, task.orgId, task.indexId, task.videoId, task.status, task.source.kind,
-              task.source.kind === 'url' ? task.source.url : null, task.mediaBlobKey,
+              task.id,
+              task.orgId,
+              task.indexId,
+              task.videoId,
+              task.status,
+              task.source.kind,
+              task.source.kind === 'url' ? task.source.url : null,
+              task.mediaBlobKey,
               task.transcription?.kind ?? null,
               task.transcription ? (task.transcription.kind === 'url' ? task.transcription.url : task.transcription.blobKey) : null,
-              task.language, task.enableVideoStream, JSON.stringify(task.userMetadata), task.filename,
-              task.idempotencyKey, task.createdAt, task.updatedAt,
+              task.language,
+              task.enableVideoStream,
+              JSON.stringify(task.userMetadata),
+              task.filename,
+              task.idempotencyKey,
+              task.createdAt,
+              task.updatedAt,
             ],
           );
           await appendHistory(tx, task.id, task.status, task.createdAt);

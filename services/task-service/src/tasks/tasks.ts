@@ -1,4 +1,16 @@
-import { errors, isApiError, isId, listPage, newId, type Bounds, type Clock, type MetadataValue, type PageInfo, type SystemMetadata, type UserMetadata } from '@vus/core';
+import {
+  errors,
+  isApiError,
+  isId,
+  listPage,
+  newId,
+  type Bounds,
+  type Clock,
+  type MetadataValue,
+  type PageInfo,
+  type SystemMetadata,
+  type UserMetadata,
+} from '@vus/core';
 import { buildEvent, type EventEnvelope, type TaskStatusChangedPayload } from '@vus/events';
 import { checkFetchableUrl } from '@vus/fetch';
 import { initialStatus, isDeletable, type TaskStatus } from './status';
@@ -202,9 +214,12 @@ export function createTaskService({ store, indexes, blobs, clock, eventsWritten 
     /** Stores the task (its media is already in the blob store, or is a URL) and `task.created`. */
     async create(orgId: string, input: CreateTaskInput): Promise<TaskRecord> {
       if (!isId(input.indexId) || !(await indexes.indexExists(orgId, input.indexId))) throw errors.notFound('Index', input.indexId);
-      const source: VideoSource = input.source.kind === 'url' ? { kind: 'url', url: validateSourceUrl('video_url', input.source.url) } : input.source;
+      const source: VideoSource =
+        input.source.kind === 'url' ? { kind: 'url', url: validateSourceUrl('video_url', input.source.url) } : input.source;
       const transcription: TranscriptionSource | null =
-        input.transcription?.kind === 'url' ? { kind: 'url', url: validateSourceUrl('transcription_url', input.transcription.url) } : input.transcription;
+        input.transcription?.kind === 'url'
+          ? { kind: 'url', url: validateSourceUrl('transcription_url', input.transcription.url) }
+          : input.transcription;
       const now = clock.now();
       const status = initialStatus(source);
       const task: TaskRecord = {

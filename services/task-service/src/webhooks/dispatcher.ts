@@ -67,7 +67,11 @@ export class WebhookDispatcher {
     this.runner = new JobRunner({
       store: options.jobs,
       kinds: {
-        [WEBHOOK_DELIVERY_JOB]: { run: (job, context) => this.deliver(job, context), retry: webhookRetry(this.settings), maxAttempts: this.settings.maxAttempts },
+        [WEBHOOK_DELIVERY_JOB]: {
+          run: (job, context) => this.deliver(job, context),
+          retry: webhookRetry(this.settings),
+          maxAttempts: this.settings.maxAttempts,
+        },
       },
       concurrency: this.settings.concurrency,
       leaseMs: this.settings.leaseMs,

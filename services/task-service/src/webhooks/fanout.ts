@@ -11,7 +11,13 @@ export const WEBHOOK_FANOUT_GROUP = 'task-service.webhooks';
  * one transaction with the handled id: a redelivered event plans nothing twice. Sending is the
  * dispatcher's job, woken through `planned`.
  */
-export function webhookFanout(deps: { db: Database; store: WebhookStore; clock: Clock; logger: Logger; planned: () => void }): EventHandler {
+export function webhookFanout(deps: {
+  db: Database;
+  store: WebhookStore;
+  clock: Clock;
+  logger: Logger;
+  planned: () => void;
+}): EventHandler {
   const handle = handleOnce(deps.db, WEBHOOK_FANOUT_GROUP, async (event, tx) => {
     if (!event.org_id || !isTaskStatusChanged(event.payload)) {
       deps.logger.warn({ eventId: event.id }, 'task.status-changed event without an organization or a task status; skipped');

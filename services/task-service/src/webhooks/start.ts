@@ -75,7 +75,14 @@ export function webhookParts(deps: { db: Database; clock: Clock; logger: Logger;
   const dispatcher =
     options?.dispatch === false
       ? undefined
-      : new WebhookDispatcher({ ...options?.dispatcher, store: createDispatchStore(db, secrets), jobs: createJobStore(db), guard, clock, logger });
+      : new WebhookDispatcher({
+          ...options?.dispatcher,
+          store: createDispatchStore(db, secrets),
+          jobs: createJobStore(db),
+          guard,
+          clock,
+          logger,
+        });
   // Once at start: encrypt what was stored before the key was set (reads take either form meanwhile).
   const sealing: BackgroundJob = {
     name: 'webhook-secret-sealing',

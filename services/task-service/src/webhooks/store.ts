@@ -51,13 +51,21 @@ export type SecretKeeper = Pick<SecretBox, 'seal' | 'open'>;
 export const UNSEALED: SecretKeeper = {
   seal: (secret) => secret,
   open: (stored) => {
-    if (SecretBox.isSealed(stored)) throw new Error('The webhook signing secrets are encrypted and WEBHOOK_SECRET_KEY is not set: set the key they were encrypted with.');
+    if (SecretBox.isSealed(stored))
+      throw new Error('The webhook signing secrets are encrypted and WEBHOOK_SECRET_KEY is not set: set the key they were encrypted with.');
     return stored;
   },
 };
 
 function toEndpoint(row: EndpointRow, secrets: SecretKeeper): WebhookEndpointRecord {
-  return { id: row.id, orgId: row.org_id, url: row.url, eventTypes: row.event_types, secret: secrets.open(row.secret), createdAt: row.created_at };
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    url: row.url,
+    eventTypes: row.event_types,
+    secret: secrets.open(row.secret),
+    createdAt: row.created_at,
+  };
 }
 
 /**
@@ -65,10 +73,16 @@ function toEndpoint(row: EndpointRow, secrets: SecretKeeper): WebhookEndpointRec
  * only if still unsealed: replicas doing it at once do not double-seal). Returns how many.
  */
 export async function sealStoredSecrets(db: Database, secrets: SecretBox): Promise<number> {
-  const { rows } = await db.query<{ id: string; secret: string }>("SELECT id, secret FROM webhook_endpoints WHERE secret NOT LIKE 'aesgcm1:%'");
+  const { rows } = await db.query<{ id: string; secret: string }>(
+    "SELECT id, secret FROM webhook_endpoints WHERE secret NOT LIKE 'aesgcm1:%'",
+  );
   let sealed = 0;
   for (const row of rows.filter((r) => !SecretBox.isSealed(r.secret))) {
-    const result = await db.query('UPDATE webhook_endpoints SET secret = $2 WHERE id = $1 AND secret = $3', [row.id, secrets.seal(row.secret), row.secret]);
+    const result = await db.query('UPDATE webhook_endpoints SET secret = $2 WHERE id = $1 AND secret = $3', [
+      row.id,
+      secrets.seal(row.secret),
+      row.secret,
+    ]);
     sealed += result.rowCount ?? 0;
   }
   return sealed;
@@ -134,7 +148,10 @@ export function createWebhookStore(db: Database, secrets: SecretKeeper = UNSEALE
     },
 
     async endpointExists(orgId, id) {
-      const { rowCount } = await db.query('SELECT 1 FROM webhook_endpoints WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL', [orgId, id]);
+      const { rowCount } = await db.query('SELECT 1 FROM webhook_endpoints WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL', [
+        orgId,
+        id,
+      ]);
       return rowCount === 1;
     },
 
@@ -196,7 +213,14 @@ export function createDispatchStore(db: Database, secrets: SecretKeeper = UNSEAL
   return {
     /** The delivery with its endpoint, while it is still to be sent; undefined once sent or failed for good. */
     async load(id: string): Promise<ClaimedDelivery | undefined> {
-      const { rows } = await db.query<{ id: string; event_type: WebhookEventType; body: string; attempts: number; url: string; secret: string }>(
+      const { rows } = await db.query<{
+        id: string;
+        event_type: WebhookEventType;
+        body: string;
+        attempts: number;
+        url: string;
+        secret: string;
+      }>(
         `SELECT d.id, d.event_type, d.body, d.attempts, e.url, e.secret
          FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
          WHERE d.id = $1 AND d.status = 'pending'`,

@@ -12,7 +12,10 @@ export function parseWebhookUrl(raw: string, param = 'url'): URL {
   const checked = checkHttpUrl(raw);
   if (checked instanceof URL) return checked;
   // Receivers authenticate deliveries by their signature, not by credentials in the URL.
-  throw errors.invalid(param, checked.kind === 'credentials' ? 'Credentials in the URL are not allowed; verify the signature instead.' : checked.message);
+  throw errors.invalid(
+    param,
+    checked.kind === 'credentials' ? 'Credentials in the URL are not allowed; verify the signature instead.' : checked.message,
+  );
 }
 
 /**

@@ -174,7 +174,10 @@ export function createWebhookService({ store, guard, clock }: WebhookDeps) {
       return endpoint;
     },
 
-    async list(orgId: string, paging: { page?: number; pageLimit?: number }): Promise<{ data: WebhookEndpointRecord[]; pageInfo: PageInfo }> {
+    async list(
+      orgId: string,
+      paging: { page?: number; pageLimit?: number },
+    ): Promise<{ data: WebhookEndpointRecord[]; pageInfo: PageInfo }> {
       return listPage(paging, (limit, offset) => store.listEndpoints(orgId, limit, offset));
     },
 

@@ -37,8 +37,17 @@ export const workerEnvShape = {
   FETCH_ALLOW_HOSTS: z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((h) => h.trim()).filter(Boolean)),
-  FETCH_MAX_BYTES: z.coerce.number().int().positive().default(2 * 1024 ** 3),
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim())
+        .filter(Boolean),
+    ),
+  FETCH_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(2 * 1024 ** 3),
   /** The whole download of a video_url / transcription_url (default 1 h). */
   FETCH_OVERALL_TIMEOUT_MS: z.coerce.number().int().min(1_000).optional(),
   /** The slowest download accepted, averaged over 30 s (default 32 KiB/s; 0 turns the floor off). */
@@ -56,7 +65,12 @@ export type WorkerEnv = z.infer<typeof workerEnvSchema>;
  * The worker's configuration from a parsed environment. Media minutes are charged (SPEC §8) when
  * billing-service and Redis (the gateway's counters) are both configured.
  */
-export function workerConfigFromEnv(env: WorkerEnv, blobs: BlobStore, models: ModelRegistry, logger: Logger): Omit<IndexingWorkerConfig, 'indexServiceAddress'> {
+export function workerConfigFromEnv(
+  env: WorkerEnv,
+  blobs: BlobStore,
+  models: ModelRegistry,
+  logger: Logger,
+): Omit<IndexingWorkerConfig, 'indexServiceAddress'> {
   return {
     blobs,
     models,
@@ -96,4 +110,3 @@ export function mediaMeter(billingAddress: string, limiters: LimiterSource, logg
   const limits = cachedLimits(async (orgId) => limitTableOf(await billing.getPlan(orgId)), { logger });
   return { meter: new Meter(new UsageCounters(limiters), limits, billing), close: () => billing.close() };
 }
-

@@ -93,19 +93,26 @@ const HLS_THUMBNAIL = 'thumbnail.jpg';
  * (blobs go with `video.deleted`): they are removed here. A video that exists keeps them (its
  * deletion removes them); when index-service cannot say, they are kept and the fact is logged.
  */
-export async function dropBlobsOfUnwrittenVideo(deps: Pick<PipelineDeps, 'index' | 'blobs' | 'logger'>, task: Pick<TaskRecord, 'id' | 'orgId' | 'indexId' | 'videoId'>): Promise<void> {
+export async function dropBlobsOfUnwrittenVideo(
+  deps: Pick<PipelineDeps, 'index' | 'blobs' | 'logger'>,
+  task: Pick<TaskRecord, 'id' | 'orgId' | 'indexId' | 'videoId'>,
+): Promise<void> {
   try {
     await deps.index.getVideo(rpcContext(task.orgId), task.indexId, task.videoId);
     return;
   } catch (error) {
     if (!isApiError(error) || error.code !== 'resource_not_exist') {
-      deps.logger.warn({ err: error, taskId: task.id, videoId: task.videoId }, 'a failed task’s blobs are kept: index-service could not say whether its video exists');
+      deps.logger.warn(
+        { err: error, taskId: task.id, videoId: task.videoId },
+        'a failed task’s blobs are kept: index-service could not say whether its video exists',
+      );
       return;
     }
   }
   try {
     const removed = await deps.blobs.deletePrefix(videoBlobPrefix(task.videoId));
-    if (removed > 0) deps.logger.info({ taskId: task.id, videoId: task.videoId, removed }, 'removed the blobs of a failed task’s unwritten video');
+    if (removed > 0)
+      deps.logger.info({ taskId: task.id, videoId: task.videoId, removed }, 'removed the blobs of a failed task’s unwritten video');
   } catch (error) {
     deps.logger.warn({ err: error, taskId: task.id, videoId: task.videoId }, 'removing a failed task’s blobs failed');
   }
@@ -132,7 +139,12 @@ interface StoreInput {
 }
 
 /** One stage of a task's indexing as a span of the upload's trace (its job's span is the parent). */
-function stage<T>(name: string, task: Pick<TaskRecord, 'id'>, run: () => Promise<T>, attributes: Record<string, string | number | string[]> = {}): Promise<T> {
+function stage<T>(
+  name: string,
+  task: Pick<TaskRecord, 'id'>,
+  run: () => Promise<T>,
+  attributes: Record<string, string | number | string[]> = {},
+): Promise<T> {
   const measured = () => timed((outcome, seconds) => recordStage(name, outcome, seconds), run);
   return inSpan(`stage ${name}`, { attributes: { 'vus.task.id': task.id, 'vus.stage': name, ...attributes } }, measured);
 }
@@ -180,7 +192,10 @@ export class TaskPipeline {
     } catch (error) {
       if (error instanceof LeaseLost || signal.aborted) return { kind: 'lost', task };
       if (isRetryable(error) && claimed.attempts < this.deps.maxAttempts) {
-        this.deps.logger.warn({ err: error, taskId: task.id, attempts: claimed.attempts }, 'indexing failed for now; the task will be retried');
+        this.deps.logger.warn(
+          { err: error, taskId: task.id, attempts: claimed.attempts },
+          'indexing failed for now; the task will be retried',
+        );
         return { kind: 'retry', task, error: error instanceof Error ? error.message : String(error) };
       }
       const failure = failureOf(error);
@@ -192,7 +207,6 @@ export class TaskPipeline {
       await rm(workDir, { recursive: true, force: true });
     }
   }
-
 
   private async write(task: TaskRecord, update: Parameters<TaskLeaseStore['update']>[3]): Promise<TaskRecord | undefined> {
     const clock = this.deps.clock;
@@ -295,16 +309,22 @@ export class TaskPipeline {
     let reporting = Promise.resolve();
     // The frame extractors (detector, OCR, the visual embedder) take each sampled frame in turn.
     const frameExtractors = report.ran.slice();
-    const frames = await stage('extract frames', task, () => analyseFrames(file, probed, frameModels, {
-      ...deps.frames,
-      signal,
-      onProgress: (position) => {
-        const percent = progressPercent(position, probed.durationSec, 0, 85);
-        if (percent - lastReported < 5) return;
-        lastReported = percent;
-        reporting = reporting.then(() => this.progress(task, percent)).catch(() => undefined);
-      },
-    }), { 'vus.extractors': frameExtractors });
+    const frames = await stage(
+      'extract frames',
+      task,
+      () =>
+        analyseFrames(file, probed, frameModels, {
+          ...deps.frames,
+          signal,
+          onProgress: (position) => {
+            const percent = progressPercent(position, probed.durationSec, 0, 85);
+            if (percent - lastReported < 5) return;
+            lastReported = percent;
+            reporting = reporting.then(() => this.progress(task, percent)).catch(() => undefined);
+          },
+        }),
+      { 'vus.extractors': frameExtractors },
+    );
     await reporting;
     const duration = probed.durationSec;
     const textValues: TimedValue[] = plan.textInVideo ? textInVideo(frames.observations, frames.step, duration) : [];
@@ -313,17 +333,29 @@ export class TaskPipeline {
     const scenes = plan.visual ? scenesOf(frames.observations, frames.step, duration) : [];
     await this.progress(task, 85);
 
-    const conversation = plan.conversation ? await stage('extract conversation', task, () => this.conversation(task, file, probed, workDir, signal)) : undefined;
+    const conversation = plan.conversation
+      ? await stage('extract conversation', task, () => this.conversation(task, file, probed, workDir, signal))
+      : undefined;
     if (conversation?.ran) report.ran.push(conversation.ran);
     if (conversation?.skipped) report.skipped.push({ name: conversation.skipped.extractor, reason: conversation.skipped.reason });
     await this.progress(task, 92);
 
-    const hls = task.enableVideoStream ? await stage('stream', task, () => this.videoStream(task, file, probed, frames.thumbnails, workDir, signal)) : undefined;
+    const hls = task.enableVideoStream
+      ? await stage('stream', task, () => this.videoStream(task, file, probed, frames.thumbnails, workDir, signal))
+      : undefined;
     if (hls) await this.progress(task, 97);
 
     await stage('store', task, () => this.store(task, { plan, probed, report, hls, conversation, textValues, logoValues, scenes, frames }));
     deps.logger.info(
-      { taskId: task.id, videoId: task.videoId, analysedFrames: frames.analysedFrames, sampledFrames: frames.observations.length, timings: frames.timings, report, speechLanguage: conversation?.language },
+      {
+        taskId: task.id,
+        videoId: task.videoId,
+        analysedFrames: frames.analysedFrames,
+        sampledFrames: frames.observations.length,
+        timings: frames.timings,
+        report,
+        speechLanguage: conversation?.language,
+      },
       'video indexed',
     );
     return this.advance(task, 'ready', { progress: 100, extractors: report, ...(hls ? { hls } : {}) });
@@ -345,7 +377,12 @@ export class TaskPipeline {
       extractors_run: report.ran,
       media_blob_key: task.mediaBlobKey ?? '',
       created_at: toTimestamp(task.createdAt),
-      hls: hls && { video_url: hls.videoKey ?? '', thumbnail_urls: hls.thumbnailKeys, status: hls.status, updated_at: toTimestamp(hls.updatedAt) },
+      hls: hls && {
+        video_url: hls.videoKey ?? '',
+        thumbnail_urls: hls.thumbnailKeys,
+        status: hls.status,
+        updated_at: toTimestamp(hls.updatedAt),
+      },
     });
     await deps.index.putVideoArtifacts(ctx, {
       index_id: task.indexId,
@@ -370,7 +407,13 @@ export class TaskPipeline {
           vector: frames.vectors.find((v) => v.timeSec === s.keyframeSec)?.vector,
           vectorModel: frames.vectors.length > 0 ? 'clip' : undefined,
         })),
-        ...(conversation?.transcription ?? []).map((t): Segment => ({ start: t.start, end: t.end, modality: 'conversation', text: t.value, labels: [] })),
+        ...(conversation?.transcription ?? []).map((t): Segment => ({
+          start: t.start,
+          end: t.end,
+          modality: 'conversation',
+          text: t.value,
+          labels: [],
+        })),
         ...textValues.map((t): Segment => ({ start: t.start, end: t.end, modality: 'text_in_video', text: t.value, labels: [] })),
         ...logoValues.map((t): Segment => ({ start: t.start, end: t.end, modality: 'logo', text: t.value, labels: [] })),
       ].map(shownBy),
@@ -404,11 +447,22 @@ export class TaskPipeline {
       const still = stills[Math.floor(stills.length / 2)];
       if (still) await blobs.put(`${prefix}${HLS_THUMBNAIL}`, Readable.from([still.jpeg]), { signal });
       for (const name of rendition.files) await blobs.put(`${prefix}${name}`, createReadStream(join(dir, name)), { signal });
-      logger.info({ taskId: task.id, plan: rendition.plan, segments: rendition.segments.length, ms: Math.round(performance.now() - started) }, 'video stream made');
-      return { status: 'COMPLETE', videoKey: `${prefix}${HLS_PLAYLIST}`, thumbnailKeys: still ? [`${prefix}${HLS_THUMBNAIL}`] : [], updatedAt: clock.now() };
+      logger.info(
+        { taskId: task.id, plan: rendition.plan, segments: rendition.segments.length, ms: Math.round(performance.now() - started) },
+        'video stream made',
+      );
+      return {
+        status: 'COMPLETE',
+        videoKey: `${prefix}${HLS_PLAYLIST}`,
+        thumbnailKeys: still ? [`${prefix}${HLS_THUMBNAIL}`] : [],
+        updatedAt: clock.now(),
+      };
     } catch (error) {
       if (signal.aborted) throw error;
-      logger.warn({ err: error, taskId: task.id, videoId: task.videoId }, 'the video stream could not be made; the video is indexed without it');
+      logger.warn(
+        { err: error, taskId: task.id, videoId: task.videoId },
+        'the video stream could not be made; the video is indexed without it',
+      );
       return { status: 'ERROR', videoKey: null, thumbnailKeys: [], updatedAt: clock.now() };
     }
   }
@@ -468,7 +522,10 @@ export class TaskPipeline {
     });
   }
 
-  private async storeThumbnails(task: TaskRecord, frames: readonly { timeSec: number; jpeg: Buffer }[]): Promise<{ time: number; key: string }[]> {
+  private async storeThumbnails(
+    task: TaskRecord,
+    frames: readonly { timeSec: number; jpeg: Buffer }[],
+  ): Promise<{ time: number; key: string }[]> {
     const stored: { time: number; key: string }[] = [];
     for (const frame of frames) {
       const key = thumbnailKey(task.videoId, frame.timeSec);

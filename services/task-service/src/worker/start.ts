@@ -81,7 +81,11 @@ export async function startIndexingWorker(
       clock,
       logger,
       eventsWritten: context.eventsWritten,
-      frames: { fps: config.framesPerSecond ?? WORKER_DEFAULTS.framesPerSecond, width: WORKER_DEFAULTS.frameWidth, maxThumbnails: WORKER_DEFAULTS.maxThumbnails },
+      frames: {
+        fps: config.framesPerSecond ?? WORKER_DEFAULTS.framesPerSecond,
+        width: WORKER_DEFAULTS.frameWidth,
+        maxThumbnails: WORKER_DEFAULTS.maxThumbnails,
+      },
       maxAttempts: config.maxAttempts ?? WORKER_DEFAULTS.maxAttempts,
     },
     owner,

@@ -6,7 +6,12 @@ import { transcriptionTooLarge } from '@vus/core';
  * size (`payload_too_large` beyond it): a blob larger than the cap is refused from its size
  * without reading it, and the read itself stops one byte past the cap.
  */
-export async function readTranscriptionBlob(blobs: BlobStore, key: string, maxBytes: number, param = 'transcription_file'): Promise<string> {
+export async function readTranscriptionBlob(
+  blobs: BlobStore,
+  key: string,
+  maxBytes: number,
+  param = 'transcription_file',
+): Promise<string> {
   const info = await blobs.stat(key);
   if (info && info.size > maxBytes) throw transcriptionTooLarge(param, maxBytes);
   const stream = await blobs.get(key, { start: 0, end: maxBytes });

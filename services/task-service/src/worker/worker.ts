@@ -37,7 +37,14 @@ export class IndexingWorker {
   private unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(
-    private readonly deps: { jobs: JobStore; leases: TaskLeaseStore; pipeline: TaskPipeline; clock: Clock; logger: Logger; bus?: EventBus | undefined },
+    private readonly deps: {
+      jobs: JobStore;
+      leases: TaskLeaseStore;
+      pipeline: TaskPipeline;
+      clock: Clock;
+      logger: Logger;
+      bus?: EventBus | undefined;
+    },
     options: WorkerOptions,
   ) {
     this.owner = options.owner;

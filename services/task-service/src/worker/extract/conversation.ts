@@ -48,7 +48,10 @@ export function chooseTrack(tracks: readonly SubtitleTrackCues[], language: stri
 export async function extractConversation(input: ConversationInput): Promise<ConversationResult> {
   if (input.readTranscription) {
     const cues = parseTranscript(await input.readTranscription(), { duration: input.probe.durationSec, param: 'transcription_file' });
-    return { transcription: cues.map((c) => ({ start: round2(c.start), end: round2(c.end), value: c.text, confidence: 1 })), ran: 'transcription_file' };
+    return {
+      transcription: cues.map((c) => ({ start: round2(c.start), end: round2(c.end), value: c.text, confidence: 1 })),
+      ran: 'transcription_file',
+    };
   }
   if (input.probe.subtitles.some((t) => t.isText)) {
     const track = chooseTrack(await extractSubtitles(input.file, { probe: input.probe, signal: input.signal }), input.language);

@@ -55,7 +55,12 @@ export function spread<T>(items: readonly T[], max: number): T[] {
  * (FrameChangeDetector) are not analysed again: they carry the last analysed frame's results,
  * which is what makes OCR and detection affordable (about 0.5 s per 720p frame each).
  */
-export async function analyseFrames(file: string, probe: MediaProbe, models: FrameModels, options: FrameAnalysisOptions): Promise<FrameAnalysis> {
+export async function analyseFrames(
+  file: string,
+  probe: MediaProbe,
+  models: FrameModels,
+  options: FrameAnalysisOptions,
+): Promise<FrameAnalysis> {
   const timings = { decode: 0, text: 0, objects: 0, faces: 0, embedding: 0 };
   const timed = async <T>(key: keyof typeof timings, work: () => Promise<T>): Promise<T> => {
     const started = performance.now();
@@ -83,7 +88,8 @@ export async function analyseFrames(file: string, probe: MediaProbe, models: Fra
       const lines = models.textReader ? await timed('text', () => models.textReader!.readText(frame.data)) : [];
       const objects = models.objectDetector ? await timed('objects', () => models.objectDetector!.detectObjects(frame.data)) : [];
       const faces = models.faceDetector ? await timed('faces', () => models.faceDetector!.detectFaces(frame.data)) : [];
-      if (models.embedder) vectors.push({ timeSec: frame.timeSec, vector: await timed('embedding', () => models.embedder!.embedImage(frame.data)) });
+      if (models.embedder)
+        vectors.push({ timeSec: frame.timeSec, vector: await timed('embedding', () => models.embedder!.embedImage(frame.data)) });
       last = {
         timeSec: frame.timeSec,
         lines: lines.map((l) => ({ text: l.text, confidence: l.confidence })),

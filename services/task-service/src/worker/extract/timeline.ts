@@ -84,7 +84,9 @@ export function logosOf(observations: readonly FrameObservation[], brands: reado
     observations.map((o) => ({
       timeSec: o.timeSec,
       values: o.lines.flatMap((line) =>
-        matchers.filter((m) => m.patterns.some((p) => p.test(line.text))).map((m) => ({ value: m.brand.name, confidence: line.confidence })),
+        matchers
+          .filter((m) => m.patterns.some((p) => p.test(line.text)))
+          .map((m) => ({ value: m.brand.name, confidence: line.confidence })),
       ),
     })),
     step,
@@ -117,13 +119,22 @@ export interface VisualScene {
  * Scenes from the frames the change detector let through: each changed frame starts a scene that
  * lasts until the next one; the labels are those seen in the scene's frames.
  */
-export function scenesOf(observations: readonly (FrameObservation & { changed: boolean })[], step: number, duration: number): VisualScene[] {
+export function scenesOf(
+  observations: readonly (FrameObservation & { changed: boolean })[],
+  step: number,
+  duration: number,
+): VisualScene[] {
   const scenes: VisualScene[] = [];
   for (const o of observations) {
     const current = scenes[scenes.length - 1];
     if (o.changed || !current) {
       if (current) current.end = round2(o.timeSec);
-      scenes.push({ start: round2(o.timeSec), end: round2(Math.min(duration, o.timeSec + step)), labels: [...new Set(o.labels)], keyframeSec: o.timeSec });
+      scenes.push({
+        start: round2(o.timeSec),
+        end: round2(Math.min(duration, o.timeSec + step)),
+        labels: [...new Set(o.labels)],
+        keyframeSec: o.timeSec,
+      });
     } else {
       current.end = round2(Math.min(duration, o.timeSec + step));
       for (const label of o.labels) if (!current.labels.includes(label)) current.labels.push(label);
