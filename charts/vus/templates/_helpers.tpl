@@ -126,7 +126,7 @@ source:
 {{- $_ := set $wiring "HOST" "0.0.0.0" -}}
 {{- $_ := set $wiring "PORT" (include "vus.httpPort" .) -}}
 {{- end -}}
-{{- $wiring = merge $wiring (default (dict) .env) -}}
+{{- $wiring = merge $wiring (default (dict) .env) (include "vus.telemetryEnv" . | fromYaml) -}}
 {{- $internal := dict "secretName" (include "vus.internalSecretName" .root) "key" ((default (dict) .root.Values.global.internalSecret).key | default "secret") -}}
 {{- $secretEnv := merge (dict "DATABASE_URL" .values.databaseUrl "INTERNAL_GRPC_SECRET" $internal) (default (dict) .secretEnv) -}}
 {{- $user := merge (dict) (default (dict) .values.env) (default (dict) .root.Values.global.env) (dict "LOG_LEVEL" (default "info" .root.Values.global.logLevel)) -}}
@@ -205,6 +205,26 @@ readinessProbe:
 {{- end -}}
 {{- end }}
 
+{{/*
+The telemetry variables of a component (global.telemetry), as YAML: the register hook, its name,
+the OTLP endpoint and the metrics port. Nothing when both traces and metrics are off.
+*/}}
+{{- define "vus.telemetryEnv" -}}
+{{- $t := default (dict) .root.Values.global.telemetry -}}
+{{- $metrics := default (dict) $t.metrics -}}
+{{- if or $t.otlpEndpoint $metrics.enabled -}}
+NODE_OPTIONS: --require @vus/telemetry/register
+OTEL_SERVICE_NAME: {{ .name }}
+{{- if $t.otlpEndpoint }}
+OTEL_EXPORTER_OTLP_ENDPOINT: {{ $t.otlpEndpoint | quote }}
+{{- end }}
+{{- if $metrics.enabled }}
+METRICS_PORT: {{ $metrics.port | default 9464 | quote }}
+METRICS_HOST: 0.0.0.0
+{{- end }}
+{{- end -}}
+{{- end }}
+
 {{- define "vus.deployment" -}}
 {{- $g := .root.Values.global -}}
 {{- $v := .values -}}
@@ -221,7 +241,9 @@ metadata:
   labels:
     {{- include "vus.labels" . | nindent 4 }}
 spec:
+  {{- if not .autoscaled }}
   replicas: {{ $v.replicas }}
+  {{- end }}
   revisionHistoryLimit: 5
   selector:
     matchLabels:
@@ -252,6 +274,13 @@ spec:
             - name: {{ $portName }}
               containerPort: {{ $port }}
               protocol: TCP
+            {{- with (default (dict) .root.Values.global.telemetry).metrics }}
+            {{- if .enabled }}
+            - name: metrics
+              containerPort: {{ .port | default 9464 }}
+              protocol: TCP
+            {{- end }}
+            {{- end }}
           env:
             {{- include "vus.env" . | trim | nindent 12 }}
           {{- include "vus.probes" . | nindent 10 }}

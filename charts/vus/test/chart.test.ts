@@ -24,7 +24,9 @@ const PROFILES = readdirSync(path.join(CHART, 'ci'))
 /** The service folders the chart deploys (the registry's), with their values keys (camelCase names). */
 const SERVICES = SERVICE_REGISTRY.map(({ name }) => ({ name, key: valuesKeyOf(name) }));
 /** The gRPC services and the health service name their readiness probe asks about. */
-const GRPC_HEALTH = SERVICE_REGISTRY.flatMap((entry: ServiceEntry) => (entry.protoService ? [[entry.name, entry.protoService] as const] : []));
+const GRPC_HEALTH = SERVICE_REGISTRY.flatMap((entry: ServiceEntry) =>
+  entry.protoService ? [[entry.name, entry.protoService] as const] : [],
+);
 /**
  * The indexing worker runs inside task-service, or (taskService.worker.enabled) as the Deployment
  * `indexing-worker`: WORKER stands for whichever Deployment runs it in a profile.
@@ -112,6 +114,13 @@ function serviceSelecting(objects: Obj[], deployment: Obj): Obj {
 
 function envOf(container: Obj, name: string): Obj | undefined {
   return (container.env as Obj[] | undefined)?.find((e) => e.name === name);
+}
+
+/** The Service that selects exactly this component's pods (the release-wide metrics Service aside). */
+function serviceSelectingOwn(objects: Obj[], name: string): Obj {
+  const found = ofKind(objects, 'Service').filter((s) => s.spec.selector?.['app.kubernetes.io/component'] === name);
+  expect(found).toHaveLength(1);
+  return found[0]!;
 }
 
 /** host:port of the Service in front of a gRPC Deployment, as a peer must be given it. */
@@ -256,7 +265,9 @@ describe('charts/vus', () => {
       const smtp = envOf(containerOf(deploymentOf(objects, 'billing-service')), 'SMTP_URL');
       expect(redis?.valueFrom?.secretKeyRef?.name).toBe(expected.gateway.redisUrl?.secretName || undefined);
       const signingRef = expected.gateway.urlSigningSecret;
-      expect(signing?.valueFrom?.secretKeyRef).toEqual(signingRef?.secretName ? { name: signingRef.secretName, key: signingRef.key } : undefined);
+      expect(signing?.valueFrom?.secretKeyRef).toEqual(
+        signingRef?.secretName ? { name: signingRef.secretName, key: signingRef.key } : undefined,
+      );
       expect(smtp?.valueFrom?.secretKeyRef?.name).toBe(expected.billingService.smtpUrl?.secretName || undefined);
       // The worker charges media minutes on the gateway's counters: the same Redis.
       expect(envOf(containerOf(deploymentOf(objects, host(WORKER))), 'REDIS_URL')).toEqual(redis);
@@ -280,16 +291,24 @@ describe('charts/vus', () => {
       if (expected.global.blobs.existingClaim) {
         expect(claims).toEqual([]);
       } else {
-        expect(claims.map((c) => [c.metadata.name, c.spec.accessModes, c.spec.resources.requests.storage, c.metadata.annotations['helm.sh/resource-policy']])).toEqual([
-          [claim, [expected.global.blobs.accessMode], expected.global.blobs.size, 'keep'],
-        ]);
+        expect(
+          claims.map((c) => [
+            c.metadata.name,
+            c.spec.accessModes,
+            c.spec.resources.requests.storage,
+            c.metadata.annotations['helm.sh/resource-policy'],
+          ]),
+        ).toEqual([[claim, [expected.global.blobs.accessMode], expected.global.blobs.size, 'keep']]);
       }
     });
 
     it('gives KAFKA_BROKERS to the services on the event bus exactly when brokers are set', () => {
       for (const { name } of deployments) {
         const brokers = envOf(containerOf(deploymentOf(objects, name)), 'KAFKA_BROKERS')?.value;
-        expect([name, brokers]).toEqual([name, BUS_USERS.map(host).includes(name) && expected.global.kafka.brokers ? expected.global.kafka.brokers : undefined]);
+        expect([name, brokers]).toEqual([
+          name,
+          BUS_USERS.map(host).includes(name) && expected.global.kafka.brokers ? expected.global.kafka.brokers : undefined,
+        ]);
       }
     });
 
@@ -367,14 +386,18 @@ describe('charts/vus', () => {
   describe('optional services', () => {
     // analyze-service and classify-service read search-service's segments: they go with it.
     it('without task-service and search-service the gateway gets neither address (their endpoints answer 501)', () => {
-      const objects = renderWith('taskService:\n  enabled: false\nsearchService:\n  enabled: false\nanalyzeService:\n  enabled: false\nclassifyService:\n  enabled: false\n');
+      const objects = renderWith(
+        'taskService:\n  enabled: false\nsearchService:\n  enabled: false\nanalyzeService:\n  enabled: false\nclassifyService:\n  enabled: false\n',
+      );
       expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(['billing-service', 'embed-service', 'gateway', 'index-service']);
       const gateway = containerOf(deploymentOf(objects, 'gateway'));
       expect([envOf(gateway, 'TASK_SERVICE_ADDR'), envOf(gateway, 'SEARCH_SERVICE_ADDR')]).toEqual([undefined, undefined]);
     });
 
     it('without search-service task-service runs without SEARCH_SERVICE_ADDR', () => {
-      const objects = renderWith('searchService:\n  enabled: false\nanalyzeService:\n  enabled: false\nclassifyService:\n  enabled: false\n');
+      const objects = renderWith(
+        'searchService:\n  enabled: false\nanalyzeService:\n  enabled: false\nclassifyService:\n  enabled: false\n',
+      );
       expect(envOf(containerOf(deploymentOf(objects, 'task-service')), 'SEARCH_SERVICE_ADDR')).toBeUndefined();
       expect(envOf(containerOf(deploymentOf(objects, 'task-service')), 'INDEX_SERVICE_ADDR')).toBeDefined();
     });
@@ -439,7 +462,10 @@ describe('charts/vus', () => {
 
       it('mounts the models claim read-only, and its own scratch space', () => {
         expect(envOf(container, 'MODELS_DIR')?.value).toBe('/models');
-        expect((worker.spec.template.spec.volumes as Obj[]).find((v) => v.name === 'models')?.persistentVolumeClaim).toEqual({ claimName: 'models', readOnly: true });
+        expect((worker.spec.template.spec.volumes as Obj[]).find((v) => v.name === 'models')?.persistentVolumeClaim).toEqual({
+          claimName: 'models',
+          readOnly: true,
+        });
         const scratch = (worker.spec.template.spec.volumes as Obj[]).find((v) => v.name === 'work');
         expect(scratch?.emptyDir).toEqual({ sizeLimit: '80Gi' });
         expect(envOf(container, 'WORK_DIR')?.value).toBe('/work');
@@ -458,19 +484,166 @@ describe('charts/vus', () => {
         expect(envOf(taskService, 'WORKER_ENABLED')?.value).toBe('false');
         expect(WORKER_ONLY_ENV.filter((name) => envOf(taskService, name))).toEqual([]);
         expect((deployment.spec.template.spec.volumes as Obj[]).map((v) => v.name).sort()).toEqual(['blobs', 'tmp']);
-        expect(containerOf(deploymentOf(objects, 'gateway')).env).toContainEqual({ name: 'TASK_SERVICE_ADDR', value: grpcAddressOf(objects, 'task-service') });
+        expect(containerOf(deploymentOf(objects, 'gateway')).env).toContainEqual({
+          name: 'TASK_SERVICE_ADDR',
+          value: grpcAddressOf(objects, 'task-service'),
+        });
       });
     });
 
     it('is not rendered when task-service is disabled', () => {
       const objects = renderWith('taskService:\n  enabled: false\n  worker:\n    enabled: true\n');
-      expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual(['analyze-service', 'billing-service', 'classify-service', 'embed-service', 'gateway', 'index-service', 'search-service']);
+      expect(ofKind(objects, 'Deployment').map(component).sort()).toEqual([
+        'analyze-service',
+        'billing-service',
+        'classify-service',
+        'embed-service',
+        'gateway',
+        'index-service',
+        'search-service',
+      ]);
     });
 
     it("refuses WORKER_ENABLED in task-service's env when the chart sets it", () => {
-      const result = template([valuesFile('worker-enabled', 'taskService:\n  env:\n    WORKER_ENABLED: "true"\n  worker:\n    enabled: true\n')]);
+      const result = template([
+        valuesFile('worker-enabled', 'taskService:\n  env:\n    WORKER_ENABLED: "true"\n  worker:\n    enabled: true\n'),
+      ]);
       expect(result.status).not.toBe(0);
       expect(result.output).toMatch(/env WORKER_ENABLED of task-service is set by the chart/);
+    });
+  });
+
+  describe('observability (global.telemetry, taskService.worker.autoscaling)', () => {
+    const TELEMETRY_ON = [
+      'global:\n  telemetry:\n    otlpEndpoint: http://otel-collector:4318\n',
+      '    metrics:\n      enabled: true\n      port: 9464\n    serviceMonitor:\n      enabled: true\n      interval: 15s\n      labels:\n        release: prometheus\n',
+    ].join('');
+    const WORKER_SCALED =
+      'taskService:\n  worker:\n    enabled: true\n    autoscaling:\n      enabled: true\n      minReplicas: 2\n      maxReplicas: 12\n      queuedPerReplica: 3\n';
+
+    it('is off by default: no telemetry variables, metrics ports, monitors or autoscalers', () => {
+      const objects = render([]);
+      for (const deployment of ofKind(objects, 'Deployment')) {
+        const container = containerOf(deployment);
+        expect([
+          component(deployment),
+          ['NODE_OPTIONS', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'METRICS_PORT'].filter((name) => envOf(container, name)),
+        ]).toEqual([component(deployment), []]);
+        expect((container.ports as Obj[]).map((p) => p.name)).not.toContain('metrics');
+      }
+      expect(objects.filter((o) => ['ServiceMonitor', 'HorizontalPodAutoscaler', 'ScaledObject'].includes(o.kind))).toEqual([]);
+      expect(ofKind(objects, 'Service').map(component)).not.toContain('metrics');
+    });
+
+    describe('when on', () => {
+      let objects: Obj[];
+      beforeAll(() => {
+        objects = renderWith(TELEMETRY_ON + WORKER_SCALED);
+      });
+
+      it('loads the telemetry hook in every pod, named by its component, with the OTLP endpoint and the metrics port', () => {
+        const deployments = ofKind(objects, 'Deployment');
+        expect(deployments.map(component)).toContain(STANDALONE_WORKER);
+        for (const deployment of deployments) {
+          const container = containerOf(deployment);
+          const env = Object.fromEntries(
+            ['NODE_OPTIONS', 'OTEL_SERVICE_NAME', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'METRICS_PORT', 'METRICS_HOST'].map((name) => [
+              name,
+              envOf(container, name)?.value,
+            ]),
+          );
+          expect(env).toEqual({
+            NODE_OPTIONS: '--require @vus/telemetry/register',
+            OTEL_SERVICE_NAME: component(deployment),
+            OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
+            METRICS_PORT: '9464',
+            METRICS_HOST: '0.0.0.0',
+          });
+          expect((container.ports as Obj[]).find((p) => p.name === 'metrics')).toEqual({
+            name: 'metrics',
+            containerPort: 9464,
+            protocol: 'TCP',
+          });
+        }
+      });
+
+      it('keeps metrics off the public gateway Service; a headless Service over the release and a ServiceMonitor scrape them', () => {
+        const gatewayService = serviceSelectingOwn(objects, 'gateway');
+        expect((gatewayService.spec.ports as Obj[]).map((p) => p.targetPort)).toEqual(['http']);
+        const metrics = ofKind(objects, 'Service').filter((s) => component(s) === 'metrics');
+        expect(metrics).toHaveLength(1);
+        expect(metrics[0]!.spec).toMatchObject({
+          clusterIP: 'None',
+          ports: [{ name: 'metrics', port: 9464, targetPort: 'metrics' }],
+          selector: { 'app.kubernetes.io/instance': RELEASE },
+        });
+        expect(metrics[0]!.spec.selector['app.kubernetes.io/component']).toBeUndefined();
+        const [monitor] = ofKind(objects, 'ServiceMonitor');
+        expect(monitor!.metadata.labels.release).toBe('prometheus');
+        expect(monitor!.spec.selector.matchLabels).toEqual({
+          'app.kubernetes.io/instance': RELEASE,
+          'app.kubernetes.io/component': 'metrics',
+        });
+        expect(monitor!.spec.endpoints).toMatchObject([{ port: 'metrics', path: '/metrics', interval: '15s' }]);
+      });
+
+      it("scales the standalone worker on the indexing queue's depth, and leaves its replicas to the autoscaler", () => {
+        const worker = deploymentOf(objects, STANDALONE_WORKER);
+        expect(worker.spec.replicas).toBeUndefined();
+        const [hpa] = ofKind(objects, 'HorizontalPodAutoscaler');
+        expect(hpa!.spec).toEqual({
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: worker.metadata.name },
+          minReplicas: 2,
+          maxReplicas: 12,
+          metrics: [
+            {
+              type: 'External',
+              external: {
+                metric: {
+                  name: 'vus_jobs_queue_depth',
+                  selector: { matchLabels: { vus_job_kind: 'index-task', vus_job_state: 'queued' } },
+                },
+                target: { type: 'AverageValue', averageValue: '3' },
+              },
+            },
+          ],
+        });
+        expect(ofKind(objects, 'ScaledObject')).toEqual([]);
+      });
+    });
+
+    it('with keda.enabled renders a KEDA ScaledObject on the queue (max over pods: each reports the whole queue) instead', () => {
+      const objects = renderWith(
+        WORKER_SCALED + '      keda:\n        enabled: true\n        prometheusServerAddress: http://prometheus:9090\n',
+      );
+      expect(ofKind(objects, 'HorizontalPodAutoscaler')).toEqual([]);
+      const [scaled] = ofKind(objects, 'ScaledObject');
+      expect(scaled!.spec).toMatchObject({
+        scaleTargetRef: { name: deploymentOf(objects, STANDALONE_WORKER).metadata.name },
+        minReplicaCount: 2,
+        maxReplicaCount: 12,
+      });
+      expect(scaled!.spec.triggers).toEqual([
+        {
+          type: 'prometheus',
+          metadata: {
+            serverAddress: 'http://prometheus:9090',
+            query: 'max(vus_jobs_queue_depth{vus_job_kind="index-task",vus_job_state="queued",namespace="default"}) or vector(0)',
+            threshold: '3',
+          },
+        },
+      ]);
+    });
+
+    it('renders no autoscaler for the worker inside task-service (nothing to scale apart)', () => {
+      const objects = renderWith('taskService:\n  worker:\n    enabled: false\n    autoscaling:\n      enabled: true\n');
+      expect(objects.filter((o) => ['HorizontalPodAutoscaler', 'ScaledObject'].includes(o.kind))).toEqual([]);
+    });
+
+    it('refuses a ServiceMonitor without the metrics it would scrape', () => {
+      const result = template([valuesFile('monitor-alone', 'global:\n  telemetry:\n    serviceMonitor:\n      enabled: true\n')]);
+      expect(result.status).not.toBe(0);
+      expect(result.output).toMatch(/serviceMonitor\.enabled needs global\.telemetry\.metrics\.enabled/);
     });
   });
 
@@ -495,7 +668,17 @@ describe('charts/vus', () => {
       ['an unknown blob access mode', 'global:\n  blobs:\n    accessMode: ReadWriteAll\n', /global\.blobs\.accessMode/],
       ['a typo in the worker scratch space', 'taskService:\n  workDir:\n    size: 1Gi\n', /Additional property size is not allowed/],
       ['a typo in the standalone worker', 'taskService:\n  worker:\n    replcas: 2\n', /Additional property replcas is not allowed/],
-      ["a database of the standalone worker's own", 'taskService:\n  worker:\n    databaseUrl:\n      secretName: x\n      key: url\n', /Additional property databaseUrl is not allowed/],
+      [
+        'a typo in the worker autoscaling',
+        'taskService:\n  worker:\n    autoscaling:\n      enabled: true\n      maxReplica: 3\n',
+        /Additional property maxReplica is not allowed/,
+      ],
+      ['a metrics port as a string', 'global:\n  telemetry:\n    metrics:\n      port: "9464"\n', /global\.telemetry\.metrics\.port/],
+      [
+        "a database of the standalone worker's own",
+        'taskService:\n  worker:\n    databaseUrl:\n      secretName: x\n      key: url\n',
+        /Additional property databaseUrl is not allowed/,
+      ],
     ])('rejects %s under helm lint --strict', (_case, text, message) => {
       const result = lintWith(_case.replace(/\W+/g, '-'), text);
       expect(result.status).not.toBe(0);

@@ -43,14 +43,17 @@ function instruments(): Instruments {
   const provider = metrics.getMeterProvider();
   if (cached?.provider === provider) return cached;
   const meter = provider.getMeter('vus');
-  const duration = (name: string, description: string) => meter.createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: DURATION_BUCKETS } });
+  const duration = (name: string, description: string) =>
+    meter.createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: DURATION_BUCKETS } });
   cached = {
     provider,
     meter,
     http: duration(METRIC.httpDuration, 'HTTP requests served by the gateway, by route and status'),
     rpcServer: duration(METRIC.rpcServerDuration, 'gRPC calls served, by service, method and status'),
     rpcClient: duration(METRIC.rpcClientDuration, 'gRPC calls made, by service, method and status'),
-    rejections: meter.createCounter(METRIC.rateLimitRejections, { description: 'Requests refused with 429, by rate-limit category and dimension' }),
+    rejections: meter.createCounter(METRIC.rateLimitRejections, {
+      description: 'Requests refused with 429, by rate-limit category and dimension',
+    }),
     stage: duration(METRIC.stageDuration, "The indexing worker's stages, by stage and outcome"),
     model: duration(METRIC.modelDuration, 'Model calls, by provider and task'),
     lag: meter.createGauge(METRIC.consumerLag, { description: 'Messages behind the end of a partition, per consumer group' }),
@@ -59,7 +62,11 @@ function instruments(): Instruments {
 }
 
 export function recordHttpRequest(method: string, route: string | undefined, status: number, seconds: number): void {
-  instruments().http.record(seconds, { 'http.request.method': method, 'http.route': route ?? 'unmatched', 'http.response.status_code': status });
+  instruments().http.record(seconds, {
+    'http.request.method': method,
+    'http.route': route ?? 'unmatched',
+    'http.response.status_code': status,
+  });
 }
 
 export function recordRpc(side: 'server' | 'client', service: string, method: string, grpcStatus: number, seconds: number): void {
@@ -80,7 +87,11 @@ export function recordModelCall(provider: string, task: string, outcome: 'ok' | 
 }
 
 export function recordConsumerLag(group: string, topic: string, partition: number, lag: number): void {
-  instruments().lag.record(Math.max(0, lag), { 'messaging.consumer.group.name': group, 'messaging.destination.name': topic, 'messaging.destination.partition.id': String(partition) });
+  instruments().lag.record(Math.max(0, lag), {
+    'messaging.consumer.group.name': group,
+    'messaging.destination.name': topic,
+    'messaging.destination.partition.id': String(partition),
+  });
 }
 
 /** One row of a job queue's state, as observed at collection time. */
@@ -99,7 +110,10 @@ export interface QueueObservation {
 export function observeJobQueue(observe: () => Promise<readonly QueueObservation[]>): () => void {
   const { meter } = instruments();
   const depth = meter.createObservableGauge(METRIC.jobsQueued, { description: 'Jobs not finished, by kind and state' });
-  const age = meter.createObservableGauge(METRIC.jobsOldestAge, { unit: 's', description: 'Age of the oldest unfinished job, by kind and state' });
+  const age = meter.createObservableGauge(METRIC.jobsOldestAge, {
+    unit: 's',
+    description: 'Age of the oldest unfinished job, by kind and state',
+  });
   const callback = async (result: { observe(observable: typeof depth, value: number, attributes?: Attributes): void }) => {
     for (const row of await observe()) {
       const attributes = { 'vus.job.kind': row.kind, 'vus.job.state': row.state };
@@ -124,4 +138,3 @@ export async function timed<T>(record: (outcome: 'ok' | 'error', seconds: number
     throw error;
   }
 }
-

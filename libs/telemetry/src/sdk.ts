@@ -19,7 +19,10 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** True when this environment asks for traces: an exporter named (not `none`) or an OTLP endpoint. */
 export function tracingConfigured(env: Env): boolean {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
-  const exporters = env.OTEL_TRACES_EXPORTER?.split(',').map((name) => name.trim()).filter(Boolean) ?? [];
+  const exporters =
+    env.OTEL_TRACES_EXPORTER?.split(',')
+      .map((name) => name.trim())
+      .filter(Boolean) ?? [];
   if (exporters.length > 0) return !exporters.every((name) => name === 'none');
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }
@@ -27,7 +30,10 @@ export function tracingConfigured(env: Env): boolean {
 /** True when this environment asks for metrics over OTLP: named in OTEL_METRICS_EXPORTER, or an endpoint with none named. */
 export function otlpMetricsConfigured(env: Env): boolean {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
-  const exporters = env.OTEL_METRICS_EXPORTER?.split(',').map((name) => name.trim()).filter(Boolean) ?? [];
+  const exporters =
+    env.OTEL_METRICS_EXPORTER?.split(',')
+      .map((name) => name.trim())
+      .filter(Boolean) ?? [];
   if (exporters.length > 0) return exporters.includes('otlp') && !exporters.includes('none');
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT?.trim());
 }
@@ -41,7 +47,8 @@ export function metricsEndpointOf(env: Env): { host: string; port: number } | un
   const raw = env.METRICS_PORT?.trim();
   if (!raw) return undefined;
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`METRICS_PORT must be a port number (0-65535), not ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new Error(`METRICS_PORT must be a port number (0-65535), not ${JSON.stringify(raw)}`);
   return { host: env.METRICS_HOST?.trim() || '127.0.0.1', port };
 }
 
@@ -55,7 +62,10 @@ export interface MetricsEndpoint {
  * Registers the global meter provider with a Prometheus reader served at `prometheus` (its own
  * small HTTP server: GET /metrics, 404 otherwise) and/or an OTLP reader. Nothing when neither.
  */
-export async function startMetrics(options: { prometheus?: { host: string; port: number } | undefined; otlp?: boolean }): Promise<MetricsEndpoint> {
+export async function startMetrics(options: {
+  prometheus?: { host: string; port: number } | undefined;
+  otlp?: boolean;
+}): Promise<MetricsEndpoint> {
   if (!options.prometheus && !options.otlp) return { url: undefined, stop: async () => undefined };
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when metrics are on */
   const { MeterProvider, PeriodicExportingMetricReader } = require('@opentelemetry/sdk-metrics') as typeof MetricsSdkModule;

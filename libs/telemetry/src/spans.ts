@@ -1,13 +1,4 @@
-import {
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  context,
-  trace,
-  type Attributes,
-  type Context,
-  type Span,
-} from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import { currentCaller, withCaller } from '@vus/core';
 import { formatTraceparent, parseTraceparent } from './trace-context';
 
@@ -56,17 +47,22 @@ export interface SpanOptions {
  */
 export function inSpan<T>(name: string, options: SpanOptions, fn: (span: Span) => Promise<T>): Promise<T> {
   const parent = options.parent === undefined ? context.active() : contextFromTraceparent(options.parent);
-  return tracer().startActiveSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes ?? {} }, parent, async (span) => {
-    try {
-      const caller = currentCaller();
-      return await withCaller({ ...caller, traceparent: traceparentOf(span) ?? caller?.traceparent }, () => fn(span));
-    } catch (error) {
-      markFailed(span, error);
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer().startActiveSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes ?? {} },
+    parent,
+    async (span) => {
+      try {
+        const caller = currentCaller();
+        return await withCaller({ ...caller, traceparent: traceparentOf(span) ?? caller?.traceparent }, () => fn(span));
+      } catch (error) {
+        markFailed(span, error);
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 /** Records a failure on a span (its exception and an error status). */
@@ -80,7 +76,10 @@ export function markFailed(span: Span, error: unknown): void {
  * outbox): its traceparent is what the event carries, so the consumer's span becomes its child.
  */
 export function producerTraceparent(destination: string, attributes: Attributes = {}): string | undefined {
-  const span = tracer().startSpan(`${destination} publish`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.destination.name': destination, ...attributes } });
+  const span = tracer().startSpan(`${destination} publish`, {
+    kind: SpanKind.PRODUCER,
+    attributes: { 'messaging.destination.name': destination, ...attributes },
+  });
   span.end();
   return traceparentOf(span) ?? currentCaller()?.traceparent;
 }

@@ -47,7 +47,9 @@ describe('tracingConfigured', () => {
 describe('without an SDK (tracing off)', () => {
   it('passes an incoming traceparent on unchanged', async () => {
     const header = `00-${TRACE}-${SPAN}-01`;
-    const seen = await inSpan('server', { kind: SpanKind.SERVER, parent: header }, () => inSpan('inner', {}, async () => currentTraceparent()));
+    const seen = await inSpan('server', { kind: SpanKind.SERVER, parent: header }, () =>
+      inSpan('inner', {}, async () => currentTraceparent()),
+    );
     expect(seen).toBe(header);
     expect(await inSpan('event', { parent: header }, async () => producerTraceparent('vus.topic'))).toBe(header);
   });
