@@ -45,6 +45,8 @@ export function Search({ api, index, videos, onPlay }: { api: Api; index: Index;
   const run = async (request: () => Promise<Page>, append: boolean) => {
     setBusy(true);
     setError('');
+    // A new search replaces the results at once: old ones are never taken for its answer.
+    if (!append) setPages([]);
     try {
       const page = await request();
       setPages(append ? [...pages, page] : [page]);

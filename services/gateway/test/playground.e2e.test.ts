@@ -9,7 +9,7 @@
  * asks for a summary. Each step leaves a screenshot in PLAYGROUND_SCREENSHOTS (default: a folder
  * under the OS temp dir, printed at the end).
  */
-import { serveFiles, wordsAndSubtitlesVideo, type FileServer, type GeneratedVideo } from '@vus/testing';
+import { photoPath, serveFiles, wordsAndSubtitlesVideo, type FileServer, type GeneratedVideo } from '@vus/testing';
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,8 +22,15 @@ const screenshots = process.env.PLAYGROUND_SCREENSHOTS ?? join(tmpdir(), 'vus-pl
 
 /** Flags for a headless Chromium as root on a machine whose network is closed beyond loopback. */
 const CHROMIUM_FLAGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--no-default-browser-check',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--no-default-browser-check',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
 ];
 
 /**
@@ -58,7 +65,11 @@ const shot = (name: string) => page.screenshot({ path: join(screenshots, `${name
 
 beforeAll(async () => {
   mkdirSync(screenshots, { recursive: true });
-  [stack, fixture, browser] = await Promise.all([startIndexingStack({ worker: true, analyze: true, embed: true }), wordsAndSubtitlesVideo(), launchChromium()]);
+  [stack, fixture, browser] = await Promise.all([
+    startIndexingStack({ worker: true, analyze: true, embed: true }),
+    wordsAndSubtitlesVideo(),
+    launchChromium(),
+  ]);
   ({ key } = await stack.newOrg());
   files = await serveFiles({ 'by-url.mp4': fixture.path });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -130,22 +141,70 @@ describe('the playground page', () => {
     expect(playedFrom).toBeGreaterThanOrEqual(start - 0.25);
     expect(playedFrom).toBeLessThan(start + 2);
     // …and plays on from there (muted, so the browser allows it without a further gesture).
-    await page.waitForFunction((from) => (globalThis as any).document.querySelector('#player').currentTime > from + 0.5, start, { timeout: 20_000 });
+    await page.waitForFunction((from) => (globalThis as any).document.querySelector('#player').currentTime > from + 0.5, start, {
+      timeout: 20_000,
+    });
     // The matched span is marked on the timeline.
     await expect(page.locator('.timeline .span').count()).resolves.toBe(1);
     await shot('5-playing');
+  }, 60_000);
+
+  it('searches by a combined query, pages through results, and by an image', async () => {
+    const search = page.locator('section[aria-labelledby="search-title"]');
+    // PLANET and GARDEN are on screen together from 6 s to 8 s.
+    page.on('response', async (r) => {
+      if (r.url().includes('combined-search')) console.log('DEBUG', r.request().postData(), await r.text());
+    });
+    /** Clicks Search and waits for the answer of this search (the page clears the previous results). */
+    const runSearch = async (path: string) => {
+      await Promise.all([page.waitForResponse((r) => r.url().includes(path)), search.getByRole('button', { name: 'Search', exact: true }).click()]);
+    };
+    await search.getByLabel('combined').check();
+    await search.getByLabel('Part 1', { exact: true }).fill('planet');
+    await search.getByLabel('Part 1 option').selectOption('text_in_video');
+    await search.getByLabel('Part 2', { exact: true }).fill('garden');
+    await search.getByLabel('Part 2 option').selectOption('text_in_video');
+    await runSearch('/v1.2/combined-search');
+    await search.getByText('1 result', { exact: true }).waitFor();
+    expect(Math.abs(Number(await search.locator('button.result').first().getAttribute('data-start')) - 6)).toBeLessThanOrEqual(1);
+    await shot('5a-combined');
+
+    // Three words, one per page: the next pages bring the others.
+    await search.getByLabel('text', { exact: true }).check();
+    await search.getByText('Options').click();
+    await search.getByLabel('Per page').fill('1');
+    await search.getByLabel('Query', { exact: true }).fill('orange planet bicycle');
+    await runSearch('/v1.2/search-v2');
+    await search.getByText('3 results', { exact: true }).waitFor();
+    await expect(search.locator('button.result').count()).resolves.toBe(1);
+    await search.getByRole('button', { name: 'Next page' }).click();
+    await search.locator('button.result').nth(1).waitFor();
+    await search.getByRole('button', { name: 'Next page' }).click();
+    await search.locator('button.result').nth(2).waitFor();
+    const starts = await search.locator('button.result').evaluateAll((buttons) => buttons.map((b: any) => Number(b.dataset.start)));
+    expect(new Set(starts).size).toBe(3);
+
+    await search.getByLabel('image', { exact: true }).check();
+    await search.getByLabel('Image (JPEG or PNG)').setInputFiles(await photoPath('cat'));
+    await runSearch('/v1.2/search-v2');
+    await search.getByText(/^\d+ results?$/).waitFor();
+    await expect(search.getByRole('alert').count()).resolves.toBe(0);
+    await shot('5b-image');
   }, 60_000);
 
   it('asks the video for a summary and streams an answer to a free prompt', async () => {
     await page.getByRole('button', { name: 'Summary' }).click();
     const summary = page.locator('.answer .generated');
     await summary.waitFor();
-    await page.waitForFunction(() => ((globalThis as any).document.querySelector('.answer .generated')?.textContent ?? '').trim().length > 0);
+    await page.waitForFunction(
+      () => ((globalThis as any).document.querySelector('.answer .generated')?.textContent ?? '').trim().length > 0,
+    );
     await shot('6-summary');
 
     await page.getByLabel('Prompt').fill('What words are shown on screen?');
     await page.getByRole('button', { name: 'Ask', exact: true }).click();
-    await page.locator('.answer[aria-busy="false"] .generated').waitFor({ timeout: 30_000 });
+    // The answer to this prompt (titled by it), streamed to its end.
+    await page.locator('.answer[aria-busy="false"]').filter({ hasText: 'What words are shown on screen?' }).waitFor({ timeout: 30_000 });
     const answer = (await summary.textContent()) ?? '';
     expect(answer.length).toBeGreaterThan(0);
     await shot('7-answer');
