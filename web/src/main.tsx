@@ -65,6 +65,11 @@ function App() {
             )}
           </div>
           <div class="column wide">
+            {!video && index && videos.length > 0 && (
+              <section aria-label="Player">
+                <p class="hint">Choose a video, or a search result, to play it here and ask about it.</p>
+              </section>
+            )}
             {video && <Player video={video} localSource={sources.current.get(video.id)} moment={moment?.seq !== undefined ? moment : undefined} />}
             {index && <Search api={api} index={index} videos={videos} onPlay={(clip) => play(clip.videoId, clip.start, clip.end)} />}
             {video && <Ask key={video.id} api={api} video={video} onPlay={(start, end) => play(video.id, start, end)} />}

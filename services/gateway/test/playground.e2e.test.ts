@@ -208,6 +208,18 @@ describe('the playground page', () => {
     const answer = (await summary.textContent()) ?? '';
     expect(answer.length).toBeGreaterThan(0);
     await shot('7-answer');
+
+    // Chapters play from their start, by keyboard too.
+    await page.getByRole('button', { name: 'Chapters' }).click();
+    const chapter = page.locator('.answer ol.spans button').first();
+    await chapter.waitFor();
+    await chapter.focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#moment', { hasText: /^Playing 0:00–/ }).waitFor();
+
+    await page.getByRole('button', { name: 'Gist' }).click();
+    await page.locator('.answer dl dt', { hasText: 'Title' }).waitFor();
+    await shot('7a-gist');
   }, 60_000);
 
   it("shows why a task failed, in the API's words", async () => {
