@@ -130,7 +130,7 @@ export class ModelRegistry {
 function measured(instance: Loaded, provider: string): Loaded {
   const target = instance as unknown as Record<string | symbol, unknown>;
   // A model shared by two registries (a cached instance) is timed once.
-  if (target[MEASURED] || !Object.isExtensible(instance)) return instance;
+  if (typeof instance !== 'object' || target[MEASURED] || !Object.isExtensible(instance)) return instance;
   target[MEASURED] = true;
   for (const name of methodNames(instance)) {
     const method = target[name] as (...args: unknown[]) => unknown;
@@ -154,10 +154,15 @@ function measured(instance: Loaded, provider: string): Loaded {
   return instance;
 }
 
-/** The methods of an object (its own and its class's), `dispose` aside. */
+/**
+ * The methods of a model, `dispose` aside: its class's (never its fields: a field may hold a callable
+ * model of a library, which is not a call of ours), or a plain object's own functions.
+ */
 function methodNames(object: object): string[] {
   const names = new Set<string>();
-  for (let o: object | null = object; o && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) {
+  const plain = Object.getPrototypeOf(object) === Object.prototype;
+  let o: object | null = plain ? object : (Object.getPrototypeOf(object) as object | null);
+  for (; o && o !== Object.prototype && o !== Function.prototype; o = Object.getPrototypeOf(o) as object | null) {
     for (const name of Object.getOwnPropertyNames(o)) {
       if (name !== 'constructor' && name !== 'dispose' && typeof Object.getOwnPropertyDescriptor(o, name)?.value === 'function')
         names.add(name);
