@@ -121,6 +121,9 @@ export function readTask(raw: Json): Task {
     status: str(raw.status) ?? 'unknown',
     videoId: str(raw.video_id),
     percentage: num(rec(raw.process).percentage),
-    error: typeof rec(raw.error).message === 'string' ? { code: str(rec(raw.error).code) ?? 'failed', message: rec(raw.error).message as string } : undefined,
+    error:
+      typeof rec(raw.error).message === 'string'
+        ? { code: str(rec(raw.error).code) ?? 'failed', message: rec(raw.error).message as string }
+        : undefined,
   };
 }

@@ -46,10 +46,18 @@ export function Ask({ api, video, onPlay }: { api: Api; video: Video; onPlay: (s
       if (type === 'summary') setAnswer({ kind: 'text', title: 'Summary', text: str(result.summary), streaming: false });
       else if (type === 'chapter') {
         const chapters = Array.isArray(result.chapters) ? (result.chapters as Json[]) : [];
-        setAnswer({ kind: 'spans', title: 'Chapters', spans: chapters.map((c) => ({ start: num(c.start), end: num(c.end), title: str(c.chapter_title), text: str(c.chapter_summary) })) });
+        setAnswer({
+          kind: 'spans',
+          title: 'Chapters',
+          spans: chapters.map((c) => ({ start: num(c.start), end: num(c.end), title: str(c.chapter_title), text: str(c.chapter_summary) })),
+        });
       } else {
         const highlights = Array.isArray(result.highlights) ? (result.highlights as Json[]) : [];
-        setAnswer({ kind: 'spans', title: 'Highlights', spans: highlights.map((h) => ({ start: num(h.start), end: num(h.end), title: str(h.highlight), text: str(h.highlight_summary) })) });
+        setAnswer({
+          kind: 'spans',
+          title: 'Highlights',
+          spans: highlights.map((h) => ({ start: num(h.start), end: num(h.end), title: str(h.highlight), text: str(h.highlight_summary) })),
+        });
       }
     });
 
@@ -76,14 +84,24 @@ export function Ask({ api, video, onPlay }: { api: Api; video: Video; onPlay: (s
     <section aria-labelledby="ask-title" class="ask">
       <h2 id="ask-title">Ask the video</h2>
       {unavailable ? (
-        <p class="hint" role="status">Text generation is not available on this server: {unavailable}</p>
+        <p class="hint" role="status">
+          Text generation is not available on this server: {unavailable}
+        </p>
       ) : (
         <>
           <div class="row wrap">
-            <button type="button" disabled={busy} onClick={() => void summarize('summary')}>Summary</button>
-            <button type="button" disabled={busy} onClick={() => void summarize('chapter')}>Chapters</button>
-            <button type="button" disabled={busy} onClick={() => void summarize('highlight')}>Highlights</button>
-            <button type="button" disabled={busy} onClick={() => void gist()}>Gist</button>
+            <button type="button" disabled={busy} onClick={() => void summarize('summary')}>
+              Summary
+            </button>
+            <button type="button" disabled={busy} onClick={() => void summarize('chapter')}>
+              Chapters
+            </button>
+            <button type="button" disabled={busy} onClick={() => void summarize('highlight')}>
+              Highlights
+            </button>
+            <button type="button" disabled={busy} onClick={() => void gist()}>
+              Gist
+            </button>
           </div>
           <form
             class="row"
@@ -92,17 +110,39 @@ export function Ask({ api, video, onPlay }: { api: Api; video: Video; onPlay: (s
               if (prompt.trim() !== '') void ask();
             }}
           >
-            <label for="prompt" class="visually-hidden">Prompt</label>
-            <input id="prompt" value={prompt} placeholder="Ask anything about this video" onInput={(e) => setPrompt(e.currentTarget.value)} />
-            <button type="submit" disabled={busy}>Ask</button>
+            <label for="prompt" class="visually-hidden">
+              Prompt
+            </label>
+            <input
+              id="prompt"
+              value={prompt}
+              placeholder="Ask anything about this video"
+              onInput={(e) => setPrompt(e.currentTarget.value)}
+            />
+            <button type="submit" disabled={busy}>
+              Ask
+            </button>
           </form>
         </>
       )}
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       {answer && (
         <div class="answer" aria-live="polite" aria-busy={answer.kind === 'text' && answer.streaming}>
           <h3>{answer.title}</h3>
-          {answer.kind === 'text' && <p class="generated">{answer.text}{answer.streaming && <span class="cursor" aria-hidden="true">▍</span>}</p>}
+          {answer.kind === 'text' && (
+            <p class="generated">
+              {answer.text}
+              {answer.streaming && (
+                <span class="cursor" aria-hidden="true">
+                  ▍
+                </span>
+              )}
+            </p>
+          )}
           {answer.kind === 'spans' && (
             <ol class="spans">
               {answer.spans.map((span, i) => (
@@ -117,9 +157,24 @@ export function Ask({ api, video, onPlay }: { api: Api; video: Video; onPlay: (s
           )}
           {answer.kind === 'gist' && (
             <dl>
-              {typeof answer.gist.title === 'string' && (<><dt>Title</dt><dd>{answer.gist.title}</dd></>)}
-              {Array.isArray(answer.gist.topics) && (<><dt>Topics</dt><dd>{answer.gist.topics.join(', ')}</dd></>)}
-              {Array.isArray(answer.gist.hashtags) && (<><dt>Hashtags</dt><dd>{answer.gist.hashtags.map((tag) => `#${String(tag)}`).join(' ')}</dd></>)}
+              {typeof answer.gist.title === 'string' && (
+                <>
+                  <dt>Title</dt>
+                  <dd>{answer.gist.title}</dd>
+                </>
+              )}
+              {Array.isArray(answer.gist.topics) && (
+                <>
+                  <dt>Topics</dt>
+                  <dd>{answer.gist.topics.join(', ')}</dd>
+                </>
+              )}
+              {Array.isArray(answer.gist.hashtags) && (
+                <>
+                  <dt>Hashtags</dt>
+                  <dd>{answer.gist.hashtags.map((tag) => `#${String(tag)}`).join(' ')}</dd>
+                </>
+              )}
             </dl>
           )}
         </div>

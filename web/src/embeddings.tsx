@@ -11,14 +11,26 @@ const segmentsOf = (data: unknown): Segment[] =>
   (Array.isArray(data) ? (data as Json[]) : [])
     // Clips only: an asset-scope vector spans the whole video and is no moment.
     .filter((item) => Array.isArray(item.embedding) && typeof item.start_sec === 'number' && item.embedding_scope !== 'asset')
-    .map((item) => ({ start: item.start_sec as number, end: typeof item.end_sec === 'number' ? item.end_sec : (item.start_sec as number), embedding: item.embedding as number[] }));
+    .map((item) => ({
+      start: item.start_sec as number,
+      end: typeof item.end_sec === 'number' ? item.end_sec : (item.start_sec as number),
+      embedding: item.embedding as number[],
+    }));
 
 /**
  * Embeddings (v1.3 POST /embed-v2): a text's vector, and the moments of a video nearest to it.
  * The video's segments come from an embed-v2 task over the video's URL (the one it was indexed
  * from in this browser, or one typed in). Keyed by the video: a new video starts afresh.
  */
-export function Embeddings({ api, sourceUrl, onPlay }: { api: Api; sourceUrl: string | undefined; onPlay: (start: number, end: number) => void }) {
+export function Embeddings({
+  api,
+  sourceUrl,
+  onPlay,
+}: {
+  api: Api;
+  sourceUrl: string | undefined;
+  onPlay: (start: number, end: number) => void;
+}) {
   const [text, setText] = useState('');
   const [url, setUrl] = useState(sourceUrl ?? '');
   const [segments, setSegments] = useState<Segment[] | undefined>();
@@ -31,7 +43,11 @@ export function Embeddings({ api, sourceUrl, onPlay }: { api: Api; sourceUrl: st
   const videoSegments = async (): Promise<Segment[]> => {
     if (segments) return segments;
     setStatus('Embedding the video…');
-    const task = await api.call<Json>('POST', '/v1.3/embed-v2/tasks', { input_type: 'video', model_name: MODEL, video: { media_source: { url } } });
+    const task = await api.call<Json>('POST', '/v1.3/embed-v2/tasks', {
+      input_type: 'video',
+      model_name: MODEL,
+      video: { media_source: { url } },
+    });
     for (;;) {
       const current = await api.call<Json>('GET', `/v1.3/embed-v2/tasks/${encodeURIComponent(String(task._id))}`);
       if (current.status === 'ready') {
@@ -48,7 +64,8 @@ export function Embeddings({ api, sourceUrl, onPlay }: { api: Api; sourceUrl: st
     setError('');
     try {
       const answer = await api.call<Json>('POST', '/v1.3/embed-v2', { input_type: 'text', model_name: MODEL, text: { input_text: text } });
-      const vector = segmentsOf(answer.data)[0]?.embedding ?? ((answer.data as Json[] | undefined)?.[0]?.embedding as number[] | undefined) ?? [];
+      const vector =
+        segmentsOf(answer.data)[0]?.embedding ?? ((answer.data as Json[] | undefined)?.[0]?.embedding as number[] | undefined) ?? [];
       setDimensions(vector.length);
       if (url.trim() !== '') setNearest(nearestSegments(vector, await videoSegments(), 5));
       setStatus('');
@@ -63,7 +80,9 @@ export function Embeddings({ api, sourceUrl, onPlay }: { api: Api; sourceUrl: st
     <section aria-labelledby="embed-title">
       <h2 id="embed-title">Embeddings</h2>
       {unavailable ? (
-        <p class="hint" role="status">Embeddings are not available on this server: {unavailable}</p>
+        <p class="hint" role="status">
+          Embeddings are not available on this server: {unavailable}
+        </p>
       ) : (
         <form
           onSubmit={(e) => {
@@ -72,19 +91,36 @@ export function Embeddings({ api, sourceUrl, onPlay }: { api: Api; sourceUrl: st
           }}
         >
           <div class="row">
-            <label for="embed-text" class="visually-hidden">Text to embed</label>
+            <label for="embed-text" class="visually-hidden">
+              Text to embed
+            </label>
             <input id="embed-text" value={text} placeholder="A text to embed" onInput={(e) => setText(e.currentTarget.value)} />
             <button type="submit">Embed</button>
           </div>
           <label for="embed-url">Video URL for nearest moments (optional)</label>
-          <input id="embed-url" class="full" type="url" value={url} placeholder="https://…/video.mp4" onInput={(e) => {
-            setUrl(e.currentTarget.value);
-            setSegments(undefined);
-          }} />
+          <input
+            id="embed-url"
+            class="full"
+            type="url"
+            value={url}
+            placeholder="https://…/video.mp4"
+            onInput={(e) => {
+              setUrl(e.currentTarget.value);
+              setSegments(undefined);
+            }}
+          />
         </form>
       )}
-      {status && <p class="hint" role="status">{status}</p>}
-      {error && <p class="error" role="alert">{error}</p>}
+      {status && (
+        <p class="hint" role="status">
+          {status}
+        </p>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       {dimensions !== undefined && <p class="hint">A vector of {dimensions} dimensions.</p>}
       {nearest.length > 0 && (
         <ol class="spans">

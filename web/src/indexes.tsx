@@ -9,7 +9,17 @@ interface EngineChoice {
 }
 
 /** Index list and creation with engines and their options (v1.2 GET /engines says what each allows). */
-export function Indexes({ api, selected, onSelect, refreshKey }: { api: Api; selected: Index | undefined; onSelect: (index: Index | undefined) => void; refreshKey: number }) {
+export function Indexes({
+  api,
+  selected,
+  onSelect,
+  refreshKey,
+}: {
+  api: Api;
+  selected: Index | undefined;
+  onSelect: (index: Index | undefined) => void;
+  refreshKey: number;
+}) {
   const [indexes, setIndexes] = useState<Index[]>([]);
   const [error, setError] = useState('');
   const [creating, setCreating] = useState(false);
@@ -33,10 +43,18 @@ export function Indexes({ api, selected, onSelect, refreshKey }: { api: Api; sel
   return (
     <section aria-labelledby="indexes-title">
       <h2 id="indexes-title">Indexes</h2>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       <label for="index-select">Index</label>
       <div class="row">
-        <select id="index-select" value={selected?.id ?? ''} onChange={(e) => onSelect(indexes.find((index) => index.id === e.currentTarget.value))}>
+        <select
+          id="index-select"
+          value={selected?.id ?? ''}
+          onChange={(e) => onSelect(indexes.find((index) => index.id === e.currentTarget.value))}
+        >
           {indexes.length === 0 && <option value="">No index yet</option>}
           {indexes.map((index) => (
             <option key={index.id} value={index.id}>
@@ -48,7 +66,9 @@ export function Indexes({ api, selected, onSelect, refreshKey }: { api: Api; sel
           New index
         </button>
       </div>
-      {selected && <p class="hint">{selected.engines.map((engine: Engine) => `${engine.name}: ${engine.options.join(', ')}`).join(' · ')}</p>}
+      {selected && (
+        <p class="hint">{selected.engines.map((engine: Engine) => `${engine.name}: ${engine.options.join(', ')}`).join(' · ')}</p>
+      )}
       {creating && (
         <CreateIndex
           api={api}
@@ -124,7 +144,11 @@ function CreateIndex({ api, onCreated }: { api: Api; onCreated: (id: string) => 
           <legend>{engine.name}</legend>
           {engine.allowed.map((option) => (
             <label key={option} class="check">
-              <input type="checkbox" checked={(chosen[engine.name] ?? []).includes(option)} onChange={(e) => toggle(engine.name, option, e.currentTarget.checked)} />
+              <input
+                type="checkbox"
+                checked={(chosen[engine.name] ?? []).includes(option)}
+                onChange={(e) => toggle(engine.name, option, e.currentTarget.checked)}
+              />
               {option}
             </label>
           ))}
@@ -134,7 +158,11 @@ function CreateIndex({ api, onCreated }: { api: Api; onCreated: (id: string) => 
         <input type="checkbox" checked={thumbnails} onChange={(e) => setThumbnails(e.currentTarget.checked)} />
         thumbnails
       </label>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       <button type="submit" disabled={busy}>
         Create index
       </button>

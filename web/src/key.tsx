@@ -18,7 +18,14 @@ export function KeyBar({ apiKey, onChange }: { apiKey: string; onChange: (key: s
       }}
     >
       <label for="api-key">API key</label>
-      <input id="api-key" type="password" autocomplete="off" value={draft} placeholder="tlk_… (kept in this browser only)" onInput={(e) => setDraft(e.currentTarget.value)} />
+      <input
+        id="api-key"
+        type="password"
+        autocomplete="off"
+        value={draft}
+        placeholder="tlk_… (kept in this browser only)"
+        onInput={(e) => setDraft(e.currentTarget.value)}
+      />
       <button type="submit">Use key</button>
       {apiKey !== '' && (
         <button

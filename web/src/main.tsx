@@ -38,29 +38,48 @@ function App() {
       </header>
       {key === '' ? (
         <main>
-          <p class="hint">Paste an API key to start: <code>npm start</code> prints one on its first start, and <code>npm run keys -- create --org NAME</code> makes more.</p>
+          <p class="hint">
+            Paste an API key to start: <code>npm start</code> prints one on its first start, and{' '}
+            <code>npm run keys -- create --org NAME</code> makes more.
+          </p>
         </main>
       ) : (
         <main class="layout">
           <div class="column">
-            <Indexes api={api} selected={index} refreshKey={indexesVersion} onSelect={(chosen) => {
-              setIndex(chosen);
-              if (chosen?.id !== index?.id) {
-                setVideo(undefined);
-                setMoment(undefined);
-              }
-            }} />
+            <Indexes
+              api={api}
+              selected={index}
+              refreshKey={indexesVersion}
+              onSelect={(chosen) => {
+                setIndex(chosen);
+                if (chosen?.id !== index?.id) {
+                  setVideo(undefined);
+                  setMoment(undefined);
+                }
+              }}
+            />
             {index && (
               <>
-                <Uploads api={api} index={index} onIndexed={(videoId, source) => {
-                  sources.current.set(videoId, source);
-                  setVideosVersion((v) => v + 1);
-                  setIndexesVersion((v) => v + 1);
-                }} />
-                <Videos api={api} index={index} refreshKey={videosVersion} selectedId={video?.id} onLoaded={setVideos} onSelect={(chosen) => {
-                  setVideo(chosen);
-                  setMoment(undefined);
-                }} />
+                <Uploads
+                  api={api}
+                  index={index}
+                  onIndexed={(videoId, source) => {
+                    sources.current.set(videoId, source);
+                    setVideosVersion((v) => v + 1);
+                    setIndexesVersion((v) => v + 1);
+                  }}
+                />
+                <Videos
+                  api={api}
+                  index={index}
+                  refreshKey={videosVersion}
+                  selectedId={video?.id}
+                  onLoaded={setVideos}
+                  onSelect={(chosen) => {
+                    setVideo(chosen);
+                    setMoment(undefined);
+                  }}
+                />
               </>
             )}
           </div>
@@ -70,11 +89,18 @@ function App() {
                 <p class="hint">Choose a video, or a search result, to play it here and ask about it.</p>
               </section>
             )}
-            {video && <Player video={video} localSource={sources.current.get(video.id)} moment={moment?.seq !== undefined ? moment : undefined} />}
+            {video && (
+              <Player video={video} localSource={sources.current.get(video.id)} moment={moment?.seq !== undefined ? moment : undefined} />
+            )}
             {index && <Search api={api} index={index} videos={videos} onPlay={(clip) => play(clip.videoId, clip.start, clip.end)} />}
             {video && <Ask key={video.id} api={api} video={video} onPlay={(start, end) => play(video.id, start, end)} />}
             {video && (
-              <Embeddings key={video.id} api={api} sourceUrl={httpSource(sources.current.get(video.id))} onPlay={(start, end) => play(video.id, start, end)} />
+              <Embeddings
+                key={video.id}
+                api={api}
+                sourceUrl={httpSource(sources.current.get(video.id))}
+                onPlay={(start, end) => play(video.id, start, end)}
+              />
             )}
           </div>
         </main>

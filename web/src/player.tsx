@@ -75,9 +75,15 @@ export function Player({ video, localSource, moment }: { video: Video; localSour
       {source ? (
         <video id="player" ref={element} controls muted playsInline preload="metadata" />
       ) : (
-        <p class="hint">This video has no stream (its index was made without one) and was not uploaded from this browser, so there is nothing to play.</p>
+        <p class="hint">
+          This video has no stream (its index was made without one) and was not uploaded from this browser, so there is nothing to play.
+        </p>
       )}
-      {problem && <p class="error" role="alert">{problem}</p>}
+      {problem && (
+        <p class="error" role="alert">
+          {problem}
+        </p>
+      )}
       <div class="timeline" aria-hidden={!span}>
         {span && <span class="span" style={{ left: `${span.left}%`, width: `${span.width}%` }} />}
       </div>

@@ -3,8 +3,18 @@ import type { Api, Index, Json, Video } from './api';
 import { describeError } from './lib/errors';
 import { formatSeconds } from './lib/format';
 import {
-  combinedQuery, combinedSearchBody, DEFAULT_SETTINGS, resultGroups, SEARCH_OPTIONS, searchFields,
-  type Clip, type Combinator, type QueryPart, type ResultGroup, type SearchOption, type SearchSettings,
+  combinedQuery,
+  combinedSearchBody,
+  DEFAULT_SETTINGS,
+  resultGroups,
+  SEARCH_OPTIONS,
+  searchFields,
+  type Clip,
+  type Combinator,
+  type QueryPart,
+  type ResultGroup,
+  type SearchOption,
+  type SearchSettings,
 } from './lib/search';
 
 type Mode = 'text' | 'image' | 'combined';
@@ -33,10 +43,16 @@ export function Search({ api, index, videos, onPlay }: { api: Api; index: Index;
   const [mode, setMode] = useState<Mode>('text');
   const [text, setText] = useState('');
   const [image, setImage] = useState<File | undefined>();
-  const [parts, setParts] = useState<QueryPart[]>([{ text: '', option: 'visual' }, { text: '', option: 'conversation' }]);
+  const [parts, setParts] = useState<QueryPart[]>([
+    { text: '', option: 'visual' },
+    { text: '', option: 'conversation' },
+  ]);
   const [combinator, setCombinator] = useState<Combinator>('$and');
   const [proximity, setProximity] = useState('');
-  const [settings, setSettings] = useState<SearchSettings>({ ...DEFAULT_SETTINGS, options: DEFAULT_SETTINGS.options.filter((o) => allowed.includes(o)) });
+  const [settings, setSettings] = useState<SearchSettings>({
+    ...DEFAULT_SETTINGS,
+    options: DEFAULT_SETTINGS.options.filter((o) => allowed.includes(o)),
+  });
   const [pages, setPages] = useState<Page[]>([]);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
@@ -62,7 +78,10 @@ export function Search({ api, index, videos, onPlay }: { api: Api; index: Index;
     run(async () => {
       if (mode === 'combined') {
         const query = combinedQuery(parts, combinator, proximity.trim() === '' ? undefined : Number(proximity));
-        return readPage(await api.call('POST', '/v1.2/combined-search', combinedSearchBody(index.id, settings, query)), '/v1.2/combined-search');
+        return readPage(
+          await api.call('POST', '/v1.2/combined-search', combinedSearchBody(index.id, settings, query)),
+          '/v1.2/combined-search',
+        );
       }
       if (mode === 'image' && !image) throw new Error('Choose an image to search with.');
       const form = new FormData();
@@ -94,8 +113,16 @@ export function Search({ api, index, videos, onPlay }: { api: Api; index: Index;
         </div>
         {mode === 'text' && (
           <>
-            <label for="query-text" class="visually-hidden">Query</label>
-            <input id="query-text" type="search" placeholder="What happens in the video?" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+            <label for="query-text" class="visually-hidden">
+              Query
+            </label>
+            <input
+              id="query-text"
+              type="search"
+              placeholder="What happens in the video?"
+              value={text}
+              onInput={(e) => setText(e.currentTarget.value)}
+            />
           </>
         )}
         {mode === 'image' && (
@@ -109,16 +136,35 @@ export function Search({ api, index, videos, onPlay }: { api: Api; index: Index;
             <legend>Combined query</legend>
             {parts.map((part, i) => (
               <div class="row" key={i}>
-                <label class="visually-hidden" for={`part-${i}`}>Part {i + 1}</label>
-                <input id={`part-${i}`} value={part.text} placeholder={`Part ${i + 1}`} onInput={(e) => setParts(parts.map((p, j) => (j === i ? { ...p, text: e.currentTarget.value } : p)))} />
-                <select aria-label={`Part ${i + 1} option`} value={part.option} onChange={(e) => setParts(parts.map((p, j) => (j === i ? { ...p, option: e.currentTarget.value as SearchOption } : p)))}>
-                  {allowed.map((option) => <option key={option}>{option}</option>)}
+                <label class="visually-hidden" for={`part-${i}`}>
+                  Part {i + 1}
+                </label>
+                <input
+                  id={`part-${i}`}
+                  value={part.text}
+                  placeholder={`Part ${i + 1}`}
+                  onInput={(e) => setParts(parts.map((p, j) => (j === i ? { ...p, text: e.currentTarget.value } : p)))}
+                />
+                <select
+                  aria-label={`Part ${i + 1} option`}
+                  value={part.option}
+                  onChange={(e) => setParts(parts.map((p, j) => (j === i ? { ...p, option: e.currentTarget.value as SearchOption } : p)))}
+                >
+                  {allowed.map((option) => (
+                    <option key={option}>{option}</option>
+                  ))}
                 </select>
-                {parts.length > 1 && <button type="button" aria-label={`Remove part ${i + 1}`} onClick={() => setParts(parts.filter((_, j) => j !== i))}>×</button>}
+                {parts.length > 1 && (
+                  <button type="button" aria-label={`Remove part ${i + 1}`} onClick={() => setParts(parts.filter((_, j) => j !== i))}>
+                    ×
+                  </button>
+                )}
               </div>
             ))}
             <div class="row">
-              <button type="button" onClick={() => setParts([...parts, { text: '', option: allowed[0] ?? 'visual' }])}>Add part</button>
+              <button type="button" onClick={() => setParts([...parts, { text: '', option: allowed[0] ?? 'visual' }])}>
+                Add part
+              </button>
               <label>
                 joined by{' '}
                 <select value={combinator} onChange={(e) => setCombinator(e.currentTarget.value as Combinator)}>
@@ -129,7 +175,16 @@ export function Search({ api, index, videos, onPlay }: { api: Api; index: Index;
               </label>
               <label>
                 within{' '}
-                <input class="short" type="number" min="0" step="1" value={proximity} placeholder="–" onInput={(e) => setProximity(e.currentTarget.value)} /> s
+                <input
+                  class="short"
+                  type="number"
+                  min="0"
+                  step="1"
+                  value={proximity}
+                  placeholder="–"
+                  onInput={(e) => setProximity(e.currentTarget.value)}
+                />{' '}
+                s
               </label>
             </div>
           </fieldset>
@@ -140,7 +195,13 @@ export function Search({ api, index, videos, onPlay }: { api: Api; index: Index;
             <legend>Search in</legend>
             {allowed.map((option) => (
               <label key={option} class="check">
-                <input type="checkbox" checked={settings.options.includes(option)} onChange={(e) => set('options', e.currentTarget.checked ? [...settings.options, option] : settings.options.filter((o) => o !== option))} />
+                <input
+                  type="checkbox"
+                  checked={settings.options.includes(option)}
+                  onChange={(e) =>
+                    set('options', e.currentTarget.checked ? [...settings.options, option] : settings.options.filter((o) => o !== option))
+                  }
+                />
                 {option}
               </label>
             ))}
@@ -155,7 +216,10 @@ export function Search({ api, index, videos, onPlay }: { api: Api; index: Index;
             </label>
             <label>
               Conversation{' '}
-              <select value={settings.conversationOption} onChange={(e) => set('conversationOption', e.currentTarget.value as SearchSettings['conversationOption'])}>
+              <select
+                value={settings.conversationOption}
+                onChange={(e) => set('conversationOption', e.currentTarget.value as SearchSettings['conversationOption'])}
+              >
                 <option value="semantic">semantic</option>
                 <option value="exact_match">exact match</option>
               </select>
@@ -163,7 +227,9 @@ export function Search({ api, index, videos, onPlay }: { api: Api; index: Index;
             <label>
               Threshold{' '}
               <select value={settings.threshold} onChange={(e) => set('threshold', e.currentTarget.value as SearchSettings['threshold'])}>
-                {(['high', 'medium', 'low', 'none'] as const).map((level) => <option key={level}>{level}</option>)}
+                {(['high', 'medium', 'low', 'none'] as const).map((level) => (
+                  <option key={level}>{level}</option>
+                ))}
               </select>
             </label>
             <label>
@@ -174,41 +240,77 @@ export function Search({ api, index, videos, onPlay }: { api: Api; index: Index;
               </select>
             </label>
             <label>
-              Per page <input class="short" type="number" min="1" max="50" value={settings.pageLimit} onInput={(e) => set('pageLimit', Number(e.currentTarget.value) || 10)} />
+              Per page{' '}
+              <input
+                class="short"
+                type="number"
+                min="1"
+                max="50"
+                value={settings.pageLimit}
+                onInput={(e) => set('pageLimit', Number(e.currentTarget.value) || 10)}
+              />
             </label>
           </div>
         </details>
-        <button type="submit" disabled={busy}>Search</button>
+        <button type="submit" disabled={busy}>
+          Search
+        </button>
       </form>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       {last && (
         <p class="hint" aria-live="polite">
           {last.total !== undefined ? `${last.total} result${last.total === 1 ? '' : 's'}` : ''}
         </p>
       )}
-      {pages.flatMap((page) => page.groups).map((group, g) => (
-        <div key={g} class="group">
-          {group.videoId && <h3>{nameOf(group.videoId)}</h3>}
-          <ul class="results">
-            {group.clips.map((clip, i) => (
-              <li key={`${g}-${i}`}>
-                <button type="button" class="result" data-start={clip.start} data-end={clip.end} onClick={() => onPlay(clip)} aria-label={`Play ${nameOf(clip.videoId)} from ${formatSeconds(clip.start)}`}>
-                  {clip.thumbnailUrl ? <img src={clip.thumbnailUrl} alt="" loading="lazy" /> : <span class="thumb-placeholder" aria-hidden="true" />}
-                  <span class="meta">
-                    {formatSeconds(clip.start)}–{formatSeconds(clip.end)}
-                    {clip.confidence && <span class={`confidence ${clip.confidence}`}>{clip.confidence}</span>}
-                    {clip.score !== undefined && <span>{clip.score.toFixed(1)}</span>}
-                  </span>
-                  {!group.videoId && <span class="name">{nameOf(clip.videoId)}</span>}
-                  {clip.kinds.length > 0 && <span class="kinds">{clip.kinds.join(', ')}</span>}
-                </button>
-              </li>
-            ))}
-          </ul>
-        </div>
-      ))}
+      {pages
+        .flatMap((page) => page.groups)
+        .map((group, g) => (
+          <div key={g} class="group">
+            {group.videoId && <h3>{nameOf(group.videoId)}</h3>}
+            <ul class="results">
+              {group.clips.map((clip, i) => (
+                <li key={`${g}-${i}`}>
+                  <button
+                    type="button"
+                    class="result"
+                    data-start={clip.start}
+                    data-end={clip.end}
+                    onClick={() => onPlay(clip)}
+                    aria-label={`Play ${nameOf(clip.videoId)} from ${formatSeconds(clip.start)}`}
+                  >
+                    {clip.thumbnailUrl ? (
+                      <img src={clip.thumbnailUrl} alt="" loading="lazy" />
+                    ) : (
+                      <span class="thumb-placeholder" aria-hidden="true" />
+                    )}
+                    <span class="meta">
+                      {formatSeconds(clip.start)}–{formatSeconds(clip.end)}
+                      {clip.confidence && <span class={`confidence ${clip.confidence}`}>{clip.confidence}</span>}
+                      {clip.score !== undefined && <span>{clip.score.toFixed(1)}</span>}
+                    </span>
+                    {!group.videoId && <span class="name">{nameOf(clip.videoId)}</span>}
+                    {clip.kinds.length > 0 && <span class="kinds">{clip.kinds.join(', ')}</span>}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ))}
       {last?.nextToken && (
-        <button type="button" disabled={busy} onClick={() => void run(async () => readPage(await api.call('GET', `${last.pagePath}/${encodeURIComponent(last.nextToken!)}`), last.pagePath), true)}>
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() =>
+            void run(
+              async () => readPage(await api.call('GET', `${last.pagePath}/${encodeURIComponent(last.nextToken!)}`), last.pagePath),
+              true,
+            )
+          }
+        >
           Next page
         </button>
       )}

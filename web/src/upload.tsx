@@ -16,7 +16,15 @@ const DONE = new Set(['ready', 'failed']);
 const POLL_MS = 1000;
 
 /** Upload by file (picker or drop, several at once) or by URL; each task's status polled live. */
-export function Uploads({ api, index, onIndexed }: { api: Api; index: Index; onIndexed: (videoId: string, source: string | undefined) => void }) {
+export function Uploads({
+  api,
+  index,
+  onIndexed,
+}: {
+  api: Api;
+  index: Index;
+  onIndexed: (videoId: string, source: string | undefined) => void;
+}) {
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [url, setUrl] = useState('');
   const [dragging, setDragging] = useState(false);
@@ -77,10 +85,18 @@ export function Uploads({ api, index, onIndexed }: { api: Api; index: Index; onI
         }}
       >
         <p>Drop videos here, or</p>
-        <input ref={fileInput} id="video-files" type="file" accept="video/*" multiple class="visually-hidden" onChange={(e) => {
-          addFiles(e.currentTarget.files);
-          e.currentTarget.value = '';
-        }} />
+        <input
+          ref={fileInput}
+          id="video-files"
+          type="file"
+          accept="video/*"
+          multiple
+          class="visually-hidden"
+          onChange={(e) => {
+            addFiles(e.currentTarget.files);
+            e.currentTarget.value = '';
+          }}
+        />
         <button type="button" onClick={() => fileInput.current?.click()}>
           Choose files…
         </button>
@@ -94,21 +110,29 @@ export function Uploads({ api, index, onIndexed }: { api: Api; index: Index; onI
           setUrl('');
         }}
       >
-        <label for="video-url" class="visually-hidden">Video URL</label>
+        <label for="video-url" class="visually-hidden">
+          Video URL
+        </label>
         <input id="video-url" type="url" placeholder="https://…/video.mp4" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
         <button type="submit">Index URL</button>
       </form>
       <ul class="tasks" aria-live="polite">
         {uploads.map((upload) => (
-          <li key={upload.key} class={`task ${upload.error ? 'failed' : upload.task?.status ?? 'uploading'}`}>
+          <li key={upload.key} class={`task ${upload.error ? 'failed' : (upload.task?.status ?? 'uploading')}`}>
             <span class="name">{upload.label}</span>
             {upload.error ? (
               <span class="error">{upload.error}</span>
             ) : (
               <>
                 <span class="status">{upload.task?.status ?? 'uploading'}</span>
-                <progress max={100} value={upload.task?.status === 'ready' ? 100 : upload.task?.percentage} aria-label={`${upload.label} progress`} />
-                {upload.task?.percentage !== undefined && upload.task.status !== 'ready' && <span>{Math.round(upload.task.percentage)}%</span>}
+                <progress
+                  max={100}
+                  value={upload.task?.status === 'ready' ? 100 : upload.task?.percentage}
+                  aria-label={`${upload.label} progress`}
+                />
+                {upload.task?.percentage !== undefined && upload.task.status !== 'ready' && (
+                  <span>{Math.round(upload.task.percentage)}%</span>
+                )}
               </>
             )}
           </li>

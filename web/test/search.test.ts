@@ -29,37 +29,88 @@ describe('searchFields', () => {
 
 describe('combinedQuery', () => {
   it.each([
-    ['one row is a leaf', [{ text: ' cat ', option: 'visual' as const }], '$and' as const, undefined, { text: 'cat', search_options: ['visual'] }],
+    [
+      'one row is a leaf',
+      [{ text: ' cat ', option: 'visual' as const }],
+      '$and' as const,
+      undefined,
+      { text: 'cat', search_options: ['visual'] },
+    ],
     [
       'rows joined, blank ones dropped, with proximity',
-      [{ text: 'cat', option: 'visual' as const }, { text: '', option: 'logo' as const }, { text: 'meow', option: 'conversation' as const }],
+      [
+        { text: 'cat', option: 'visual' as const },
+        { text: '', option: 'logo' as const },
+        { text: 'meow', option: 'conversation' as const },
+      ],
       '$then' as const,
       5,
-      { $then: [{ text: 'cat', search_options: ['visual'] }, { text: 'meow', search_options: ['conversation'] }], proximity: 5 },
+      {
+        $then: [
+          { text: 'cat', search_options: ['visual'] },
+          { text: 'meow', search_options: ['conversation'] },
+        ],
+        proximity: 5,
+      },
     ],
-    ['or without proximity', [{ text: 'a', option: 'visual' as const }, { text: 'b', option: 'visual' as const }], '$or' as const, undefined, { $or: [{ text: 'a', search_options: ['visual'] }, { text: 'b', search_options: ['visual'] }] }],
+    [
+      'or without proximity',
+      [
+        { text: 'a', option: 'visual' as const },
+        { text: 'b', option: 'visual' as const },
+      ],
+      '$or' as const,
+      undefined,
+      {
+        $or: [
+          { text: 'a', search_options: ['visual'] },
+          { text: 'b', search_options: ['visual'] },
+        ],
+      },
+    ],
   ])('%s', (_name, parts, combinator, proximity, expected) => {
     expect(combinedQuery(parts, combinator, proximity)).toEqual(expected);
   });
 
   it('refuses an empty query and a proximity that is not a positive number', () => {
     expect(() => combinedQuery([{ text: '  ', option: 'visual' }], '$and', undefined)).toThrow('at least one query text');
-    const two = [{ text: 'a', option: 'visual' as const }, { text: 'b', option: 'visual' as const }];
+    const two = [
+      { text: 'a', option: 'visual' as const },
+      { text: 'b', option: 'visual' as const },
+    ];
     expect(() => combinedQuery(two, '$and', 0)).toThrow('Proximity');
     expect(() => combinedQuery(two, '$and', Number.NaN)).toThrow('Proximity');
   });
 });
 
 describe('resultGroups', () => {
-  const clip = { video_id: 'v1', start: 4, end: 8, score: 91.5, confidence: 'high', thumbnail_url: 'http://t/1.jpg', metadata: [{ type: 'text_in_video' }] };
+  const clip = {
+    video_id: 'v1',
+    start: 4,
+    end: 8,
+    score: 91.5,
+    confidence: 'high',
+    thumbnail_url: 'http://t/1.jpg',
+    metadata: [{ type: 'text_in_video' }],
+  };
   it('reads clips as one group without a video', () => {
     expect(resultGroups([clip])).toEqual([
-      { videoId: undefined, clips: [{ videoId: 'v1', start: 4, end: 8, score: 91.5, confidence: 'high', thumbnailUrl: 'http://t/1.jpg', kinds: ['text_in_video'] }] },
+      {
+        videoId: undefined,
+        clips: [
+          { videoId: 'v1', start: 4, end: 8, score: 91.5, confidence: 'high', thumbnailUrl: 'http://t/1.jpg', kinds: ['text_in_video'] },
+        ],
+      },
     ]);
   });
   it('reads video groups, their clips taking the group id', () => {
     const groups = resultGroups([{ id: 'v2', clips: [{ start: 1, end: 2 }] }]);
-    expect(groups).toEqual([{ videoId: 'v2', clips: [{ videoId: 'v2', start: 1, end: 2, score: undefined, confidence: undefined, thumbnailUrl: undefined, kinds: [] }] }]);
+    expect(groups).toEqual([
+      {
+        videoId: 'v2',
+        clips: [{ videoId: 'v2', start: 1, end: 2, score: undefined, confidence: undefined, thumbnailUrl: undefined, kinds: [] }],
+      },
+    ]);
   });
   it('reads anything else as no result', () => {
     expect(resultGroups(undefined)).toEqual([]);

@@ -157,7 +157,10 @@ describe('the playground page', () => {
     });
     /** Clicks Search and waits for the answer of this search (the page clears the previous results). */
     const runSearch = async (path: string) => {
-      await Promise.all([page.waitForResponse((r) => r.url().includes(path)), search.getByRole('button', { name: 'Search', exact: true }).click()]);
+      await Promise.all([
+        page.waitForResponse((r) => r.url().includes(path)),
+        search.getByRole('button', { name: 'Search', exact: true }).click(),
+      ]);
     };
     await search.getByLabel('combined').check();
     await search.getByLabel('Part 1', { exact: true }).fill('planet');

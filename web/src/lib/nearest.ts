@@ -19,7 +19,11 @@ export interface Segment {
 }
 
 /** The segments closest to a query vector, best first. */
-export function nearestSegments(query: readonly number[], segments: readonly Segment[], count: number): { start: number; end: number; similarity: number }[] {
+export function nearestSegments(
+  query: readonly number[],
+  segments: readonly Segment[],
+  count: number,
+): { start: number; end: number; similarity: number }[] {
   return segments
     .map((segment) => ({ start: segment.start, end: segment.end, similarity: cosine(query, segment.embedding) }))
     .sort((a, b) => b.similarity - a.similarity)

@@ -45,17 +45,14 @@ export interface QueryPart {
 export type Combinator = '$and' | '$or' | '$then';
 
 export type CombinedQuery =
-  | { text: string; search_options: SearchOption[] }
-  | { [K in Combinator]?: CombinedQuery[] } & { proximity?: number };
+  { text: string; search_options: SearchOption[] } | ({ [K in Combinator]?: CombinedQuery[] } & { proximity?: number });
 
 /**
  * The builder's rows joined by one combinator (v1.2 grammar, §5.5.1); a single row is a plain
  * leaf, and proximity only applies to two or more. Throws a sentence for the form to show.
  */
 export function combinedQuery(parts: QueryPart[], combinator: Combinator, proximity: number | undefined): CombinedQuery {
-  const leaves = parts
-    .map((part) => ({ text: part.text.trim(), search_options: [part.option] }))
-    .filter((leaf) => leaf.text !== '');
+  const leaves = parts.map((part) => ({ text: part.text.trim(), search_options: [part.option] })).filter((leaf) => leaf.text !== '');
   if (leaves.length === 0) throw new Error('Write at least one query text.');
   if (leaves.length === 1) return leaves[0]!;
   if (proximity !== undefined && !(proximity > 0)) throw new Error('Proximity is a number of seconds above 0.');
