@@ -31,15 +31,11 @@ export function implement<H extends grpc.UntypedServiceImplementation>(
   for (const [method, handler] of Object.entries(handlers) as [string, UnaryHandler<unknown, unknown>][]) {
     implementation[method] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       const ctx = readCallContext(call, logger);
-      const { name, attributes } = rpcSpanOf(call.getPath());
+      const { attributes } = rpcSpanOf(call.getPath());
       const started = process.hrtime.bigint();
       const measure = (code: grpc.status) =>
         recordRpc('server', attributes['rpc.service'], attributes['rpc.method'], code, Number(process.hrtime.bigint() - started) / 1e9);
-      // The server span continues the client's; what the handler calls and writes continues it.
-      inSpan(name, { kind: SpanKind.SERVER, attributes, parent: ctx.traceparent ?? null }, (span) => {
-        const caller = { requestId: ctx.requestId, deadline: ctx.deadline, traceparent: traceparentOf(span) ?? ctx.traceparent };
-        return withCaller(caller, () => handler(call.request, ctx));
-      }).then(
+      handleOnBehalf(call, ctx, () => handler(call.request, ctx)).then(
         (response) => {
           measure(grpc.status.OK);
           callback(null, response);
@@ -53,6 +49,18 @@ export function implement<H extends grpc.UntypedServiceImplementation>(
     };
   }
   return implementation;
+}
+
+/**
+ * Runs a call's handler on its caller's behalf (request id, deadline) inside the call's server span,
+ * which continues the client's trace; what the handler calls and writes continues it. Unary calls
+ * go through `implement`; a streaming handler calls this itself.
+ */
+export function handleOnBehalf<T>(call: { getPath(): string }, ctx: CallContext, run: () => Promise<T>): Promise<T> {
+  const { name, attributes } = rpcSpanOf(call.getPath());
+  return inSpan(name, { kind: SpanKind.SERVER, attributes, parent: ctx.traceparent ?? null }, (span) =>
+    withCaller({ requestId: ctx.requestId, deadline: ctx.deadline, traceparent: traceparentOf(span) ?? ctx.traceparent }, run),
+  );
 }
 
 export interface ServiceRegistration {

@@ -1,6 +1,6 @@
 import type * as grpc from '@grpc/grpc-js';
-import { errors, knownId, withCaller, type Logger } from '@vus/core';
-import { implement, readCallContext, requireOrg, toServiceError } from '@vus/grpc';
+import { errors, knownId, type Logger } from '@vus/core';
+import { handleOnBehalf, implement, readCallContext, requireOrg, toServiceError } from '@vus/grpc';
 import type { AnalysisResult__Input } from '@vus/grpc/types/analyze/v1/AnalysisResult';
 import type { AnalyzeServiceHandlers } from '@vus/grpc/types/analyze/v1/AnalyzeService';
 import type { AnalyzeStreamEvent__Input } from '@vus/grpc/types/analyze/v1/AnalyzeStreamEvent';
@@ -94,7 +94,7 @@ function analyzeStream(
         if (!call.write(toProtoEvent(generationId, event))) await Promise.race([once(call, 'drain'), once(abort.signal, 'abort')]);
       }
     };
-    withCaller({ requestId: ctx.requestId, deadline: ctx.deadline, traceparent: ctx.traceparent }, run).then(
+    handleOnBehalf(call, ctx, run).then(
       () => {
         if (!abort.signal.aborted) call.end();
       },
