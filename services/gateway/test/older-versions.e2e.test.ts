@@ -260,8 +260,8 @@ describe('v1 (the 2022 draft)', () => {
     ['get', '/v1/indexes/tasks/status?index_id=6528dde58f9cd95a98cbd075'],
     ['post', '/v1/generate'],
   ] as const)('%s %s → api_upgrade_required', async (method, path) => {
-    const res = await api()
-      [method](path)
+    const agent = api();
+    const res = await agent[method](path)
       .set('x-api-key', key)
       .send({ index_id: indexId, query: { text: 'x' } });
     expect([res.status, res.body.error_code]).toEqual([400, 'api_upgrade_required']);
