@@ -216,7 +216,7 @@ describe('embed tasks', () => {
       ['clip', 6, 8, 512],
       ['asset', 0, 8, 512],
     ]);
-    const listed: string[] = [];
+    const listed: (string | undefined)[] = [];
     for await (const item of await client.embed.v2.tasks.list()) listed.push(item.id);
     expect(listed).toContain(created.id);
   }, 180_000);
