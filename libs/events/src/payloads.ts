@@ -2,7 +2,8 @@
  * Payloads of the events that cross service boundaries: the producer writes exactly this, every
  * consumer reads exactly this. (The envelope around them is EventEnvelope.)
  */
-import { TASK_STATUSES, type TaskStatus } from '@vus/core';
+import { TASK_STATUSES, type Clock, type TaskStatus } from '@vus/core';
+import { buildEvent, type EventEnvelope } from './bus';
 
 export { TASK_STATUSES, type TaskStatus } from '@vus/core';
 
@@ -47,4 +48,52 @@ export function isVideoDeleted(payload: Record<string, unknown>): payload is Vid
     Array.isArray(payload.blob_keys) &&
     payload.blob_keys.every((key) => typeof key === 'string')
   );
+}
+
+/** What a usage event measures; billing-service prices each kind. */
+export const USAGE_KINDS = ['media_seconds', 'output_tokens'] as const;
+export type UsageKind = (typeof USAGE_KINDS)[number];
+
+/**
+ * `usage.recorded`, keyed by the organization id, one per metered amount (seconds of a probed
+ * video, output tokens of a generation). The producer's `idempotency_key` names the metered thing,
+ * so the same usage written twice (a retried task) is counted once by the ledger.
+ */
+export interface UsageRecordedPayload {
+  kind: UsageKind;
+  quantity: number;
+  idempotency_key: string;
+  /** When the usage happened (ISO 8601): it is billed in that month even if consumed later. */
+  occurred_at: string;
+  [field: string]: unknown;
+}
+
+export function isUsageRecorded(payload: Record<string, unknown>): payload is UsageRecordedPayload {
+  return (
+    typeof payload.kind === 'string' &&
+    (USAGE_KINDS as readonly string[]).includes(payload.kind) &&
+    typeof payload.quantity === 'number' &&
+    Number.isFinite(payload.quantity) &&
+    payload.quantity >= 0 &&
+    typeof payload.idempotency_key === 'string' &&
+    payload.idempotency_key.length > 0 &&
+    payload.idempotency_key.length <= 200 &&
+    typeof payload.occurred_at === 'string' &&
+    !Number.isNaN(Date.parse(payload.occurred_at))
+  );
+}
+
+/** The `usage.recorded` event of one metered amount of an organization, for its producer's outbox. */
+export function usageRecorded(
+  orgId: string,
+  usage: { kind: UsageKind; quantity: number; idempotencyKey: string; occurredAt: Date },
+  clock?: Clock,
+): EventEnvelope<UsageRecordedPayload> {
+  const payload: UsageRecordedPayload = {
+    kind: usage.kind,
+    quantity: usage.quantity,
+    idempotency_key: usage.idempotencyKey,
+    occurred_at: usage.occurredAt.toISOString(),
+  };
+  return buildEvent('usage.recorded', orgId, orgId, payload, clock);
 }

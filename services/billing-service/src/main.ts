@@ -7,6 +7,7 @@ import { billingEnvShape, mailTargetFromEnv, tierLimitsFromEnv } from './env';
 import { createMailTransport, Mailer, type MailTarget } from './mailer';
 import { billingServiceImplementation } from './server';
 import { createBillingStore } from './store';
+import { usageMetering } from './usage';
 
 export type { MailTarget } from './mailer';
 
@@ -26,6 +27,8 @@ export const billingService = defineService({
   migrations: join(__dirname, '..', 'migrations'),
   // The mailer sends the e-mail outbox as jobs of the job queue.
   libraryMigrations: [JOBS_MIGRATIONS],
+  // Usage (`usage.recorded`) comes from the bus; the RecordSpend RPC stays for operators and callers without one.
+  consumes: true,
   env: billingEnvShape,
   fromEnv: (config): BillingServiceOptions => ({ mail: mailTargetFromEnv(config), tierLimits: tierLimitsFromEnv(config) }),
   async build({ db, clock, logger }, options: BillingServiceOptions) {
@@ -39,6 +42,8 @@ export const billingService = defineService({
     });
     return {
       implementation: billingServiceImplementation(billing, logger),
+      consumers: [usageMetering(db, billing)],
+      withoutBus: 'no event bus: usage is metered only through the RecordSpend RPC',
       jobs: [
         { name: 'mailer', start: () => (mailer.start(), mailer) },
         // Idempotent, so every replica may run it; it closes whatever month boundary has passed.
