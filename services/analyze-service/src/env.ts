@@ -1,6 +1,7 @@
 import { envAddress } from '@vus/core';
 import { z } from 'zod';
-import type { AnalyzeServiceOptions } from './main';
+import type { OpenAICompatibleOptions } from './openai';
+import type { GenerationProvider } from './provider';
 
 /**
  * analyze-service's environment beside the kit's. ANALYZE_PROVIDER picks the generation provider
@@ -25,4 +26,15 @@ export function analyzeOptionsFromEnv(config: z.infer<z.ZodObject<typeof analyze
     ...base,
     llm: { baseUrl: config.LLM_BASE_URL, model: config.LLM_MODEL, apiKey: config.LLM_API_KEY, timeoutMs: config.LLM_TIMEOUT_MS },
   };
+}
+
+export interface AnalyzeServiceOptions {
+  /** index-service: videos, their indexes' engines and artifacts. */
+  indexServiceAddress: string;
+  /** search-service: the visual segments (shots and labels). */
+  searchServiceAddress: string;
+  /** An OpenAI-compatible chat-completions server to generate with; unset: the bundled extractive provider. */
+  llm?: Omit<OpenAICompatibleOptions, 'logger'> | undefined;
+  /** A provider object (tests); wins over `llm`. */
+  provider?: GenerationProvider | undefined;
 }

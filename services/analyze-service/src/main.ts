@@ -4,23 +4,11 @@ import { openWordNet } from '@vus/wordnet';
 import { join } from 'node:path';
 import { createAnalyzeService } from './analyze';
 import { serviceDirectory } from './directory';
-import { analyzeEnvShape, analyzeOptionsFromEnv } from './env';
+import { analyzeEnvShape, analyzeOptionsFromEnv, type AnalyzeServiceOptions } from './env';
 import { ExtractiveProvider } from './extractive';
-import { OpenAICompatibleProvider, type OpenAICompatibleOptions } from './openai';
-import type { GenerationProvider } from './provider';
+import { OpenAICompatibleProvider } from './openai';
 import { analyzeServiceImplementation } from './server';
 import { createGenerationStore } from './store';
-
-export interface AnalyzeServiceOptions {
-  /** index-service: videos, their indexes' engines and artifacts. */
-  indexServiceAddress: string;
-  /** search-service: the visual segments (shots and labels). */
-  searchServiceAddress: string;
-  /** An OpenAI-compatible chat-completions server to generate with; unset: the bundled extractive provider. */
-  llm?: Omit<OpenAICompatibleOptions, 'logger'> | undefined;
-  /** A provider object (tests); wins over `llm`. */
-  provider?: GenerationProvider | undefined;
-}
 
 /** Gist, summaries, chapters, highlights and open prompts from a video's evidence; generation records. */
 export const analyzeService = defineService({
@@ -54,6 +42,7 @@ export type RunningAnalyzeService = RunningService;
 export const startAnalyzeService = (options: KitOptions & AnalyzeServiceOptions): Promise<RunningAnalyzeService> =>
   startService(analyzeService, options);
 
+export type { AnalyzeServiceOptions } from './env';
 export type { GenerationProvider } from './provider';
 export { ExtractiveProvider } from './extractive';
 
