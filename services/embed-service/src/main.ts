@@ -1,29 +1,16 @@
-import type { BlobStore } from '@vus/blob';
 import { JOBS_MIGRATIONS } from '@vus/jobs';
-import type { ModelRegistry } from '@vus/models';
 import { defineService, intervalJob, runService, startService, type KitOptions, type RunningService } from '@vus/service';
 import { join } from 'node:path';
 import { decodeAudio } from './audio';
 import { openConceptEmbedder } from './concept-embedder';
 import { createEmbedService } from './embed';
-import { embedEnvShape, embedOptionsFromEnv } from './env';
+import { embedEnvShape, embedOptionsFromEnv, type EmbedServiceOptions } from './env';
 import { mediaFetching } from './fetching';
 import { embedServiceImplementation } from './server';
 import { createUsageStore } from './store';
 import { embedTaskRunner } from './task-job';
 import { createEmbedTaskStore } from './task-store';
 import { createEmbedTasks } from './tasks';
-
-export interface EmbedServiceOptions {
-  /** The bundled detector and OCR (and a speech recogniser when MODELS_DIR has one). Embedded mode shares the process's registry. */
-  models: ModelRegistry;
-  /** Hosts a media URL may reach even on private addresses (tests serve media on 127.0.0.1). */
-  fetchAllowHosts?: readonly string[];
-  /** The blob store the gateway puts embed-task uploads in; without one, tasks take URLs only. */
-  blobs?: BlobStore | undefined;
-  /** How often the task runner looks for work without being woken. */
-  taskPollMs?: number;
-}
 
 /** Embeddings of text, images, audio and video in one space (the bundled concept embedding); query vectors for the other services. */
 export const embedService = defineService({
@@ -61,6 +48,7 @@ export const embedService = defineService({
   },
 });
 
+export type { EmbedServiceOptions } from './env';
 export type RunningEmbedService = RunningService;
 export const startEmbedService = (options: KitOptions & EmbedServiceOptions): Promise<RunningEmbedService> =>
   startService(embedService, options);
