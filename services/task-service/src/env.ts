@@ -1,9 +1,9 @@
-import { blobEnvShape, openBlobStore } from '@vus/blob';
+import { blobEnvShape, openBlobStore, type BlobStore } from '@vus/blob';
 import { ConfigError, envAddress, type Logger } from '@vus/core';
 import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/models';
 import type { z } from 'zod';
-import type { TaskServiceOptions } from './main';
-import { webhookEnvShape, webhookOptionsFromEnv } from './webhooks/start';
+import { webhookEnvShape, webhookOptionsFromEnv, type WebhookOptions } from './webhooks/start';
+import type { IndexingWorkerConfig } from './worker/start';
 import { workerConfigFromEnv, workerEnvShape } from './worker/config';
 
 /** task-service's environment beside the kit's: the blob store, the worker, webhooks. */
@@ -32,4 +32,14 @@ export async function taskOptionsFromEnv(
         ? workerConfigFromEnv(config, blobs, createModelRegistry(modelsConfigFromEnv(config)), logger)
         : undefined,
   };
+}
+
+export interface TaskServiceOptions {
+  indexServiceAddress: string;
+  /** The store the gateway and index-service share: failed uploads and deleted videos' blobs are removed from it. */
+  blobs?: BlobStore | undefined;
+  /** Runs the indexing worker in this process (embedded mode; or set WORKER_ENABLED in cluster mode). */
+  worker?: Omit<IndexingWorkerConfig, 'indexServiceAddress'> | undefined;
+  /** Webhook endpoints, the fan-out of task events to deliveries, the dispatcher (on by default). */
+  webhooks?: WebhookOptions | undefined;
 }

@@ -1,29 +1,18 @@
-import type { BlobStore } from '@vus/blob';
 import { JOBS_MIGRATIONS } from '@vus/jobs';
 import { defineService, runService, startService, type KitOptions, type RunningService } from '@vus/service';
 import { join } from 'node:path';
-import { taskEnvShape, taskOptionsFromEnv } from './env';
+import { taskEnvShape, taskOptionsFromEnv, type TaskServiceOptions } from './env';
 import { createIndexClient, indexDirectory } from './index-client';
 import { taskServiceImplementation } from './server';
 import { taskHandlers } from './tasks/rpc';
 import { createTaskStore } from './tasks/store';
 import { createTaskService } from './tasks/tasks';
 import { VIDEO_BLOBS_GROUP, videoBlobCleanup } from './video-blobs';
-import { webhookParts, type WebhookOptions } from './webhooks/start';
-import { startIndexingWorker, type IndexingWorkerConfig, type RunningWorker } from './worker/start';
+import { webhookParts } from './webhooks/start';
+import { indexingWorkerJob, type RunningWorker } from './worker/start';
 
 export { parseAllowList } from '@vus/fetch';
 export { mediaMeter, workerEnvShape, type MediaMeterHandle } from './worker/config';
-
-export interface TaskServiceOptions {
-  indexServiceAddress: string;
-  /** The store the gateway and index-service share: failed uploads and deleted videos' blobs are removed from it. */
-  blobs?: BlobStore | undefined;
-  /** Runs the indexing worker in this process (embedded mode; or set WORKER_ENABLED in cluster mode). */
-  worker?: Omit<IndexingWorkerConfig, 'indexServiceAddress'> | undefined;
-  /** Webhook endpoints, the fan-out of task events to deliveries, the dispatcher (on by default). */
-  webhooks?: WebhookOptions | undefined;
-}
 
 /** Indexing tasks, uploads, webhooks; the indexing worker when configured. */
 export const taskService = defineService({
@@ -45,14 +34,8 @@ export const taskService = defineService({
       eventsWritten,
     });
     const webhooks = webhookParts({ db, clock, logger, options: options.webhooks });
-    const { blobs, worker: workerConfig } = options;
-    let worker: RunningWorker | undefined;
-    const startWorker = async () =>
-      (worker = await startIndexingWorker(
-        db,
-        { ...workerConfig!, indexServiceAddress: options.indexServiceAddress },
-        { logger, bus, clock, eventsWritten },
-      ));
+    const { blobs } = options;
+    const worker = indexingWorkerJob(db, options.worker, options.indexServiceAddress, { logger, bus, clock, eventsWritten });
     return {
       implementation: taskServiceImplementation({ tasks: taskHandlers(tasks, clock), webhooks: webhooks.handlers }, logger),
       consumers: [
@@ -62,12 +45,13 @@ export const taskService = defineService({
           : []),
       ],
       withoutBus: "no event bus: no webhook deliveries are planned, and deleted videos' media and thumbnails stay in the blob store",
-      jobs: [...webhooks.jobs, ...(workerConfig ? [{ name: 'indexing-worker', start: startWorker }] : [])],
-      extra: () => ({ worker }),
+      jobs: [...webhooks.jobs, ...(worker ? [worker.job] : [])],
+      extra: () => ({ worker: worker?.running() }),
     };
   },
 });
 
+export type { TaskServiceOptions } from './env';
 export type RunningTaskService = RunningService<{ worker: RunningWorker | undefined }>;
 export const startTaskService = (options: KitOptions & TaskServiceOptions): Promise<RunningTaskService> =>
   startService(taskService, options);

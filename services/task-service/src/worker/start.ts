@@ -116,3 +116,16 @@ export async function startIndexingWorker(
     },
   };
 }
+
+/** The indexing worker as one of the kit's background jobs (none without a worker config); `running()` is the started worker, once started. */
+export function indexingWorkerJob(
+  db: Database,
+  config: Omit<IndexingWorkerConfig, 'indexServiceAddress'> | undefined,
+  indexServiceAddress: string,
+  context: Parameters<typeof startIndexingWorker>[2],
+): { job: { name: string; start: () => Promise<RunningWorker> }; running: () => RunningWorker | undefined } | undefined {
+  if (!config) return undefined;
+  let worker: RunningWorker | undefined;
+  const start = async () => (worker = await startIndexingWorker(db, { ...config, indexServiceAddress }, context));
+  return { job: { name: 'indexing-worker', start }, running: () => worker };
+}
