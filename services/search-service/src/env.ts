@@ -1,7 +1,6 @@
 import { envAddress } from '@vus/core';
-import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/models';
+import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema, type ModelRegistry } from '@vus/models';
 import { z } from 'zod';
-import type { SearchServiceOptions } from './main';
 
 /** search-service's environment beside the kit's (MODELS_DIR: CLIP for vector queries). */
 export const searchEnvShape = {
@@ -21,4 +20,13 @@ export function searchOptionsFromEnv(config: z.infer<z.ZodObject<typeof searchEn
     models: createModelRegistry(modelsConfigFromEnv(config)),
     pageTtlSeconds: config.SEARCH_PAGE_TTL_SECONDS,
   };
+}
+
+export interface SearchServiceOptions {
+  indexServiceAddress: string;
+  models?: ModelRegistry | undefined;
+  /** How long result pages stay readable (the real API: about an hour). */
+  pageTtlSeconds?: number;
+  /** Hosts a query_media_url may reach even on private addresses (tests serve images on 127.0.0.1). */
+  fetchAllowHosts?: readonly string[];
 }

@@ -1,28 +1,19 @@
 import { createIndexClient } from '@vus/clients';
-import type { ModelRegistry } from '@vus/models';
-import { defineService, intervalJob, runService, startService, type KitOptions, type RunningService } from '@vus/service';
+import { defineService, runService, startService, type KitOptions, type RunningService } from '@vus/service';
 import { join } from 'node:path';
 import { createCombinedSearch } from './combined-search';
 import { segmentCleanup } from './deletions';
-import { searchEnvShape, searchOptionsFromEnv } from './env';
+import { searchEnvShape, searchOptionsFromEnv, type SearchServiceOptions } from './env';
 import { expandQuery, labelTerms } from './expansion';
 import { indexDirectory } from './index-directory';
 import { createIngest } from './ingest';
 import { queryImageFetcher, queryModels } from './query-models';
+import { purgeResultSetsJob } from './result-sets';
 import { createSearch } from './search';
 import { searchServiceImplementation } from './server';
 import { createSegmentStore } from './store';
 import { createVideoSegmentReader } from './video-segments';
 import { openWordNet } from './wordnet';
-
-export interface SearchServiceOptions {
-  indexServiceAddress: string;
-  models?: ModelRegistry | undefined;
-  /** How long result pages stay readable (the real API: about an hour). */
-  pageTtlSeconds?: number;
-  /** Hosts a query_media_url may reach even on private addresses (tests serve images on 127.0.0.1). */
-  fetchAllowHosts?: readonly string[];
-}
 
 /** Searchable segments (pgvector + full text), single and combined search, result pages. */
 export const searchService = defineService({
@@ -37,16 +28,14 @@ export const searchService = defineService({
     const wordnet = openWordNet();
     const indexClient = createIndexClient(options.indexServiceAddress);
     onStop(() => (indexClient.close(), wordnet.close()));
-    const expand = (text: string) => expandQuery(text, wordnet);
-    const pageTtlMs = (options.pageTtlSeconds ?? 3600) * 1000;
     const search = createSearch({
       store,
       indexes: indexDirectory(indexClient),
-      expand,
+      expand: (text) => expandQuery(text, wordnet),
       models: queryModels(options.models),
       clock,
       logger,
-      pageTtlMs,
+      pageTtlMs: (options.pageTtlSeconds ?? 3600) * 1000,
     });
     const ingest = createIngest({ store, labelTerms: (label) => labelTerms(label, wordnet), logger });
     const fetchImage = queryImageFetcher(options.fetchAllowHosts);
@@ -57,19 +46,12 @@ export const searchService = defineService({
       ),
       consumers: [segmentCleanup(db, store)],
       withoutBus: "no event bus: deleted videos' segments stay until re-ingested or their index's are deleted",
-      // Expired sets are kept a day, so that an old token reads "expired" rather than "unknown".
-      jobs: [
-        intervalJob({
-          name: 'purge-result-sets',
-          everyMs: 600_000,
-          logger,
-          run: () => store.purgeResultSets(new Date(clock.now().getTime() - 86_400_000)),
-        }),
-      ],
+      jobs: [purgeResultSetsJob(store, clock, logger)],
     };
   },
 });
 
+export type { SearchServiceOptions } from './env';
 export type RunningSearchService = RunningService;
 export const startSearchService = (options: KitOptions & SearchServiceOptions): Promise<RunningSearchService> =>
   startService(searchService, options);
