@@ -1,4 +1,5 @@
-import { errors, newId, type Clock } from '@vus/core';
+import { errors, newId, type Clock, type Logger } from '@vus/core';
+import { intervalJob, type BackgroundJob } from '@vus/service';
 import { FREE_PLAN_LIMITS, type LimitTable, type RateLimit } from '@vus/limits';
 import {
   downgradedToFree,
@@ -337,3 +338,8 @@ export function createBillingService(deps: BillingDeps) {
 }
 
 export type BillingService = ReturnType<typeof createBillingService>;
+
+/** Month-end as a background job: idempotent, so every replica may run it; it closes whatever month boundary has passed (catching up on start). */
+export function monthEndJob(billing: BillingService, clock: Clock, logger: Logger, everyMs = 60_000): BackgroundJob {
+  return intervalJob({ name: 'month-end', everyMs, runAtStart: true, logger, run: () => billing.runMonthEnd(clock.now()) });
+}

@@ -1,5 +1,6 @@
 import { CATEGORIES, DIMENSIONS, type LimitTable } from '@vus/limits';
 import { z } from 'zod';
+import type { PriceList } from './billing';
 import type { MailTarget } from './mailer';
 
 const limitTable = z.array(z.object({ category: z.enum(CATEGORIES), dimension: z.enum(DIMENSIONS), limit: z.number().int().min(0) }));
@@ -35,4 +36,18 @@ export function mailTargetFromEnv(config: BillingEnv): MailTarget {
 
 export function tierLimitsFromEnv(config: BillingEnv): Readonly<Record<number, LimitTable>> | undefined {
   return config.TIER_LIMITS && Object.fromEntries(Object.entries(config.TIER_LIMITS).map(([tier, table]) => [Number(tier), table]));
+}
+
+export interface BillingServiceOptions {
+  mail: MailTarget;
+  prices?: PriceList;
+  /** Developer tier limits; a tier that is absent has the Free plan's (SPEC §8). */
+  tierLimits?: Readonly<Record<number, LimitTable>> | undefined;
+  /** How often the month-end job looks for a month to close (it catches up on start). */
+  monthEndCheckMs?: number;
+  mailPollMs?: number;
+}
+
+export function billingOptionsFromEnv(config: BillingEnv): BillingServiceOptions {
+  return { mail: mailTargetFromEnv(config), tierLimits: tierLimitsFromEnv(config) };
 }
