@@ -8,6 +8,20 @@ import { runTool, type MediaRunOptions } from './run';
 /** What speech recognisers expect: 16 kHz, mono, 16-bit PCM. */
 export const SPEECH_SAMPLE_RATE = 16_000;
 
+/** ffmpeg output arguments for the first audio track as speech recognisers expect it (16 kHz mono 16-bit PCM), before the format and file. */
+export const SPEECH_AUDIO_OUTPUT: readonly string[] = [
+  '-map',
+  '0:a:0',
+  '-vn',
+  '-sn',
+  '-ac',
+  '1',
+  '-ar',
+  String(SPEECH_SAMPLE_RATE),
+  '-c:a',
+  'pcm_s16le',
+];
+
 export interface ExtractedAudio {
   /** The WAV file written (the caller owns it and deletes it). */
   path: string;
@@ -35,16 +49,7 @@ export async function extractAudio(
       'error',
       '-y',
       ...inputArguments(file, probed.demuxer),
-      '-map',
-      '0:a:0',
-      '-vn',
-      '-sn',
-      '-ac',
-      '1',
-      '-ar',
-      String(SPEECH_SAMPLE_RATE),
-      '-c:a',
-      'pcm_s16le',
+      ...SPEECH_AUDIO_OUTPUT,
       '-map_metadata',
       '-1',
       '-bitexact',

@@ -39,7 +39,15 @@ export { VIDEO_DEMUXERS } from './input';
 export { validateForIndexing, mediaProblemError, DEFAULT_INDEXING_RULES, type IndexingRules, type MediaProblem } from './validate';
 export { sampleFrames, SIGNATURE_SIZE, type SampleFramesOptions, type SampledFrame } from './frames';
 export { FrameChangeDetector, frameDifference, type FrameChangeOptions, type FrameDifference } from './frame-change';
-export { extractAudio, readWavInfo, readWavSamples, SPEECH_SAMPLE_RATE, type ExtractedAudio, type WavInfo } from './audio';
+export {
+  extractAudio,
+  readWavInfo,
+  readWavSamples,
+  SPEECH_AUDIO_OUTPUT,
+  SPEECH_SAMPLE_RATE,
+  type ExtractedAudio,
+  type WavInfo,
+} from './audio';
 export { detectShots, shotsFromBoundaries, type DetectShotsOptions, type Shot, type ShotBoundary, type ShotDetection } from './shots';
 export { extractSubtitles, parseSubtitleText, type Cue, type SubtitleTrackCues } from './subtitles';
 export { thumbnail } from './thumbnail';

@@ -1,5 +1,5 @@
 import { ApiError } from '@vus/core';
-import { isMediaError, readWavInfo, readWavSamples, runFfmpeg } from '@vus/media';
+import { isMediaError, readWavInfo, readWavSamples, runFfmpeg, SPEECH_AUDIO_OUTPUT } from '@vus/media';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,16 +38,7 @@ export async function decodeAudio(bytes: Buffer, startSec: number, maxSec: numbe
           String(maxSec),
           '-i',
           input,
-          '-map',
-          '0:a:0',
-          '-vn',
-          '-sn',
-          '-ac',
-          '1',
-          '-ar',
-          '16000',
-          '-c:a',
-          'pcm_s16le',
+          ...SPEECH_AUDIO_OUTPUT,
           '-f',
           'wav',
           output,
