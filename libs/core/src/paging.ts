@@ -35,6 +35,14 @@ export const MAX_PAGE = 2 ** 31 - 1;
 /** Page-number lists: 10 per page by default, at most 50 (the limit the v1.3 reference gives). */
 export const LIST_PAGE_BOUNDS: PageBounds = { defaultLimit: 10, maxLimit: 50 };
 
+/** A page limit arriving over gRPC (proto3, so 0 means unset): 0 becomes the default, more than the maximum is refused. */
+export const protoPageLimitSchema = z
+  .number()
+  .int()
+  .min(0)
+  .max(LIST_PAGE_BOUNDS.maxLimit)
+  .transform((v) => v || LIST_PAGE_BOUNDS.defaultLimit);
+
 /**
  * Resolves requested paging against bounds. Absent means "default", and so does zero unless
  * `zeroIsDefault` is false (zero is proto3's "unset"; over HTTP an explicit 0 is out of range).

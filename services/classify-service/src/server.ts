@@ -1,5 +1,5 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import { CANONICAL_OPTIONS, knownId, parseInput, type Logger } from '@vus/core';
+import { CANONICAL_OPTIONS, knownId, parseInput, protoPageLimitSchema, type Logger } from '@vus/core';
 import { implement, requireOrg, toTimestamp } from '@vus/grpc';
 import type { ClassifyResultPage__Input } from '@vus/grpc/types/classify/v1/ClassifyResultPage';
 import type { ClassifyServiceHandlers } from '@vus/grpc/types/classify/v1/ClassifyService';
@@ -33,12 +33,7 @@ const paramsSchema = z.object({
     .nullish(),
   show_detailed_score: z.boolean(),
   include_clips: z.boolean(),
-  page_limit: z
-    .number()
-    .int()
-    .min(0)
-    .max(50)
-    .transform((v) => v || 10),
+  page_limit: protoPageLimitSchema,
 });
 
 const videoIdsSchema = z.object({ video_ids: z.array(z.string()).max(1000) });

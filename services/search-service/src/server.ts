@@ -1,5 +1,5 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import { checkQueryText, errors, parseInput, type Logger, knownId } from '@vus/core';
+import { checkQueryText, errors, parseInput, protoPageLimitSchema, type Logger, knownId } from '@vus/core';
 import { implement, requireOrg, toMetadataValues, toTimestamp } from '@vus/grpc';
 import type { SearchClip__Input } from '@vus/grpc/types/search/v1/SearchClip';
 import type { SearchResultPage__Input } from '@vus/grpc/types/search/v1/SearchResultPage';
@@ -35,12 +35,7 @@ const ingestSchema = z.object({ segments: z.array(segmentSchema).max(100_000) })
 const confidenceAndPaging = {
   threshold: z.enum(['', 'high', 'medium', 'low', 'none']).transform((v) => v || 'low'),
   adjust_confidence_level: z.number().min(0).max(1).optional(),
-  page_limit: z
-    .number()
-    .int()
-    .min(0)
-    .max(50)
-    .transform((v) => v || 10),
+  page_limit: protoPageLimitSchema,
 };
 const paramsSchema = z.object({
   ...confidenceAndPaging,
