@@ -28,8 +28,5 @@ module.exports = {
     [`^@vus/(${workspaces('services')})$`]: '<rootDir>/services/$1/src/main.ts',
   },
   testTimeout: 30000,
-  // A suite that fails mid-way can leave a client (Kafka, Redis, gRPC) reconnecting forever; CI must
-  // end with the results rather than hang.
-  forceExit: true,
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.js'],
 };

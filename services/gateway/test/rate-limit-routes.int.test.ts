@@ -51,7 +51,6 @@ describe('rate limits follow the route, not the spelling of the path', () => {
     // Counted in the index category by SPEC §8, but not built here: 501, and free.
     ['/v1.3/indexes/6528dde58f9cd95a98cbd075/indexed-assets', 501],
     ['/v1.3/tasks/transfers/import/abc', 501],
-    ['/v1.3/embed/tasks', 501],
     ['/v1.3/no-such-endpoint', 404],
   ])('POST %s is answered %d and uses nothing, with no rate-limit headers', async (path, status) => {
     const { key } = await stack.newOrg();
