@@ -1,4 +1,4 @@
-import type { Logger, Stoppable } from '@vus/core';
+import type { Clock, Logger, Stoppable } from '@vus/core';
 
 /** Work a service runs beside its RPCs; started after the server, stopped before it. */
 export interface BackgroundJob {
@@ -43,4 +43,24 @@ export function intervalJob(options: {
       };
     },
   };
+}
+
+/** Expired result sets are kept a day, so that an old token reads "expired" rather than "unknown". */
+const EXPIRED_RESULT_SETS_KEPT_MS = 86_400_000;
+
+/**
+ * The background job that deletes result sets (search's and classify's pages) a day past their
+ * expiry, every ten minutes.
+ */
+export function purgeResultSetsJob(
+  store: { purgeResultSets(expiredBefore: Date): Promise<unknown> },
+  clock: Clock,
+  logger: Logger,
+): BackgroundJob {
+  return intervalJob({
+    name: 'purge-result-sets',
+    everyMs: 600_000,
+    logger,
+    run: () => store.purgeResultSets(new Date(clock.now().getTime() - EXPIRED_RESULT_SETS_KEPT_MS)),
+  });
 }

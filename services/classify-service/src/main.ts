@@ -1,5 +1,5 @@
 import { createIndexClient, createSearchClient } from '@vus/clients';
-import { defineService, intervalJob, runService, startService, type KitOptions, type RunningService } from '@vus/service';
+import { defineService, purgeResultSetsJob, runService, startService, type KitOptions, type RunningService } from '@vus/service';
 import { join } from 'node:path';
 import { createClassify } from './classify';
 import { serviceDirectory } from './directory';
@@ -35,15 +35,7 @@ export const classifyService = defineService({
     });
     return {
       implementation: classifyServiceImplementation(classify, logger),
-      // Expired sets are kept a day, so that an old token reads "expired" rather than "unknown".
-      jobs: [
-        intervalJob({
-          name: 'purge-result-sets',
-          everyMs: 600_000,
-          logger,
-          run: () => store.purgeResultSets(new Date(clock.now().getTime() - 86_400_000)),
-        }),
-      ],
+      jobs: [purgeResultSetsJob(store, clock, logger)],
     };
   },
 });

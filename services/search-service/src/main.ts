@@ -1,5 +1,5 @@
 import { createIndexClient } from '@vus/clients';
-import { defineService, runService, startService, type KitOptions, type RunningService } from '@vus/service';
+import { defineService, purgeResultSetsJob, runService, startService, type KitOptions, type RunningService } from '@vus/service';
 import { join } from 'node:path';
 import { createCombinedSearch } from './combined-search';
 import { segmentCleanup } from './deletions';
@@ -8,7 +8,7 @@ import { expandQuery, labelTerms } from './expansion';
 import { indexDirectory } from './index-directory';
 import { createIngest } from './ingest';
 import { queryImageFetcher, queryModels } from './query-models';
-import { purgeResultSetsJob } from './result-sets';
+
 import { createSearch } from './search';
 import { searchServiceImplementation } from './server';
 import { createSegmentStore } from './store';
