@@ -1,4 +1,4 @@
-import { callUnary, createClient, loadProto, toTimestamp, type OutgoingContext } from '@vus/grpc';
+import { callUnary, createServiceClient, toTimestamp, type OutgoingContext } from '@vus/grpc';
 import type { BillingServiceClient } from '@vus/grpc/types/billing/v1/BillingService';
 import type { Plan } from '@vus/grpc/types/billing/v1/Plan';
 import type { RecordSpendResponse } from '@vus/grpc/types/billing/v1/RecordSpendResponse';
@@ -20,7 +20,7 @@ export interface SpendRecord {
 
 /** What metering needs of billing-service: an organization's limits, and recording spend. */
 export function createBillingClient(address: string, timeoutMs = 2_000) {
-  const client: BillingServiceClient = createClient(loadProto().proto.vus.billing.v1.BillingService, address);
+  const client = createServiceClient<BillingServiceClient>('billing-service', address);
   const ctx = (orgId: string): OutgoingContext => ({ orgId, deadline: new Date(Date.now() + timeoutMs) });
   return {
     getPlan: (orgId: string) => callUnary<Plan>((md, opts, cb) => client.GetPlan({}, md, opts, cb), ctx(orgId)),
