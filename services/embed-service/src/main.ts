@@ -11,6 +11,7 @@ import { createUsageStore } from './store';
 import { embedTaskRunner } from './task-job';
 import { createEmbedTaskStore } from './task-store';
 import { createEmbedTasks } from './tasks';
+import { createIndexedVideoEmbedding } from './indexed-video';
 
 /** Embeddings of text, images, audio and video in one space (the bundled concept embedding); query vectors for the other services. */
 export const embedService = defineService({
@@ -38,7 +39,7 @@ export const embedService = defineService({
     });
     const tasks = createEmbedTasks({ store: taskTable, clock, queued: () => runner.wake() });
     return {
-      implementation: embedServiceImplementation(embed, tasks, fetchMedia, logger),
+      implementation: embedServiceImplementation(embed, tasks, fetchMedia, createIndexedVideoEmbedding(embedder), logger),
       jobs: [
         { name: 'embed-tasks', start: () => (runner.start(), runner) },
         // Results are kept 7 days (API-CONTRACT §5.8).

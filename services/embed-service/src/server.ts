@@ -9,6 +9,7 @@ import type { EmbedTask__Input } from '@vus/grpc/types/embed/v1/EmbedTask';
 import { errors as coreErrors, knownId, listPage } from '@vus/core';
 import type { EmbedService, MediaInput, ModalityEmbedding } from './embed';
 import type { EmbedTaskRecord, EmbedTasks } from './tasks';
+import type { IndexedVideoEmbedder } from './indexed-video';
 
 /** Fetches a media URL (through the SSRF guard) as bytes; `param` names it in errors. */
 export type FetchMedia = (url: string, param: string) => Promise<Buffer>;
@@ -77,6 +78,7 @@ export function embedServiceImplementation(
   embed: EmbedService,
   tasks: EmbedTasks,
   fetchMedia: FetchMedia,
+  indexedVideo: IndexedVideoEmbedder,
   logger: Logger,
 ): grpc.UntypedServiceImplementation {
   return implement<EmbedServiceHandlers>(
@@ -153,6 +155,20 @@ export function embedServiceImplementation(
           }),
         );
         return { data: data.map((t) => toProtoTask(t, false)), page_info: pageInfo };
+      },
+      async EmbedIndexedVideo(request, ctx) {
+        requireOrg(ctx);
+        const result = indexedVideo.embed({
+          modelName: request.model_name,
+          options: request.embedding_options,
+          duration: request.duration,
+          ...(request._clip_length ? { clipLength: request.clip_length } : {}),
+          segments: request.segments,
+        });
+        return {
+          segments: result.options.flatMap(({ option, embedding }) => toSet(embedding, option)?.segments ?? []),
+          metadata: { clip_length: result.clipLength, embedding_scopes: ['clip'], duration: request.duration },
+        };
       },
       async EmbedQuery(request, ctx) {
         requireOrg(ctx);

@@ -57,6 +57,11 @@ export class ConceptEmbedder {
     return textConcepts(text, this.wordnet, this.isWord);
   }
 
+  /** A detector label (`motorcycle`) at its score: the label's words and its WordNet meaning. */
+  labelConcepts(label: string, score = 1): ConceptBag {
+    return labelConcepts(label, score, this.wordnet, this.isWord);
+  }
+
   /** Detector labels, words read in the image, and its dominant colour. */
   async imageConcepts(image: ImageInput): Promise<ConceptBag> {
     const bag: ConceptBag = new Map();
