@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Writes tiny CLIP and Whisper models in the transformers.js layout, with random weights, so the
+ * Writes tiny CLIP, CLAP and Whisper models in the transformers.js layout, with random weights, so the
  * downloadable providers' real loading and inference code can run in tests without the network:
  *
  *   <dir>/<id>/config.json, tokenizer.json, tokenizer_config.json, preprocessor_config.json,
@@ -11,6 +11,10 @@
  * and output names and shapes transformers.js expects, with a few small layers inside:
  *   - CLIP text:   input_ids, attention_mask → text_embeds  (embedding, masked mean, projection)
  *   - CLIP vision: pixel_values [b,3,32,32] → image_embeds  (8×8 pooling, two projections)
+ *   - CLAP text:   input_ids, attention_mask → text_embeds  (as CLIP's)
+ *   - CLAP audio:  input_features [b,1,frames,64] (the log-mel spectrogram of the model's own
+ *     ClapFeatureExtractor, 48 kHz) → audio_embeds  (mean over time, two projections); a 1 s window
+ *     instead of the released 10 s, so a test's few seconds of audio span several windows
  *   - Whisper encoder: input_features [b,80,3000] → last_hidden_state [b,1500,d]
  *   - Whisper decoder: input_ids, encoder_hidden_states → logits. Its logits depend on the last
  *     token only (a bigram table): random values plus one planted path, so generation gives a
@@ -315,6 +319,91 @@ function writeClip(root) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// CLAP (the released checkpoints' preprocessing: 64 mel bins, 48 kHz, hop 480, FFT 1024)
+
+const CLAP = { id: 'tiny/clap', hidden: 16, projection: 8, mels: 64, sampleRate: 48000, windowSeconds: 1 };
+
+function writeClap(root) {
+  const dir = path.join(root, CLAP.id);
+  const rand = random(7);
+  const { vocabSize, json } = clipTokenizer();
+  const { hidden, projection, mels, sampleRate, windowSeconds } = CLAP;
+  writeJson(path.join(dir, 'tokenizer.json'), json);
+  writeJson(path.join(dir, 'tokenizer_config.json'), {
+    tokenizer_class: 'CLIPTokenizer',
+    bos_token: '<|startoftext|>',
+    eos_token: '<|endoftext|>',
+    unk_token: '<|endoftext|>',
+    pad_token: '<|endoftext|>',
+    model_max_length: 77,
+  });
+  writeJson(path.join(dir, 'preprocessor_config.json'), {
+    feature_extractor_type: 'ClapFeatureExtractor',
+    feature_size: mels,
+    sampling_rate: sampleRate,
+    hop_length: 480,
+    fft_window_size: 1024,
+    nb_frequency_bins: 513,
+    frequency_min: 50,
+    frequency_max: 14000,
+    max_length_s: windowSeconds,
+    nb_max_samples: sampleRate * windowSeconds,
+    padding: 'repeatpad',
+    truncation: 'rand_trunc',
+    padding_side: 'right',
+    padding_value: 0,
+    return_attention_mask: false,
+  });
+  writeJson(path.join(dir, 'config.json'), {
+    model_type: 'clap',
+    architectures: ['ClapModel'],
+    projection_dim: projection,
+    text_config: { model_type: 'clap_text_model', hidden_size: hidden, vocab_size: vocabSize, projection_dim: projection },
+    audio_config: { model_type: 'clap_audio_model', num_mel_bins: mels, projection_dim: projection },
+    'transformers.js_config': { dtype: 'fp32' },
+  });
+
+  writeModel(path.join(dir, 'onnx', 'text_model.onnx'), {
+    inputs: [valueInfo('input_ids', INT64, ['batch', 'sequence']), valueInfo('attention_mask', INT64, ['batch', 'sequence'])],
+    outputs: [valueInfo('text_embeds', FLOAT, ['batch', projection])],
+    initializers: [
+      floatTensor('embedding', [vocabSize, hidden], randomFloats(vocabSize * hidden, rand)),
+      floatTensor('text_projection', [hidden, projection], randomFloats(hidden * projection, rand)),
+      int64Tensor('axis_sequence', [1], [1]),
+      int64Tensor('axis_last', [1], [2]),
+    ],
+    nodes: [
+      node('Gather', ['embedding', 'input_ids'], ['embedded'], { axis: 0 }),
+      node('Cast', ['attention_mask'], ['mask'], { to: FLOAT }),
+      node('Unsqueeze', ['mask', 'axis_last'], ['mask3']),
+      node('Mul', ['embedded', 'mask3'], ['masked']),
+      node('ReduceSum', ['masked', 'axis_sequence'], ['summed'], { keepdims: 0 }),
+      node('ReduceSum', ['mask3', 'axis_sequence'], ['count'], { keepdims: 0 }),
+      node('Div', ['summed', 'count'], ['pooled']),
+      node('Tanh', ['pooled'], ['activated']),
+      node('MatMul', ['activated', 'text_projection'], ['text_embeds']),
+    ],
+  });
+
+  writeModel(path.join(dir, 'onnx', 'audio_model.onnx'), {
+    inputs: [valueInfo('input_features', FLOAT, ['batch', 1, 'frames', mels])],
+    outputs: [valueInfo('audio_embeds', FLOAT, ['batch', projection])],
+    initializers: [
+      floatTensor('mel_weights', [mels, hidden], randomFloats(mels * hidden, rand, 0.05)),
+      floatTensor('audio_projection', [hidden, projection], randomFloats(hidden * projection, rand)),
+    ],
+    nodes: [
+      // [b,1,frames,mels] → [b,mels]: the mean spectrum (dB values, hence the small weights).
+      node('ReduceMean', ['input_features'], ['spectrum'], { axes: [1, 2], keepdims: 0 }),
+      node('MatMul', ['spectrum', 'mel_weights'], ['hidden']),
+      node('Tanh', ['hidden'], ['activated']),
+      node('MatMul', ['activated', 'audio_projection'], ['audio_embeds']),
+    ],
+  });
+  return CLAP.id;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Whisper (English-only layout: no language or task tokens)
 
 const WHISPER = {
@@ -479,10 +568,10 @@ function writeWhisper(root) {
 
 /** Writes every tiny model under `dir`; returns their ids (folder names relative to `dir`). */
 function makeTinyModels(dir) {
-  return { clip: writeClip(dir), whisper: writeWhisper(dir) };
+  return { clip: writeClip(dir), whisper: writeWhisper(dir), clap: writeClap(dir) };
 }
 
-module.exports = { makeTinyModels, CLIP, WHISPER };
+module.exports = { makeTinyModels, CLIP, CLAP, WHISPER };
 
 if (require.main === module) {
   const dir = process.argv[2];

@@ -27,6 +27,8 @@ export const modelsEnvSchema = z.object({
   MODELS_ALLOW_DOWNLOAD: envBoolean.default(false),
   /** Hugging Face id of the CLIP model (image + text in one space). */
   MODELS_CLIP: z.string().default('Xenova/clip-vit-base-patch32'),
+  /** Hugging Face id of the CLAP model (audio + text in one space), served by embed-service. */
+  MODELS_CLAP: z.string().default('Xenova/clap-htsat-unfused'),
   /** Hugging Face id of the Whisper model (speech to text with timestamps). */
   MODELS_WHISPER: z.string().default('Xenova/whisper-tiny'),
   /**
@@ -44,6 +46,8 @@ export interface ModelsConfig {
   readonly modelsDir: string;
   readonly allowDownload: boolean;
   readonly clipModel: string;
+  /** The CLAP model; absent: `Xenova/clap-htsat-unfused`. */
+  readonly clapModel?: string | undefined;
   readonly whisperModel: string;
   /** The bundled speech recogniser; absent: not used (tests that want no speech leave it out). */
   readonly pocketsphinx?: PocketSphinxConfig | undefined;
@@ -54,6 +58,7 @@ export function modelsConfigFromEnv(parsed: z.infer<typeof modelsEnvSchema>): Mo
     modelsDir: parsed.MODELS_DIR,
     allowDownload: parsed.MODELS_ALLOW_DOWNLOAD,
     clipModel: parsed.MODELS_CLIP,
+    clapModel: parsed.MODELS_CLAP,
     whisperModel: parsed.MODELS_WHISPER,
     pocketsphinx:
       parsed.MODELS_POCKETSPHINX === 'off'

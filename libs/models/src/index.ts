@@ -19,6 +19,7 @@ export * from './vision/coco-detector';
 export * from './vision/blazeface';
 export { COCO_LABELS } from './vision/coco-labels';
 export * from './hf/clip';
+export * from './hf/clap';
 export { l2Normalise } from './hf/transformers';
 export * from './hf/whisper';
 export * from './speech/pocketsphinx';

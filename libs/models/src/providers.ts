@@ -1,4 +1,5 @@
 import type { ModelsConfig } from './config';
+import { clapProvider } from './hf/clap';
 import { clipProvider } from './hf/clip';
 import { whisperProvider } from './hf/whisper';
 import { paddleOcrProvider } from './ocr/paddle-ocr';
@@ -9,7 +10,7 @@ import { cocoDetectorProvider } from './vision/coco-detector';
 
 /**
  * The registry every service uses: the bundled providers (PaddleOCR, COCO detector, BlazeFace,
- * PocketSphinx where its OS package is installed) and the downloadable ones (CLIP, Whisper) from
+ * PocketSphinx where its OS package is installed) and the downloadable ones (CLIP, CLAP, Whisper) from
  * MODELS_DIR. Nothing loads until first use. Whisper comes before PocketSphinx: the first of a
  * capability that loads wins, and Whisper recognises far more words.
  */
@@ -19,6 +20,7 @@ export function createModelRegistry(config: ModelsConfig): ModelRegistry {
     cocoDetectorProvider(),
     blazeFaceProvider(),
     clipProvider(config),
+    clapProvider(config),
     whisperProvider(config),
     pocketSphinxProvider(config.pocketsphinx),
   ]);

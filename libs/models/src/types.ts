@@ -75,6 +75,20 @@ export interface VisualEmbedder {
 }
 
 // ---------------------------------------------------------------------------------------------
+// One embedding space for sounds and text
+
+export interface AudioEmbedder {
+  /** Length of every vector this embedder returns. */
+  readonly dimensions: number;
+  /** The sample rate `embedAudio` expects, Hz (CLAP: 48 kHz). */
+  readonly sampleRate: number;
+  /** An L2-normalised vector for mono PCM samples in -1…1 at `sampleRate`. */
+  embedAudio(samples: Float32Array): Promise<Float32Array>;
+  /** An L2-normalised vector for the text, in the same space as `embedAudio`. */
+  embedText(text: string): Promise<Float32Array>;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Speech
 
 /** A stretch of speech; times in seconds from the start of the audio. */
@@ -108,6 +122,7 @@ export interface CapabilityTypes {
   object_detector: ObjectDetector;
   face_detector: FaceDetector;
   visual_embedder: VisualEmbedder;
+  audio_embedder: AudioEmbedder;
   speech_recognizer: SpeechRecognizer;
 }
 
@@ -118,6 +133,7 @@ export const CAPABILITIES: readonly Capability[] = [
   'object_detector',
   'face_detector',
   'visual_embedder',
+  'audio_embedder',
   'speech_recognizer',
 ];
 

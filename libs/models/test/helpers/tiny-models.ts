@@ -5,12 +5,12 @@ import { join } from 'node:path';
 // The generator is the project's script, so what tests load is what `node scripts/models/make-tiny-models.js` writes.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const generator = require('../../../../scripts/models/make-tiny-models.js') as {
-  makeTinyModels(dir: string): { clip: string; whisper?: string };
+  makeTinyModels(dir: string): { clip: string; whisper?: string; clap?: string };
 };
 
 export interface TinyModels {
   readonly dir: string;
-  readonly ids: { clip: string; whisper?: string };
+  readonly ids: { clip: string; whisper?: string; clap?: string };
   remove(): Promise<void>;
 }
 
