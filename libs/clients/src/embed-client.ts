@@ -11,6 +11,7 @@ import type { GetEmbedTaskRequest__Input } from '@vus/grpc/types/embed/v1/GetEmb
 import type { GetEmbedTaskStatusRequest__Input } from '@vus/grpc/types/embed/v1/GetEmbedTaskStatusRequest';
 import type { ListEmbedTasksRequest__Input } from '@vus/grpc/types/embed/v1/ListEmbedTasksRequest';
 import type { ListEmbedTasksResponse } from '@vus/grpc/types/embed/v1/ListEmbedTasksResponse';
+import type { EmbedIndexedVideoRequest__Input } from '@vus/grpc/types/embed/v1/EmbedIndexedVideoRequest';
 
 /** embed-service: embeddings of text, images and audio; query vectors; the models it serves. */
 export function createEmbedClient(address: string) {
@@ -28,6 +29,8 @@ export function createEmbedClient(address: string) {
       callUnary<EmbedTask>((md, opts, cb) => client.GetEmbedTaskStatus(request, md, opts, cb), ctx),
     listEmbedTasks: (ctx: OutgoingContext, request: ListEmbedTasksRequest__Input) =>
       callUnary<ListEmbedTasksResponse>((md, opts, cb) => client.ListEmbedTasks(request, md, opts, cb), ctx),
+    embedIndexedVideo: (ctx: OutgoingContext, request: EmbedIndexedVideoRequest__Input) =>
+      callUnary<Embedding>((md, opts, cb) => client.EmbedIndexedVideo(request, md, opts, cb), ctx),
     listModels: (ctx: OutgoingContext) => callUnary<ListModelsResponse>((md, opts, cb) => client.ListModels({}, md, opts, cb), ctx),
     close: () => client.close(),
   };

@@ -5,7 +5,7 @@
  */
 import { errors } from '@vus/core';
 import { CONCEPT_WEIGHTS, mergeConcepts, unionOfFrames, type ConceptBag, type ConceptEmbedder } from '@vus/models';
-import { embeddingModel } from './model-names';
+import { embeddingModel, embeddingModelOfIndex } from './model-names';
 import type { ModalityEmbedding } from './embed';
 
 /** What indexing saw in one stretch of the video (search-service's segments). */
@@ -56,6 +56,7 @@ export function clipWindows(duration: number, clipLength: number, segments: read
 }
 
 export interface IndexedVideoRequest {
+  /** An embedding model name, or the index's video model (marengo2.7), which stands for its embedding model. */
   modelName: string;
   options: readonly string[];
   duration: number;
@@ -95,7 +96,7 @@ export function createIndexedVideoEmbedding(embedder: ConceptEmbedder) {
 
   return {
     embed(request: IndexedVideoRequest): IndexedVideoEmbedding {
-      const model = embeddingModel(request.modelName);
+      const model = /^marengo\d/i.test(request.modelName) ? embeddingModelOfIndex(request.modelName) : embeddingModel(request.modelName);
       const clipLength = request.clipLength ?? VIDEO_CLIP_SECONDS.default;
       if (!(clipLength >= VIDEO_CLIP_SECONDS.min && clipLength <= VIDEO_CLIP_SECONDS.max))
         throw errors.invalid(

@@ -31,3 +31,13 @@ export function embeddingModel(name: string, param = 'model_name'): EmbeddingMod
     );
   return model;
 }
+
+/**
+ * The embedding model that stands for an index's video model (`marengo2.7` → Marengo-retrieval-2.7,
+ * `marengo3.0` → marengo3.0); a version with no embedding model of its own gets the default.
+ */
+export function embeddingModelOfIndex(indexModel: string): EmbeddingModel {
+  const version = /^marengo[-\s]?(?:retrieval-)?(\d+\.\d+)$/i.exec(indexModel.trim())?.[1];
+  const names = [indexModel, ...(version ? [`marengo${version}`, `Marengo-retrieval-${version}`] : [])].map((n) => n.toLowerCase());
+  return EMBEDDING_MODELS.find((m) => names.includes(m.name.toLowerCase())) ?? embeddingModel('');
+}

@@ -166,8 +166,12 @@ export function embedServiceImplementation(
           segments: request.segments,
         });
         return {
-          segments: result.options.flatMap(({ option, embedding }) => toSet(embedding, option)?.segments ?? []),
-          metadata: { clip_length: result.clipLength, embedding_scopes: ['clip'], duration: request.duration },
+          model_name: result.modelName,
+          input_type: 'video',
+          video_embedding: {
+            segments: result.options.flatMap(({ option, embedding }) => toSet(embedding, option)?.segments ?? []),
+            metadata: { clip_length: result.clipLength, embedding_scopes: ['clip'], duration: request.duration },
+          },
         };
       },
       async EmbedQuery(request, ctx) {

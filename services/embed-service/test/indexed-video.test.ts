@@ -1,4 +1,5 @@
 import { clipWindows, type IndexedSegment } from '../src/indexed-video';
+import { embeddingModelOfIndex } from '../src/model-names';
 
 const seg = (start: number, end: number, modality = 'visual'): IndexedSegment => ({ start, end, modality, text: '', labels: [] });
 const spans = (windows: ReturnType<typeof clipWindows>) => windows.map((w) => [w.start, w.end, w.segments.map((s) => [s.start, s.end])]);
@@ -51,5 +52,17 @@ describe('clipWindows', () => {
     ['segments past the end are left out', 6, 6, [seg(7, 8)], [[0, 6, []]]],
   ] as const)('%s', (_name, duration, clip, segments, expected) => {
     expect(spans(clipWindows(duration, clip, segments as unknown as IndexedSegment[]))).toEqual(expected);
+  });
+});
+
+describe('embeddingModelOfIndex', () => {
+  it.each([
+    ['marengo2.7', 'Marengo-retrieval-2.7'],
+    ['marengo2.6', 'Marengo-retrieval-2.6'],
+    ['marengo3.0', 'marengo3.0'],
+    ['Marengo-retrieval-2.7', 'Marengo-retrieval-2.7'],
+    ['marengo2.5', 'Marengo-retrieval-2.7'],
+  ])('%s → %s', (indexModel, embeddingModel) => {
+    expect(embeddingModelOfIndex(indexModel).name).toBe(embeddingModel);
   });
 });
