@@ -4,7 +4,7 @@ import type { BlobStore } from '@vus/blob';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Clients } from './clients';
 import { parseBody, type BodyLimits } from './http/body';
-import { locals, requestContext } from './http/context';
+import { locals, outgoing, requestContext } from './http/context';
 import { rateLimits } from './limits/middleware';
 import { errorHandler, writeError } from './http/errors';
 import { routeFinder, routesOf } from './http/route-table';
@@ -14,7 +14,7 @@ import { adminRoutes, requireAdminToken } from './routes/admin';
 import { adminBillingRoutes } from './routes/admin-billing';
 import { embedRoutes } from './routes/embed';
 import { docsRoutes } from './routes/docs';
-import { engineRoutes } from './routes/engines';
+import { engineRoutes, providersListing } from './routes/engines';
 import { classifyRoutes } from './routes/classify';
 import { generateRoutes, outputTokenMeter } from './routes/generate';
 import { hlsFileRoutes } from './routes/hls';
@@ -105,7 +105,7 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     // First: v1's /indexes/tasks… must not be taken for an index id by GET /indexes/:indexId.
     ...mountedAt(adapterFor(version).tasks.pathPrefix, taskEndpoints),
     indexRoutes(deps.clients.index, deps.requestTimeoutMs),
-    engineRoutes(deps.clients.index, deps.requestTimeoutMs),
+    engineRoutes(deps.clients.index, deps.clients.embed, deps.requestTimeoutMs),
     videoRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails),
     webhookRoutes(deps.clients.task, deps.requestTimeoutMs),
     searchRoutes(deps.clients.search, deps.requestTimeoutMs, deps.thumbnails),
@@ -134,6 +134,11 @@ export function createApp(deps: AppDeps): Express {
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
+  });
+  // Which models serve the engines (the speech recogniser …), as the engines listing says.
+  app.get('/health', async (_req, res) => {
+    const providers = await providersListing(deps.clients.embed, outgoing(res, deps.requestTimeoutMs));
+    res.json({ status: 'ok', ...(providers ? { providers } : {}) });
   });
   app.get('/readyz', async (_req, res) => {
     const checks = await deps.readiness();

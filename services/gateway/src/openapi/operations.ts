@@ -6,7 +6,7 @@ import { renameSchema } from '../routes/indexes.schema';
 import { commonSchema as searchFields } from '../routes/search.schema';
 import { updateSchema as updateVideoFields } from '../routes/videos.schema';
 import { createWebhook } from '../routes/webhooks.schema';
-import { id, pageInfo, timedValue, type VersionShapes } from './shapes';
+import { id, modelProviders, pageInfo, timedValue, type VersionShapes } from './shapes';
 
 /**
  * What the document says of each endpoint, by its contract name (`GET /indexes/{index_id}`;
@@ -233,7 +233,7 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
     summary: 'List engines',
     tag: 'Engines',
     query: { page: paging.page, page_limit: paging.page_limit },
-    responses: ok(s.list(s.engine)),
+    responses: ok(s.list(s.engine).extend({ providers: modelProviders.optional() })),
   }),
   'GET /engines/{engine_id}': (s) => ({ summary: 'Retrieve an engine', tag: 'Engines', responses: ok(s.engine) }),
 

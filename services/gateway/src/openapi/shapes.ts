@@ -33,6 +33,18 @@ export const hls = z.object({
   status: z.string(),
   updated_at: time.optional(),
 });
+/** What the engines listing says about the models behind the engines (presenters/providers.ts), one key per kind. */
+export const modelProviders = z
+  .object({
+    speech: z
+      .object({
+        provider: z.string().describe('whisper, pocketsphinx, or none (speech only from subtitles and transcription files)'),
+        source: z.enum(['bundled', 'downloadable']).optional(),
+        reason: z.string().optional().describe('with none: why no recogniser can run'),
+      })
+      .describe('The speech recogniser that transcribes videos without subtitles.'),
+  })
+  .describe('The models behind the engines, where the model service answers.');
 export const timedValue = z.object({ start: z.number(), end: z.number(), value: z.string() });
 const userMetadata = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
 

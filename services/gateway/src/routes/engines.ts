@@ -1,18 +1,28 @@
+import type { OutgoingContext } from '@vus/grpc';
 import { Router } from 'express';
-import type { IndexClient } from '../clients';
+import type { EmbedClient, IndexClient } from '../clients';
 import { outgoing } from '../http/context';
 import { parsePageQuery } from '../http/paging';
 import { readQuery } from '../http/query';
 import { presentEngine } from '../presenters/engines';
+import { presentProviders, type ProvidersListing } from '../presenters/providers';
 import { versionOf } from './version';
 
-export function engineRoutes(index: IndexClient, timeoutMs: number): Router {
+export function engineRoutes(index: IndexClient, embed: EmbedClient | undefined, timeoutMs: number): Router {
   const router = Router();
 
+  // The list also says which models serve the engines (`providers`; the SDKs read only `data`).
   router.get('/engines', async (req, res) => {
     const page = parsePageQuery(readQuery(req.originalUrl));
-    const result = await index.listEngines(outgoing(res, timeoutMs), page.page, page.pageLimit);
-    res.json({ data: result.data.map((e) => presentEngine(versionOf(res), e)), page_info: result.page_info });
+    const [result, providers] = await Promise.all([
+      index.listEngines(outgoing(res, timeoutMs), page.page, page.pageLimit),
+      providersListing(embed, outgoing(res, timeoutMs)),
+    ]);
+    res.json({
+      data: result.data.map((e) => presentEngine(versionOf(res), e)),
+      page_info: result.page_info,
+      ...(providers ? { providers } : {}),
+    });
   });
 
   router.get('/engines/:engineId', async (req, res) => {
@@ -21,4 +31,14 @@ export function engineRoutes(index: IndexClient, timeoutMs: number): Router {
   });
 
   return router;
+}
+
+/**
+ * The models behind the engines, from embed-service; undefined without one or when it does not
+ * answer (the engines themselves are still listed).
+ */
+export async function providersListing(embed: EmbedClient | undefined, ctx: OutgoingContext): Promise<ProvidersListing | undefined> {
+  if (!embed) return undefined;
+  const answer = await embed.listModels(ctx).catch(() => undefined);
+  return answer && presentProviders(answer.providers);
 }
