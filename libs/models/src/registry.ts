@@ -46,7 +46,7 @@ export class ModelRegistry {
       this.slots
         .filter((slot) => slot.instance === undefined && slot.loading === undefined)
         .map(async (slot) => {
-          const reason = await slot.definition.check().catch((error: unknown) => describe(error));
+          const reason = await slot.definition.check().catch((error: unknown) => withoutPaths(describe(error)));
           slot.status = statusOf(slot.definition, reason === undefined ? 'available' : 'unavailable', reason);
         }),
     );
@@ -114,7 +114,7 @@ export class ModelRegistry {
       return slot.instance;
     } catch (error) {
       // A load failure is remembered: retrying a broken model on every frame would only burn CPU.
-      slot.status = statusOf(definition, 'unavailable', `failed to load: ${describe(error)}`);
+      slot.status = statusOf(definition, 'unavailable', `failed to load: ${withoutPaths(describe(error))}`);
       return undefined;
     } finally {
       slot.loading = undefined;
@@ -182,6 +182,14 @@ function statusOf(definition: ProviderDefinition, state: ProviderStatus['state']
     state,
     ...(reason === undefined ? {} : { reason }),
   };
+}
+
+/**
+ * The message with each absolute file path cut to its last part: a runtime's load error names the
+ * file it read (`/srv/models/Xenova/…/model.onnx`), and a provider's reason reaches API users.
+ */
+export function withoutPaths(message: string): string {
+  return message.replace(/(?<![\w.:/-])(?:[A-Za-z]:)?[/\\](?:[^\s/\\'"`()]+[/\\])+([^\s/\\'"`()]*)/g, '$1');
 }
 
 function describe(error: unknown): string {

@@ -58,7 +58,7 @@ describe('CLIP visual embedder (transformers.js)', () => {
 });
 
 describe('CLIP when the model is absent', () => {
-  it('reports it unavailable with the folder and the missing files, and callers get undefined', async () => {
+  it('reports it unavailable with the model and the missing files (not the folder), and callers get undefined', async () => {
     const config: ModelsConfig = {
       modelsDir: '/nonexistent/models',
       allowDownload: false,
@@ -69,8 +69,10 @@ describe('CLIP when the model is absent', () => {
     const [status] = await registry.probe();
     expect(status).toMatchObject({ capability: 'visual_embedder', provider: 'clip', state: 'unavailable' });
     expect(status!.reason).toMatch(
-      /CLIP model Xenova\/clip-vit-base-patch32 is not in MODELS_DIR \(\/nonexistent\/models\/Xenova\/clip-vit-base-patch32 lacks config\.json, .*onnx\/vision_model\.onnx\)/,
+      /CLIP model Xenova\/clip-vit-base-patch32 is not in MODELS_DIR \(its folder Xenova\/clip-vit-base-patch32\/ lacks config\.json, .*onnx\/vision_model\.onnx\)/,
     );
+    // The reason reaches API users (a task's skipped extractors): no internal path.
+    expect(status!.reason).not.toContain('/nonexistent');
     expect(status!.reason).toMatch(/MODELS_ALLOW_DOWNLOAD=true/);
     expect(await registry.find('visual_embedder')).toBeUndefined();
     await expect(registry.get('visual_embedder')).rejects.toMatchObject({ code: 'model_unavailable', httpStatus: 503 });
@@ -85,6 +87,7 @@ describe('CLIP when the model is absent', () => {
       const registry = new ModelRegistry([clipProvider(config)]);
       expect(await registry.find('visual_embedder')).toBeUndefined();
       expect(registry.status()[0]).toMatchObject({ state: 'unavailable', reason: expect.stringMatching(/^failed to load: /) });
+      expect(registry.status()[0]!.reason).not.toContain(tiny.dir);
     } finally {
       await tiny.remove();
     }

@@ -8,6 +8,7 @@ import {
   type ProviderDefinition,
   type TextReader,
 } from '../src';
+import { withoutPaths } from '../src/registry';
 
 function fakeReader(name: string, behaviour: { missing?: string; fails?: string } = {}) {
   const calls = { check: 0, load: 0, dispose: 0 };
@@ -72,6 +73,13 @@ describe('ModelRegistry', () => {
     expect(await registry.find('text_reader')).toBeUndefined();
     expect(broken.calls.load).toBe(1);
     expect(registry.status()[0]).toMatchObject({ state: 'unavailable', reason: 'failed to load: bad protobuf' });
+  });
+
+  it('keeps file paths of a load error out of the reason (it reaches API users)', async () => {
+    const broken = fakeReader('broken', { fails: 'Load model from /srv/models/Xenova/clip/onnx/vision_model.onnx failed: bad protobuf' });
+    const registry = new ModelRegistry([broken.definition]);
+    expect(await registry.find('text_reader')).toBeUndefined();
+    expect(registry.status()[0]?.reason).toBe('failed to load: Load model from vision_model.onnx failed: bad protobuf');
   });
 
   it('answers a missing capability with model_unavailable naming every reason', async () => {
@@ -170,4 +178,25 @@ describe('loadModelsConfig', () => {
       expect(() => loadModelsConfig(env)).toThrow(ConfigError);
     },
   );
+});
+
+describe('withoutPaths', () => {
+  it.each([
+    ['Load model from /srv/models/Xenova/clip/onnx/model.onnx failed', 'Load model from model.onnx failed'],
+    [
+      "ENOENT: no such file or directory, open '/data/models/Xenova/whisper-tiny/config.json'",
+      "ENOENT: no such file or directory, open 'config.json'",
+    ],
+    ['cannot read C:\\models\\clip\\model.onnx', 'cannot read model.onnx'],
+    ['two: /a/b/c.onnx and /d/e/', 'two: c.onnx and '],
+    // Not paths: a URL, a model id, a ratio, a lone root-level name.
+    [
+      'fetch https://huggingface.co/Xenova/clip/resolve/main/config.json failed',
+      'fetch https://huggingface.co/Xenova/clip/resolve/main/config.json failed',
+    ],
+    ['Xenova/clip-vit-base-patch32 lacks onnx/model.onnx', 'Xenova/clip-vit-base-patch32 lacks onnx/model.onnx'],
+    ['16/9 and /tmp', '16/9 and /tmp'],
+  ])('%s', (message, expected) => {
+    expect(withoutPaths(message)).toBe(expected);
+  });
 });

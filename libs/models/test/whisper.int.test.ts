@@ -104,8 +104,9 @@ describe('Whisper when the model is absent', () => {
       provider: 'whisper',
       state: 'unavailable',
       reason: expect.stringMatching(
-        /^Whisper model Xenova\/whisper-tiny is not in MODELS_DIR \(.*lacks config\.json, .*onnx\/decoder_model_merged\.onnx\)/,
+        /^Whisper model Xenova\/whisper-tiny is not in MODELS_DIR \(its folder Xenova\/whisper-tiny\/ lacks config\.json, .*onnx\/decoder_model_merged\.onnx\)/,
       ),
     });
+    expect(registry.status()[0]!.reason).not.toContain('/nonexistent');
   });
 });

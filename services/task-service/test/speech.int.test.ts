@@ -12,19 +12,24 @@ import { join } from 'node:path';
 import { startTaskStack, type TaskStack } from './stack';
 
 let stack: TaskStack;
+/** The stack's folder: MODELS_DIR and the hidden binary are under it. */
+let stackDir: string;
 
 beforeAll(async () => {
   stack = await startTaskStack({
     name: 'speech',
-    worker: ({ dir }) => ({
-      models: createModelRegistry({
-        modelsDir: join(dir, 'no-models'),
-        allowDownload: false,
-        clipModel: 'none/clip',
-        whisperModel: 'none/whisper',
-        pocketsphinx: { ...POCKETSPHINX_DEFAULTS, binary: join(dir, 'hidden', 'pocketsphinx_continuous') },
-      }),
-    }),
+    worker: ({ dir }) => {
+      stackDir = dir;
+      return {
+        models: createModelRegistry({
+          modelsDir: join(dir, 'no-models'),
+          allowDownload: false,
+          clipModel: 'none/clip',
+          whisperModel: 'none/whisper',
+          pocketsphinx: { ...POCKETSPHINX_DEFAULTS, binary: join(dir, 'hidden', 'pocketsphinx_continuous') },
+        }),
+      };
+    },
   });
 }, 60_000);
 
@@ -51,8 +56,9 @@ it('indexes a video with speech and no subtitles without a recogniser, and says 
       ),
     },
   ]);
-  // PocketSphinx's configured path is not shown to the user.
+  // Neither PocketSphinx's configured path nor MODELS_DIR is shown to the user.
   expect(done.extractors_skipped[0]?.reason).not.toContain('hidden');
+  expect(done.extractors_skipped[0]?.reason).not.toContain(stackDir);
   const artifacts = await stack.rpc<VideoArtifacts>(org, (md, opts, cb) =>
     stack.indexes.GetVideoArtifacts({ index_id: indexId, video_id: done.video_id, kinds: ['transcription'] }, md, opts, cb),
   );

@@ -24,7 +24,8 @@ export async function transformers(config: ModelsConfig): Promise<Transformers> 
 
 /**
  * Why a downloadable model cannot load: undefined when its files are in MODELS_DIR or downloads
- * are allowed; otherwise a sentence naming the folder and the missing files.
+ * are allowed; otherwise a sentence naming the model and the missing files. Never the folder: the
+ * reason reaches API users (a task's skipped extractors, the engines listing).
  */
 export async function missingModelReason(
   config: ModelsConfig,
@@ -40,7 +41,7 @@ export async function missingModelReason(
   }
   if (missing.length === 0) return undefined;
   return (
-    `${what} model ${modelId} is not in MODELS_DIR (${folder} lacks ${missing.join(', ')}); ` +
+    `${what} model ${modelId} is not in MODELS_DIR (its folder ${modelId}/ lacks ${missing.join(', ')}); ` +
     'put its transformers.js files there or set MODELS_ALLOW_DOWNLOAD=true'
   );
 }
