@@ -1,5 +1,5 @@
 import { blazeFaceAnchors } from '../src';
-import { iou, nonMaxSuppression, rescaleBox } from '../src/vision/boxes';
+import { iou, letterbox, nonMaxSuppression, rescaleBox, unletterboxBox } from '../src/vision/boxes';
 
 describe('iou', () => {
   it.each([
@@ -47,5 +47,28 @@ describe('blazeFaceAnchors', () => {
     expect(anchors[2]).toEqual([24, 8]);
     expect(anchors[512]).toEqual([16, 16]);
     expect(anchors.at(-1)).toEqual([240, 240]);
+  });
+});
+
+describe('letterbox', () => {
+  it.each([
+    ['a 16:9 frame sits in the middle of the square', 1280, 720, { scale: 0.4, width: 512, height: 288, left: 0, top: 112 }],
+    ['a portrait photo sits in the middle', 300, 600, { scale: 512 / 600, width: 256, height: 512, left: 128, top: 0 }],
+    ['a square fills it', 1024, 1024, { scale: 0.5, width: 512, height: 512, left: 0, top: 0 }],
+  ])('%s', (_name, width, height, expected) => {
+    const placed = letterbox(width, height, 512);
+    expect(placed).toEqual({ ...expected, scale: expect.closeTo(expected.scale, 6) });
+  });
+
+  it('maps a box in the square back to the image, clamped to it', () => {
+    const placed = letterbox(1280, 720, 512);
+    expect(unletterboxBox({ x: 128, y: 112 + 72, width: 256, height: 144 }, placed, 1280, 720)).toEqual({
+      x: 320,
+      y: 180,
+      width: 640,
+      height: 360,
+    });
+    // A box reaching into the padding stops at the image's edge.
+    expect(unletterboxBox({ x: 0, y: 100, width: 100, height: 50 }, placed, 1280, 720)).toEqual({ x: 0, y: 0, width: 250, height: 95 });
   });
 });

@@ -10,7 +10,7 @@ interface PhotoSource {
   file: string;
   /** The part of the picture used (pixels), when the object is small in a larger photo. */
   crop?: { left: number; top: number; width: number; height: number };
-  /** COCO labels the bundled detector finds in it, also inside a 960 px video frame (its threshold is 0.25). */
+  /** COCO labels the bundled detector finds in it, also inside a 960 px video frame (past its calibrated minimum scores). */
   labels: readonly string[];
 }
 
@@ -21,13 +21,13 @@ interface PhotoSource {
  * people, a phone and a cat, and a picture with no COCO object at all.
  */
 export const PHOTOS = {
-  /** Four women standing in a room (detector: person 0.62). */
+  /** Four women standing in a room (detector: person 0.75; 0.67 in a frame). */
   people: { package: '@vladmandic/face-api', file: 'demo/sample6.jpg', labels: ['person'] },
-  /** Stained cells under a microscope: a real photo in which the detector finds nothing. */
+  /** Stained cells under a microscope: a real photo in which the detector finds nothing (its best guess, bed 0.53, is under bed's minimum). */
   cells: { package: 'ij-test', file: 'img/cells.jpg', labels: [] },
-  /** A kitten among leaves, its head and chest (detector: cat 0.45; 0.29 on the whole picture). */
+  /** A kitten among leaves, its head and chest (detector: cat 0.43; 0.60 in a frame; 0.48 on the whole picture). */
   cat: { package: 'ij-test', file: 'img/cat.jpg', crop: { left: 100, top: 0, width: 400, height: 400 }, labels: ['cat'] },
-  /** A smartphone lying on a sofa, cut from a group photo (detector: cell phone 0.47). */
+  /** A smartphone lying on a sofa, cut from a group photo (detector: cell phone 0.55; 0.64 in a frame). */
   phone: {
     package: '@vladmandic/face-api',
     file: 'demo/sample2.jpg',

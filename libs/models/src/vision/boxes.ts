@@ -43,6 +43,39 @@ export function rescaleBox(box: Box, fromW: number, fromH: number, toW: number, 
   };
 }
 
+/** Where an image sits inside a square model input after an aspect-preserving resize. */
+export interface Letterbox {
+  /** Input pixels per image pixel. */
+  readonly scale: number;
+  /** The resized image's size and its offset in the square (the rest is padding). */
+  readonly width: number;
+  readonly height: number;
+  readonly left: number;
+  readonly top: number;
+}
+
+/**
+ * The image scaled to fit a `size` × `size` square, keeping its aspect ratio, centred (the
+ * reference preprocessing of MB3-CenterNet: the picture in the middle, black around it).
+ */
+export function letterbox(imageWidth: number, imageHeight: number, size: number): Letterbox {
+  const scale = size / Math.max(imageWidth, imageHeight, 1);
+  const width = clamp(Math.round(imageWidth * scale), 1, size);
+  const height = clamp(Math.round(imageHeight * scale), 1, size);
+  return { scale, width, height, left: Math.floor((size - width) / 2), top: Math.floor((size - height) / 2) };
+}
+
+/** Maps a box from the letterboxed square back to the `imageWidth` × `imageHeight` image. */
+export function unletterboxBox(box: Box, placed: Letterbox, imageWidth: number, imageHeight: number): Box {
+  return rescaleBox(
+    { x: box.x - placed.left, y: box.y - placed.top, width: box.width, height: box.height },
+    placed.width,
+    placed.height,
+    imageWidth,
+    imageHeight,
+  );
+}
+
 function clamp(value: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, value));
 }
