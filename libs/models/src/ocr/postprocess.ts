@@ -98,6 +98,44 @@ export function sortReadingOrder<B extends Box>(boxes: readonly B[]): B[] {
   return rows.flatMap((row) => row.sort((a, b) => a.x - b.x));
 }
 
+/**
+ * Joins the boxes of one line of text into one box: DB finds large, widely spaced title lettering
+ * word by word, and a word read on its own loses its neighbours (its crop's margin picked up the
+ * last letter of the previous word: "LAST HARVEST" read "THARVEST"). Two boxes are one line when
+ * they share most of their height, are of similar height, and the gap between them is under
+ * `maxGap` times that height (a word space is about 0.3). In reading order. Pure.
+ */
+export function mergeLineBoxes<B extends Box>(boxes: readonly B[], maxGap = 0.8): Box[] {
+  const merged: Box[] = [];
+  for (const box of sortReadingOrder(boxes)) {
+    const index = merged.findIndex((line) => sameLine(line, box, maxGap));
+    const line = merged[index];
+    if (!line) {
+      merged.push({ x: box.x, y: box.y, width: box.width, height: box.height });
+      continue;
+    }
+    const x = Math.min(line.x, box.x);
+    const y = Math.min(line.y, box.y);
+    merged[index] = {
+      x,
+      y,
+      width: Math.max(line.x + line.width, box.x + box.width) - x,
+      height: Math.max(line.y + line.height, box.y + box.height) - y,
+    };
+  }
+  return sortReadingOrder(merged);
+}
+
+function sameLine(a: Box, b: Box, maxGap: number): boolean {
+  const shorter = Math.min(a.height, b.height);
+  const taller = Math.max(a.height, b.height);
+  if (taller > 1.5 * shorter) return false;
+  const overlap = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+  if (overlap < 0.6 * shorter) return false;
+  const gap = Math.max(a.x, b.x) - Math.min(a.x + a.width, b.x + b.width);
+  return gap <= maxGap * shorter;
+}
+
 export interface DecodedChar {
   readonly char: string;
   readonly probability: number;
