@@ -78,6 +78,8 @@ const createVideoSchema = z.object({
   system_metadata: systemMetadataSchema,
   extractors_run: z.array(z.string().min(1)),
   media_blob_key: z.string(),
+  // ISO 639-1 (two letters), as a recogniser reports it; empty: none.
+  speech_language: z.union([z.literal(''), z.string().regex(/^[a-z]{2}$/)]),
 });
 const kindsSchema = z.object({ kinds: z.array(z.enum(ARTIFACT_KINDS)) });
 
@@ -126,6 +128,7 @@ export function toProtoVideo(video: VideoRecord): Video__Input {
       updated_at: optionalTimestamp(video.hls.updatedAt),
     },
     extractors_run: video.extractorsRun,
+    speech_language: video.speechLanguage ?? '',
     created_at: toTimestamp(video.createdAt),
     updated_at: toTimestamp(video.updatedAt),
     indexed_at: toTimestamp(video.indexedAt),
@@ -244,6 +247,7 @@ export function indexServiceImplementation(indexes: IndexService, videos: VideoS
           },
           extractorsRun: input.extractors_run,
           mediaBlobKey: input.media_blob_key || null,
+          speechLanguage: input.speech_language || null,
           createdAt: fromTimestamp(request.created_at),
         });
         return toProtoVideo(video);

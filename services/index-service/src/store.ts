@@ -142,6 +142,7 @@ interface VideoRow {
   hls: { video_url: string; thumbnail_urls: string[]; status: string; updated_at: string | null } | null;
   extractors_run: string[];
   media_blob_key: string | null;
+  speech_language: string | null;
   created_at: Date;
   updated_at: Date;
   indexed_at: Date;
@@ -149,7 +150,7 @@ interface VideoRow {
 }
 
 const VIDEO_COLUMNS =
-  'id, org_id, index_id, filename, duration, fps, width, height, size, title, user_metadata, hls, extractors_run, media_blob_key, created_at, updated_at, indexed_at';
+  'id, org_id, index_id, filename, duration, fps, width, height, size, title, user_metadata, hls, extractors_run, media_blob_key, speech_language, created_at, updated_at, indexed_at';
 
 function toVideo(row: VideoRow): VideoRecord {
   return {
@@ -167,6 +168,7 @@ function toVideo(row: VideoRow): VideoRecord {
     },
     extractorsRun: row.extractors_run,
     mediaBlobKey: row.media_blob_key,
+    speechLanguage: row.speech_language,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     indexedAt: row.indexed_at,
@@ -245,11 +247,12 @@ export function createVideoStore(db: Database): VideoStore {
         const { system } = video;
         const { rows } = await tx.query<VideoRow>(
           `INSERT INTO videos (${VIDEO_COLUMNS})
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
            ON CONFLICT (id) DO UPDATE SET
              filename = EXCLUDED.filename, duration = EXCLUDED.duration, fps = EXCLUDED.fps,
              width = EXCLUDED.width, height = EXCLUDED.height, size = EXCLUDED.size, hls = EXCLUDED.hls,
              extractors_run = EXCLUDED.extractors_run, media_blob_key = EXCLUDED.media_blob_key,
+             speech_language = EXCLUDED.speech_language,
              updated_at = EXCLUDED.updated_at, indexed_at = EXCLUDED.indexed_at
            WHERE videos.org_id = EXCLUDED.org_id AND videos.index_id = EXCLUDED.index_id
            RETURNING ${VIDEO_COLUMNS}`,
@@ -268,6 +271,7 @@ export function createVideoStore(db: Database): VideoStore {
             hlsJson(video.hls),
             video.extractorsRun,
             video.mediaBlobKey,
+            video.speechLanguage,
             video.createdAt,
             video.updatedAt,
             video.indexedAt,

@@ -33,6 +33,8 @@ export interface VideoRecord {
   hls: HlsInfo | null;
   extractorsRun: string[];
   mediaBlobKey: string | null;
+  /** ISO 639-1 language of the recognised speech, as the recogniser reported it; null: none. */
+  speechLanguage: string | null;
   createdAt: Date;
   updatedAt: Date;
   indexedAt: Date;
@@ -282,6 +284,7 @@ export interface CreateVideoInput {
   hls: HlsInfo | null;
   extractorsRun: string[];
   mediaBlobKey: string | null;
+  speechLanguage?: string | null | undefined;
   createdAt?: Date | undefined;
 }
 
@@ -308,6 +311,7 @@ export function createVideoService({ store, indexes, blobs, clock, eventsWritten
         hls: input.hls,
         extractorsRun: [...new Set(input.extractorsRun)],
         mediaBlobKey: input.mediaBlobKey,
+        speechLanguage: input.speechLanguage ?? null,
         createdAt: input.createdAt ?? now,
         updatedAt: now,
         indexedAt: now,

@@ -94,6 +94,13 @@ describe.each(DATABASE_KINDS)('videos on %s', (_kind, create) => {
       expect(await indexes.get(ORG, indexId)).toMatchObject({ videoCount: 1, totalDuration: 12 });
     });
 
+    it('keeps the language its speech recogniser reported (none when not given), and a retry replaces it', async () => {
+      const input = buildVideo(indexId);
+      expect(await videos.create(ORG, input)).toMatchObject({ speechLanguage: null });
+      await videos.create(ORG, { ...input, speechLanguage: 'en' });
+      expect(await videos.get(ORG, indexId, input.videoId)).toMatchObject({ speechLanguage: 'en' });
+    });
+
     it('takes many videos of one index at once without deadlock, and counts them all', async () => {
       const inputs = Array.from({ length: 12 }, () => buildVideo(indexId));
       await Promise.all(inputs.map((input) => videos.create(ORG, input)));

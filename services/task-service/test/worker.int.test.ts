@@ -8,6 +8,7 @@
  */
 import { newId } from '@vus/core';
 import { InProcessEventBus } from '@vus/events';
+import type { Video } from '@vus/grpc/types/index/v1/Video';
 import type { VideoArtifacts } from '@vus/grpc/types/index/v1/VideoArtifacts';
 import type { Task } from '@vus/grpc/types/task/v1/Task';
 import { memoryLimiters, Meter, staticLimits, UsageCounters, type SpendRecord } from '@vus/limits';
@@ -126,6 +127,11 @@ it('transcribes with Whisper a video that has no subtitles (the tiny model’s p
   expect(artifacts.transcription.map(({ start, end, value }) => ({ start, end, value }))).toEqual([
     { start: 0, end: 1, value: 'blacksmith' },
   ]);
+  // The language the recogniser reported is kept with the video.
+  const video = await stack.rpc<Video>(org, (md, opts, cb) =>
+    stack.indexes.GetVideo({ index_id: indexId, video_id: done.video_id }, md, opts, cb),
+  );
+  expect(video.speech_language).toBe('en');
 }, 60_000);
 
 it('charges the media minutes once per task, and fails a video longer than the minutes left with the 429 reason', async () => {

@@ -64,9 +64,9 @@ export class WhisperRecognizer implements SpeechRecognizer, Disposable {
       const samples = typeof audio === 'string' ? await readWav(audio) : audio;
       if (samples.length === 0) return [];
       const duration = samples.length / SPEECH_SAMPLE_RATE;
-      // English-only checkpoints speak English; a multilingual one speaks what it was told (it
-      // detects the language otherwise, which the pipeline does not report).
-      const language = this.multilingual ? options.language : 'en';
+      // English-only checkpoints speak English; a multilingual one speaks what it was told, and
+      // English when told nothing (transformers.js does not detect the language: it decodes as en).
+      const language = this.multilingual ? (options.language ?? 'en') : 'en';
       const output = await this.asr(samples, {
         return_timestamps: true,
         // English-only checkpoints refuse a language; multilingual ones default to English without one.

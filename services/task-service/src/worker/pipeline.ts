@@ -376,6 +376,7 @@ export class TaskPipeline {
       user_metadata: toMetadataValues(task.userMetadata),
       extractors_run: report.ran,
       media_blob_key: task.mediaBlobKey ?? '',
+      speech_language: conversation?.language ?? '',
       created_at: toTimestamp(task.createdAt),
       hls: hls && {
         video_url: hls.videoKey ?? '',
