@@ -1,5 +1,22 @@
 import { callUnary, createServiceClient, type OutgoingContext } from '@vus/grpc';
+import type { Asset } from '@vus/grpc/types/task/v1/Asset';
+import type { CreateAssetRequest__Input } from '@vus/grpc/types/task/v1/CreateAssetRequest';
+import type { CreateIndexedAssetRequest__Input } from '@vus/grpc/types/task/v1/CreateIndexedAssetRequest';
+import type { CreateMultipartUploadRequest__Input } from '@vus/grpc/types/task/v1/CreateMultipartUploadRequest';
 import type { CreateTaskRequest__Input } from '@vus/grpc/types/task/v1/CreateTaskRequest';
+import type { GetMultipartUploadRequest__Input } from '@vus/grpc/types/task/v1/GetMultipartUploadRequest';
+import type { IndexedAsset } from '@vus/grpc/types/task/v1/IndexedAsset';
+import type { ListAssetsRequest__Input } from '@vus/grpc/types/task/v1/ListAssetsRequest';
+import type { ListAssetsResponse } from '@vus/grpc/types/task/v1/ListAssetsResponse';
+import type { ListIndexedAssetsRequest__Input } from '@vus/grpc/types/task/v1/ListIndexedAssetsRequest';
+import type { ListIndexedAssetsResponse } from '@vus/grpc/types/task/v1/ListIndexedAssetsResponse';
+import type { ListMultipartUploadsResponse } from '@vus/grpc/types/task/v1/ListMultipartUploadsResponse';
+import type { MultipartUpload } from '@vus/grpc/types/task/v1/MultipartUpload';
+import type { RecordUploadChunkRequest__Input } from '@vus/grpc/types/task/v1/RecordUploadChunkRequest';
+import type { ReportUploadChunksRequest__Input } from '@vus/grpc/types/task/v1/ReportUploadChunksRequest';
+import type { ReportUploadChunksResponse } from '@vus/grpc/types/task/v1/ReportUploadChunksResponse';
+import type { UpdateIndexedAssetRequest__Input } from '@vus/grpc/types/task/v1/UpdateIndexedAssetRequest';
+import type { UploadChunk } from '@vus/grpc/types/task/v1/UploadChunk';
 import type { CreateWebhookEndpointRequest__Input } from '@vus/grpc/types/task/v1/CreateWebhookEndpointRequest';
 import type { GetTaskStatusCountsRequest__Input } from '@vus/grpc/types/task/v1/GetTaskStatusCountsRequest';
 import type { ListTasksRequest__Input } from '@vus/grpc/types/task/v1/ListTasksRequest';
@@ -12,7 +29,7 @@ import type { TaskServiceClient } from '@vus/grpc/types/task/v1/TaskService';
 import type { TaskStatusCounts } from '@vus/grpc/types/task/v1/TaskStatusCounts';
 import type { WebhookEndpoint } from '@vus/grpc/types/task/v1/WebhookEndpoint';
 
-/** task-service: indexing tasks and webhooks. */
+/** task-service: indexing tasks, assets and indexed assets, webhooks. */
 export function createTaskClient(address: string) {
   const client = createServiceClient<TaskServiceClient>('task-service', address);
   return {
@@ -37,6 +54,43 @@ export function createTaskClient(address: string) {
       callUnary<unknown>((md, opts, cb) => client.DeleteWebhookEndpoint({ webhook_endpoint_id: endpointId }, md, opts, cb), ctx),
     listWebhookDeliveries: (ctx: OutgoingContext, request: ListWebhookDeliveriesRequest__Input) =>
       callUnary<ListWebhookDeliveriesResponse>((md, opts, cb) => client.ListWebhookDeliveries(request, md, opts, cb), ctx),
+    createAsset: (ctx: OutgoingContext, request: CreateAssetRequest__Input) =>
+      callUnary<Asset>((md, opts, cb) => client.CreateAsset(request, md, opts, cb), ctx),
+    getAsset: (ctx: OutgoingContext, assetId: string) =>
+      callUnary<Asset>((md, opts, cb) => client.GetAsset({ asset_id: assetId }, md, opts, cb), ctx),
+    listAssets: (ctx: OutgoingContext, request: ListAssetsRequest__Input) =>
+      callUnary<ListAssetsResponse>((md, opts, cb) => client.ListAssets(request, md, opts, cb), ctx),
+    deleteAsset: (ctx: OutgoingContext, assetId: string) =>
+      callUnary<unknown>((md, opts, cb) => client.DeleteAsset({ asset_id: assetId }, md, opts, cb), ctx),
+    createMultipartUpload: (ctx: OutgoingContext, request: CreateMultipartUploadRequest__Input) =>
+      callUnary<MultipartUpload>((md, opts, cb) => client.CreateMultipartUpload(request, md, opts, cb), ctx),
+    getMultipartUpload: (ctx: OutgoingContext, request: GetMultipartUploadRequest__Input) =>
+      callUnary<MultipartUpload>((md, opts, cb) => client.GetMultipartUpload(request, md, opts, cb), ctx),
+    listMultipartUploads: (ctx: OutgoingContext, page: number, pageLimit: number) =>
+      callUnary<ListMultipartUploadsResponse>(
+        (md, opts, cb) => client.ListMultipartUploads({ page: { page, page_limit: pageLimit } }, md, opts, cb),
+        ctx,
+      ),
+    recordUploadChunk: (ctx: OutgoingContext, request: RecordUploadChunkRequest__Input) =>
+      callUnary<UploadChunk>((md, opts, cb) => client.RecordUploadChunk(request, md, opts, cb), ctx),
+    reportUploadChunks: (ctx: OutgoingContext, request: ReportUploadChunksRequest__Input) =>
+      callUnary<ReportUploadChunksResponse>((md, opts, cb) => client.ReportUploadChunks(request, md, opts, cb), ctx),
+    createIndexedAsset: (ctx: OutgoingContext, request: CreateIndexedAssetRequest__Input) =>
+      callUnary<IndexedAsset>((md, opts, cb) => client.CreateIndexedAsset(request, md, opts, cb), ctx),
+    getIndexedAsset: (ctx: OutgoingContext, indexId: string, indexedAssetId: string) =>
+      callUnary<IndexedAsset>(
+        (md, opts, cb) => client.GetIndexedAsset({ index_id: indexId, indexed_asset_id: indexedAssetId }, md, opts, cb),
+        ctx,
+      ),
+    listIndexedAssets: (ctx: OutgoingContext, request: ListIndexedAssetsRequest__Input) =>
+      callUnary<ListIndexedAssetsResponse>((md, opts, cb) => client.ListIndexedAssets(request, md, opts, cb), ctx),
+    updateIndexedAsset: (ctx: OutgoingContext, request: UpdateIndexedAssetRequest__Input) =>
+      callUnary<unknown>((md, opts, cb) => client.UpdateIndexedAsset(request, md, opts, cb), ctx),
+    deleteIndexedAsset: (ctx: OutgoingContext, indexId: string, indexedAssetId: string) =>
+      callUnary<unknown>(
+        (md, opts, cb) => client.DeleteIndexedAsset({ index_id: indexId, indexed_asset_id: indexedAssetId }, md, opts, cb),
+        ctx,
+      ),
     close: () => client.close(),
   };
 }

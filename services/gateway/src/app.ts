@@ -21,6 +21,7 @@ import { hlsFileRoutes } from './routes/hls';
 import { importRoutes } from './routes/imports';
 import { indexRoutes } from './routes/indexes';
 import { notBuiltRoutes } from './routes/not-built';
+import { assetChunkRoutes, assetRoutes, isAssetUpload } from './routes/assets';
 import { playgroundRoutes } from './routes/playground';
 import { searchRoutes } from './routes/search';
 import { isTaskUpload, taskRoutes } from './routes/tasks';
@@ -108,6 +109,19 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     engineRoutes(deps.clients.index, deps.clients.embed, deps.requestTimeoutMs),
     videoRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails),
     webhookRoutes(deps.clients.task, deps.requestTimeoutMs),
+    assetRoutes(deps.clients.task, {
+      timeoutMs: deps.requestTimeoutMs,
+      blobs: deps.uploads?.blobs,
+      uploadLimits: {
+        fileBytes: deps.uploads?.maxBytes ?? DEFAULT_UPLOAD_BYTES,
+        fieldBytes: deps.bodyLimits.field,
+        textBytes: deps.bodyLimits.json,
+      },
+      streams: { ...deps.thumbnails, signer: deps.thumbnails.signer.hls },
+      chunks: deps.thumbnails.signer.chunks,
+      clock: deps.thumbnails.clock,
+      publicUrl: deps.thumbnails.publicUrl,
+    }),
     searchRoutes(deps.clients.search, deps.requestTimeoutMs, deps.thumbnails),
     generateRoutes(deps.clients.analyze, { timeoutMs: deps.requestTimeoutMs, meter: outputTokenMeter(deps.limits, deps.billing) }),
     embedRoutes(deps.clients.embed, deps.requestTimeoutMs, deps.uploads?.blobs),
@@ -117,8 +131,8 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
   router.use(routeFinder(endpoints));
   router.use(versionMiddleware(adapterFor(version)));
   const parse = parseBody(deps.bodyLimits);
-  // A POST /tasks upload streams its video to the blob store (routes/tasks.ts): not parsed here.
-  router.use((req, res, next) => (isTaskUpload(req) ? ((req.body = {}), next()) : parse(req, res, next)));
+  // A POST /tasks or /assets upload streams its file to the blob store (routes/tasks.ts, assets.ts): not parsed here.
+  router.use((req, res, next) => (isTaskUpload(req) || isAssetUpload(req) ? ((req.body = {}), next()) : parse(req, res, next)));
   router.use(rateLimits(deps.limits.counters, deps.limits.source));
   for (const endpoint of endpoints) router.use(endpoint);
   router.use(notBuiltRoutes());
@@ -150,6 +164,14 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(thumbnailFileRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails.signer, deps.thumbnails.clock));
   // Video streams are read from the blob store the indexing worker writes (BLOB_DIR).
+  // Chunks of multipart asset uploads, PUT to presigned URLs (no API key: the signature is the permission).
+  app.use(
+    assetChunkRoutes(deps.clients.task, deps.uploads?.blobs, {
+      ...deps.thumbnails,
+      chunks: deps.thumbnails.signer.chunks,
+      timeoutMs: deps.requestTimeoutMs,
+    }),
+  );
   app.use(hlsFileRoutes(deps.uploads?.blobs, deps.thumbnails.signer.hls, deps.thumbnails.clock));
   if (deps.adminToken) {
     const endpoints = [adminRoutes(deps.keys), adminBillingRoutes(deps.keys, deps.billing, deps.requestTimeoutMs)];

@@ -1,6 +1,7 @@
-import { isApiError } from '@vus/core';
+import { isApiError, type UserMetadata } from '@vus/core';
 import type { IndexClient } from '@vus/clients';
-import type { OutgoingContext } from '@vus/grpc';
+import { fromMetadataValues, toMetadataValues, type OutgoingContext, type PlainMetadataValue } from '@vus/grpc';
+import type { IndexedVideos } from './assets/indexed-assets';
 import type { IndexDirectory } from './tasks/tasks';
 
 export { createIndexClient, type IndexClient } from '@vus/clients';
@@ -23,5 +24,26 @@ export function indexDirectory(client: IndexClient): IndexDirectory {
   return {
     indexExists: (orgId, indexId) => exists(() => client.getIndex(ctx(orgId), indexId)),
     videoExists: (orgId, indexId, videoId) => exists(() => client.getVideo(ctx(orgId), indexId, videoId)),
+  };
+}
+
+/** The IndexedVideos port (indexed assets' videos) over index-service's RPCs. */
+export function indexedVideos(client: IndexClient): IndexedVideos {
+  const ctx = (orgId: string): OutgoingContext => ({ orgId, deadline: new Date(Date.now() + CALL_TIMEOUT_MS) });
+  return {
+    async userMetadata(orgId, indexId, videoId) {
+      try {
+        const video = await client.getVideo(ctx(orgId), indexId, videoId);
+        return fromMetadataValues(video.user_metadata) as UserMetadata;
+      } catch (error) {
+        if (isApiError(error) && error.code === 'resource_not_exist') return undefined;
+        throw error;
+      }
+    },
+    async updateUserMetadata(orgId, indexId, videoId, metadata) {
+      const values = toMetadataValues(metadata as Record<string, PlainMetadataValue>);
+      await client.updateVideo(ctx(orgId), { index_id: indexId, video_id: videoId, user_metadata: values });
+    },
+    delete: (orgId, indexId, videoId) => exists(() => client.deleteVideo(ctx(orgId), indexId, videoId)),
   };
 }

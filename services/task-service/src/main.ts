@@ -1,6 +1,7 @@
 import { JOBS_MIGRATIONS } from '@vus/jobs';
 import { defineService, runService, startService, type KitOptions, type RunningService } from '@vus/service';
 import { join } from 'node:path';
+import { assetParts } from './assets/start';
 import { taskEnvShape, taskOptionsFromEnv, type TaskServiceOptions } from './env';
 import { createIndexClient, indexDirectory } from './index-client';
 import { taskServiceImplementation } from './server';
@@ -35,9 +36,11 @@ export const taskService = defineService({
     });
     const webhooks = webhookParts({ db, clock, logger, options: options.webhooks });
     const { blobs } = options;
+    const assets = assetParts({ db, clock, logger, tasks, index, blobs, fetch: options.worker?.fetch });
+    const handlers = { tasks: taskHandlers(tasks, clock), webhooks: webhooks.handlers, assets: assets.handlers };
     const worker = indexingWorkerJob(db, options.worker, options.indexServiceAddress, { logger, bus, clock, eventsWritten });
     return {
-      implementation: taskServiceImplementation({ tasks: taskHandlers(tasks, clock), webhooks: webhooks.handlers }, logger),
+      implementation: taskServiceImplementation(handlers, logger),
       consumers: [
         webhooks.consumer,
         ...(blobs
@@ -45,7 +48,7 @@ export const taskService = defineService({
           : []),
       ],
       withoutBus: "no event bus: no webhook deliveries are planned, and deleted videos' media and thumbnails stay in the blob store",
-      jobs: [...webhooks.jobs, ...(worker ? [worker.job] : [])],
+      jobs: [...webhooks.jobs, ...assets.jobs, ...(worker ? [worker.job] : [])],
       extra: () => ({ worker: worker?.running() }),
     };
   },

@@ -2,6 +2,7 @@ import { isValidBlobKey, type BlobStore } from '@vus/blob';
 import type { Logger } from '@vus/core';
 import type { Database } from '@vus/db';
 import { handleOnce, isVideoDeleted, type EventHandler, type VideoDeletedPayload } from '@vus/events';
+import { assetFilesAmong } from './assets/store';
 
 /** The consumer group (and handled-ids name) that removes a deleted video's blobs. */
 export const VIDEO_BLOBS_GROUP = 'task-service.video-blobs';
@@ -48,7 +49,9 @@ export function videoBlobCleanup(deps: { db: Database; blobs: BlobStore; logger:
     const { keys, prefix, invalid } = videoBlobsOf(event.payload);
     if (invalid.length > 0) logger.warn({ eventId: event.id, invalid }, 'video.deleted names keys that are not blob keys; left alone');
     let deleted = 0;
-    for (const key of keys) if (await blobs.delete(key)) deleted++;
+    // A video indexed from an asset was made from the asset's file, which stays the asset's.
+    const assetFiles = await assetFilesAmong(db, keys);
+    for (const key of keys) if (!assetFiles.has(key) && (await blobs.delete(key))) deleted++;
     if (prefix) deleted += await blobs.deletePrefix(prefix);
     logger.info({ videoId: event.payload.video_id, deleted }, 'deleted video blobs');
     return 'done';

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createChunkSigner } from './chunk-urls';
 
 /** Which thumbnail a signed URL grants, and to which organization's data. */
 export interface ThumbnailGrant {
@@ -41,7 +42,8 @@ function checkSignature(
 /**
  * Thumbnail URLs that need no API key (they end up in <img> tags) but grant one thumbnail of
  * one organization until they expire: HMAC-SHA256 over every field, expiry included, so changing
- * any of them (or the expiry) breaks the signature. `hls` signs video streams with the same key.
+ * any of them (or the expiry) breaks the signature. `hls` signs video streams with the same key,
+ * `chunks` multipart upload chunks.
  */
 export function createThumbnailSigner(secret: string) {
   const mac = (grant: ThumbnailGrant, expires: number) =>
@@ -78,6 +80,8 @@ export function createThumbnailSigner(secret: string) {
     },
 
     hls: createHlsSigner(secret),
+    /** Presigned chunk URLs of multipart asset uploads (chunk-urls.ts). */
+    chunks: createChunkSigner(secret),
   };
 }
 

@@ -6,6 +6,15 @@ import { renameSchema } from '../routes/indexes.schema';
 import { commonSchema as searchFields } from '../routes/search.schema';
 import { updateSchema as updateVideoFields } from '../routes/videos.schema';
 import { createWebhook } from '../routes/webhooks.schema';
+import {
+  createAssetSchema,
+  createIndexedAssetSchema,
+  createUploadSchema,
+  INDEXED_ASSET_STATUSES,
+  moreUrlsSchema,
+  reportChunksSchema,
+  updateIndexedAssetSchema,
+} from '../routes/assets.schema';
 import { id, modelProviders, pageInfo, timedValue, type VersionShapes } from './shapes';
 
 /**
@@ -27,6 +36,28 @@ export interface OperationSpec {
 }
 
 type Entry = (shapes: VersionShapes) => OperationSpec;
+
+/** An asset as presenters/assets.ts writes it; the media fields once processed. */
+const asset = z.looseObject({
+  _id: id,
+  method: z.enum(['direct', 'url', 'multipart']),
+  status: z.enum(['processing', 'ready', 'failed']),
+  filename: z.string(),
+  file_type: z.string().nullable().describe('The MIME type sniffed from the content, once processed.'),
+  created_at: z.string().optional(),
+  asset_type: z.enum(['video', 'audio', 'image']).optional(),
+  size: z.int().optional(),
+  duration: z.number().optional(),
+});
+const chunkUrl = z.object({ chunk_index: z.int(), url: z.string(), expires_at: z.string() });
+const uploadSummary = z.looseObject({ upload_id: id, status: z.string(), total_size: z.int(), chunk_size: z.int(), total_chunks: z.int() });
+/** The v1.3 video plus its indexing status. */
+const indexedAsset = z.looseObject({
+  _id: id,
+  asset_id: id,
+  status: z.enum(['pending', 'queued', 'indexing', 'ready', 'failed']),
+  system_metadata: z.looseObject({ filename: z.string(), duration: z.number() }),
+});
 
 const file = z.string().meta({ format: 'binary' });
 const noContent = { 204: { description: 'Done. No body and no Content-Type.' } } as const;
@@ -514,6 +545,118 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
     responses: ok(z.looseObject({ data: z.array(z.looseObject({ embedding: z.array(z.number()) })) })),
   }),
 
+  'POST /assets': () => ({
+    summary: 'Upload an asset',
+    description:
+      'method direct (file) or url (fetched by the server; public addresses only). Answered at once with status processing; the file is sniffed and probed (a playlist or text is refused) before it is ready.',
+    tag: 'Assets',
+    body: { multipart: createAssetSchema.extend({ file: file.optional() }), json: createAssetSchema, required: true },
+    responses: created(asset),
+  }),
+  'GET /assets': (s) => ({
+    summary: 'List assets',
+    tag: 'Assets',
+    query: {
+      page: paging.page,
+      page_limit: paging.page_limit,
+      asset_ids: { schema: z.array(z.string()).optional() },
+      asset_types: { schema: z.array(z.enum(['video', 'audio', 'image', 'document'])).optional() },
+    },
+    responses: ok(s.list(asset)),
+  }),
+  'GET /assets/{asset_id}': () => ({ summary: 'Retrieve an asset', tag: 'Assets', responses: ok(asset) }),
+  'DELETE /assets/{asset_id}': () => ({
+    summary: 'Delete an asset',
+    description: 'Refused while an indexing task of the asset runs. Indexed assets made from it stay.',
+    tag: 'Assets',
+    responses: noContent,
+  }),
+  'POST /assets/multipart-uploads': () => ({
+    summary: 'Start a multipart upload',
+    description: 'Answers the chunk size and presigned PUT URLs for the first 100 chunks (8 MiB chunks, files up to 4 GiB).',
+    tag: 'Assets',
+    body: { json: createUploadSchema, required: true },
+    responses: created(
+      z.object({
+        upload_id: id,
+        asset_id: id,
+        upload_urls: z.array(chunkUrl),
+        upload_headers: z.record(z.string(), z.string()),
+        chunk_size: z.int(),
+        total_chunks: z.int(),
+        expires_at: z.string().optional(),
+      }),
+    ),
+  }),
+  'GET /assets/multipart-uploads': (s) => ({
+    summary: 'List incomplete multipart uploads',
+    tag: 'Assets',
+    query: { page: paging.page, page_limit: paging.page_limit },
+    responses: ok(s.list(uploadSummary)),
+  }),
+  'GET /assets/multipart-uploads/{upload_id}': () => ({
+    summary: 'The status of a multipart upload and a page of its chunks',
+    tag: 'Assets',
+    query: { page: paging.page, page_limit: paging.page_limit },
+    responses: ok(z.looseObject({ upload_id: id, status: z.string(), uploaded_chunks: z.array(z.looseObject({ index: z.int() })) })),
+  }),
+  'POST /assets/multipart-uploads/{upload_id}': () => ({
+    summary: 'Report uploaded chunks',
+    description: 'Each chunk with the ETag its PUT answered. Once every chunk is reported the file is joined; `url` is then set.',
+    tag: 'Assets',
+    body: { json: reportChunksSchema, required: true },
+    responses: ok(
+      z.object({
+        url: z.string().optional(),
+        asset_id: id,
+        processed_chunks: z.int(),
+        duplicate_chunks: z.int(),
+        total_completed: z.int(),
+      }),
+    ),
+  }),
+  'POST /assets/multipart-uploads/{upload_id}/presigned-urls': () => ({
+    summary: 'More presigned chunk URLs',
+    tag: 'Assets',
+    body: { json: moreUrlsSchema, required: true },
+    responses: ok(z.looseObject({ upload_id: id, start_index: z.int(), count: z.int(), upload_urls: z.array(chunkUrl) })),
+  }),
+  'POST /indexes/{index_id}/indexed-assets': () => ({
+    summary: 'Index an asset',
+    description: 'The asset must be a ready video. Makes an indexing task (as POST /tasks does); follow the indexed asset until ready.',
+    tag: 'Indexed assets',
+    body: { json: createIndexedAssetSchema, required: true },
+    responses: created(z.object({ _id: id }), 202),
+  }),
+  'GET /indexes/{index_id}/indexed-assets': (s) => ({
+    summary: 'List the indexed assets of an index',
+    tag: 'Indexed assets',
+    query: {
+      ...paging,
+      status: { schema: z.array(z.enum(INDEXED_ASSET_STATUSES)).optional() },
+      filename: { schema: z.string().optional() },
+    },
+    responses: ok(s.list(indexedAsset)),
+  }),
+  'GET /indexes/{index_id}/indexed-assets/{indexed_asset_id}': () => ({
+    summary: 'Retrieve an indexed asset',
+    tag: 'Indexed assets',
+    responses: ok(indexedAsset),
+  }),
+  'PATCH /indexes/{index_id}/indexed-assets/{indexed_asset_id}': () => ({
+    summary: 'Update the user metadata of an indexed asset',
+    description: 'Merges; a null value removes a key. Once the indexed asset is ready.',
+    tag: 'Indexed assets',
+    body: { json: updateIndexedAssetSchema, required: true },
+    responses: noContent,
+  }),
+  'DELETE /indexes/{index_id}/indexed-assets/{indexed_asset_id}': () => ({
+    summary: 'Delete an indexed asset',
+    description: 'Its video and task; the asset stays. Refused while it is being indexed.',
+    tag: 'Indexed assets',
+    responses: noContent,
+  }),
+
   'POST /classify': (s) => ({
     summary: 'Classify videos into classes of prompts',
     description:
@@ -531,8 +674,4 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
   'GET /classify/{page_token}': (s) => ({ summary: 'A later page of a classification', tag: 'Classify', responses: ok(classifyPage(s)) }),
 
   'ALL /tasks/transfers/*rest': notBuilt('Task transfers from an integration'),
-  'ALL /indexes/{index_id}/indexed-assets': notBuilt('Indexed assets'),
-  'ALL /indexes/{index_id}/indexed-assets/*rest': notBuilt('Indexed assets'),
-  'ALL /assets': notBuilt('Assets'),
-  'ALL /assets/*rest': notBuilt('Assets'),
 };

@@ -8,8 +8,6 @@ import { Router } from 'express';
 const NOT_BUILT: readonly [capability: string, paths: string[]][] = [
   // POST /tasks/transfers and /tasks/external-provider are routes/imports.ts; v1.3's integrations are not built.
   ['Task transfers from an integration', ['/tasks/transfers/*rest']],
-  ['Indexed assets', ['/indexes/:indexId/indexed-assets', '/indexes/:indexId/indexed-assets/*rest']],
-  ['Assets', ['/assets', '/assets/*rest']],
 ];
 
 export function notBuiltRoutes(): Router {

@@ -24,7 +24,10 @@ export type VersionedEndpoint =
   /** v1's way to a task's video (deprecated there; read `video_id` from the task since v1.1). */
   | 'GET /tasks/{task_id}/video-id'
   /** Classify with its bulk form and later pages (v1.1 → v1.2). */
-  | 'POST /classify';
+  | 'POST /classify'
+  /** Assets with their multipart uploads, and indexed assets (v1.3; middleware.ts SAME_AVAILABILITY lists their other routes). */
+  | 'POST /assets'
+  | 'POST /indexes/{index_id}/indexed-assets';
 
 /**
  * Why a version lacks an endpoint: gone since an older version (`endpoint_not_found`, 404), or

@@ -34,6 +34,18 @@ const SAME_AVAILABILITY: Readonly<Record<string, VersionedEndpoint>> = {
   'POST /search-v2/{token}': 'POST /search-v2',
   'POST /classify/bulk': 'POST /classify',
   'GET /classify/{page_token}': 'POST /classify',
+  'GET /assets': 'POST /assets',
+  'GET /assets/{asset_id}': 'POST /assets',
+  'DELETE /assets/{asset_id}': 'POST /assets',
+  'POST /assets/multipart-uploads': 'POST /assets',
+  'GET /assets/multipart-uploads': 'POST /assets',
+  'GET /assets/multipart-uploads/{upload_id}': 'POST /assets',
+  'POST /assets/multipart-uploads/{upload_id}': 'POST /assets',
+  'POST /assets/multipart-uploads/{upload_id}/presigned-urls': 'POST /assets',
+  'GET /indexes/{index_id}/indexed-assets': 'POST /indexes/{index_id}/indexed-assets',
+  'GET /indexes/{index_id}/indexed-assets/{indexed_asset_id}': 'POST /indexes/{index_id}/indexed-assets',
+  'PATCH /indexes/{index_id}/indexed-assets/{indexed_asset_id}': 'POST /indexes/{index_id}/indexed-assets',
+  'DELETE /indexes/{index_id}/indexed-assets/{indexed_asset_id}': 'POST /indexes/{index_id}/indexed-assets',
 };
 
 /** The version's error for the route, if the version lacks that endpoint. */

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { looseList } from '../http/coerce';
 import { codeAndMessage, removed, type UnavailableEndpoint, type VersionAdapter, type VersionedEndpoint } from './adapter';
 import { familyOfModel, V12_OPTIONS } from './options';
-import { v12 } from './v1.2';
+import { addedInV13, v12 } from './v1.2';
 
 /** What a call to an endpoint a later version added gets (API-CONTRACT §2.5). */
 export const upgradeTo = (since: string, current: string, hint = ''): UnavailableEndpoint => ({
@@ -23,6 +23,7 @@ export const addedSinceV12 = (current: string): Partial<Record<VersionedEndpoint
   'POST /summarize': upgradeTo('v1.2', current),
   'POST /generate': upgradeTo('v1.2', current),
   'POST /analyze': upgradeTo('v1.3', current),
+  ...addedInV13(current),
 });
 
 /**

@@ -2,7 +2,7 @@ import { errors, parseInput } from '@vus/core';
 import type { CreateIndexRequest__Input } from '@vus/grpc/types/index/v1/CreateIndexRequest';
 import { z } from 'zod';
 import { looseList } from '../http/coerce';
-import { codeAndMessage, removed, type VersionAdapter } from './adapter';
+import { codeAndMessage, removed, type UnavailableEndpoint, type VersionAdapter, type VersionedEndpoint } from './adapter';
 import { V12_OPTIONS } from './options';
 
 export const createIndexSchema = z.object({
@@ -26,6 +26,16 @@ function parseCreateIndex(body: unknown): CreateIndexRequest__Input {
   return { name: input.index_name, models: [{ name: input.engine_id, options }], addons: input.addons ?? [] };
 }
 
+/** Endpoints only v1.3 has, as an earlier version answers them: assets and indexed assets (API-CONTRACT §5.9). */
+export function addedInV13(current: string): Partial<Record<VersionedEndpoint, UnavailableEndpoint>> {
+  const upgrade: UnavailableEndpoint = {
+    code: 'api_upgrade_required',
+    message: `This endpoint is supported starting with version v1.3. Your version is ${current}.`,
+    docsVersion: 'v1.3',
+  };
+  return { 'POST /assets': upgrade, 'POST /indexes/{index_id}/indexed-assets': upgrade };
+}
+
 /**
  * v1.2 (twelvelabs-js 0.1–0.3, python 0.1–0.3): engines, the canonical option names, `metadata`
  * objects, `page_expired_at`; no `uploading` or `queued` status yet.
@@ -40,6 +50,7 @@ export const v12: VersionAdapter = {
       code: 'api_upgrade_required',
       message: 'This endpoint is supported starting with version v1.3. Your version is v1.2. Use POST /generate.',
     },
+    ...addedInV13('v1.2'),
   },
 
   indexes: {

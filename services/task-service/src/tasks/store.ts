@@ -31,6 +31,7 @@ interface TaskRow {
   failure_code: string | null;
   failure_message: string | null;
   idempotency_key: string | null;
+  asset_id?: string | null;
   media_reserved: boolean;
   media_reserve_started: boolean;
   hls: HlsRow | null;
@@ -100,6 +101,7 @@ function toRecord(row: TaskRow): TaskRecord {
     extractors: { ran: row.extractors_run, skipped: row.extractors_skipped },
     failure: row.failure_code ? { code: row.failure_code, message: row.failure_message ?? '' } : null,
     idempotencyKey: row.idempotency_key,
+    assetId: row.asset_id ?? null,
     history: (row.history ?? []).map((h) => ({ status: h.status, at: new Date(h.at) })),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -124,6 +126,8 @@ function whereClause(orgId: string, filter: TaskFilter): Where {
   if (filter.indexId) where.add((p) => `t.index_id = ${p}`, filter.indexId);
   if (filter.filename) where.add((p) => `t.filename = ${p}`, filter.filename);
   if (filter.statuses?.length) where.add((p) => `t.status = ANY(${p}::text[])`, filter.statuses);
+  if (filter.videoIds?.length) where.add((p) => `t.video_id = ANY(${p}::text[])`, filter.videoIds);
+  if (filter.assetsOnly) where.add((p) => `(t.asset_id IS NOT NULL) = ${p}`, true);
   return where
     .bounds('t.duration', filter.duration)
     .bounds('t.width', filter.width)
@@ -153,8 +157,8 @@ export function createTaskStore(db: Database): TaskStore {
           await tx.query(
             `INSERT INTO tasks (id, org_id, index_id, video_id, status, source_kind, video_url, media_blob_key,
                                 transcription_kind, transcription_ref, language, enable_video_stream, user_metadata,
-                                filename, idempotency_key, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+                                filename, idempotency_key, created_at, updated_at, asset_id)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
             [
               task.id,
               task.orgId,
@@ -173,6 +177,7 @@ export function createTaskStore(db: Database): TaskStore {
               task.idempotencyKey,
               task.createdAt,
               task.updatedAt,
+              task.assetId ?? null,
             ],
           );
           await appendHistory(tx, task.id, task.status, task.createdAt);

@@ -85,6 +85,8 @@ export interface TaskRecord {
   extractors: ExtractorReport;
   failure: TaskFailure | null;
   idempotencyKey: string | null;
+  /** Set on a task made from an asset (an indexed asset, whose id is the video id); the media is the asset's file. */
+  assetId?: string | null;
   history: StatusChange[];
   createdAt: Date;
   updatedAt: Date;
@@ -103,6 +105,9 @@ export interface TaskFilter {
   createdAt?: TimeBounds | undefined;
   updatedAt?: TimeBounds | undefined;
   statuses?: TaskStatus[] | undefined;
+  /** Only tasks made from assets (indexed assets). */
+  assetsOnly?: boolean | undefined;
+  videoIds?: string[] | undefined;
 }
 
 export interface TaskSort {
@@ -155,6 +160,8 @@ export interface CreateTaskInput {
   userMetadata: UserMetadata;
   filename: string;
   idempotencyKey: string | null;
+  /** The asset the media is (indexed assets): its file is the asset's, never removed with the task. */
+  assetId?: string | null;
 }
 
 /** The payload of `task.created`: enough for the worker (and webhooks) to find the task. */
@@ -241,6 +248,7 @@ export function createTaskService({ store, indexes, blobs, clock, eventsWritten 
         extractors: { ran: [], skipped: [] },
         failure: null,
         idempotencyKey: input.idempotencyKey,
+        assetId: input.assetId ?? null,
         history: [{ status, at: now }],
         createdAt: now,
         updatedAt: now,
@@ -273,8 +281,9 @@ export function createTaskService({ store, indexes, blobs, clock, eventsWritten 
       }
       const deleted = await store.deleteIn(orgId, id, ['ready', 'failed']);
       if (!deleted) throw errors.notFound('Task', id);
-      // A failed task's upload never became a video, so nothing else will remove it.
-      if (deleted.status === 'failed' && deleted.mediaBlobKey) await blobs?.delete(deleted.mediaBlobKey).catch(() => false);
+      // A failed task's upload never became a video, so nothing else will remove it (an asset's file stays the asset's).
+      if (deleted.status === 'failed' && deleted.mediaBlobKey && !deleted.assetId)
+        await blobs?.delete(deleted.mediaBlobKey).catch(() => false);
       if (deleted.transcription?.kind === 'upload') await blobs?.delete(deleted.transcription.blobKey).catch(() => false);
     },
 
