@@ -1,6 +1,6 @@
 import { chooseTrack } from '../src/worker/extract/conversation';
 import { spread } from '../src/worker/extract/frames';
-import { logosOf, progressPercent, scenesOf, spansOf, textInVideo, type FrameObservation } from '../src/worker/extract/timeline';
+import { logosOf, progressPercent, scenesOf, spansOf, textInVideo, textSpans, type FrameObservation } from '../src/worker/extract/timeline';
 import { planExtractors } from '../src/worker/plan';
 
 const frame = (timeSec: number, lines: string[], labels: string[] = []): FrameObservation => ({
@@ -50,6 +50,57 @@ describe('spansOf', () => {
       10,
     );
     expect(spans).toEqual([{ start: 0, end: 1, value: 'A', confidence: 0.7 }]);
+  });
+});
+
+describe('textSpans', () => {
+  // Each row: the lines read on frames 0, 1, 2 … (one a second), then the spans expected.
+  it.each<[string, string[][], { start: number; end: number; value: string }[]]>([
+    [
+      'a title card read the same on every frame is one span',
+      [['THE LAST HARVEST'], ['THE LAST HARVEST'], ['THE LAST HARVEST']],
+      [{ start: 0, end: 3, value: 'THE LAST HARVEST' }],
+    ],
+    [
+      'readings that differ by a letter are one span, named by the most frequent',
+      [['THE LAST HARVEST'], ['THE LAST HARVES'], ['THE LAST HARVEST'], ['the last harvest.']],
+      [{ start: 0, end: 4, value: 'THE LAST HARVEST' }],
+    ],
+    [
+      'one frame where OCR missed it does not cut the span',
+      [['Chapter One'], [], ['Chapter One']],
+      [{ start: 0, end: 3, value: 'Chapter One' }],
+    ],
+    [
+      'two frames without it end the span',
+      [['Chapter One'], [], [], ['Chapter One']],
+      [
+        { start: 0, end: 1, value: 'Chapter One' },
+        { start: 3, end: 4, value: 'Chapter One' },
+      ],
+    ],
+    [
+      'different texts are different spans, even when overlapping',
+      [['Chapter One'], ['Chapter One', 'A long way home'], ['Chapter Two']],
+      [
+        { start: 0, end: 2, value: 'Chapter One' },
+        { start: 1, end: 2, value: 'A long way home' },
+        { start: 2, end: 3, value: 'Chapter Two' },
+      ],
+    ],
+    ['the same text twice on a frame is one reading', [['SALE', 'SALE'], ['SALE']], [{ start: 0, end: 2, value: 'SALE' }]],
+    ['blank and punctuation-only lines are dropped', [['  ', '...'], ['A ']], [{ start: 1, end: 2, value: 'A' }]],
+  ])('%s', (_name, lines, expected) => {
+    const frames = lines.map((values, i) => ({ timeSec: i, values: values.map((value) => ({ value, confidence: 0.9 })) }));
+    expect(textSpans(frames, 1, lines.length).map(({ start, end, value }) => ({ start, end, value }))).toEqual(expected);
+  });
+
+  it('keeps the best confidence seen and clips the last span to the duration', () => {
+    const frames = [
+      { timeSec: 0, values: [{ value: 'TITLE', confidence: 0.6 }] },
+      { timeSec: 1, values: [{ value: 'TITLE', confidence: 0.95 }] },
+    ];
+    expect(textSpans(frames, 1, 1.5)).toEqual([{ start: 0, end: 1.5, value: 'TITLE', confidence: 0.95 }]);
   });
 });
 

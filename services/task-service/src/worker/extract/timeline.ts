@@ -67,11 +67,108 @@ export function spansOf(
 
 /** Text in video: one span per line of text for as long as it stays on screen. */
 export function textInVideo(observations: readonly FrameObservation[], step: number, duration: number): TimedValue[] {
-  return spansOf(
+  return textSpans(
     observations.map((o) => ({ timeSec: o.timeSec, values: o.lines.map((l) => ({ value: l.text, confidence: l.confidence })) })),
     step,
     duration,
   );
+}
+
+export interface TextSpanOptions {
+  /** Sampled frames on which a text may go unread inside its span (OCR misses a frame now and then). */
+  maxGapFrames: number;
+  /** Two readings are the same text when their similarity (1 − edit distance / longer length) reaches this. */
+  minSimilarity: number;
+}
+
+const TEXT_SPAN_DEFAULTS: TextSpanOptions = { maxGapFrames: 1, minSimilarity: 0.8 };
+
+/**
+ * Spans of on-screen text, as long as it stays on screen: consecutive frames reading the same text
+ * make one span even when OCR reads it a little differently from frame to frame ("THE LAST
+ * HARVEST", "THE LAST HARVES") or misses it on a frame (up to `maxGapFrames`). Readings are
+ * compared case-, space- and punctuation-blind. A span's value is its most frequent reading (the
+ * most confident among equals); its confidence the best seen. Sorted by start, then value. Pure.
+ */
+export function textSpans(
+  frames: readonly { timeSec: number; values: readonly { value: string; confidence: number }[] }[],
+  step: number,
+  duration: number,
+  options: Partial<TextSpanOptions> = {},
+): TimedValue[] {
+  const { maxGapFrames, minSimilarity } = { ...TEXT_SPAN_DEFAULTS, ...options };
+  interface OpenSpan {
+    start: number;
+    end: number;
+    lastFrame: number;
+    key: string;
+    readings: Map<string, { count: number; confidence: number }>;
+  }
+  const open: OpenSpan[] = [];
+  const closed: TimedValue[] = [];
+  const close = (span: OpenSpan) => {
+    const readings = [...span.readings].sort((a, b) => b[1].count - a[1].count || b[1].confidence - a[1].confidence);
+    const confidence = Math.max(...readings.map(([, r]) => r.confidence));
+    closed.push({ start: span.start, end: span.end, value: readings[0]?.[0] ?? '', confidence });
+  };
+  frames.forEach((frame, index) => {
+    for (const span of open.filter((s) => index - s.lastFrame > maxGapFrames + 1)) {
+      open.splice(open.indexOf(span), 1);
+      close(span);
+    }
+    const end = round2(Math.min(duration, frame.timeSec + step));
+    // The same text twice on one frame is one reading.
+    const seen = new Map<string, { text: string; confidence: number }>();
+    for (const { value, confidence } of frame.values) {
+      const text = value.trim().replace(/\s+/g, ' ');
+      const key = comparable(text);
+      if (key && confidence > (seen.get(key)?.confidence ?? -1)) seen.set(key, { text, confidence });
+    }
+    const taken = new Set<OpenSpan>();
+    for (const [key, { text, confidence }] of seen) {
+      const span = open
+        .filter((s) => !taken.has(s) && s.lastFrame < index)
+        .map((s) => ({ s, similarity: similarity(s.key, key) }))
+        .filter((c) => c.similarity >= minSimilarity)
+        .sort((a, b) => b.similarity - a.similarity)[0]?.s;
+      if (span) {
+        span.end = end;
+        span.lastFrame = index;
+      }
+      const target = span ?? { start: round2(frame.timeSec), end, lastFrame: index, key, readings: new Map() };
+      if (!span) open.push(target);
+      taken.add(target);
+      const reading = target.readings.get(text) ?? { count: 0, confidence: 0 };
+      target.readings.set(text, { count: reading.count + 1, confidence: Math.max(reading.confidence, confidence) });
+    }
+  });
+  for (const span of open) close(span);
+  return closed.sort((a, b) => a.start - b.start || a.value.localeCompare(b.value));
+}
+
+/** Lower case letters and digits, single spaces: what two readings of one text share. */
+function comparable(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/** 1 − Levenshtein distance / the longer length, 0–1. */
+function similarity(a: string, b: string): number {
+  if (a === b) return 1;
+  const longer = Math.max(a.length, b.length);
+  if (longer === 0) return 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+    }
+    previous = current;
+  }
+  return 1 - previous[b.length]! / longer;
 }
 
 /**
