@@ -107,7 +107,12 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     ...mountedAt(adapterFor(version).tasks.pathPrefix, taskEndpoints),
     indexRoutes(deps.clients.index, deps.requestTimeoutMs),
     engineRoutes(deps.clients.index, deps.clients.embed, deps.requestTimeoutMs),
-    videoRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails),
+    videoRoutes(
+      deps.clients.index,
+      deps.requestTimeoutMs,
+      deps.thumbnails,
+      deps.clients.search && deps.clients.embed ? { search: deps.clients.search, embed: deps.clients.embed } : undefined,
+    ),
     webhookRoutes(deps.clients.task, deps.requestTimeoutMs),
     assetRoutes(deps.clients.task, {
       timeoutMs: deps.requestTimeoutMs,

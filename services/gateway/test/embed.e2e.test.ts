@@ -15,7 +15,9 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { TwelveLabs as TwelveLabsV1 } from 'twelvelabs-js';
 import { TwelveLabs as TwelveLabsV0 } from 'twelvelabs-js-v0';
+import { createSearchClient } from '@vus/clients';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
+import { workerClient } from './videos-worker';
 
 let stack: IndexingStack;
 let files: FileServer;
@@ -241,6 +243,79 @@ describe('embed tasks', () => {
     const other = await stack.newOrg();
     const res = await api().get(`/v1.3/embed/tasks/${created.body._id}`).set('x-api-key', other.key);
     expect([res.status, res.body.code]).toEqual([404, 'resource_not_exist']);
+  });
+});
+
+describe("a video's embeddings (GET …/videos/{id} with embedding_option, or embed=true in v1.2)", () => {
+  // What indexing wrote for a 10 s video: a cat, then a motorbike with a title card, and two lines of speech.
+  const segments = [
+    { start: 0, end: 1, modality: 'visual', labels: ['cat'] },
+    { start: 1, end: 2, modality: 'visual', labels: ['cat', 'couch'] },
+    { start: 6, end: 8, modality: 'visual', labels: ['motorcycle'] },
+    { start: 7, end: 9, modality: 'text_in_video', text: 'RACE DAY' },
+    { start: 2, end: 5, modality: 'conversation', text: 'the sardines are packed in olive oil' },
+    { start: 8, end: 10, modality: 'conversation', text: 'the rocket launched into space' },
+  ];
+  let orgId: string;
+  let orgKey: string;
+  let indexId: string;
+  let videoId: string;
+
+  beforeAll(async () => {
+    ({ orgId, key: orgKey } = await stack.newOrg());
+    const created = await api()
+      .post('/v1.3/indexes')
+      .set('x-api-key', orgKey)
+      .send({ index_name: 'video-embeddings', models: [{ model_name: 'marengo2.7', model_options: ['visual', 'audio'] }] });
+    indexId = created.body._id;
+    const worker = workerClient(stack.indexService.address);
+    const search = createSearchClient(stack.searchService.address);
+    try {
+      videoId = (await worker.createVideo(orgId, indexId, { duration: 10 })).id;
+      await search.ingestSegments({ orgId }, { index_id: indexId, video_id: videoId, segments });
+    } finally {
+      worker.close();
+      search.close();
+    }
+  });
+
+  const text = async (words: string) =>
+    vector(
+      (await api().post('/v1.3/embed').set('x-api-key', orgKey).field('model_name', 'Marengo-retrieval-2.7').field('text', words)).body
+        .text_embedding.segments[0].float,
+    );
+
+  it('twelvelabs-js 1.3.4: visual-text and audio clips of 6 s, in the space of /embed, near what each clip shows and says', async () => {
+    process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+    const client = new TwelveLabsV1({ apiKey: orgKey });
+    const video = await client.indexes.videos.retrieve(indexId, videoId, { embeddingOption: ['visual-text', 'audio'] });
+    const clips = video.embedding?.videoEmbedding?.segments ?? [];
+    expect(video.embedding?.modelName).toBe('Marengo-retrieval-2.7');
+    expect(clips.map((c) => [c.embeddingOption, c.startOffsetSec, c.endOffsetSec, c.float?.length])).toEqual([
+      ['visual-text', 0, 6, 1024],
+      ['visual-text', 6, 10, 1024],
+      ['audio', 0, 6, 1024],
+      ['audio', 6, 10, 1024],
+    ]);
+    const [catClip, bikeClip, fishClip, spaceClip] = clips.map((c) => vector(c.float));
+    const [cat, motorbike, fish, space] = await Promise.all(['cat', 'motorbike', 'fish', 'space'].map(text));
+    expect(cosine(cat!, catClip!)).toBeGreaterThan(cosine(cat!, bikeClip!));
+    expect(cosine(motorbike!, bikeClip!)).toBeGreaterThan(cosine(motorbike!, catClip!));
+    expect(cosine(fish!, fishClip!)).toBeGreaterThan(cosine(fish!, spaceClip!));
+    expect(cosine(space!, spaceClip!)).toBeGreaterThan(cosine(space!, fishClip!));
+    expect((await client.indexes.videos.retrieve(indexId, videoId)).embedding).toBeUndefined();
+  });
+
+  it('v1.2 embed=true: every option under engine_name; bad options and other organizations refused', async () => {
+    const v12 = await api().get(`/v1.2/indexes/${indexId}/videos/${videoId}?embed=true`).set('x-api-key', orgKey);
+    expect(v12.status).toBe(200);
+    expect(v12.body.embedding.engine_name).toBe('Marengo-retrieval-2.7');
+    expect(v12.body.embedding.video_embedding.segments).toHaveLength(4);
+    const bad = await api().get(`/v1.3/indexes/${indexId}/videos/${videoId}?embedding_option=visual`).set('x-api-key', orgKey);
+    expect([bad.status, bad.body.code]).toEqual([400, 'parameter_invalid']);
+    const other = await stack.newOrg();
+    const foreign = await api().get(`/v1.3/indexes/${indexId}/videos/${videoId}?embedding_option=audio`).set('x-api-key', other.key);
+    expect(foreign.status).toBe(404);
   });
 });
 

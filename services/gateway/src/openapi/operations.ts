@@ -4,7 +4,7 @@ import { createSchema as createTaskFields } from '../routes/tasks.schema';
 import { externalProviderSchema } from '../routes/imports.schema';
 import { renameSchema } from '../routes/indexes.schema';
 import { commonSchema as searchFields } from '../routes/search.schema';
-import { updateSchema as updateVideoFields } from '../routes/videos.schema';
+import { updateSchema as updateVideoFields, VIDEO_EMBEDDING_OPTIONS } from '../routes/videos.schema';
 import { createWebhook } from '../routes/webhooks.schema';
 import {
   createAssetSchema,
@@ -278,7 +278,14 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
   'GET /indexes/{index_id}/videos/{video_id}': (s) => ({
     summary: 'Retrieve a video',
     tag: 'Videos',
-    query: s.version.videos.transcriptionOnRetrieve ? { transcription: { schema: z.boolean().optional() } } : undefined,
+    query: {
+      ...(s.version.videos.transcriptionOnRetrieve ? { transcription: { schema: z.boolean().optional() } } : {}),
+      ...(!s.version.embed
+        ? {}
+        : s.version.videos.embeddingsOnRetrieve === 'embed'
+          ? { embed: { schema: z.boolean().optional() } }
+          : { embedding_option: { schema: z.array(z.enum(VIDEO_EMBEDDING_OPTIONS)).optional() } }),
+    },
     responses: ok(s.video),
   }),
   'PUT /indexes/{index_id}/videos/{video_id}': (s) => ({

@@ -77,6 +77,27 @@ export function versionShapes(version: VersionAdapter): VersionShapes {
     indexed_at: time.optional(),
     hls: hls.optional(),
     ...schemas.videoMetadata,
+    ...(version.embed
+      ? {
+          embedding: z
+            .object({
+              [version.embed.modelField]: z.string(),
+              video_embedding: z.object({
+                segments: z.array(
+                  z.object({
+                    float: z.array(z.number()),
+                    start_offset_sec: z.number(),
+                    end_offset_sec: z.number(),
+                    embedding_scope: z.string(),
+                    embedding_option: z.string(),
+                  }),
+                ),
+              }),
+            })
+            .optional()
+            .describe('Only when asked for (embedding_option, or embed=true in v1.2): 6 s clips of what the video shows and says.'),
+        }
+      : {}),
   });
 
   const shape = version.tasks;

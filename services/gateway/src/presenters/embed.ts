@@ -1,4 +1,5 @@
 import type { Embedding } from '@vus/grpc/types/embed/v1/Embedding';
+import type { EmbeddingSegment } from '@vus/grpc/types/embed/v1/EmbeddingSegment';
 import type { EmbeddingSet } from '@vus/grpc/types/embed/v1/EmbeddingSet';
 import type { EmbedTask } from '@vus/grpc/types/embed/v1/EmbedTask';
 import type { ListEmbedTasksResponse } from '@vus/grpc/types/embed/v1/ListEmbedTasksResponse';
@@ -108,18 +109,31 @@ export function presentEmbedTaskSummary(task: EmbedTask, shape: EmbedShape): Rec
   };
 }
 
-/**
- * GET /embed/tasks/{id}: `video_embedding.segments`; v1.2 also the early `video_embeddings` list
- * with `float` and `embedding.float` per item (js 0.2 and py 0.2 read those: API-CONTRACT §5.8).
- */
-export function presentEmbedTask(task: EmbedTask, shape: EmbedShape): Record<string, unknown> {
-  const segments = (task.embedding?.segments ?? []).map((s) => ({
+/** A video's clip vectors as embed tasks and video objects show them (API-CONTRACT §5.2, §5.8). */
+function presentVideoSegments(segments: readonly EmbeddingSegment[]) {
+  return segments.map((s) => ({
     float: floats(s.vector),
     start_offset_sec: s.start ?? 0,
     end_offset_sec: s.end ?? 0,
     embedding_scope: s.embedding_scope,
     embedding_option: s.embedding_option,
   }));
+}
+
+/** A video object's `embedding` (GET …/videos/{id} with `embed=true` or `embedding_option`). */
+export function presentVideoEmbedding(embedding: Embedding, shape: EmbedShape): Record<string, unknown> {
+  return {
+    [shape.modelField]: embedding.model_name,
+    video_embedding: { segments: presentVideoSegments(embedding.video_embedding?.segments ?? []) },
+  };
+}
+
+/**
+ * GET /embed/tasks/{id}: `video_embedding.segments`; v1.2 also the early `video_embeddings` list
+ * with `float` and `embedding.float` per item (js 0.2 and py 0.2 read those: API-CONTRACT §5.8).
+ */
+export function presentEmbedTask(task: EmbedTask, shape: EmbedShape): Record<string, unknown> {
+  const segments = presentVideoSegments(task.embedding?.segments ?? []);
   const out: Record<string, unknown> = {
     ...presentEmbedTaskSummary(task, shape),
     video_embedding: { metadata: taskMetadata(task), segments },

@@ -52,7 +52,7 @@ export const presentTimedValues = (values: readonly TimedValue[]) => values.map(
 export function presentVideo(
   version: VersionAdapter,
   video: Video,
-  extra: { transcription?: readonly TimedValue[]; hlsUrl?: HlsUrlOf } = {},
+  extra: { transcription?: readonly TimedValue[]; hlsUrl?: HlsUrlOf; embedding?: Record<string, unknown> | undefined } = {},
 ): Record<string, unknown> {
   return {
     _id: video.id,
@@ -66,6 +66,7 @@ export function presentVideo(
       title: video.title,
       transcription: extra.transcription ? presentTimedValues(extra.transcription) : undefined,
     }),
+    ...(extra.embedding ? { embedding: extra.embedding } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import { ApiError, errors, parseInput } from '@vus/core';
+import { errors, parseInput } from '@vus/core';
 import { toMetadataValues, type PlainMetadataValue } from '@vus/grpc';
 import type { ListVideosRequest__Input } from '@vus/grpc/types/index/v1/ListVideosRequest';
 import type { UpdateVideoRequest__Input } from '@vus/grpc/types/index/v1/UpdateVideoRequest';
@@ -122,15 +122,34 @@ export function parseUpdateVideo(
 }
 
 const retrieveSchema = z.object({ transcription: looseBoolean.optional() });
+const embedSchema = z.object({ embed: looseBoolean.optional() });
 
-/** GET …/videos/{video_id} options: `transcription=true` where the version has it; embeddings are not built yet. */
-export function parseRetrieveVideo(version: VersionAdapter, query: RawQuery): { transcription: boolean } {
-  if (list(query, 'embedding_option') || scalar(query, 'embed') === 'true') {
-    throw new ApiError('not_implemented', 'Video embeddings are not available on this server yet.');
-  }
-  if (!version.videos.transcriptionOnRetrieve) return { transcription: false };
-  const input = parseInput(retrieveSchema, { transcription: scalar(query, 'transcription') });
-  return { transcription: input.transcription ?? false };
+/** The embedding options a video object can carry (API-CONTRACT §5.2). */
+export const VIDEO_EMBEDDING_OPTIONS = ['visual-text', 'audio'] as const;
+
+export interface RetrieveVideoOptions {
+  transcription: boolean;
+  /** The embedding options asked for (empty: all of them); undefined: no embeddings. */
+  embeddingOptions?: string[];
+}
+
+/** GET …/videos/{video_id} options: `transcription=true` and the embeddings, each where the version has it. */
+export function parseRetrieveVideo(version: VersionAdapter, query: RawQuery): RetrieveVideoOptions {
+  const transcription =
+    version.videos.transcriptionOnRetrieve &&
+    (parseInput(retrieveSchema, { transcription: scalar(query, 'transcription') }).transcription ?? false);
+  if (!version.embed) return { transcription };
+  if (version.videos.embeddingsOnRetrieve === 'embed')
+    return parseInput(embedSchema, { embed: scalar(query, 'embed') }).embed ? { transcription, embeddingOptions: [] } : { transcription };
+  const asked = list(query, 'embedding_option');
+  if (asked === undefined) return { transcription };
+  const unknown = asked.find((o) => !(VIDEO_EMBEDDING_OPTIONS as readonly string[]).includes(o));
+  if (unknown !== undefined)
+    throw errors.invalid(
+      'embedding_option',
+      `Unknown option ${JSON.stringify(unknown.slice(0, 32))}; use ${VIDEO_EMBEDDING_OPTIONS.join(' and/or ')}.`,
+    );
+  return { transcription, embeddingOptions: [...new Set(asked)] };
 }
 
 const seconds = z.preprocess(

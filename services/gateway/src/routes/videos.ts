@@ -1,9 +1,13 @@
-import { type Clock, knownId } from '@vus/core';
+import { ApiError, type Clock, familyOfEngine, knownId } from '@vus/core';
+import type { OutgoingContext } from '@vus/grpc';
+import type { Embedding } from '@vus/grpc/types/embed/v1/Embedding';
+import type { Video } from '@vus/grpc/types/index/v1/Video';
 import { Router, type Request, type Response } from 'express';
-import type { IndexClient } from '../clients';
+import type { EmbedClient, IndexClient, SearchClient } from '../clients';
 import { locals, outgoing } from '../http/context';
 import { readQuery } from '../http/query';
 import { publicOrigin, type ThumbnailGrant, type ThumbnailSigner } from '../http/signed-urls';
+import { presentVideoEmbedding } from '../presenters/embed';
 import { presentArtifact, presentVideo } from '../presenters/videos';
 import { requireEndpoint } from '../versions';
 import { streamUrls } from './hls';
@@ -53,7 +57,40 @@ const ARTIFACT_PATHS = [
   ['logo', 'logo'],
 ] as const;
 
-export function videoRoutes(index: IndexClient, timeoutMs: number, thumbnails: ThumbnailUrlOptions): Router {
+/** Where a video's embeddings come from: what indexing wrote (search-service), embedded by embed-service. */
+export interface VideoEmbeddingSources {
+  search: SearchClient;
+  embed: EmbedClient;
+}
+
+/** A video's clip embeddings, in the space of its index's video model (marengo…). */
+async function videoEmbedding(
+  ctx: OutgoingContext,
+  index: IndexClient,
+  sources: VideoEmbeddingSources | undefined,
+  video: Video,
+  indexId: string,
+  options: string[],
+): Promise<Embedding> {
+  if (!sources) throw new ApiError('not_implemented', 'Video embeddings: this server has no embed-service configured.');
+  const [{ models }, { segments }] = await Promise.all([
+    index.getIndex(ctx, indexId),
+    sources.search.listVideoSegments(ctx, indexId, video.id),
+  ]);
+  return sources.embed.embedIndexedVideo(ctx, {
+    model_name: models.find((m) => familyOfEngine(m.name) === 'marengo')?.name ?? '',
+    embedding_options: options,
+    duration: video.system_metadata?.duration ?? 0,
+    segments: segments.map(({ start, end, modality, text, labels }) => ({ start, end, modality, text, labels })),
+  });
+}
+
+export function videoRoutes(
+  index: IndexClient,
+  timeoutMs: number,
+  thumbnails: ThumbnailUrlOptions,
+  embeddings?: VideoEmbeddingSources,
+): Router {
   const router = Router();
   const base = '/indexes/:indexId/videos';
 
@@ -77,8 +114,12 @@ export function videoRoutes(index: IndexClient, timeoutMs: number, thumbnails: T
     const transcription = options.transcription
       ? (await index.getVideoArtifacts(ctx, { index_id: indexId, video_id: videoId, kinds: ['transcription'] })).transcription
       : undefined;
+    const embedding =
+      options.embeddingOptions && version.embed
+        ? presentVideoEmbedding(await videoEmbedding(ctx, index, embeddings, video, indexId, options.embeddingOptions), version.embed)
+        : undefined;
     const hlsUrl = streamUrls(req, { ...thumbnails, signer: thumbnails.signer.hls })(video.system_metadata?.duration ?? 0);
-    res.json(presentVideo(version, video, { transcription, hlsUrl }));
+    res.json(presentVideo(version, video, { transcription, hlsUrl, embedding }));
   });
 
   const update = (method: UpdateMethod) => async (req: Request, res: Response) => {

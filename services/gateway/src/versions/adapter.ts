@@ -153,6 +153,8 @@ export interface VideoShape {
   readonly putReplacesUserMetadata: boolean;
   /** GET …/videos/{id} reads `?transcription=true`. */
   readonly transcriptionOnRetrieve: boolean;
+  /** GET …/videos/{id} asks for embeddings with `embed=true` (all of them, v1.2) or `embedding_option` (repeated, v1.3). */
+  readonly embeddingsOnRetrieve: 'embed' | 'embedding_option';
 }
 
 export interface TaskShape {

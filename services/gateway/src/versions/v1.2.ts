@@ -72,6 +72,7 @@ export const v12: VersionAdapter = {
     updateField: 'metadata',
     putReplacesUserMetadata: false,
     transcriptionOnRetrieve: false,
+    embeddingsOnRetrieve: 'embed',
   },
 
   tasks: {

@@ -81,6 +81,7 @@ export const v13: VersionAdapter = {
     updateField: 'user_metadata',
     putReplacesUserMetadata: true,
     transcriptionOnRetrieve: true,
+    embeddingsOnRetrieve: 'embedding_option',
   },
 
   tasks: {
