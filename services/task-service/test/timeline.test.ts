@@ -67,6 +67,11 @@ describe('textSpans', () => {
       [{ start: 0, end: 4, value: 'THE LAST HARVEST' }],
     ],
     [
+      'readings that differ in their spaces are one span',
+      [['Hundreds of angry residents'], ['Hundredsof angryresidents'], ['Hundreds fangry residents']],
+      [{ start: 0, end: 3, value: 'Hundreds of angry residents' }],
+    ],
+    [
       'one frame where OCR missed it does not cut the span',
       [['Chapter One'], [], ['Chapter One']],
       [{ start: 0, end: 3, value: 'Chapter One' }],

@@ -87,7 +87,7 @@ const TEXT_SPAN_DEFAULTS: TextSpanOptions = { maxGapFrames: 1, minSimilarity: 0.
  * Spans of on-screen text, as long as it stays on screen: consecutive frames reading the same text
  * make one span even when OCR reads it a little differently from frame to frame ("THE LAST
  * HARVEST", "THE LAST HARVES") or misses it on a frame (up to `maxGapFrames`). Readings are
- * compared case-, space- and punctuation-blind. A span's value is its most frequent reading (the
+ * compared on their letters and digits alone, case-blind. A span's value is its most frequent reading (the
  * most confident among equals); its confidence the best seen. Sorted by start, then value. Pure.
  */
 export function textSpans(
@@ -135,7 +135,7 @@ export function textSpans(
         span.end = end;
         span.lastFrame = index;
       }
-      const target = span ?? { start: round2(frame.timeSec), end, lastFrame: index, key, readings: new Map() };
+      const target: OpenSpan = span ?? { start: round2(frame.timeSec), end, lastFrame: index, key, readings: new Map() };
       if (!span) open.push(target);
       taken.add(target);
       const reading = target.readings.get(text) ?? { count: 0, confidence: 0 };
@@ -146,12 +146,9 @@ export function textSpans(
   return closed.sort((a, b) => a.start - b.start || a.value.localeCompare(b.value));
 }
 
-/** Lower case letters and digits, single spaces: what two readings of one text share. */
+/** Its letters and digits in lower case: OCR drops and adds spaces in small text from frame to frame. */
 function comparable(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
 /** 1 − Levenshtein distance / the longer length, 0–1. */
