@@ -34,8 +34,8 @@ export interface Job {
   leaseOwner: string | null;
   leaseExpiresAt: Date | null;
   lastError: string | null;
-  /** W3C trace context of the request that queued it: its runs continue that trace. */
-  traceparent?: string | undefined;
+  /** W3C trace context of the request that queued it (null when none): its runs continue that trace. */
+  traceparent?: string | null | undefined;
 }
 
 export interface QueueStat {
@@ -52,38 +52,16 @@ export interface ClaimedJob extends Job {
   leaseExpiresAt: Date;
 }
 
-interface JobRow {
-  id: string;
-  kind: string;
-  subject_id: string;
-  org_id: string;
-  payload: Record<string, unknown>;
-  state: JobState;
-  attempts: number;
-  run_at: Date;
-  lease_owner: string | null;
-  lease_expires_at: Date | null;
-  last_error: string | null;
-  traceparent?: string | null;
-  [column: string]: unknown;
-}
+/**
+ * A Job's fields, read straight from the columns (the names are the mapping); qualified, because the
+ * claim's RETURNING also sees its CTE's `id`.
+ */
+const JOB_FIELDS = `jobs.id, jobs.kind, jobs.subject_id AS "subjectId", jobs.org_id AS "orgId", jobs.payload, jobs.state, jobs.attempts,
+  jobs.run_at AS "runAt", jobs.lease_owner AS "leaseOwner", jobs.lease_expires_at AS "leaseExpiresAt", jobs.last_error AS "lastError",
+  jobs.traceparent`;
 
-function toJob(row: JobRow): Job {
-  return {
-    id: row.id,
-    kind: row.kind,
-    subjectId: row.subject_id,
-    orgId: row.org_id,
-    payload: row.payload,
-    state: row.state,
-    attempts: row.attempts,
-    runAt: row.run_at,
-    leaseOwner: row.lease_owner,
-    leaseExpiresAt: row.lease_expires_at,
-    lastError: row.last_error,
-    ...(row.traceparent ? { traceparent: row.traceparent } : {}),
-  };
-}
+/** A job as a row (pg's rows are records of anything). */
+type JobRow = Job & Record<string, unknown>;
 
 const ERROR_CHARS = 1000;
 
@@ -196,10 +174,10 @@ export function createJobStore(db: Database): JobStore {
            UPDATE jobs SET state = 'running', lease_owner = $5, lease_expires_at = $6, attempts = attempts + 1, updated_at = $2
            FROM next
            WHERE jobs.id = next.id AND (jobs.state = 'queued' OR jobs.lease_expires_at <= $2)
-           RETURNING jobs.*`,
+           RETURNING ${JOB_FIELDS}`,
           [kinds, now, options.keptOut ?? [], options.perOrgLimit ?? null, owner, new Date(now.getTime() + leaseMs)],
         );
-        return rows[0] && (toJob(rows[0]) as ClaimedJob);
+        return rows[0] as ClaimedJob | undefined;
       });
     },
 
@@ -256,8 +234,8 @@ export function createJobStore(db: Database): JobStore {
     },
 
     async get(kind, subjectId) {
-      const { rows } = await db.query<JobRow>('SELECT * FROM jobs WHERE kind = $1 AND subject_id = $2', [kind, subjectId]);
-      return rows[0] && toJob(rows[0]);
+      const { rows } = await db.query<JobRow>(`SELECT ${JOB_FIELDS} FROM jobs WHERE kind = $1 AND subject_id = $2`, [kind, subjectId]);
+      return rows[0];
     },
   };
 }

@@ -3,43 +3,21 @@ import type { Database, Queryable } from '@vus/db';
 import { enqueueJob } from '@vus/jobs';
 import {
   MAX_ENDPOINTS_PER_ORG,
-  type DeliveryStatus,
   type WebhookDeliveryRecord,
   type WebhookEndpointRecord,
   type WebhookEventType,
   type WebhookStore,
 } from './webhooks';
 
-interface EndpointRow {
-  id: string;
-  org_id: string;
-  url: string;
-  event_types: WebhookEventType[];
-  secret: string;
-  created_at: Date;
-  [column: string]: unknown;
-}
+/** An endpoint's and a delivery's fields, read straight from the columns (the names are the mapping). */
+const ENDPOINT_FIELDS = 'id, org_id AS "orgId", url, event_types AS "eventTypes", secret, created_at AS "createdAt"';
+const DELIVERY_FIELDS = `id, endpoint_id AS "endpointId", org_id AS "orgId", event_id AS "eventId", event_type AS "eventType", body, status,
+  attempts, last_response_status AS "lastResponseStatus", last_error AS "lastError", next_attempt_at AS "nextAttemptAt",
+  created_at AS "createdAt", delivered_at AS "deliveredAt"`;
 
-interface DeliveryRow {
-  id: string;
-  endpoint_id: string;
-  org_id: string;
-  event_id: string;
-  event_type: WebhookEventType;
-  body: string;
-  status: DeliveryStatus;
-  attempts: number;
-  last_response_status: number;
-  last_error: string;
-  next_attempt_at: Date | null;
-  created_at: Date;
-  delivered_at: Date | null;
-  [column: string]: unknown;
-}
-
-const ENDPOINT_COLUMNS = 'id, org_id, url, event_types, secret, created_at';
-const DELIVERY_COLUMNS =
-  'id, endpoint_id, org_id, event_id, event_type, body, status, attempts, last_response_status, last_error, next_attempt_at, created_at, delivered_at';
+/** Rows as records (pg's rows are records of anything); an endpoint's secret is still as stored. */
+type EndpointRow = WebhookEndpointRecord & Record<string, unknown>;
+type DeliveryRow = WebhookDeliveryRecord & Record<string, unknown>;
 
 /**
  * How signing secrets are kept in webhook_endpoints: sealed under WEBHOOK_SECRET_KEY (a SecretBox),
@@ -57,15 +35,9 @@ export const UNSEALED: SecretKeeper = {
   },
 };
 
-function toEndpoint(row: EndpointRow, secrets: SecretKeeper): WebhookEndpointRecord {
-  return {
-    id: row.id,
-    orgId: row.org_id,
-    url: row.url,
-    eventTypes: row.event_types,
-    secret: secrets.open(row.secret),
-    createdAt: row.created_at,
-  };
+/** The endpoint with its secret opened (stored sealed when a key is configured). */
+function withOpenSecret(row: EndpointRow, secrets: SecretKeeper): WebhookEndpointRecord {
+  return { ...row, secret: secrets.open(row.secret) };
 }
 
 /**
@@ -88,24 +60,6 @@ export async function sealStoredSecrets(db: Database, secrets: SecretBox): Promi
   return sealed;
 }
 
-function toDelivery(row: DeliveryRow): WebhookDeliveryRecord {
-  return {
-    id: row.id,
-    endpointId: row.endpoint_id,
-    orgId: row.org_id,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    body: row.body,
-    status: row.status,
-    attempts: row.attempts,
-    lastResponseStatus: row.last_response_status,
-    lastError: row.last_error,
-    nextAttemptAt: row.next_attempt_at,
-    createdAt: row.created_at,
-    deliveredAt: row.delivered_at,
-  };
-}
-
 export function createWebhookStore(db: Database, secrets: SecretKeeper = UNSEALED): WebhookStore {
   return {
     async insertEndpoint(e) {
@@ -121,13 +75,13 @@ export function createWebhookStore(db: Database, secrets: SecretKeeper = UNSEALE
     async listEndpoints(orgId, limit, offset) {
       const [page, count] = await Promise.all([
         db.query<EndpointRow>(
-          `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE org_id = $1 AND deleted_at IS NULL
+          `SELECT ${ENDPOINT_FIELDS} FROM webhook_endpoints WHERE org_id = $1 AND deleted_at IS NULL
            ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
           [orgId, limit, offset],
         ),
         db.query<{ total: string }>('SELECT count(*) AS total FROM webhook_endpoints WHERE org_id = $1 AND deleted_at IS NULL', [orgId]),
       ]);
-      return { rows: page.rows.map((row) => toEndpoint(row, secrets)), total: Number(count.rows[0]?.total ?? 0) };
+      return { rows: page.rows.map((row) => withOpenSecret(row, secrets)), total: Number(count.rows[0]?.total ?? 0) };
     },
 
     async deleteEndpoint(orgId, id, at) {
@@ -159,21 +113,21 @@ export function createWebhookStore(db: Database, secrets: SecretKeeper = UNSEALE
       const where = 'org_id = $1 AND endpoint_id = $2 AND (cardinality($3::text[]) = 0 OR status = ANY($3::text[]))';
       const [page, count] = await Promise.all([
         db.query<DeliveryRow>(
-          `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where}
+          `SELECT ${DELIVERY_FIELDS} FROM webhook_deliveries WHERE ${where}
            ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
           [orgId, endpointId, statuses, limit, offset],
         ),
         db.query<{ total: string }>(`SELECT count(*) AS total FROM webhook_deliveries WHERE ${where}`, [orgId, endpointId, statuses]),
       ]);
-      return { rows: page.rows.map(toDelivery), total: Number(count.rows[0]?.total ?? 0) };
+      return { rows: page.rows, total: Number(count.rows[0]?.total ?? 0) };
     },
 
     async endpointsOf(tx, orgId) {
       const { rows } = await tx.query<EndpointRow>(
-        `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE org_id = $1 AND deleted_at IS NULL`,
+        `SELECT ${ENDPOINT_FIELDS} FROM webhook_endpoints WHERE org_id = $1 AND deleted_at IS NULL`,
         [orgId],
       );
-      return rows.map((row) => toEndpoint(row, secrets));
+      return rows.map((row) => withOpenSecret(row, secrets));
     },
 
     async insertDeliveries(tx: Queryable, deliveries) {
@@ -213,21 +167,14 @@ export function createDispatchStore(db: Database, secrets: SecretKeeper = UNSEAL
   return {
     /** The delivery with its endpoint, while it is still to be sent; undefined once sent or failed for good. */
     async load(id: string): Promise<ClaimedDelivery | undefined> {
-      const { rows } = await db.query<{
-        id: string;
-        event_type: WebhookEventType;
-        body: string;
-        attempts: number;
-        url: string;
-        secret: string;
-      }>(
-        `SELECT d.id, d.event_type, d.body, d.attempts, e.url, e.secret
+      const { rows } = await db.query<ClaimedDelivery & Record<string, unknown>>(
+        `SELECT d.id, d.event_type AS "eventType", d.body, d.attempts, e.url, e.secret
          FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
          WHERE d.id = $1 AND d.status = 'pending'`,
         [id],
       );
       const r = rows[0];
-      return r && { id: r.id, eventType: r.event_type, body: r.body, attempts: r.attempts, url: r.url, secret: secrets.open(r.secret) };
+      return r && { ...r, secret: secrets.open(r.secret) };
     },
 
     async recordSuccess(id: string, status: number, at: Date): Promise<void> {
