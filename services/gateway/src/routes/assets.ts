@@ -48,12 +48,6 @@ const uploadIdParam = (raw: string | string[] | undefined) => knownId('Upload', 
 const indexIdParam = (raw: string | string[] | undefined) => knownId('Index', raw);
 const indexedAssetIdParam = (raw: string | string[] | undefined) => knownId('Indexed asset', raw);
 
-/** The exact size of chunk `index` (1-based) of an upload: the chunk size, the rest for the last. */
-function chunkBytes(upload: MultipartUpload, index: number): number {
-  const size = Number(upload.chunk_size);
-  return index < upload.total_chunks ? size : Number(upload.total_size) - size * (upload.total_chunks - 1);
-}
-
 /**
  * Assets and indexed assets (v1.3, API-CONTRACT §5.9): direct, URL and multipart uploads, list,
  * retrieve, delete; indexing an asset into an index (an indexing task, as POST /tasks makes) and
@@ -73,7 +67,8 @@ export function assetRoutes(client: TaskClient | undefined, options: AssetRouteO
     const expiresAt = fromTimestamp(upload.expires_at) ?? new Date(options.clock.now().getTime() + 3_600_000);
     return indexes.map((index) => ({
       chunk_index: index,
-      url: `${origin}${options.chunks.sign({ orgId, uploadId: upload.id, index, maxBytes: chunkBytes(upload, index) }, expiresAt)}`,
+      // The chunk size bounds every chunk here; task-service checks each one's exact size when it is recorded.
+      url: `${origin}${options.chunks.sign({ orgId, uploadId: upload.id, index, maxBytes: Number(upload.chunk_size) }, expiresAt)}`,
       expires_at: expiresAt.toISOString(),
     }));
   };

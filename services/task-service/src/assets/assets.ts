@@ -112,16 +112,13 @@ export const assetBlobKey = (assetId: string) => `assets/${assetId}/file`;
 /** Where the gateway stores a multipart upload's chunks until they are joined. */
 export const chunkBlobPrefix = (uploadId: string) => `multipart/${uploadId}/`;
 
-/** Multipart limits: chunk sizes (S3's: 5 MiB minimum except the last), at most 10,000 chunks, files up to 4 GiB. */
+/** Multipart limits: 8 MiB chunks (the last one the rest), at most 10,000 chunks, files up to 4 GiB. */
 export const MULTIPART_LIMITS = Object.freeze({
   chunkBytes: 8 * 1024 * 1024,
-  minChunkBytes: 5 * 1024 * 1024,
   maxChunks: 10_000,
   maxTotalBytes: 4 * 1024 ** 3,
   /** An upload's URLs and the upload itself expire this long after creation. */
   ttlMs: 24 * 3_600_000,
-  /** URLs handed out per call (the first answer, and each request for more). */
-  urlsPerCall: 100,
 });
 
 /** The chunk size and count for a file of `totalSize` bytes. Pure. */
@@ -158,15 +155,6 @@ export function chunkProblem(upload: UploadRecord, index: number, size: number, 
   return undefined;
 }
 
-/** Indexes 1…n of chunks from `start` (1-based), as many as asked, inside the upload. Pure. */
-export function chunkRange(totalChunks: number, start: number, count: number): number[] {
-  if (!Number.isInteger(start) || start < 1 || start > totalChunks)
-    throw errors.invalid('start', `Chunks are numbered 1 to ${totalChunks}.`);
-  if (!Number.isInteger(count) || count < 1) throw errors.invalid('count', 'It must be at least 1.');
-  const end = Math.min(totalChunks, start + Math.min(count, MULTIPART_LIMITS.urlsPerCall) - 1);
-  return Array.from({ length: end - start + 1 }, (_, i) => start + i);
-}
-
 /** Removes blobs (a failed upload's file, a deleted asset's file, joined chunks). */
 export interface AssetBlobs {
   delete(key: string): Promise<boolean>;
@@ -182,6 +170,8 @@ export interface AssetDeps {
   /** Joins a completed upload's chunks into the asset's file; returns its size. */
   joinChunks?: ((chunks: ChunkRecord[], key: string) => Promise<number>) | undefined;
   clock: Clock;
+  /** The chunk size of new multipart uploads (tests use small ones); default MULTIPART_LIMITS.chunkBytes. */
+  chunkBytes?: number | undefined;
 }
 
 export type CreateAssetInput =
@@ -191,7 +181,7 @@ export type CreateAssetInput =
 const MAX_FILENAME = 255;
 const cleanName = (name: string, fallback: string) => name.trim().slice(0, MAX_FILENAME) || fallback;
 
-export function createAssetService({ store, blobs, head, quickCheck, joinChunks, clock }: AssetDeps) {
+export function createAssetService({ store, blobs, head, quickCheck, joinChunks, clock, chunkBytes }: AssetDeps) {
   const found = async (orgId: string, id: string): Promise<AssetRecord> => {
     const asset = isId(id) ? await store.get(orgId, id) : undefined;
     // Another organization's asset is indistinguishable from a missing one.
@@ -267,7 +257,7 @@ export function createAssetService({ store, blobs, head, quickCheck, joinChunks,
       orgId: string,
       input: { filename: string; type: AssetType; totalSize: number; idempotencyKey: string | null },
     ): Promise<{ asset: AssetRecord; upload: UploadRecord }> {
-      const plan = planChunks(input.totalSize);
+      const plan = planChunks(input.totalSize, chunkBytes);
       const now = clock.now();
       const asset = {
         ...blank(orgId, 'multipart', now),

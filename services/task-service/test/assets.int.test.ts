@@ -1,0 +1,212 @@
+import { FileBlobStore } from '@vus/blob';
+import { createLogger, ManualClock, newId } from '@vus/core';
+import { DEFAULT_FETCH_POLICY } from '@vus/fetch';
+import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
+import { migrateService } from '@vus/service';
+import { codeOf } from '@vus/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { createAssetService, type AssetService } from '../src/assets/assets';
+import { AssetProcessor, blobHead } from '../src/assets/processor';
+import { joinChunkBlobs, quickCheck } from '../src/assets/start';
+import { createAssetStore, PROCESS_ASSET_JOB } from '../src/assets/store';
+import { taskService } from '../src/main';
+
+const ORG = '6528dde58f9cd95a98cbd075';
+const OTHER_ORG = '6528dde58f9cd95a98cbd076';
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
+
+describe.each(DATABASE_KINDS)('assets on %s', (_kind, create) => {
+  let database: ThrowawayDatabase;
+  let clock: ManualClock;
+  let blobs: FileBlobStore;
+  let assets: AssetService;
+  let processor: AssetProcessor;
+  const dir = mkdtempSync(join(tmpdir(), 'vus-assets-int-'));
+
+  const put = async (content: Buffer | string) => {
+    const key = `uploads/${newId()}/file-0`;
+    await blobs.put(key, Readable.from([Buffer.from(content)]));
+    return key;
+  };
+  const jobsOf = async (assetId: string) =>
+    (await database.db.query('SELECT 1 FROM jobs WHERE kind = $1 AND subject_id = $2', [PROCESS_ASSET_JOB, assetId])).rows.length;
+
+  beforeAll(async () => {
+    database = await create();
+    await migrateService(database.db, taskService);
+    clock = new ManualClock('2024-05-01T00:00:00Z');
+    blobs = await FileBlobStore.open(dir);
+    const store = createAssetStore(database.db);
+    assets = createAssetService({
+      store,
+      blobs,
+      head: (key) => blobHead(blobs, key),
+      quickCheck,
+      joinChunks: joinChunkBlobs(blobs),
+      clock,
+      chunkBytes: 4,
+    });
+    processor = new AssetProcessor({ store, blobs, fetchPolicy: DEFAULT_FETCH_POLICY, clock, logger: createLogger({ level: 'silent' }) });
+  });
+  afterAll(async () => {
+    await database.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('stores a direct upload as processing with its processing job, and processing makes it ready', async () => {
+    const key = await put(Buffer.concat([PNG, Buffer.alloc(100)]));
+    const asset = await assets.create(ORG, { method: 'direct', blobKey: key, filename: ' photo.png ', idempotencyKey: null });
+    expect(asset).toMatchObject({ status: 'processing', method: 'direct', filename: 'photo.png', blobKey: key, media: null });
+    expect(await jobsOf(asset.id)).toBe(1);
+    await processor.process(asset.id, new AbortController().signal);
+    expect(await assets.get(ORG, asset.id)).toMatchObject({
+      status: 'ready',
+      media: { assetType: 'image', mime: 'image/png', size: 116, duration: null },
+    });
+  });
+
+  it('refuses a playlist upload at once and removes its file', async () => {
+    const key = await put('#EXTM3U\n#EXTINF:4,\nhttp://169.254.169.254/latest\n');
+    expect(await codeOf(assets.create(ORG, { method: 'direct', blobKey: key, filename: 'a.mp4', idempotencyKey: null }))).toBe(
+      'unsupported_file_type',
+    );
+    expect(await blobs.stat(key)).toBeUndefined();
+  });
+
+  it('fails a file that is not media once processed, with a reason and no internals', async () => {
+    // Binary noise passes the quick check; the probe refuses it.
+    const key = await put(Buffer.from(Array.from({ length: 256 }, (_, i) => (i * 7919) % 256)));
+    const asset = await assets.create(ORG, { method: 'direct', blobKey: key, filename: 'noise.mp4', idempotencyKey: null });
+    await processor.process(asset.id, new AbortController().signal);
+    const failed = await assets.get(ORG, asset.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.failure?.message).not.toContain(dir);
+  });
+
+  it('answers a replayed create (same idempotency key) with the first asset, and drops the second file', async () => {
+    const first = await assets.create(ORG, { method: 'direct', blobKey: await put(PNG), filename: 'a.png', idempotencyKey: 'k1' });
+    const secondKey = await put(PNG);
+    const second = await assets.create(ORG, { method: 'direct', blobKey: secondKey, filename: 'a.png', idempotencyKey: 'k1' });
+    expect(second.id).toBe(first.id);
+    expect(await blobs.stat(secondKey)).toBeUndefined();
+    // Keys are per organization.
+    const other = await assets.create(OTHER_ORG, { method: 'direct', blobKey: await put(PNG), filename: 'a.png', idempotencyKey: 'k1' });
+    expect(other.id).not.toBe(first.id);
+  });
+
+  it("checks URLs, and hides another organization's assets", async () => {
+    expect(await codeOf(assets.create(ORG, { method: 'url', url: 'file:///etc/passwd', filename: '', idempotencyKey: null }))).toBe(
+      'parameter_invalid',
+    );
+    const linked = await assets.create(ORG, {
+      method: 'url',
+      url: 'https://example.com/media/clip%20one.mp4',
+      filename: '',
+      idempotencyKey: null,
+    });
+    expect(linked).toMatchObject({ filename: 'clip one.mp4', blobKey: null, sourceUrl: 'https://example.com/media/clip%20one.mp4' });
+    expect(await codeOf(assets.get(OTHER_ORG, linked.id))).toBe('resource_not_exist');
+    expect(await codeOf(assets.delete(OTHER_ORG, linked.id))).toBe('resource_not_exist');
+    expect(await codeOf(assets.get(ORG, 'not-an-id'))).toBe('resource_not_exist');
+  });
+
+  it('lists by type and id, newest first, with page info', async () => {
+    clock.advance(1000);
+    const images = await assets.list(ORG, { types: ['image'] }, { pageLimit: 1 });
+    expect(images.data).toHaveLength(1);
+    expect(images.pageInfo).toMatchObject({ total_results: 1, limit_per_page: 1 });
+    const all = await assets.list(ORG, {}, {});
+    expect(all.data.map((a) => a.createdAt.getTime())).toEqual([...all.data.map((a) => a.createdAt.getTime())].sort((a, b) => b - a));
+    const one = await assets.list(ORG, { ids: [all.data[0]!.id] }, {});
+    expect(one.data.map((a) => a.id)).toEqual([all.data[0]!.id]);
+  });
+
+  it('joins a multipart upload once every chunk is reported with its proof', async () => {
+    const { asset, upload } = await assets.createUpload(ORG, { filename: 'big.png', type: 'image', totalSize: 10, idempotencyKey: null });
+    expect(upload).toMatchObject({ chunkSize: 4, totalChunks: 3, status: 'active', assetId: asset.id });
+    expect(await jobsOf(asset.id)).toBe(0);
+    const content = Buffer.concat([PNG.subarray(0, 8), Buffer.from([1, 2])]);
+    const parts = [content.subarray(0, 4), content.subarray(4, 8), content.subarray(8)];
+    const stored: string[] = [];
+    for (const [i, part] of parts.entries()) {
+      const key = `multipart/${upload.id}/chunk-${i + 1}-${newId()}`;
+      await blobs.put(key, Readable.from([part]));
+      stored.push(key);
+      await assets.recordChunk(ORG, upload.id, { index: i + 1, size: part.length, etag: `etag${i + 1}`, blobKey: key });
+    }
+    // A chunk of the wrong size is refused and its bytes dropped; one outside the upload's folder too.
+    const wrong = `multipart/${upload.id}/chunk-2-${newId()}`;
+    await blobs.put(wrong, Readable.from([Buffer.from([1])]));
+    expect(await codeOf(assets.recordChunk(ORG, upload.id, { index: 2, size: 1, etag: 'x', blobKey: wrong }))).toBe('parameter_invalid');
+    expect(await blobs.stat(wrong)).toBeUndefined();
+    expect(await codeOf(assets.recordChunk(ORG, upload.id, { index: 1, size: 4, etag: 'x', blobKey: 'videos/x/file' }))).toBe(
+      'parameter_invalid',
+    );
+    expect(await codeOf(assets.recordChunk(OTHER_ORG, upload.id, { index: 1, size: 4, etag: 'x', blobKey: stored[0]! }))).toBe(
+      'resource_not_exist',
+    );
+
+    const report = (index: number, proof: string) => ({ index, proof, proofType: 'etag' });
+    expect(await codeOf(assets.reportChunks(ORG, upload.id, [report(1, 'not-the-etag')]))).toBe('parameter_invalid');
+    expect(await assets.reportChunks(ORG, upload.id, [report(1, '"etag1"'), report(2, 'etag2')])).toMatchObject({
+      processed: 2,
+      duplicates: 0,
+      totalCompleted: 2,
+      complete: false,
+    });
+    // The SDK retries: a chunk reported again is a duplicate.
+    expect(await assets.reportChunks(ORG, upload.id, [report(2, 'etag2')])).toMatchObject({ processed: 0, duplicates: 1, complete: false });
+    const status = await assets.chunks(await assets.getUpload(ORG, upload.id), {});
+    expect(status.totals).toEqual({ stored: 1, completed: 2, completedBytes: 8 });
+
+    const done = await assets.reportChunks(ORG, upload.id, [report(3, 'etag3')]);
+    expect(done).toMatchObject({ assetId: asset.id, processed: 1, totalCompleted: 3, complete: true });
+    expect((await assets.getUpload(ORG, upload.id)).status).toBe('completed');
+    for (const key of stored) expect(await blobs.stat(key)).toBeUndefined();
+    const joined = await assets.get(ORG, asset.id);
+    expect(joined.blobKey).toBe(`assets/${asset.id}/file`);
+    expect(await jobsOf(asset.id)).toBe(1);
+    await processor.process(asset.id, new AbortController().signal);
+    expect(await assets.get(ORG, asset.id)).toMatchObject({ status: 'ready', method: 'multipart', media: { mime: 'image/png', size: 10 } });
+    // Reporting after completion changes nothing.
+    expect(await assets.reportChunks(ORG, upload.id, [report(3, 'etag3')])).toMatchObject({ complete: true, processed: 0 });
+    expect((await assets.listUploads(ORG, {})).data.map((u) => u.id)).not.toContain(upload.id);
+  });
+
+  it('refuses uploads beyond the limits, and expired ones', async () => {
+    expect(await codeOf(assets.createUpload(ORG, { filename: 'x', type: 'video', totalSize: 5 * 1024 ** 3, idempotencyKey: null }))).toBe(
+      'payload_too_large',
+    );
+    const { upload } = await assets.createUpload(ORG, { filename: 'x.png', type: 'image', totalSize: 4, idempotencyKey: null });
+    expect((await assets.listUploads(ORG, {})).data.map((u) => u.id)).toContain(upload.id);
+    clock.advance(25 * 3_600_000);
+    expect((await assets.getUpload(ORG, upload.id)).status).toBe('expired');
+    expect(await codeOf(assets.recordChunk(ORG, upload.id, { index: 1, size: 4, etag: 'e', blobKey: `multipart/${upload.id}/c` }))).toBe(
+      'parameter_invalid',
+    );
+    expect((await assets.listUploads(ORG, {})).data.map((u) => u.id)).not.toContain(upload.id);
+  });
+
+  it('refuses to delete an asset an unfinished task reads, and keeps the file while a video uses it', async () => {
+    const key = await put(PNG);
+    const asset = await assets.create(ORG, { method: 'direct', blobKey: key, filename: 'a.png', idempotencyKey: null });
+    const taskId = newId();
+    await database.db.query(
+      `INSERT INTO tasks (id, org_id, index_id, video_id, status, source_kind, media_blob_key, filename, created_at, updated_at, asset_id)
+       VALUES ($1, $2, $3, $4, 'indexing', 'upload', $5, 'a.png', now(), now(), $6)`,
+      [taskId, ORG, newId(), newId(), key, asset.id],
+    );
+    expect(await codeOf(assets.delete(ORG, asset.id))).toBe('parameter_invalid');
+    await database.db.query("UPDATE tasks SET status = 'ready' WHERE id = $1", [taskId]);
+    await assets.delete(ORG, asset.id);
+    expect(await codeOf(assets.get(ORG, asset.id))).toBe('resource_not_exist');
+    expect(await blobs.stat(key)).toBeDefined();
+    // Without any task, the file goes with the asset.
+    const alone = await assets.create(ORG, { method: 'direct', blobKey: await put(PNG), filename: 'b.png', idempotencyKey: null });
+    await assets.delete(ORG, alone.id);
+    expect(await blobs.stat(alone.blobKey!)).toBeUndefined();
+  });
+});
