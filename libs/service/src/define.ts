@@ -75,3 +75,25 @@ export function defineService<Options extends object, Env extends z.ZodRawShape,
 ): ServiceDefinition<Options, Env, Extra> {
   return definition;
 }
+
+/**
+ * A process that runs a service's background jobs and nothing else (the indexing worker apart from
+ * task-service's API): on that service's database, which the service migrates; no RPCs, gRPC
+ * health checks only (on GRPC_BIND when set).
+ */
+export interface WorkerDefinition<Options extends object, Env extends z.ZodRawShape> {
+  /** Its logs' service name and its client id on the bus. */
+  name: string;
+  /** Its environment beyond the kit's (DATABASE_URL, GRPC_BIND, KAFKA_BROKERS …). */
+  env: Env;
+  fromEnv(config: z.infer<z.ZodObject<Env>>, context: { logger: Logger }): Options | Promise<Options>;
+  /** Its jobs on the kit's resources; the scope's `eventsWritten` does nothing (the service's relay publishes). */
+  build(scope: ServiceScope, options: Options): Promise<{ jobs: readonly BackgroundJob[] }>;
+}
+
+/** Identity, for inference: `export const indexingWorker = defineWorker({ … })`. */
+export function defineWorker<Options extends object, Env extends z.ZodRawShape>(
+  definition: WorkerDefinition<Options, Env>,
+): WorkerDefinition<Options, Env> {
+  return definition;
+}

@@ -1,14 +1,60 @@
-import { createLogger, envBoolean, loadConfig, logLevel, runMain, systemClock, withCaller, type Logger, type Stoppable } from '@vus/core';
-import { Database, migrate } from '@vus/db';
+import {
+  createLogger,
+  envBoolean,
+  loadConfig,
+  logLevel,
+  runMain,
+  systemClock,
+  withCaller,
+  type Clock,
+  type Logger,
+  type Stoppable,
+} from '@vus/core';
+import { Database, migrate, type DatabaseTarget } from '@vus/db';
 import { EVENTS_MIGRATIONS, kafkaBusFromBrokers, startOutboxRelay, type EventBus, type EventEnvelope, type OutboxRelay } from '@vus/events';
 import { serviceDefinition, serviceEntry, startGrpcServer, useInternalSecret, watchReadiness, type RunningGrpcServer } from '@vus/grpc';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { KitOptions, ServiceDefinition } from './define';
+import type { KitOptions, ServiceDefinition, ServiceScope, WorkerDefinition } from './define';
+import type { BackgroundJob } from './jobs';
 
 type Definition<O extends object, X extends object> = ServiceDefinition<O, z.ZodRawShape, X>;
 
 export type RunningService<Extra extends object = object> = { readonly address: string; stop(): Promise<void> } & Extra;
+
+/** What a start got to, undone last first by `stop` (on a failed start too). */
+function undoStack() {
+  const steps: (() => unknown)[] = [];
+  return {
+    push: (step: () => unknown) => void steps.push(step),
+    stop: async () => {
+      for (const step of steps.splice(0).reverse()) await step();
+    },
+  };
+}
+type UndoStack = ReturnType<typeof undoStack>;
+
+/** The scope `build` gets; the closers it registers run, last-registered first, where the stack stands now. */
+function scopeOf(
+  db: Database,
+  options: { logger: Logger; bus?: EventBus | undefined; clock?: Clock | undefined },
+  stack: UndoStack,
+  eventsWritten: () => void,
+): ServiceScope {
+  const closers: (() => unknown)[] = [];
+  stack.push(async () => {
+    for (const close of closers.reverse()) await close();
+  });
+  const { logger, bus } = options;
+  return { db, logger, bus, clock: options.clock ?? systemClock, eventsWritten, onStop: (close) => void closers.push(close) };
+}
+
+async function startJobs(jobs: readonly BackgroundJob[] | undefined, stack: UndoStack): Promise<void> {
+  for (const job of jobs ?? []) {
+    const running: Stoppable = await job.start();
+    stack.push(() => running.stop());
+  }
+}
 
 /** Its migrations, after the events tables (when it writes or consumes events) and its libraries'. */
 export async function migrateService(
@@ -29,10 +75,7 @@ export async function startService<O extends object, X extends object>(
   options: KitOptions & O,
 ): Promise<RunningService<X>> {
   const { logger, bus } = options;
-  const stack: (() => unknown)[] = [];
-  const stop = async () => {
-    for (const step of stack.splice(0).reverse()) await step();
-  };
+  const stack = undoStack();
   try {
     const db = await Database.open(options.database);
     stack.push(() => db.close());
@@ -42,18 +85,7 @@ export async function startService<O extends object, X extends object>(
       relay = startOutboxRelay({ db, bus, logger });
       stack.push(() => relay?.stop());
     }
-    const closers: (() => unknown)[] = [];
-    stack.push(async () => {
-      for (const close of closers.reverse()) await close();
-    });
-    const scope = {
-      db,
-      logger,
-      bus,
-      clock: options.clock ?? systemClock,
-      eventsWritten: () => relay?.wake(),
-      onStop: (close: () => unknown) => closers.push(close),
-    };
+    const scope = scopeOf(db, options, stack, () => relay?.wake());
     const parts = await definition.build(scope, options);
 
     const protoService = serviceEntry(definition.name).protoService!;
@@ -79,54 +111,87 @@ export async function startService<O extends object, X extends object>(
       });
       stack.push(() => subscription.stop());
     }
-    for (const job of parts.jobs ?? []) {
-      const running: Stoppable = await job.start();
-      stack.push(() => running.stop());
-    }
-    return { ...(parts.extra?.() as X), address: server.address, stop };
+    await startJobs(parts.jobs, stack);
+    return { ...(parts.extra?.() as X), address: server.address, stop: stack.stop };
   } catch (error) {
-    await stop().catch(() => undefined);
+    await stack.stop().catch(() => undefined);
     throw error;
   }
 }
 
-/** The environment every service reads in cluster mode, beside its own. */
-function kitEnv(definition: Definition<object, object>) {
-  return {
-    /** Loopback unless configured: the chart and compose bind 0.0.0.0 explicitly. */
-    GRPC_BIND: z.string().default(`127.0.0.1:${serviceEntry(definition.name).port}`),
-    DATABASE_URL: z.string().url(),
-    MIGRATE_ON_START: envBoolean.default(true),
-    /** Shared by every service of the deployment: internal calls without it are refused. */
-    INTERNAL_GRPC_SECRET: internalSecretEnv,
-    GRPC_REFLECTION: envBoolean.default(false),
-    /** host:port[,host:port] of the Kafka brokers; unset: events wait in the outbox, none are consumed. */
-    KAFKA_BROKERS: z.string().optional(),
-    LOG_LEVEL: logLevel,
-  };
+/** How a worker process is started (runWorker reads it from the environment). */
+export interface WorkerOptions {
+  /** Its service's database, migrated by the service. */
+  database: DatabaseTarget;
+  /** Only wakes its jobs (e.g. on `task.created`); without one they poll. */
+  bus?: EventBus | undefined;
+  logger: Logger;
+  clock?: Clock;
+  /** host:port for gRPC health checks; unset: no server. */
+  healthBind?: string | undefined;
+}
+
+/** A started worker process: where it answers health checks (none without `healthBind`). */
+export interface RunningWorkerProcess {
+  readonly healthAddress: string | undefined;
+  stop(): Promise<void>;
+}
+
+/** Starts a worker process's jobs on its service's database, then its health server; `stop` undoes it in reverse order. */
+export async function startWorker<O extends object>(
+  definition: WorkerDefinition<O, z.ZodRawShape>,
+  options: WorkerOptions & O,
+): Promise<RunningWorkerProcess> {
+  const stack = undoStack();
+  try {
+    const db = await Database.open(options.database);
+    stack.push(() => db.close());
+    // No relay here: the events its jobs write wait in the outbox for the service's relay.
+    const scope = scopeOf(db, options, stack, () => undefined);
+    const parts = await definition.build(scope, options);
+    await startJobs(parts.jobs, stack);
+    const health = options.healthBind
+      ? await startGrpcServer({ bind: options.healthBind, services: [], logger: options.logger })
+      : undefined;
+    if (health) stack.push(() => health.stop());
+    return { healthAddress: health?.address, stop: stack.stop };
+  } catch (error) {
+    await stack.stop().catch(() => undefined);
+    throw error;
+  }
 }
 
 /** INTERNAL_GRPC_SECRET: every process of a cluster deployment reads it (services, gateway, worker). */
 export const internalSecretEnv = z.string().min(32, 'use at least 32 characters');
 
-/** Cluster mode: one process, configured from the environment (the Helm chart's and compose's form). */
-export function runService<O extends object, X extends object>(definition: Definition<O, X>): void {
+/** What every process of a cluster deployment reads (beside its own settings). */
+const processEnv = {
+  DATABASE_URL: z.string().url(),
+  /** Shared by every service of the deployment: internal calls without it are refused. */
+  INTERNAL_GRPC_SECRET: internalSecretEnv,
+  /** host:port[,host:port] of the Kafka brokers; unset: events wait in the outbox, none are consumed. */
+  KAFKA_BROKERS: z.string().optional(),
+  LOG_LEVEL: logLevel,
+};
+
+type ProcessConfig = z.infer<z.ZodObject<typeof processEnv>>;
+
+/**
+ * Cluster mode's part common to services and workers: the environment parsed once (so that a bad
+ * start lists every problem at once), the internal secret, the logger, the bus; `start` does the rest.
+ */
+function runFromEnv<Config extends ProcessConfig>(
+  name: string,
+  env: z.ZodRawShape,
+  withBus: boolean,
+  start: (config: Config, context: { logger: Logger; bus: EventBus | undefined }) => Promise<Stoppable>,
+): void {
   runMain(async () => {
-    const kit = kitEnv(definition);
-    // One parse of both, so that a bad start lists every problem at once.
-    const config = loadConfig(z.object({ ...kit, ...definition.env })) as z.infer<z.ZodObject<typeof kit>>;
+    const config = loadConfig(z.object(env)) as Config;
     useInternalSecret(config.INTERNAL_GRPC_SECRET);
-    const logger = createLogger({ service: definition.name, level: config.LOG_LEVEL });
-    const bus = definition.outbox || definition.consumes ? kafkaBusFromBrokers(config.KAFKA_BROKERS, definition.name, logger) : undefined;
-    const running = await startService(definition, {
-      ...(await definition.fromEnv(config, { logger })),
-      bind: config.GRPC_BIND,
-      database: { kind: 'postgres', url: config.DATABASE_URL },
-      bus,
-      logger,
-      migrateOnStart: config.MIGRATE_ON_START,
-      reflection: config.GRPC_REFLECTION,
-    });
+    const logger = createLogger({ service: name, level: config.LOG_LEVEL });
+    const bus = withBus ? kafkaBusFromBrokers(config.KAFKA_BROKERS, name, logger) : undefined;
+    const running = await start(config, { logger, bus });
     return {
       async stop() {
         await running.stop();
@@ -134,6 +199,48 @@ export function runService<O extends object, X extends object>(definition: Defin
       },
     };
   });
+}
+
+/** The environment every service reads in cluster mode, beside its own. */
+function kitEnv(definition: Definition<object, object>) {
+  return {
+    ...processEnv,
+    /** Loopback unless configured: the chart and compose bind 0.0.0.0 explicitly. */
+    GRPC_BIND: z.string().default(`127.0.0.1:${serviceEntry(definition.name).port}`),
+    MIGRATE_ON_START: envBoolean.default(true),
+    GRPC_REFLECTION: envBoolean.default(false),
+  };
+}
+
+/** Cluster mode: one process, configured from the environment (the Helm chart's and compose's form). */
+export function runService<O extends object, X extends object>(definition: Definition<O, X>): void {
+  const env = { ...kitEnv(definition), ...definition.env };
+  const withBus = Boolean(definition.outbox || definition.consumes);
+  runFromEnv<z.infer<z.ZodObject<typeof env>>>(definition.name, env, withBus, async (config, { logger, bus }) =>
+    startService(definition, {
+      ...(await definition.fromEnv(config, { logger })),
+      bind: config.GRPC_BIND,
+      database: { kind: 'postgres', url: config.DATABASE_URL },
+      bus,
+      logger,
+      migrateOnStart: config.MIGRATE_ON_START,
+      reflection: config.GRPC_REFLECTION,
+    }),
+  );
+}
+
+/** A worker process from the environment: its service's DATABASE_URL, GRPC_BIND for health checks (unset: none). */
+export function runWorker<O extends object>(definition: WorkerDefinition<O, z.ZodRawShape>): void {
+  const env = { ...processEnv, GRPC_BIND: z.string().optional(), ...definition.env };
+  runFromEnv<z.infer<z.ZodObject<typeof env>>>(definition.name, env, true, async (config, { logger, bus }) =>
+    startWorker(definition, {
+      ...(await definition.fromEnv(config, { logger })),
+      database: { kind: 'postgres', url: config.DATABASE_URL },
+      bus,
+      logger,
+      healthBind: config.GRPC_BIND,
+    }),
+  );
 }
 
 /**

@@ -1,9 +1,9 @@
 import { createLogger, currentCaller } from '@vus/core';
 import { buildEvent, InProcessEventBus } from '@vus/events';
-import { callUnary, createClient, implement, loadProto } from '@vus/grpc';
+import { callUnary, checkHealth, createClient, implement, loadProto } from '@vus/grpc';
 import type { IndexServiceHandlers } from '@vus/grpc/types/index/v1/IndexService';
 import { join } from 'node:path';
-import { defineService, intervalJob, startService } from '../src';
+import { defineService, defineWorker, intervalJob, startService, startWorker } from '../src';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
@@ -64,6 +64,39 @@ describe('startService', () => {
     await running.stop();
     await bus.close();
     expect(steps).toEqual(['migrated: 0 notes', 'job started', 'event for req-9', 'job stopped', 'closer']);
+  });
+});
+
+describe('startWorker', () => {
+  it('runs the jobs on the database without migrating it, answers health checks, and stops jobs before closers', async () => {
+    const steps: string[] = [];
+    const worker = defineWorker({
+      name: 'test-worker',
+      env: {},
+      fromEnv: () => ({}),
+      async build(scope) {
+        const { rows } = await scope.db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name IN ('pgmigrations', 'outbox')",
+        );
+        steps.push(`tables of migrations: ${rows[0]!.n}`);
+        scope.onStop(() => steps.push('closer'));
+        return {
+          jobs: [
+            {
+              name: 'recorder',
+              start: () => {
+                steps.push('job started');
+                return { stop: async () => void steps.push('job stopped') };
+              },
+            },
+          ],
+        };
+      },
+    });
+    const running = await startWorker(worker, { database: { kind: 'pglite', dataDir: 'memory://' }, logger, healthBind: '127.0.0.1:0' });
+    expect(await checkHealth(running.healthAddress!, '')).toBe(true);
+    await running.stop();
+    expect(steps).toEqual(['tables of migrations: 0', 'job started', 'job stopped', 'closer']);
   });
 });
 
