@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { TwelveLabs } from 'twelvelabs-js';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
+import { documentsFor, startRecordingProxy, validateExchanges, type RecordingProxy } from './openapi-recorder';
 
 let stack: IndexingStack;
 let fixture: GeneratedVideo;
@@ -21,6 +22,8 @@ let files: FileServer;
 let client: TwelveLabs;
 let key: string;
 let indexId: string;
+// The SDK talks through it: its answers are checked against the v1.3 OpenAPI document at the end.
+let recorder: RecordingProxy;
 const dir = mkdtempSync(join(tmpdir(), 'vus-assets-'));
 const playlist = join(dir, 'clip.mp4');
 const savedBaseUrl = process.env.TWELVELABS_BASE_URL;
@@ -30,7 +33,8 @@ beforeAll(async () => {
   writeFileSync(playlist, '#EXTM3U\n#EXT-X-VERSION:3\n#EXTINF:10,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n');
   files = await serveFiles({ 'clip.mp4': fixture.path, 'list.mp4': playlist });
   ({ key } = await stack.newOrg());
-  process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+  recorder = await startRecordingProxy(stack.url);
+  process.env.TWELVELABS_BASE_URL = `${recorder.url}/v1.3`;
   client = new TwelveLabs({ apiKey: key });
   const index = await client.indexes.create({
     indexName: 'assets-v13',
@@ -41,6 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   process.env.TWELVELABS_BASE_URL = savedBaseUrl;
   await files?.close();
+  await recorder?.stop();
   await stack?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -142,10 +147,59 @@ describe('assets (twelvelabs-js 1.x)', () => {
     expect(await settled(result.assetId)).toMatchObject({ status: 'ready', method: 'multipart', fileType: 'video/mp4' });
   }, 60_000);
 
+  it('uploads a file of several chunks; the chunks are joined in order', async () => {
+    // A PNG signature and 17 MiB of noise: three 8 MiB chunks, sniffed as an image once joined.
+    const big = join(dir, 'big.png');
+    const noise = Buffer.alloc(17 * 1024 * 1024);
+    for (let i = 0; i < noise.length; i += 4096) noise[i] = i % 251;
+    writeFileSync(big, Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), noise]));
+    const result = await client.multipartUpload.uploadFile(big, { fileType: 'image', batchSize: 2 });
+    const asset = await settled(result.assetId);
+    expect(asset).toMatchObject({ status: 'ready', fileType: 'image/png', size: noise.length + 8 });
+  }, 60_000);
+
+  it('refuses a chunk PUT beyond its size or with a changed URL', async () => {
+    const created = await request(stack.url)
+      .post('/v1.3/assets/multipart-uploads')
+      .set('x-api-key', key)
+      .send({ filename: 'x.mp4', type: 'video', total_size: 10 })
+      .expect(201);
+    const url = new URL(created.body.upload_urls[0].url as string);
+    const tooLarge = await request(stack.url).put(`${url.pathname}${url.search}`).send(Buffer.alloc(11));
+    expect([tooLarge.status, tooLarge.body.code]).toEqual([413, 'payload_too_large']);
+    const forged = await request(stack.url)
+      .put(`${url.pathname}${url.search.replace(/max=\d+/, 'max=99999999')}`)
+      .send(Buffer.alloc(10));
+    expect([forged.status, forged.body.code]).toEqual([403, 'api_not_allowed']);
+    const put = await request(stack.url).put(`${url.pathname}${url.search}`).send(Buffer.alloc(10));
+    expect(put.status).toBe(200);
+    expect(put.headers.etag).toMatch(/^"[0-9a-f]{32}"$/);
+    const wrongProof = await request(stack.url)
+      .post(`/v1.3/assets/multipart-uploads/${created.body.upload_id}`)
+      .set('x-api-key', key)
+      .send({ completed_chunks: [{ chunk_index: 1, proof: 'bogus', proof_type: 'etag', chunk_size: 10 }] });
+    expect([wrongProof.status, wrongProof.body.code]).toEqual([400, 'parameter_invalid']);
+    const status = await request(stack.url)
+      .get(`/v1.3/assets/multipart-uploads/${created.body.upload_id}`)
+      .set('x-api-key', key)
+      .expect(200);
+    expect(status.body).toMatchObject({ status: 'active', chunks_completed: 0, uploaded_chunks: [{ index: 1, status: 'pending' }] });
+  });
+
   it('indexes an asset into an index, lists, retrieves and deletes the indexed asset; the asset stays', async () => {
     const created = await client.indexes.indexedAssets.create(indexId, { assetId: videoAssetId });
     const id = created.id!;
     expect(id).toMatch(/^[0-9a-f]{24}$/);
+    // A replayed POST with the same Idempotency-Key makes no second task.
+    const replay = () =>
+      request(stack.url)
+        .post(`/v1.3/indexes/${indexId}/indexed-assets`)
+        .set('x-api-key', key)
+        .set('idempotency-key', 'index-once')
+        .send({ asset_id: videoAssetId });
+    const first = await replay();
+    expect(first.status).toBe(202);
+    expect((await replay()).body._id).toBe(first.body._id);
     let item = await client.indexes.indexedAssets.retrieve(indexId, id);
     while (item.status !== 'ready' && item.status !== 'failed') {
       await sleep(300);
@@ -157,7 +211,8 @@ describe('assets (twelvelabs-js 1.x)', () => {
     expect(video.systemMetadata).toMatchObject({ filename: 'clip.mp4' });
     const listed = [];
     for await (const entry of await client.indexes.indexedAssets.list(indexId)) listed.push(entry.id);
-    expect(listed).toEqual([id]);
+    expect(listed).toContain(id);
+    expect(listed).toHaveLength(2);
     await client.indexes.indexedAssets.update(indexId, id, { userMetadata: { topic: 'words' } });
     expect(
       (await request(stack.url).get(`/v1.3/indexes/${indexId}/indexed-assets/${id}`).set('x-api-key', key)).body.user_metadata,
@@ -189,4 +244,10 @@ describe('assets (twelvelabs-js 1.x)', () => {
     await client.assets.delete(image);
     expect((await request(stack.url).get(`/v1.3/assets/${image}`).set('x-api-key', key)).status).toBe(404);
   });
+});
+
+// Last: what the SDK received through the recorder.
+it('every answer the SDK got matches the v1.3 OpenAPI document', async () => {
+  expect(recorder.exchanges.length).toBeGreaterThan(10);
+  expect(validateExchanges(recorder.exchanges, await documentsFor(stack.url, recorder.exchanges))).toEqual([]);
 });
