@@ -1,5 +1,5 @@
-import { FrameChangeDetector, sampleFrames, type MediaProbe } from '@vus/media';
-import type { FaceDetector, ObjectDetector, TextReader, VisualEmbedder } from '@vus/models';
+import { detectShots, FrameChangeDetector, sampleFrames, type MediaProbe, type Shot } from '@vus/media';
+import type { FaceDetector, ObjectDetector, TextReader } from '@vus/models';
 import type { FrameObservation } from './timeline';
 
 /** The models that look at frames; an absent one is not run. */
@@ -7,7 +7,8 @@ export interface FrameModels {
   textReader?: TextReader | undefined;
   objectDetector?: ObjectDetector | undefined;
   faceDetector?: FaceDetector | undefined;
-  embedder?: VisualEmbedder | undefined;
+  /** Clip vectors (embed-service); undefined for a frame when it gives none. */
+  embedder?: { embedImage(jpeg: Buffer): Promise<Float32Array | undefined> } | undefined;
 }
 
 export interface FrameAnalysisOptions {
@@ -23,6 +24,12 @@ export interface FrameAnalysisOptions {
   signal?: AbortSignal | undefined;
   /** Called after each sampled frame with the position reached, seconds. */
   onProgress?: ((positionSec: number) => void) | undefined;
+  /**
+   * The video's shots (hard cuts); absent: found with ffmpeg's scene score before sampling, when a
+   * text reader or object detector is to run. Each shot's middle frame is analysed whatever the
+   * change detector says.
+   */
+  shots?: readonly Shot[] | undefined;
 }
 
 export interface FrameAnalysis {
@@ -35,7 +42,7 @@ export interface FrameAnalysis {
   /** Seconds of video a sampled frame stands for. */
   step: number;
   /** Wall-clock milliseconds spent per model and decoding, for the benchmark. */
-  timings: Record<'decode' | 'text' | 'objects' | 'faces' | 'embedding', number>;
+  timings: Record<'shots' | 'decode' | 'text' | 'objects' | 'faces' | 'embedding', number>;
   analysedFrames: number;
 }
 
@@ -51,9 +58,27 @@ export function spread<T>(items: readonly T[], max: number): T[] {
 }
 
 /**
+ * The sampled frames (their index: time / step) that must be analysed so that every shot is looked
+ * at in its middle, where a fade has ended: the sample inside the shot nearest its middle. A shot
+ * with no sample inside has none. Pure.
+ */
+export function shotMiddleSamples(shots: readonly Shot[], step: number): Set<number> {
+  const samples = new Set<number>();
+  for (const { startSec, endSec } of shots) {
+    const first = Math.ceil(startSec / step - 1e-6);
+    const last = Math.ceil(endSec / step - 1e-6) - 1;
+    if (last < first) continue;
+    samples.add(Math.min(last, Math.max(first, Math.round((startSec + endSec) / 2 / step))));
+  }
+  return samples;
+}
+
+/**
  * One pass over the video's frames for every frame-based extractor. Frames that did not change
  * (FrameChangeDetector) are not analysed again: they carry the last analysed frame's results,
- * which is what makes OCR and detection affordable (about 0.5 s per 720p frame each).
+ * which is what makes OCR and detection affordable (about 0.5 s per 720p frame each). The change
+ * detector misses what appears slowly or small on a still picture (a title fading in, a small
+ * credit line: under 1 % of the frame), so the middle of every shot is analysed as well.
  */
 export async function analyseFrames(
   file: string,
@@ -61,7 +86,7 @@ export async function analyseFrames(
   models: FrameModels,
   options: FrameAnalysisOptions,
 ): Promise<FrameAnalysis> {
-  const timings = { decode: 0, text: 0, objects: 0, faces: 0, embedding: 0 };
+  const timings = { shots: 0, decode: 0, text: 0, objects: 0, faces: 0, embedding: 0 };
   const timed = async <T>(key: keyof typeof timings, work: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     try {
@@ -70,6 +95,12 @@ export async function analyseFrames(
       timings[key] += performance.now() - started;
     }
   };
+  const step = 1 / options.fps;
+  const readsPictures = models.textReader !== undefined || models.objectDetector !== undefined;
+  const shots =
+    options.shots ??
+    (readsPictures ? await timed('shots', async () => (await detectShots(file, { probe, signal: options.signal })).shots) : []);
+  const middles = shotMiddleSamples(shots, step);
   const changes = new FrameChangeDetector();
   const observations: FrameAnalysis['observations'] = [];
   const vectors: FrameAnalysis['vectors'] = [];
@@ -82,14 +113,19 @@ export async function analyseFrames(
     const next = await timed('decode', () => frames.next());
     if (next.done) break;
     const frame = next.value;
-    const changed = changes.hasChanged(frame.signature);
+    let changed = changes.hasChanged(frame.signature);
+    if (!changed && middles.has(Math.round(frame.timeSec / step))) {
+      // Analysed because it is a shot's middle: it becomes the change detector's reference.
+      changes.reset();
+      changed = changes.hasChanged(frame.signature);
+    }
     if (changed) {
       analysedFrames++;
       const lines = models.textReader ? await timed('text', () => models.textReader!.readText(frame.data)) : [];
       const objects = models.objectDetector ? await timed('objects', () => models.objectDetector!.detectObjects(frame.data)) : [];
       const faces = models.faceDetector ? await timed('faces', () => models.faceDetector!.detectFaces(frame.data)) : [];
-      if (models.embedder)
-        vectors.push({ timeSec: frame.timeSec, vector: await timed('embedding', () => models.embedder!.embedImage(frame.data)) });
+      const vector = models.embedder ? await timed('embedding', () => models.embedder!.embedImage(frame.data)) : undefined;
+      if (vector) vectors.push({ timeSec: frame.timeSec, vector });
       last = {
         timeSec: frame.timeSec,
         lines: lines.map((l) => ({ text: l.text, confidence: l.confidence })),
@@ -104,7 +140,7 @@ export async function analyseFrames(
     observations,
     vectors,
     thumbnails: spread(thumbnails, options.maxThumbnails),
-    step: 1 / options.fps,
+    step,
     timings,
     analysedFrames,
   };
