@@ -13,3 +13,4 @@ export type { BlobStore, BlobInfo, PutOptions, ByteRange } from './store';
 export { FileBlobStore } from './fs-store';
 export { isValidBlobKey, assertValidBlobKey, MAX_KEY_LENGTH } from './keys';
 export { openBlobStore, blobEnvShape, type BlobStoreConfig } from './config';
+export { videoBlobPrefix, videoStreamFolder, videoOfStreamFolder, deletedVideoBlobs, type DeletedVideoBlobs } from './video-keys';

@@ -1,14 +1,4 @@
-import type * as grpc from '@grpc/grpc-js';
-import {
-  callUnary,
-  createServiceClient,
-  DEFAULT_CALL_POLICY,
-  fromServiceError,
-  inheritCaller,
-  internalSecret,
-  toMetadata,
-  type OutgoingContext,
-} from '@vus/grpc';
+import { callServerStream, callUnary, createServiceClient, type OutgoingContext } from '@vus/grpc';
 import type { AnalysisResult } from '@vus/grpc/types/analyze/v1/AnalysisResult';
 import type { AnalyzeServiceClient } from '@vus/grpc/types/analyze/v1/AnalyzeService';
 import type { AnalyzeStreamEvent } from '@vus/grpc/types/analyze/v1/AnalyzeStreamEvent';
@@ -32,27 +22,16 @@ export function createAnalyzeClient(address: string) {
      * The generation's events as analyze-service produces them. Aborting `signal` cancels the call
      * (the service stops generating); a failure arrives as an ApiError from the iteration.
      */
-    async *analyzeVideoStream(
+    /**
+     * The generation's events as analyze-service produces them. Aborting `signal` cancels the call
+     * (the service stops generating); a failure arrives as an ApiError from the iteration.
+     */
+    analyzeVideoStream: (
       ctx: OutgoingContext,
       request: AnalyzeVideoRequest__Input,
       signal?: AbortSignal,
-    ): AsyncIterable<AnalyzeStreamEvent> {
-      const outgoing = inheritCaller(ctx);
-      const deadline = outgoing.deadline ?? new Date(Date.now() + DEFAULT_CALL_POLICY.defaultTimeoutMs);
-      const call = client.AnalyzeVideoStream(request, toMetadata({ ...outgoing, deadline }, internalSecret()), { deadline });
-      const cancel = () => call.cancel();
-      signal?.addEventListener('abort', cancel, { once: true });
-      try {
-        for await (const event of call as AsyncIterable<AnalyzeStreamEvent>) yield event;
-      } catch (error) {
-        if (signal?.aborted) return;
-        throw fromServiceError(error as grpc.ServiceError);
-      } finally {
-        signal?.removeEventListener('abort', cancel);
-        // A consumer that stops early (return()) must not leave the generation running.
-        call.cancel();
-      }
-    },
+    ): AsyncIterable<AnalyzeStreamEvent> =>
+      callServerStream<AnalyzeStreamEvent>((md, opts) => client.AnalyzeVideoStream(request, md, opts), ctx, signal),
     close: () => client.close(),
   };
 }

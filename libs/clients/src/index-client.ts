@@ -1,7 +1,8 @@
-import { callUnary, createServiceClient, type OutgoingContext } from '@vus/grpc';
+import { callServerStream, callUnary, createServiceClient, type OutgoingContext } from '@vus/grpc';
 import type { CreateIndexRequest__Input } from '@vus/grpc/types/index/v1/CreateIndexRequest';
 import type { CreateVideoRequest__Input } from '@vus/grpc/types/index/v1/CreateVideoRequest';
 import type { Engine } from '@vus/grpc/types/index/v1/Engine';
+import type { FileChunk } from '@vus/grpc/types/index/v1/FileChunk';
 import type { GetVideoArtifactsRequest__Input } from '@vus/grpc/types/index/v1/GetVideoArtifactsRequest';
 import type { GetVideoThumbnailRequest__Input } from '@vus/grpc/types/index/v1/GetVideoThumbnailRequest';
 import type { Index } from '@vus/grpc/types/index/v1/Index';
@@ -14,6 +15,7 @@ import type { ListVideoIdsResponse } from '@vus/grpc/types/index/v1/ListVideoIds
 import type { ListVideosRequest__Input } from '@vus/grpc/types/index/v1/ListVideosRequest';
 import type { ListVideosResponse } from '@vus/grpc/types/index/v1/ListVideosResponse';
 import type { PutVideoArtifactsRequest__Input } from '@vus/grpc/types/index/v1/PutVideoArtifactsRequest';
+import type { ReadVideoStreamFileRequest__Input } from '@vus/grpc/types/index/v1/ReadVideoStreamFileRequest';
 import type { UpdateVideoRequest__Input } from '@vus/grpc/types/index/v1/UpdateVideoRequest';
 import type { Video } from '@vus/grpc/types/index/v1/Video';
 import type { VideoArtifacts } from '@vus/grpc/types/index/v1/VideoArtifacts';
@@ -55,6 +57,12 @@ export function createIndexClient(address: string) {
       callUnary<VideoArtifacts>((md, opts, cb) => client.GetVideoArtifacts(request, md, opts, cb), ctx),
     getVideoThumbnail: (ctx: OutgoingContext, request: GetVideoThumbnailRequest__Input) =>
       callUnary<VideoThumbnail>((md, opts, cb) => client.GetVideoThumbnail(request, md, opts, cb), ctx),
+    /** One file of a video's stream: a header message (content type, size), then its bytes in chunks. */
+    readVideoStreamFile: (
+      ctx: OutgoingContext,
+      request: ReadVideoStreamFileRequest__Input,
+      signal?: AbortSignal,
+    ): AsyncIterable<FileChunk> => callServerStream<FileChunk>((md, opts) => client.ReadVideoStreamFile(request, md, opts), ctx, signal),
     close: () => client.close(),
   };
 }

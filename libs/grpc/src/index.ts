@@ -9,3 +9,4 @@ export * from './internal-auth';
 export * from './registry';
 export * from './ranges';
 export * from './tracing';
+export * from './streams';

@@ -1,13 +1,12 @@
 import type * as grpc from '@grpc/grpc-js';
 import { errors, knownId, type Logger } from '@vus/core';
-import { handleOnBehalf, implement, readCallContext, requireOrg, toServiceError } from '@vus/grpc';
+import { implement, implementServerStream, requireOrg } from '@vus/grpc';
 import type { AnalysisResult__Input } from '@vus/grpc/types/analyze/v1/AnalysisResult';
 import type { AnalyzeServiceHandlers } from '@vus/grpc/types/analyze/v1/AnalyzeService';
 import type { AnalyzeStreamEvent__Input } from '@vus/grpc/types/analyze/v1/AnalyzeStreamEvent';
 import type { AnalyzeVideoRequest } from '@vus/grpc/types/analyze/v1/AnalyzeVideoRequest';
 import type { ResponseFormat } from '@vus/grpc/types/analyze/v1/ResponseFormat';
 import type { SummaryResult__Input } from '@vus/grpc/types/analyze/v1/SummaryResult';
-import { once } from 'node:events';
 import type { AnalyzeService, GenerationOptions, StreamEvent } from './analyze';
 import type { Summary } from './provider';
 
@@ -75,34 +74,13 @@ function analyzeStream(
   analyze: AnalyzeService,
   logger: Logger,
 ): grpc.handleServerStreamingCall<AnalyzeVideoRequest, AnalyzeStreamEvent__Input> {
-  return (call) => {
-    const ctx = readCallContext(call, logger);
-    const abort = new AbortController();
-    call.on('cancelled', () => abort.abort());
-    const run = async () => {
-      const request = call.request;
-      let generationId = '';
-      for await (const event of analyze.analyze(
-        requireOrg(ctx),
-        videoId(request.video_id),
-        request.prompt,
-        optionsOf(request),
-        abort.signal,
-      )) {
-        if (event.type === 'start') generationId = event.generationId;
-        if (abort.signal.aborted) break;
-        if (!call.write(toProtoEvent(generationId, event))) await Promise.race([once(call, 'drain'), once(abort.signal, 'abort')]);
-      }
-    };
-    handleOnBehalf(call, ctx, run).then(
-      () => {
-        if (!abort.signal.aborted) call.end();
-      },
-      (error: unknown) => {
-        if (!abort.signal.aborted) call.emit('error', toServiceError(error, ctx.logger));
-      },
-    );
-  };
+  return implementServerStream(async function* (request: AnalyzeVideoRequest, ctx, signal) {
+    let generationId = '';
+    for await (const event of analyze.analyze(requireOrg(ctx), videoId(request.video_id), request.prompt, optionsOf(request), signal)) {
+      if (event.type === 'start') generationId = event.generationId;
+      yield toProtoEvent(generationId, event);
+    }
+  }, logger);
 }
 
 export function analyzeServiceImplementation(analyze: AnalyzeService, logger: Logger): grpc.UntypedServiceImplementation {

@@ -168,7 +168,6 @@ export function createApp(deps: AppDeps): Express {
   });
 
   app.use(thumbnailFileRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails.signer, deps.thumbnails.clock));
-  // Video streams are read from the blob store the indexing worker writes (BLOB_DIR).
   // Chunks of multipart asset uploads, PUT to presigned URLs (no API key: the signature is the permission).
   app.use(
     assetChunkRoutes(deps.clients.task, deps.uploads?.blobs, {
@@ -177,7 +176,8 @@ export function createApp(deps: AppDeps): Express {
       timeoutMs: deps.requestTimeoutMs,
     }),
   );
-  app.use(hlsFileRoutes(deps.uploads?.blobs, deps.thumbnails.signer.hls, deps.thumbnails.clock));
+  // Video streams: the files come from index-service, which owns them.
+  app.use(hlsFileRoutes(deps.clients.index, deps.thumbnails.signer.hls, deps.thumbnails.clock));
   if (deps.adminToken) {
     const endpoints = [adminRoutes(deps.keys), adminBillingRoutes(deps.keys, deps.billing, deps.requestTimeoutMs)];
     app.use('/admin', requireAdminToken(deps.adminToken), routeFinder(endpoints), parseBody(deps.bodyLimits), ...endpoints);

@@ -16,17 +16,20 @@ import {
   fromTimeRange,
   fromTimestamp,
   implement,
+  implementServerStream,
   optionalTimestamp,
   requireOrg,
   toMetadataValues,
   toTimestamp,
   type PlainMetadataValue,
 } from '@vus/grpc';
-import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { handleServerStreamingCall, UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { MetadataValue } from '@vus/grpc/types/common/v1/MetadataValue';
 import type { Engine__Input } from '@vus/grpc/types/index/v1/Engine';
+import type { FileChunk__Input } from '@vus/grpc/types/index/v1/FileChunk';
 import type { Index__Input } from '@vus/grpc/types/index/v1/Index';
 import type { IndexServiceHandlers } from '@vus/grpc/types/index/v1/IndexService';
+import type { ReadVideoStreamFileRequest } from '@vus/grpc/types/index/v1/ReadVideoStreamFileRequest';
 import type { TimedValue } from '@vus/grpc/types/index/v1/TimedValue';
 import type { Video__Input } from '@vus/grpc/types/index/v1/Video';
 import type { VideoArtifacts as ProtoArtifacts, VideoArtifacts__Input } from '@vus/grpc/types/index/v1/VideoArtifacts';
@@ -34,6 +37,7 @@ import type { VideoFilter as ProtoVideoFilter } from '@vus/grpc/types/index/v1/V
 import { z } from 'zod';
 import { CANONICAL_OPTIONS, ENGINES, findEngine, type EngineSpec } from './engines';
 import type { IndexRecord, IndexService } from './indexes';
+import type { StreamService } from './streams';
 import {
   ARTIFACT_KINDS,
   NUMERIC_FILTER_FIELDS,
@@ -187,8 +191,25 @@ export function toProtoEngine(engine: EngineSpec): Engine__Input {
   };
 }
 
-export function indexServiceImplementation(indexes: IndexService, videos: VideoService, logger: Logger): UntypedServiceImplementation {
-  return implement<IndexServiceHandlers>(
+/**
+ * ReadVideoStreamFile: a header message (content type, size), then the bytes. No organization:
+ * the gateway has checked the signed URL, which names none.
+ */
+function readStreamFile(streams: StreamService, logger: Logger): handleServerStreamingCall<ReadVideoStreamFileRequest, FileChunk__Input> {
+  return implementServerStream(async function* (request: ReadVideoStreamFileRequest) {
+    const file = await streams.open(request.folder, request.file);
+    yield { content_type: file.contentType, size: file.size };
+    for await (const data of file.chunks) yield { data };
+  }, logger);
+}
+
+export function indexServiceImplementation(
+  indexes: IndexService,
+  videos: VideoService,
+  streams: StreamService,
+  logger: Logger,
+): UntypedServiceImplementation {
+  const unary = implement<IndexServiceHandlers>(
     {
       async CreateIndex(request, ctx) {
         const input = parseInput(createSchema, request);
@@ -297,4 +318,5 @@ export function indexServiceImplementation(indexes: IndexService, videos: VideoS
     },
     logger,
   );
+  return { ...unary, ReadVideoStreamFile: readStreamFile(streams, logger) };
 }

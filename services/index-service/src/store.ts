@@ -3,6 +3,7 @@ import { enqueueEvents } from '@vus/events';
 import type { EngineOption } from './engines';
 import { findEngine } from './engines';
 import { duplicateIndexName, type IndexFilter, type IndexRecord, type IndexStore, type ModelConfig } from './indexes';
+import type { StreamStore } from './streams';
 import type { DeletedVideo } from './video-events';
 import {
   NUMERIC_FILTER_FIELDS,
@@ -416,6 +417,17 @@ export function createVideoStore(db: Database): VideoStore {
         result.thumbnails = rows.map((r) => ({ time: r.time_s, blobKey: r.blob_key, contentType: r.content_type }));
       }
       return result;
+    },
+  };
+}
+
+export function createStreamStore(db: Database): StreamStore {
+  return {
+    async streamKeysOf(videoId) {
+      const { rows } = await db.query<{ hls: VideoRow['hls'] }>('SELECT hls FROM videos WHERE id = $1', [videoId]);
+      if (!rows[0]) return undefined;
+      const hls = rows[0].hls;
+      return hls ? [hls.video_url, ...hls.thumbnail_urls].filter((key) => key !== '') : [];
     },
   };
 }

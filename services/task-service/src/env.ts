@@ -36,7 +36,7 @@ export async function taskOptionsFromEnv(
 
 export interface TaskServiceOptions {
   indexServiceAddress: string;
-  /** The store the gateway and index-service share: failed uploads and deleted videos' blobs are removed from it. */
+  /** The store the gateway and index-service share: failed tasks' uploads and deleted videos' media files are removed from it. */
   blobs?: BlobStore | undefined;
   /** Runs the indexing worker in this process (embedded mode; or set WORKER_ENABLED in cluster mode). */
   worker?: Omit<IndexingWorkerConfig, 'indexServiceAddress'> | undefined;

@@ -1,18 +1,20 @@
 /*
- * A deleted video's blobs go: index-service writes `video.deleted` (outbox → in-process bus),
- * task-service removes the media file, the thumbnails and whatever else is under the video's folder.
+ * A deleted video's blobs go: index-service writes `video.deleted` (outbox → in-process bus); on it,
+ * task-service removes the media file (its upload) and index-service the video's folder (the
+ * thumbnails and whatever else is under it). Which key is whose: libs/blob's deletedVideoBlobs.
  */
 import { FileBlobStore, type BlobStore } from '@vus/blob';
 import { createIndexClient, type IndexClient } from '@vus/clients';
 import { createLogger, newId } from '@vus/core';
-import { migrate } from '@vus/db';
 import { createMemoryDatabase, type ThrowawayDatabase } from '@vus/db/testing';
-import { buildEvent, EVENTS_MIGRATIONS, InProcessEventBus, type EventEnvelope, type VideoDeletedPayload } from '@vus/events';
+import { buildEvent, InProcessEventBus, type EventEnvelope, type VideoDeletedPayload } from '@vus/events';
+import { migrateService } from '@vus/service';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { videoBlobCleanup, videoBlobsOf } from '../src/video-blobs';
+import { taskService } from '../src/main';
+import { videoBlobCleanup } from '../src/video-blobs';
 import { thumbnailKey } from '../src/worker/pipeline';
 import { startTaskStack, type TaskStack } from './stack';
 
@@ -24,27 +26,6 @@ const payload = (overrides: Partial<VideoDeletedPayload>): VideoDeletedPayload =
   blob_keys: [],
   reason: 'video_deleted',
   ...overrides,
-});
-
-describe('videoBlobsOf', () => {
-  it.each([
-    [
-      'media and thumbnails, each once',
-      payload({ blob_keys: ['uploads/u1/video_file-0', 'videos/v1/thumbnails/0.jpg', 'videos/v1/thumbnails/0.jpg'] }),
-      { keys: ['uploads/u1/video_file-0', 'videos/v1/thumbnails/0.jpg'], invalid: [], prefix: 'videos/v1/' },
-    ],
-    ['no blobs known (a URL task that failed late)', payload({}), { keys: [], invalid: [], prefix: 'videos/v1/' }],
-    [
-      'keys that could leave the store',
-      payload({ blob_keys: ['../etc/passwd', '/abs', 'ok'] }),
-      { keys: ['ok'], invalid: ['../etc/passwd', '/abs'], prefix: 'videos/v1/' },
-    ],
-    ['an empty video id (the prefix would be every video)', payload({ video_id: '' }), { keys: [], invalid: [], prefix: undefined }],
-    ['a video id with a slash', payload({ video_id: 'v1/../v2' }), { keys: [], invalid: [], prefix: undefined }],
-    ['a video id that is a dot name', payload({ video_id: '..' }), { keys: [], invalid: [], prefix: undefined }],
-  ])('%s', (_name, input, expected) => {
-    expect(videoBlobsOf(input)).toEqual(expected);
-  });
 });
 
 describe('video.deleted through index-service', () => {
@@ -143,7 +124,7 @@ describe('videoBlobCleanup', () => {
 
   beforeAll(async () => {
     database = await createMemoryDatabase();
-    await migrate(database.db, EVENTS_MIGRATIONS);
+    await migrateService(database.db, taskService);
     dir = mkdtempSync(join(tmpdir(), 'vus-video-blobs-'));
     blobs = await FileBlobStore.open(dir);
   });
@@ -155,7 +136,8 @@ describe('videoBlobCleanup', () => {
   const event = (p: Record<string, unknown>): EventEnvelope => buildEvent('video.deleted', 'v', 'org', p);
 
   it('a store failure leaves the event unhandled, so the redelivery does the work', async () => {
-    await blobs.put('videos/v9/thumbnails/0.jpg', Readable.from([Buffer.from('x')]));
+    const media = 'uploads/u9/video_file-0';
+    await blobs.put(media, Readable.from([Buffer.from('x')]));
     let failures = 1;
     const flaky: BlobStore = Object.assign(Object.create(blobs) as FileBlobStore, {
       delete: async (key: string) => {
@@ -164,12 +146,19 @@ describe('videoBlobCleanup', () => {
       },
     });
     const handle = videoBlobCleanup({ db: database.db, blobs: flaky, logger });
-    const deleted = event(payload({ video_id: 'v9', blob_keys: ['videos/v9/thumbnails/0.jpg'] }));
+    const deleted = event(payload({ video_id: 'v9', blob_keys: [media] }));
     await expect(handle(deleted)).rejects.toThrow('EIO');
-    expect(await blobs.stat('videos/v9/thumbnails/0.jpg')).toBeDefined();
+    expect(await blobs.stat(media)).toBeDefined();
     await expect(handle(deleted)).resolves.toBe('done');
-    expect(await blobs.stat('videos/v9/thumbnails/0.jpg')).toBeUndefined();
+    expect(await blobs.stat(media)).toBeUndefined();
     await expect(handle(deleted)).resolves.toBe('skipped');
+  });
+
+  it("leaves the video's own folder to index-service", async () => {
+    await blobs.put('videos/v8/thumbnails/0.jpg', Readable.from([Buffer.from('x')]));
+    const handle = videoBlobCleanup({ db: database.db, blobs, logger });
+    await expect(handle(event(payload({ video_id: 'v8', blob_keys: ['videos/v8/thumbnails/0.jpg'] })))).resolves.toBe('done');
+    expect(await blobs.stat('videos/v8/thumbnails/0.jpg')).toBeDefined();
   });
 
   it('skips a payload that is not a video.deleted payload', async () => {

@@ -1,17 +1,12 @@
-import type { BlobStore } from '@vus/blob';
 import { ApiError, type Clock } from '@vus/core';
+import type { FileChunk } from '@vus/grpc/types/index/v1/FileChunk';
 import { Router, type Request } from 'express';
-import { extname } from 'node:path';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { IndexClient } from '../clients';
+import { locals } from '../http/context';
 import { HLS_PATH, publicOrigin, type HlsSigner } from '../http/signed-urls';
 import type { HlsUrlOf } from '../presenters/videos';
-
-/** What a stream folder holds: the playlist, its MPEG-TS segments, a still. */
-const CONTENT_TYPES: Readonly<Record<string, string>> = {
-  '.m3u8': 'application/vnd.apple.mpegurl',
-  '.ts': 'video/mp2t',
-  '.jpg': 'image/jpeg',
-};
 
 export interface StreamUrlOptions {
   signer: HlsSigner;
@@ -43,11 +38,24 @@ export function streamUrls(req: Request, options: StreamUrlOptions): (durationSe
 const notFound = () => new ApiError('resource_not_exist', 'This video stream has no such file.');
 
 /**
+ * How long one stream file may take to reach the player: longer than an API call, since a segment
+ * on a slow connection takes a while; a player that goes away cancels the read sooner.
+ */
+const STREAM_FILE_MS = 10 * 60_000;
+
+/** The bytes of a streamed file: the messages after its header. */
+async function* bytesOf(chunks: AsyncIterator<FileChunk>): AsyncIterable<Buffer> {
+  for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value.data;
+}
+
+/**
  * Serves the stream URLs that tasks and videos show. No API key: the token in the path is the
  * permission (a signed blob folder and an expiry), and the relative URIs of the playlist keep it.
- * Only plain file names with a known type are served, from that folder only.
+ * The gateway checks the token and that the file is one plain name; index-service, which owns
+ * the streams, checks the rest (the folder is a video's stream, the file a known type) and sends
+ * the bytes, which are piped through as they come.
  */
-export function hlsFileRoutes(blobs: BlobStore | undefined, signer: HlsSigner, clock: Clock): Router {
+export function hlsFileRoutes(index: IndexClient, signer: HlsSigner, clock: Clock): Router {
   const router = Router();
 
   router.get(`${HLS_PATH}/:token/:file`, async (req, res) => {
@@ -61,22 +69,31 @@ export function hlsFileRoutes(blobs: BlobStore | undefined, signer: HlsSigner, c
       );
     }
     const file = String(req.params.file);
-    const contentType = CONTENT_TYPES[extname(file)];
-    const key = signer.keyOf(verified.folder, file);
-    if (!blobs || !contentType || !key) throw notFound();
-    const info = await blobs.stat(key);
-    if (!info) throw notFound();
-    const body = await blobs.get(key);
+    if (!signer.keyOf(verified.folder, file)) throw notFound();
+    // The player went away: the read stops (index-service stops reading the blob).
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
+    const read = index.readVideoStreamFile(
+      { requestId: locals(res).requestId, deadline: new Date(Date.now() + STREAM_FILE_MS) },
+      { folder: verified.folder, file },
+      gone.signal,
+    );
+    const chunks = read[Symbol.asyncIterator]();
+    const header = await chunks.next();
+    if (header.done) {
+      if (gone.signal.aborted) return;
+      throw notFound();
+    }
     const maxAge = Math.max(0, Math.floor((verified.expiresAt.getTime() - clock.now().getTime()) / 1000));
     res.set({
-      'content-type': contentType,
-      'content-length': String(info.size),
+      'content-type': header.value.content_type,
+      'content-length': String(header.value.size),
       'cache-control': `private, max-age=${maxAge}`,
       // Web players (hls.js) fetch the segments from their page's origin; the URL is the permission.
       'access-control-allow-origin': '*',
     });
     try {
-      await pipeline(body, res);
+      await pipeline(Readable.from(bytesOf(chunks)), res);
     } catch (error) {
       // The player went away mid-file: nothing to answer.
       if (!res.headersSent) throw error;
