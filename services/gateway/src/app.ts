@@ -86,17 +86,19 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     openApiHandler(adapterFor(version), () => routesOf(router)),
   );
   router.use(authenticate(deps.keys));
+  // What task and asset uploads share: where files go, their limits, how video streams are signed.
+  const uploads = {
+    timeoutMs: deps.requestTimeoutMs,
+    blobs: deps.uploads?.blobs,
+    uploadLimits: {
+      fileBytes: deps.uploads?.maxBytes ?? DEFAULT_UPLOAD_BYTES,
+      fieldBytes: deps.bodyLimits.field,
+      textBytes: deps.bodyLimits.json,
+    },
+    streams: { ...deps.thumbnails, signer: deps.thumbnails.signer.hls },
+  };
   const taskEndpoints = [
-    taskRoutes(deps.clients.task, {
-      timeoutMs: deps.requestTimeoutMs,
-      blobs: deps.uploads?.blobs,
-      uploadLimits: {
-        fileBytes: deps.uploads?.maxBytes ?? DEFAULT_UPLOAD_BYTES,
-        fieldBytes: deps.bodyLimits.field,
-        textBytes: deps.bodyLimits.json,
-      },
-      streams: { ...deps.thumbnails, signer: deps.thumbnails.signer.hls },
-    }),
+    taskRoutes(deps.clients.task, uploads),
     importRoutes(deps.clients.index, deps.clients.task, {
       timeoutMs: deps.requestTimeoutMs,
       providers: deps.providers ?? DEFAULT_PROVIDERS,
@@ -115,14 +117,7 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     ),
     webhookRoutes(deps.clients.task, deps.requestTimeoutMs),
     assetRoutes(deps.clients.task, {
-      timeoutMs: deps.requestTimeoutMs,
-      blobs: deps.uploads?.blobs,
-      uploadLimits: {
-        fileBytes: deps.uploads?.maxBytes ?? DEFAULT_UPLOAD_BYTES,
-        fieldBytes: deps.bodyLimits.field,
-        textBytes: deps.bodyLimits.json,
-      },
-      streams: { ...deps.thumbnails, signer: deps.thumbnails.signer.hls },
+      ...uploads,
       chunks: deps.thumbnails.signer.chunks,
       clock: deps.thumbnails.clock,
       publicUrl: deps.thumbnails.publicUrl,

@@ -1,4 +1,4 @@
-import { CHUNK_PATH, createChunkSigner, type ChunkGrant } from '../src/http/chunk-urls';
+import { CHUNK_PATH, createChunkSigner, type ChunkGrant } from '../src/http/signed-urls';
 
 const grant: ChunkGrant = { orgId: '6528dde58f9cd95a98cbd075', uploadId: '6528dde58f9cd95a98cbd076', index: 3, maxBytes: 8388608 };
 const now = new Date('2024-06-01T00:00:00Z');

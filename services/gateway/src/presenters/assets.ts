@@ -2,7 +2,7 @@ import { fromMetadataValues, fromTimestamp } from '@vus/grpc';
 import type { Asset } from '@vus/grpc/types/task/v1/Asset';
 import type { IndexedAsset } from '@vus/grpc/types/task/v1/IndexedAsset';
 import type { MultipartUpload } from '@vus/grpc/types/task/v1/MultipartUpload';
-import { presentHls, type HlsUrlOf } from './videos';
+import { presentHls, systemMetadata, type HlsUrlOf } from './videos';
 
 const iso = (ts: Asset['created_at']): string | undefined => fromTimestamp(ts)?.toISOString();
 
@@ -38,7 +38,6 @@ export function presentAsset(asset: Asset): Record<string, unknown> {
 
 /** An indexed asset: the v1.3 video (system and user metadata, hls) plus its indexing `status`. */
 export function presentIndexedAsset(item: IndexedAsset, hlsUrl?: HlsUrlOf): Record<string, unknown> {
-  const system = item.system_metadata;
   const plain = fromMetadataValues(item.user_metadata);
   const userMetadata = Object.fromEntries(Object.entries(plain).filter((entry) => entry[1] != null));
   return {
@@ -48,14 +47,7 @@ export function presentIndexedAsset(item: IndexedAsset, hlsUrl?: HlsUrlOf): Reco
     created_at: iso(item.created_at),
     updated_at: iso(item.updated_at),
     ...(item.indexed_at ? { indexed_at: iso(item.indexed_at) } : {}),
-    system_metadata: {
-      filename: system?.filename ?? '',
-      duration: system?.duration ?? 0,
-      fps: system?.fps ?? 0,
-      width: Math.round(system?.width ?? 0),
-      height: Math.round(system?.height ?? 0),
-      size: Math.round(system?.size ?? 0),
-    },
+    system_metadata: systemMetadata(item),
     ...(Object.keys(userMetadata).length ? { user_metadata: userMetadata } : {}),
     ...(item.hls ? { hls: presentHls(item.hls, hlsUrl) } : {}),
     ...(item.failure ? { error: { code: item.failure.code, message: item.failure.message } } : {}),

@@ -6,8 +6,8 @@ import type { VersionAdapter } from '../versions';
 
 const iso = (ts: Video['created_at']): string | undefined => fromTimestamp(ts)?.toISOString();
 
-/** The six fields every SDK requires (py VideoMetadata), integers where the SDKs want them. */
-function systemMetadata(video: Video) {
+/** The six fields every SDK requires (py VideoMetadata), integers where the SDKs want them; indexed assets show the same. */
+export function systemMetadata(video: Pick<Video, 'system_metadata'>) {
   const system = video.system_metadata;
   return {
     filename: system?.filename ?? '',

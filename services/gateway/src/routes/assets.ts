@@ -6,11 +6,10 @@ import { Router, type Request } from 'express';
 import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
 import type { TaskClient } from '../clients';
-import { CHUNK_PATH, type ChunkSigner } from '../http/chunk-urls';
 import { outgoing } from '../http/context';
 import { parsePageQuery } from '../http/paging';
 import { readQuery } from '../http/query';
-import { publicOrigin } from '../http/signed-urls';
+import { CHUNK_PATH, publicOrigin, type ChunkSigner } from '../http/signed-urls';
 import { receiveMultipart, type UploadLimits } from '../http/upload';
 import { presentAsset, presentIndexedAsset, presentUploadStatus, presentUploadSummary } from '../presenters/assets';
 import {
