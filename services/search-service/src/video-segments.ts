@@ -19,26 +19,12 @@ export interface VideoSegmentReader {
 export function createVideoSegmentReader(db: Queryable): VideoSegmentReader {
   return {
     async videoSegments(orgId, indexId, videoId) {
-      const { rows } = await db.query<{
-        start_sec: number;
-        end_sec: number;
-        modality: SearchOption;
-        text: string;
-        labels: string[];
-        thumbnail_key: string;
-      }>(
-        `SELECT start_sec, end_sec, modality, text, labels, thumbnail_key FROM segments
+      const { rows } = await db.query<StoredSegment & Record<string, unknown>>(
+        `SELECT start_sec AS start, end_sec AS "end", modality, text, labels, thumbnail_key AS "thumbnailKey" FROM segments
           WHERE org_id = $1 AND index_id = $2 AND video_id = $3 ORDER BY start_sec, modality, end_sec`,
         [orgId, indexId, videoId],
       );
-      return rows.map((r) => ({
-        start: Number(r.start_sec),
-        end: Number(r.end_sec),
-        modality: r.modality,
-        text: r.text,
-        labels: r.labels,
-        thumbnailKey: r.thumbnail_key,
-      }));
+      return rows;
     },
   };
 }
