@@ -1,5 +1,7 @@
 import { callUnary, createServiceClient, type OutgoingContext } from '@vus/grpc';
 import type { CreateEmbeddingRequest__Input } from '@vus/grpc/types/embed/v1/CreateEmbeddingRequest';
+import type { DetectImageLabelsRequest__Input } from '@vus/grpc/types/embed/v1/DetectImageLabelsRequest';
+import type { DetectImageLabelsResponse } from '@vus/grpc/types/embed/v1/DetectImageLabelsResponse';
 import type { EmbedQueryRequest__Input } from '@vus/grpc/types/embed/v1/EmbedQueryRequest';
 import type { EmbedQueryResponse } from '@vus/grpc/types/embed/v1/EmbedQueryResponse';
 import type { EmbedServiceClient } from '@vus/grpc/types/embed/v1/EmbedService';
@@ -31,6 +33,8 @@ export function createEmbedClient(address: string) {
       callUnary<ListEmbedTasksResponse>((md, opts, cb) => client.ListEmbedTasks(request, md, opts, cb), ctx),
     embedIndexedVideo: (ctx: OutgoingContext, request: EmbedIndexedVideoRequest__Input) =>
       callUnary<Embedding>((md, opts, cb) => client.EmbedIndexedVideo(request, md, opts, cb), ctx),
+    detectImageLabels: (ctx: OutgoingContext, request: DetectImageLabelsRequest__Input) =>
+      callUnary<DetectImageLabelsResponse>((md, opts, cb) => client.DetectImageLabels(request, md, opts, cb), ctx),
     listModels: (ctx: OutgoingContext) => callUnary<ListModelsResponse>((md, opts, cb) => client.ListModels({}, md, opts, cb), ctx),
     close: () => client.close(),
   };

@@ -1,5 +1,5 @@
 import { ApiError } from '@vus/core';
-import { isMediaError, readWavInfo, readWavSamples, runFfmpeg, SPEECH_AUDIO_OUTPUT } from '@vus/media';
+import { isMediaError, readWavInfo, readWavSamples, runFfmpeg, SPEECH_AUDIO_OUTPUT, SPEECH_SAMPLE_RATE } from '@vus/media';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,18 +8,24 @@ import { join } from 'node:path';
 const LIST_FORMATS = /^\s*(?:#EXTM3U|ffconcat|<\?xml|<MPD)/i;
 
 export interface DecodedAudio {
-  /** Mono 16 kHz samples of the window asked for. */
+  /** Mono samples of the window asked for, at the rate asked for (16 kHz unless told). */
   samples: Float32Array;
   /** Seconds in the window. */
   durationSec: number;
 }
 
 /**
- * Decodes audio bytes (any format ffmpeg reads, or the audio track of a video) to mono 16 kHz,
- * from `startSec` for at most `maxSec`. Bytes that are not audio are `audio_file_broken`; ffmpeg
+ * Decodes audio bytes (any format ffmpeg reads, or the audio track of a video) to mono 16 kHz
+ * (or `sampleRate`: CLAP wants 48 kHz), from `startSec` for at most `maxSec`. Bytes that are not audio are `audio_file_broken`; ffmpeg
  * may only read the one local file (no playlist, no network).
  */
-export async function decodeAudio(bytes: Buffer, startSec: number, maxSec: number, param: string): Promise<DecodedAudio> {
+export async function decodeAudio(
+  bytes: Buffer,
+  startSec: number,
+  maxSec: number,
+  param: string,
+  sampleRate: number = SPEECH_SAMPLE_RATE,
+): Promise<DecodedAudio> {
   const broken = () => new ApiError('audio_file_broken', `The ${param} could not be read as audio.`, { param });
   if (LIST_FORMATS.test(bytes.subarray(0, 64).toString('latin1'))) throw broken();
   const dir = await mkdtemp(join(tmpdir(), 'vus-embed-audio-'));
@@ -38,7 +44,7 @@ export async function decodeAudio(bytes: Buffer, startSec: number, maxSec: numbe
           String(maxSec),
           '-i',
           input,
-          ...SPEECH_AUDIO_OUTPUT,
+          ...withSampleRate(SPEECH_AUDIO_OUTPUT, sampleRate),
           '-f',
           'wav',
           output,
@@ -55,4 +61,9 @@ export async function decodeAudio(bytes: Buffer, startSec: number, maxSec: numbe
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** ffmpeg output arguments with their `-ar` value replaced. */
+function withSampleRate(args: readonly string[], rate: number): string[] {
+  return args.map((arg, i) => (args[i - 1] === '-ar' ? String(rate) : arg));
 }

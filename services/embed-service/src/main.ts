@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { decodeAudio } from './audio';
 import { openConceptEmbedder } from './concept-embedder';
 import { createEmbedService } from './embed';
+import { createModelServer } from './model-server';
 import { embedEnvShape, embedOptionsFromEnv, type EmbedServiceOptions } from './env';
 import { mediaFetching } from './fetching';
 import { embedServiceImplementation } from './server';
@@ -13,7 +14,7 @@ import { createEmbedTaskStore } from './task-store';
 import { createEmbedTasks } from './tasks';
 import { createIndexedVideoEmbedding } from './indexed-video';
 
-/** Embeddings of text, images, audio and video in one space (the bundled concept embedding); query vectors for the other services. */
+/** Embeddings of text, images, audio and video in one space (the bundled concept embedding); the model server (CLIP, CLAP) of the other services. */
 export const embedService = defineService({
   name: 'embed-service',
   migrations: join(__dirname, '..', 'migrations'),
@@ -37,9 +38,10 @@ export const embedService = defineService({
       logger,
       pollMs: options.taskPollMs,
     });
+    const modelServer = createModelServer({ models: options.models, decodeAudio });
     const tasks = createEmbedTasks({ store: taskTable, clock, queued: () => runner.wake() });
     return {
-      implementation: embedServiceImplementation(embed, tasks, fetchMedia, createIndexedVideoEmbedding(embedder), logger),
+      implementation: embedServiceImplementation(embed, tasks, fetchMedia, createIndexedVideoEmbedding(embedder), modelServer, logger),
       jobs: [
         { name: 'embed-tasks', start: () => (runner.start(), runner) },
         // Results are kept 7 days (API-CONTRACT §5.8).

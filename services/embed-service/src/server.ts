@@ -8,6 +8,7 @@ import { optionalTimestamp, toTimestamp } from '@vus/grpc';
 import type { EmbedTask__Input } from '@vus/grpc/types/embed/v1/EmbedTask';
 import { errors as coreErrors, knownId, listPage } from '@vus/core';
 import type { EmbedService, MediaInput, ModalityEmbedding } from './embed';
+import { AUDIO_VECTOR_MODEL, vectorModel, type ModelServer, type QueryInput } from './model-server';
 import type { EmbedTaskRecord, EmbedTasks } from './tasks';
 import type { IndexedVideoEmbedder } from './indexed-video';
 
@@ -79,6 +80,7 @@ export function embedServiceImplementation(
   tasks: EmbedTasks,
   fetchMedia: FetchMedia,
   indexedVideo: IndexedVideoEmbedder,
+  modelServer: ModelServer,
   logger: Logger,
 ): grpc.UntypedServiceImplementation {
   return implement<EmbedServiceHandlers>(
@@ -177,15 +179,39 @@ export function embedServiceImplementation(
       async EmbedQuery(request, ctx) {
         requireOrg(ctx);
         const inputs = await Promise.all(
-          request.inputs.map(async (input) => {
+          request.inputs.map(async (input): Promise<QueryInput> => {
             if (input.kind === 'text') return { text: input.text ?? '' };
             if (input.kind === 'image') return { image: input.image ?? Buffer.alloc(0) };
             if (input.kind === 'image_url') return { image: await fetchMedia(input.image_url ?? '', 'query_media_url') };
-            throw new ApiError('parameter_not_provided', 'An input has neither text nor an image.', { param: 'inputs' });
+            if (input.kind === 'audio') return { audio: input.audio ?? Buffer.alloc(0) };
+            throw new ApiError('parameter_not_provided', 'An input has no text, image or audio.', { param: 'inputs' });
           }),
         );
-        const { modelName, vectors } = await embed.embedQuery(request.model_name, inputs);
-        return { available: true, model_name: modelName, vectors: vectors.map((v) => ({ values: Array.from(v) })) };
+        const learned = vectorModel(request.model_name);
+        if (!learned) {
+          // An API model name: the bundled concept embedding, always available.
+          const concept = inputs.filter((input): input is Exclude<QueryInput, { audio: Buffer }> => !('audio' in input));
+          if (concept.length < inputs.length)
+            throw coreErrors.invalid(
+              'inputs',
+              `Audio query vectors come from ${AUDIO_VECTOR_MODEL}; send audio to CreateEmbedding for ${request.model_name}.`,
+            );
+          const { modelName, vectors } = await embed.embedQuery(request.model_name, concept);
+          return { available: true, model_name: modelName, vectors: vectors.map((v) => ({ values: Array.from(v) })) };
+        }
+        const result = await modelServer.embed(learned, inputs);
+        if (!result.available) return { available: false, model_name: result.modelName, vectors: [], reason: result.reason };
+        return {
+          available: true,
+          model_name: result.modelName,
+          dimensions: result.dimensions,
+          vectors: result.vectors.map((v) => ({ values: Array.from(v) })),
+        };
+      },
+      async DetectImageLabels(request, ctx) {
+        requireOrg(ctx);
+        const result = await modelServer.imageLabels(request.image);
+        return result.available ? { available: true, labels: result.labels } : { available: false, reason: result.reason };
       },
       async ListModels() {
         const { models, providers } = await embed.models();
@@ -206,7 +232,7 @@ export function embedServiceImplementation(
               source: p.kind,
               loaded: p.state !== 'unavailable',
               error: p.reason ?? '',
-              model_names: [],
+              model_names: modelServer.modelNamesOf(p.capability),
             })),
           ],
         };

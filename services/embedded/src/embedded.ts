@@ -62,10 +62,10 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
       // Embeddings (the bundled concept embedding), on the same detector and OCR as indexing.
       services.start(embedService, { models, fetchAllowHosts: config.FETCH_ALLOW_HOSTS, blobs }),
     );
-    // Searchable segments: pgvector is loaded into its PGlite, so CLIP vectors are searched when present.
+    // Searchable segments: pgvector is loaded into its PGlite, so CLIP vectors (from embed-service) are searched when present.
     const search = await services.start(searchService, {
       indexServiceAddress: index.address,
-      models,
+      embedServiceAddress: embed.address,
       fetchAllowHosts: config.FETCH_ALLOW_HOSTS,
     });
     // Media minutes are metered as in the cluster: each probed video is reserved against the
@@ -95,6 +95,7 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
           concurrency: config.WORKER_CONCURRENCY,
           fetch: { allowHosts: config.FETCH_ALLOW_HOSTS },
           searchServiceAddress: search.address,
+          embedServiceAddress: embed.address,
           meter: meter.meter,
         },
       }),

@@ -84,12 +84,27 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
         pocketsphinx: options.pocketsphinx,
       })
     : undefined;
+  // The bundled detector and OCR only (no MODELS_DIR in tests); media URLs on 127.0.0.1 allowed.
+  const embedModels = options.embed ? new ModelRegistry([cocoDetectorProvider(), paddleOcrProvider()]) : undefined;
+  // embed-service is the model server of search and the worker: with a worker, on the worker's registry (as in embedded mode).
+  const servedModels = embedModels ?? models;
+  const embedService = servedModels
+    ? await startEmbedService({
+        bind: '127.0.0.1:0',
+        database: await target(),
+        logger,
+        models: servedModels,
+        fetchAllowHosts: ['127.0.0.1'],
+        blobs,
+        taskPollMs: 200,
+      })
+    : undefined;
   const searchService = await startSearchService({
     bind: '127.0.0.1:0',
     database: await target(),
     indexServiceAddress: indexService.address,
+    embedServiceAddress: embedService?.address,
     bus,
-    models,
     logger,
     fetchAllowHosts: ['127.0.0.1'],
   });
@@ -101,19 +116,6 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
         searchServiceAddress: searchService.address,
         provider: options.analyzeProvider,
         logger,
-      })
-    : undefined;
-  // The bundled detector and OCR only (no MODELS_DIR in tests); media URLs on 127.0.0.1 allowed.
-  const embedModels = options.embed ? new ModelRegistry([cocoDetectorProvider(), paddleOcrProvider()]) : undefined;
-  const embedService = embedModels
-    ? await startEmbedService({
-        bind: '127.0.0.1:0',
-        database: await target(),
-        logger,
-        models: embedModels,
-        fetchAllowHosts: ['127.0.0.1'],
-        blobs,
-        taskPollMs: 200,
       })
     : undefined;
   const classifyService = options.classify
@@ -141,6 +143,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
           fetch: { allowHosts: ['127.0.0.1'] },
           pollMs: 500,
           searchServiceAddress: searchService.address,
+          embedServiceAddress: embedService?.address,
           ...options.workerOptions,
         }
       : undefined,
@@ -153,7 +156,8 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     taskServiceAddress: taskService.address,
     searchServiceAddress: searchService.address,
     analyzeServiceAddress: analyzeService?.address,
-    embedServiceAddress: embedService?.address,
+    // The gateway's embeddings API only when asked for (otherwise its endpoints answer 501).
+    embedServiceAddress: options.embed ? embedService?.address : undefined,
     classifyServiceAddress: classifyService?.address,
     blobs,
     uploadMaxBytes: options.uploadMaxBytes,

@@ -1,11 +1,10 @@
 import { envAddress } from '@vus/core';
-import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema, type ModelRegistry } from '@vus/models';
 import { z } from 'zod';
 
-/** search-service's environment beside the kit's (MODELS_DIR: CLIP for vector queries). */
+/** search-service's environment beside the kit's (EMBED_SERVICE_ADDR: query vectors; unset, searches are lexical). */
 export const searchEnvShape = {
-  ...modelsEnvSchema.shape,
   INDEX_SERVICE_ADDR: envAddress,
+  EMBED_SERVICE_ADDR: envAddress.optional(),
   SEARCH_PAGE_TTL_SECONDS: z.coerce
     .number()
     .int()
@@ -17,14 +16,15 @@ export const searchEnvShape = {
 export function searchOptionsFromEnv(config: z.infer<z.ZodObject<typeof searchEnvShape>>): SearchServiceOptions {
   return {
     indexServiceAddress: config.INDEX_SERVICE_ADDR,
-    models: createModelRegistry(modelsConfigFromEnv(config)),
+    embedServiceAddress: config.EMBED_SERVICE_ADDR,
     pageTtlSeconds: config.SEARCH_PAGE_TTL_SECONDS,
   };
 }
 
 export interface SearchServiceOptions {
   indexServiceAddress: string;
-  models?: ModelRegistry | undefined;
+  /** embed-service, the model server: query vectors (CLIP) and image labels; unset, searches are lexical. */
+  embedServiceAddress?: string | undefined;
   /** How long result pages stay readable (the real API: about an hour). */
   pageTtlSeconds?: number;
   /** Hosts a query_media_url may reach even on private addresses (tests serve images on 127.0.0.1). */

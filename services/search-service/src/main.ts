@@ -1,4 +1,4 @@
-import { createIndexClient } from '@vus/clients';
+import { createEmbedClient, createIndexClient } from '@vus/clients';
 import { defineService, purgeResultSetsJob, runService, startService, type KitOptions, type RunningService } from '@vus/service';
 import { join } from 'node:path';
 import { createCombinedSearch } from './combined-search';
@@ -8,7 +8,6 @@ import { expandQuery, labelTerms } from './expansion';
 import { indexDirectory } from './index-directory';
 import { createIngest } from './ingest';
 import { queryImageFetcher, queryModels } from './query-models';
-
 import { createSearch } from './search';
 import { searchServiceImplementation } from './server';
 import { createSegmentStore } from './store';
@@ -27,12 +26,13 @@ export const searchService = defineService({
     if (!(await store.vectorsEnabled())) logger.warn('PostgreSQL has no pgvector: search-service stores no vectors and searches text only');
     const wordnet = openWordNet();
     const indexClient = createIndexClient(options.indexServiceAddress);
-    onStop(() => (indexClient.close(), wordnet.close()));
+    const embedClient = options.embedServiceAddress ? createEmbedClient(options.embedServiceAddress) : undefined;
+    onStop(() => (indexClient.close(), embedClient?.close(), wordnet.close()));
     const search = createSearch({
       store,
       indexes: indexDirectory(indexClient),
       expand: (text) => expandQuery(text, wordnet),
-      models: queryModels(options.models),
+      models: queryModels(embedClient, logger),
       clock,
       logger,
       pageTtlMs: (options.pageTtlSeconds ?? 3600) * 1000,

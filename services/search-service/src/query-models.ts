@@ -1,18 +1,48 @@
+import type { EmbedClient } from '@vus/clients';
+import { isApiError, type Logger } from '@vus/core';
 import { DEFAULT_FETCH_POLICY, fetchBytes } from '@vus/fetch';
-import type { ModelRegistry } from '@vus/models';
+import type { OutgoingContext } from '@vus/grpc';
 import { QUERY_IMAGE_MAX_BYTES, type QueryModels } from './search';
 
-/** The vector model name the indexing worker writes CLIP vectors under. */
-export const VISUAL_VECTOR_MODEL = 'clip';
+/** A query's vector or labels in time, or the search goes on without them. */
+const CALL_TIMEOUT_MS = 10_000;
 
-/** CLIP (text and image queries) and the object detector (image queries without CLIP), when present. */
-export function queryModels(models: ModelRegistry | undefined): QueryModels {
+/**
+ * Query vectors and image labels from embed-service, the model server (this service loads no
+ * model). Its visual model (model name empty: the one segment vectors are stored under) may be
+ * absent there: the search is then lexical. embed-service itself may be down or slow: the
+ * search is then lexical too, and each such search says so in the log. Errors of the query
+ * itself (a broken image) are the caller's and reach them.
+ */
+export function queryModels(client: EmbedClient | undefined, logger: Logger): QueryModels {
+  const ctx = (orgId: string): OutgoingContext => ({ orgId, deadline: new Date(Date.now() + CALL_TIMEOUT_MS) });
+  async function degraded<T>(what: string, call: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (error) {
+      if (isApiError(error) && error.httpStatus < 500) throw error;
+      logger.warn(
+        { err: error },
+        `embed-service did not answer (${what}): this search runs without it, on the indexed words and labels only`,
+      );
+      return undefined;
+    }
+  }
+  if (!client) logger.warn('no embed-service configured: searches run on the indexed words and labels only, without vectors');
   return {
-    async embedder() {
-      const embedder = await models?.find('visual_embedder');
-      return embedder && { model: VISUAL_VECTOR_MODEL, embedder };
+    async embed(orgId, input) {
+      if (!client) return undefined;
+      const answer = await degraded('query vector', () =>
+        client.embedQuery(ctx(orgId), { model_name: '', inputs: ['text' in input ? { text: input.text } : { image: input.image }] }),
+      );
+      const values = answer?.available ? answer.vectors[0]?.values : undefined;
+      return answer && values ? { model: answer.model_name, vector: Float32Array.from(values) } : undefined;
     },
-    detector: async () => models?.find('object_detector'),
+    async imageLabels(orgId, image) {
+      if (!client) return undefined;
+      const answer = await degraded('image labels', () => client.detectImageLabels(ctx(orgId), { image }));
+      return answer?.available ? answer.labels : undefined;
+    },
   };
 }
 

@@ -5,7 +5,7 @@
 import { ApiError, errors, type Clock, type Logger } from '@vus/core';
 import type { PlainMetadataValue } from '@vus/grpc';
 import type { VideoFilter__Input } from '@vus/grpc/types/index/v1/VideoFilter';
-import { describeImage, type ObjectDetector, type VisualEmbedder } from '@vus/models';
+import { describeImage } from '@vus/models';
 import { clipsOf, groupByVideo, type Clip, type SearchOption, type SegmentMatch, type VideoGroup } from './clips';
 import { lexicalPlan, scoreHit, type LexicalPlan, type TermGroup } from './lexical';
 import { newResultSetId, parsePageToken, slicePage } from './pages';
@@ -91,10 +91,15 @@ export interface IndexDirectory {
   userMetadata(orgId: string, indexId: string, videoIds: readonly string[]): Promise<Map<string, Record<string, PlainMetadataValue>>>;
 }
 
-/** The models a query may need; each may be absent (then that path is skipped or refused). */
+/**
+ * What a query needs of the models (embed-service serves them); each may be unavailable, and then
+ * that path is skipped (vectors: the search is lexical) or refused (an image with neither).
+ */
 export interface QueryModels {
-  embedder(): Promise<{ model: string; embedder: VisualEmbedder } | undefined>;
-  detector(): Promise<ObjectDetector | undefined>;
+  /** The query's vector in the visual model's space and that model's name; undefined when no visual model answers. */
+  embed(orgId: string, input: { text: string } | { image: Buffer }): Promise<{ model: string; vector: Float32Array } | undefined>;
+  /** The objects the detector sees in the image; undefined when no detector answers. */
+  imageLabels(orgId: string, image: Buffer): Promise<string[] | undefined>;
 }
 
 export interface SearchDeps {
@@ -237,10 +242,9 @@ export function createSearch(deps: SearchDeps) {
       for (const hit of await store.exactPhrase(scope, text, candidates.lexical)) matches.push(matchOf(hit, 'conversation', 1));
     }
     if (options.includes('visual')) {
-      const clip = await deps.models.embedder();
-      if (clip) {
-        const vector = await clip.embedder.embedText(text);
-        for (const hit of await store.nearest(scope, clip.model, [...vector], candidates.nearest)) {
+      const query = await deps.models.embed(scope.orgId, { text });
+      if (query) {
+        for (const hit of await store.nearest(scope, query.model, [...query.vector], candidates.nearest)) {
           const score = vectorScore(hit.similarity);
           if (score > 0) matches.push(matchOf(hit, 'visual', score));
         }
@@ -254,21 +258,19 @@ export function createSearch(deps: SearchDeps) {
    * the detector sees in the image, searched as visual labels.
    */
   async function imageMatches(scope: Scope, image: Buffer): Promise<SegmentMatch[]> {
-    const clip = await deps.models.embedder();
-    if (clip && (await store.vectorsEnabled())) {
-      const vector = await clip.embedder.embedImage(image);
-      return (await store.nearest(scope, clip.model, [...vector], NEAREST_CANDIDATES))
+    const query = (await store.vectorsEnabled()) ? await deps.models.embed(scope.orgId, { image }) : undefined;
+    if (query) {
+      return (await store.nearest(scope, query.model, [...query.vector], NEAREST_CANDIDATES))
         .map((hit) => matchOf(hit, 'visual', vectorScore(hit.similarity, IMAGE_QUERY_BAND)))
         .filter((m) => m.score > 0);
     }
-    const detector = await deps.models.detector();
-    if (!detector) {
+    const labels = await deps.models.imageLabels(scope.orgId, image);
+    if (!labels) {
       throw new ApiError(
         'model_unavailable',
-        'Searching by image needs the CLIP model or the object detector, and neither is loaded on this server.',
+        'Searching by image needs the CLIP model or the object detector, and neither is available on this server.',
       );
     }
-    const labels = [...new Set((await detector.detectObjects(image)).map((o) => o.label))];
     if (labels.length === 0) return [];
     // Each detected object is one alternative of one group: a scene showing any of them matches.
     const groups: TermGroup[] = [{ term: labels.join(' '), alternatives: labels.map((label) => ({ text: label, weight: 1 })) }];

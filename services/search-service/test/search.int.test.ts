@@ -2,7 +2,8 @@
  * search-service over gRPC with index-service beside it: segments go in through IngestSegments
  * (as the indexing worker writes them) and come back through Search, GetSearchPage and the
  * deletion paths. Lexical search runs on both PostgreSQL (no pgvector here) and PGlite; vector
- * search on PGlite with pgvector.
+ * search on PGlite with pgvector, its query vectors from embed-service (the model server) serving a
+ * stand-in visual model.
  */
 import { createIndexClient, createSearchClient, type IndexClient, type SearchClient } from '@vus/clients';
 import { createLogger, ManualClock, newId } from '@vus/core';
@@ -12,6 +13,7 @@ import { buildEvent, InProcessEventBus } from '@vus/events';
 import type { OutgoingContext } from '@vus/grpc';
 import type { Segment__Input } from '@vus/grpc/types/search/v1/Segment';
 import { startIndexService, type RunningIndexService } from '@vus/index-service';
+import { startEmbedService, type RunningEmbedService } from '@vus/embed-service';
 import { ModelRegistry, type VisualEmbedder } from '@vus/models';
 import sharp from 'sharp';
 import { startSearchService, type RunningSearchService } from '../src/main';
@@ -57,6 +59,21 @@ function solidPng(colour: { r: number; g: number; b: number }, size = 96): Promi
 }
 
 const ALL_OPTIONS = ['visual', 'conversation', 'text_in_video', 'logo'];
+
+// One embed-service for both databases: the query vectors come from it, as in production.
+let embedService: RunningEmbedService;
+beforeAll(async () => {
+  embedService = await startEmbedService({
+    bind: '127.0.0.1:0',
+    database: { kind: 'pglite', dataDir: 'memory://' },
+    logger,
+    models: testModels,
+  });
+}, 60_000);
+afterAll(async () => {
+  await embedService?.stop();
+  await testModels.dispose();
+});
 
 describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind) => {
   let indexDb: ThrowawayDatabase;
@@ -108,7 +125,7 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
       database: target,
       indexServiceAddress: indexService.address,
       bus,
-      models: testModels,
+      embedServiceAddress: embedService.address,
       logger,
       clock,
       pageTtlSeconds: 3600,

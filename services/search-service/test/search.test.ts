@@ -130,7 +130,7 @@ describe('search (domain, on a memory store)', () => {
       store: memory.store,
       indexes,
       expand: literal,
-      models: { embedder: async () => undefined, detector: async () => undefined },
+      models: { embed: async () => undefined, imageLabels: async () => undefined },
       clock,
       logger,
       pageTtlMs: 60_000,

@@ -7,6 +7,7 @@ import { FileBlobStore, type BlobStore } from '@vus/blob';
 import { createLogger, newId } from '@vus/core';
 import { type DatabaseTarget } from '@vus/db';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
+import { startEmbedService } from '@vus/embed-service';
 import type { EventBus } from '@vus/events';
 import { callUnary, createClient, loadProto, type UnaryInvoker, internalSecret } from '@vus/grpc';
 import type { IndexServiceClient } from '@vus/grpc/types/index/v1/IndexService';
@@ -36,6 +37,8 @@ export interface TaskStackOptions {
    * one task at a time, a 200 ms poll, no CLIP or Whisper). `stop()` disposes its models.
    */
   worker?: (stack: { dir: string; blobs: BlobStore }) => Partial<WorkerOptions>;
+  /** Starts embed-service (the model server) on the worker's registry and points the worker at it: clip vectors. */
+  embed?: boolean;
   /** The last word on task-service's options, for what a suite leaves out on purpose. */
   taskService?: Partial<Parameters<typeof startTaskService>[0]>;
 }
@@ -115,6 +118,11 @@ async function start(options: TaskStackOptions, undo: (() => unknown)[], stop: (
       });
     undo.push(() => models.dispose());
     worker = { blobs, workRoot: join(dir, 'work'), concurrency: 1, pollMs: 200, ...settings, models };
+    if (options.embed) {
+      const embed = await startEmbedService({ bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, logger, models });
+      undo.push(() => embed.stop());
+      worker.embedServiceAddress = embed.address;
+    }
   }
 
   const indexService = await startIndexService({

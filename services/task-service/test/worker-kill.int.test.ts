@@ -45,8 +45,8 @@ it('finishes a task whose worker was killed mid-indexing, with exactly one video
   const finished = await stack.waitForTask(ORG, task.id, { timeoutMs: 90_000, diagnostics: second.output });
   expect(finished).toMatchObject({ status: 'ready', failure: null });
   expect(finished.extractors_run).toEqual(expect.arrayContaining(['text_in_video', 'visual']));
-  // No CLIP in MODELS_DIR: recorded as skipped, with the registry's reason.
-  expect(finished.extractors_skipped).toEqual([{ name: 'clip', reason: expect.stringMatching(/not in MODELS_DIR/) }]);
+  // No embed-service (the model server) for these workers: clip vectors are recorded as skipped, saying why.
+  expect(finished.extractors_skipped).toEqual([{ name: 'clip', reason: expect.stringMatching(/no embed-service is configured/) }]);
 
   const videos = await stack.rpc<ListVideosResponse>(ORG, (md, opts, cb) => stack.indexes.ListVideos({ index_id: indexId }, md, opts, cb));
   expect(videos.data.map((v) => v.id)).toEqual([task.video_id]);

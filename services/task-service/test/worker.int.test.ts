@@ -44,6 +44,8 @@ beforeAll(async () => {
   });
   stack = await startTaskStack({
     name: 'worker',
+    // Clip vectors come from embed-service, on the same registry (its tiny CLIP), as in embedded mode.
+    embed: true,
     bus: new InProcessEventBus(),
     worker: ({ dir }) => {
       const tiny = tinyModels.makeTinyModels(join(dir, 'models'));

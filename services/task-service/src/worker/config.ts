@@ -53,6 +53,8 @@ export const workerEnvShape = {
   /** The slowest download accepted, averaged over 30 s (default 32 KiB/s; 0 turns the floor off). */
   FETCH_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).optional(),
   SEARCH_SERVICE_ADDR: envAddress.optional(),
+  /** embed-service, the model server: clip vectors (unset: videos are indexed without them). */
+  EMBED_SERVICE_ADDR: envAddress.optional(),
   /** With REDIS_URL: media minutes are charged against the organization's limits (SPEC §8). */
   BILLING_SERVICE_ADDR: envAddress.optional(),
   REDIS_URL: z.string().url().optional(),
@@ -79,6 +81,7 @@ export function workerConfigFromEnv(
         ? mediaMeter(env.BILLING_SERVICE_ADDR, redisLimiters(connectRedis(env.REDIS_URL, logger)), logger).meter
         : undefined,
     searchServiceAddress: env.SEARCH_SERVICE_ADDR,
+    embedServiceAddress: env.EMBED_SERVICE_ADDR,
     fetch: {
       allowHosts: env.FETCH_ALLOW_HOSTS,
       maxBytes: env.FETCH_MAX_BYTES,

@@ -16,6 +16,7 @@ import type { ClaimedTask, TaskChanges, TaskLeaseStore } from '../tasks/leases';
 import type { TaskStatus } from '../tasks/status';
 import { failureOf, statusChangedEvent, type ExtractorReport, type SystemMetadata, type TaskHls, type TaskRecord } from '../tasks/tasks';
 import { extractConversation } from './extract/conversation';
+import { VideoClipVectors, type ClipVectorClient } from './extract/clip-vectors';
 import { analyseFrames, type FrameModels } from './extract/frames';
 import { BRANDS } from './extract/brands';
 import { logosOf, progressPercent, scenesOf, textInVideo, type TimedValue } from './extract/timeline';
@@ -38,6 +39,8 @@ export interface PipelineDeps {
   models: Pick<ModelRegistry, 'find' | 'status'>;
   /** search-service's ingest; without it segments are not stored (the video cannot be searched). */
   segments?: SegmentSink | undefined;
+  /** embed-service, the model server: clip vectors; without it videos are indexed without them (recorded as skipped). */
+  clipVectors?: ClipVectorClient | undefined;
   meter?: MediaMeter | undefined;
   fetchPolicy: FetchPolicy;
   /** Transcription files are small: fetched whole within this many bytes. */
@@ -136,6 +139,8 @@ interface StoreInput {
   logoValues: TimedValue[];
   scenes: ReturnType<typeof scenesOf>;
   frames: Awaited<ReturnType<typeof analyseFrames>>;
+  /** The vector model of `frames.vectors` (stored with each vector); undefined without vectors. */
+  vectorModel: string | undefined;
 }
 
 /** One stage of a task's indexing as a span of the upload's trace (its job's span is the parent). */
@@ -303,7 +308,7 @@ export class TaskPipeline {
     const probed = await stage('probe', task, () => probe(file, { signal }));
     const report: ExtractorReport = { ran: [], skipped: [] };
 
-    const frameModels = await this.frameModels(plan, report);
+    const frameModels = await this.frameModels(task, plan, report);
     let lastReported = 0;
     // Progress writes go one after another (never out of order), without holding up the frames.
     let reporting = Promise.resolve();
@@ -326,6 +331,7 @@ export class TaskPipeline {
       { 'vus.extractors': frameExtractors },
     );
     await reporting;
+    const vectorModel = this.clipVectorsOutcome(task, frameModels.embedder, frames, report);
     const duration = probed.durationSec;
     const textValues: TimedValue[] = plan.textInVideo ? textInVideo(frames.observations, frames.step, duration) : [];
     const logoValues: TimedValue[] = plan.logo ? logosOf(frames.observations, BRANDS, frames.step, duration) : [];
@@ -345,7 +351,9 @@ export class TaskPipeline {
       : undefined;
     if (hls) await this.progress(task, 97);
 
-    await stage('store', task, () => this.store(task, { plan, probed, report, hls, conversation, textValues, logoValues, scenes, frames }));
+    await stage('store', task, () =>
+      this.store(task, { plan, probed, report, hls, conversation, textValues, logoValues, scenes, frames, vectorModel }),
+    );
     deps.logger.info(
       {
         taskId: task.id,
@@ -364,7 +372,7 @@ export class TaskPipeline {
   /** The video, its artifacts and its segments, written to index-service and search-service. */
   private async store(
     task: TaskRecord,
-    { plan, probed, report, hls, conversation, textValues, logoValues, scenes, frames }: StoreInput,
+    { plan, probed, report, hls, conversation, textValues, logoValues, scenes, frames, vectorModel }: StoreInput,
   ): Promise<void> {
     const { deps } = this;
     const thumbnails = plan.thumbnails ? await this.storeThumbnails(task, frames.thumbnails) : [];
@@ -406,7 +414,7 @@ export class TaskPipeline {
           text: '',
           labels: s.labels,
           vector: frames.vectors.find((v) => v.timeSec === s.keyframeSec)?.vector,
-          vectorModel: frames.vectors.length > 0 ? 'clip' : undefined,
+          vectorModel,
         })),
         ...(conversation?.transcription ?? []).map((t): Segment => ({
           start: t.start,
@@ -468,8 +476,8 @@ export class TaskPipeline {
     }
   }
 
-  /** The frame models the plan asks for; CLIP is optional (recorded as skipped when absent). */
-  private async frameModels(plan: ExtractorPlan, report: ExtractorReport): Promise<FrameModels> {
+  /** The frame models the plan asks for; clip vectors (embed-service) are optional (recorded as skipped when absent). */
+  private async frameModels(task: TaskRecord, plan: ExtractorPlan, report: ExtractorReport): Promise<FrameModels> {
     const { models } = this.deps;
     const chosen: FrameModels = {};
     if (plan.textInVideo || plan.logo) {
@@ -485,11 +493,35 @@ export class TaskPipeline {
       chosen.faceDetector = await models.find('face_detector');
       if (chosen.objectDetector || chosen.faceDetector) report.ran.push('visual');
       else report.skipped.push({ name: 'visual', reason: this.missing('object_detector') });
-      chosen.embedder = await models.find('visual_embedder');
-      if (chosen.embedder) report.ran.push('clip');
-      else report.skipped.push({ name: 'clip', reason: this.missing('visual_embedder') });
+      const clip = await VideoClipVectors.open(this.deps.clipVectors, () => rpcContext(task.orgId));
+      if (clip instanceof VideoClipVectors) {
+        chosen.embedder = clip;
+        report.ran.push('clip');
+      } else {
+        report.skipped.push({ name: 'clip', reason: clip.skipped });
+      }
     }
     return chosen;
+  }
+
+  /**
+   * The vector model of the frames' vectors, or undefined: when embed-service failed during the
+   * video its vectors are dropped (a video half embedded would rank by chance) and the clip
+   * extractor is recorded as skipped with the reason; the rest of the video is indexed as usual.
+   */
+  private clipVectorsOutcome(
+    task: TaskRecord,
+    embedder: FrameModels['embedder'],
+    frames: { vectors: unknown[] },
+    report: ExtractorReport,
+  ): string | undefined {
+    if (!(embedder instanceof VideoClipVectors)) return undefined;
+    if (embedder.failure === undefined) return frames.vectors.length > 0 ? embedder.model : undefined;
+    this.deps.logger.warn({ taskId: task.id, reason: embedder.failure }, 'the video is indexed without clip vectors');
+    frames.vectors.length = 0;
+    report.ran.splice(report.ran.indexOf('clip'), 1);
+    report.skipped.push({ name: 'clip', reason: embedder.failure });
+    return undefined;
   }
 
   private missing(capability: string): string {

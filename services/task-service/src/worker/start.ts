@@ -1,4 +1,5 @@
 import type { BlobStore } from '@vus/blob';
+import { createEmbedClient } from '@vus/clients';
 import { systemClock, type Clock, type Logger } from '@vus/core';
 import type { Database } from '@vus/db';
 import type { EventBus } from '@vus/events';
@@ -22,6 +23,8 @@ export interface IndexingWorkerConfig {
   indexServiceAddress: string;
   /** search-service, for the segments; unset: indexed videos cannot be searched. */
   searchServiceAddress?: string | undefined;
+  /** embed-service, the model server: clip vectors for visual search; unset: videos are indexed without them. */
+  embedServiceAddress?: string | undefined;
   fetch?: Partial<FetchPolicy> | undefined;
   /** Temporary files; default: the OS temp folder. */
   workRoot?: string | undefined;
@@ -65,6 +68,7 @@ export async function startIndexingWorker(
   const index = createIndexClient(config.indexServiceAddress);
   const segments = config.searchServiceAddress ? searchSegmentSink(config.searchServiceAddress) : undefined;
   if (!segments) logger.warn('no search-service configured: indexed videos get no searchable segments');
+  const clipVectors = config.embedServiceAddress ? createEmbedClient(config.embedServiceAddress) : undefined;
   const leases = createTaskLeaseStore(db);
   const owner = config.owner ?? runnerName();
   const pipeline = new TaskPipeline(
@@ -74,6 +78,7 @@ export async function startIndexingWorker(
       index,
       models: config.models,
       segments,
+      clipVectors,
       meter: config.meter,
       fetchPolicy: { ...DEFAULT_FETCH_POLICY, ...config.fetch },
       maxTranscriptionBytes: WORKER_DEFAULTS.maxTranscriptionBytes,
@@ -113,6 +118,7 @@ export async function startIndexingWorker(
       await worker.stop();
       index.close();
       segments?.close();
+      clipVectors?.close();
     },
   };
 }
