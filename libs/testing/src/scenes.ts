@@ -16,6 +16,8 @@ export interface TextOverlay {
   fromSec?: number;
   /** Shown until this time in the scene. Default: the scene's end. */
   toSec?: number;
+  /** `label` (default): black on a white box; `title`: white lettering straight on the picture, as a title card. */
+  look?: 'label' | 'title';
 }
 
 export interface SceneSpec {
@@ -25,6 +27,8 @@ export interface SceneSpec {
   /** Photos laid out side by side below a top band kept free for text. */
   photos?: PhotoName[];
   texts?: TextOverlay[];
+  /** Seconds of fade in from black at the scene's start and out to black at its end (a title card's). */
+  fadeSec?: number;
 }
 
 export interface SubtitleCue {
@@ -132,12 +136,13 @@ export async function renderVideo(spec: VideoSpec, outPath: string): Promise<voi
       const y = t.y ?? Math.round(H / 10 - size / 2 + 4);
       const from = t.fromSec ?? 0;
       const to = t.toSec ?? scene.durationSec;
-      return (
-        `drawtext=fontfile=${font}:text='${t.text}':fontsize=${size}:fontcolor=black:` +
-        `box=1:boxcolor=white:boxborderw=${Math.round(size / 5)}:x=${x}:y=${y}:enable='between(t,${from},${to - 0.001})'`
-      );
+      const look = t.look === 'title' ? 'fontcolor=white' : `fontcolor=black:box=1:boxcolor=white:boxborderw=${Math.round(size / 5)}`;
+      return `drawtext=fontfile=${font}:text='${t.text}':fontsize=${size}:${look}:x=${x}:y=${y}:enable='between(t,${from},${to - 0.001})'`;
     });
-    filters.push(`${current}${[...draws, 'setsar=1', 'format=yuv420p'].join(',')}[v${i}]`);
+    const fade = scene.fadeSec
+      ? [`fade=t=in:st=0:d=${scene.fadeSec}`, `fade=t=out:st=${scene.durationSec - scene.fadeSec}:d=${scene.fadeSec}`]
+      : [];
+    filters.push(`${current}${[...draws, ...fade, 'setsar=1', 'format=yuv420p'].join(',')}[v${i}]`);
   }
   filters.push(`${spec.scenes.map((_, i) => `[v${i}]`).join('')}concat=n=${spec.scenes.length}:v=1:a=0[v]`);
 

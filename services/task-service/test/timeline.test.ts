@@ -1,5 +1,5 @@
 import { chooseTrack } from '../src/worker/extract/conversation';
-import { shotMiddleSamples, spread } from '../src/worker/extract/frames';
+import { recheckDue, shotMiddleSamples, spread } from '../src/worker/extract/frames';
 import { logosOf, progressPercent, scenesOf, spansOf, textInVideo, textSpans, type FrameObservation } from '../src/worker/extract/timeline';
 import { planExtractors } from '../src/worker/plan';
 
@@ -127,6 +127,21 @@ describe('shotMiddleSamples', () => {
     ['no shots, no samples', [], 1, []],
   ])('%s', (_name, shots, step, expected) => {
     expect([...shotMiddleSamples(shots, step)].sort((a, b) => a - b)).toEqual(expected);
+  });
+});
+
+describe('recheckDue', () => {
+  // A still stretch that began at 10 s, sampled once a second: looked at 2, 4, 8, 16 … s in.
+  it.each([
+    ['1 s after it began', 11, 10, false],
+    ['2 s after it began', 12, 10, true],
+    ['3 s in, looked at 2 s in', 13, 12, false],
+    ['4 s in, looked at 2 s in', 14, 12, true],
+    ['7 s in, looked at 4 s in', 17, 14, false],
+    ['8 s in, looked at 4 s in', 18, 14, true],
+    ['16 s in, looked at 8 s in', 26, 18, true],
+  ])('%s', (_name, now, lastAnalysed, due) => {
+    expect(recheckDue(now, lastAnalysed, 10, 1)).toBe(due);
   });
 });
 

@@ -33,7 +33,10 @@ export interface FrameAnalysisOptions {
 }
 
 export interface FrameAnalysis {
-  /** One per sampled frame; `changed` frames were analysed, the others reuse the last results. */
+  /**
+   * One per sampled frame; `changed` frames (the picture changed) and a few others (recheckDue, shot
+   * middles) were analysed, the others reuse the last results.
+   */
   observations: (FrameObservation & { changed: boolean })[];
   /** Vectors of the analysed frames, when an embedder ran. */
   vectors: { timeSec: number; vector: Float32Array }[];
@@ -74,11 +77,25 @@ export function shotMiddleSamples(shots: readonly Shot[], step: number): Set<num
 }
 
 /**
+ * Whether a still stretch is due to be looked at again: 2 s after it began, then each time it has
+ * lasted twice as long as at the last look (2, 4, 8, 16 … s), so a title that fades in or a line
+ * that appears late on a still shot is read, at a cost of a few looks per still stretch (and none
+ * on footage that changes every second). Pure.
+ */
+export function recheckDue(nowSec: number, lastAnalysedSec: number, stillSinceSec: number, step: number): boolean {
+  const interval = Math.max(RECHECK_FIRST_SEC, lastAnalysedSec - stillSinceSec);
+  return nowSec - lastAnalysedSec >= interval - step / 2;
+}
+
+const RECHECK_FIRST_SEC = 2;
+
+/**
  * One pass over the video's frames for every frame-based extractor. Frames that did not change
  * (FrameChangeDetector) are not analysed again: they carry the last analysed frame's results,
  * which is what makes OCR and detection affordable (about 0.5 s per 720p frame each). The change
  * detector misses what appears slowly or small on a still picture (a title fading in, a small
- * credit line: under 1 % of the frame), so the middle of every shot is analysed as well.
+ * credit line: under 1 % of the frame), so the middle of every shot is analysed as well, and still
+ * stretches are looked at again (recheckDue). `changed` frames start the visual scenes.
  */
 export async function analyseFrames(
   file: string,
@@ -107,19 +124,18 @@ export async function analyseFrames(
   let thumbnails: FrameAnalysis['thumbnails'] = [];
   let last: FrameObservation = { timeSec: 0, lines: [], labels: [] };
   let analysedFrames = 0;
+  /** When the picture last changed (the change detector's last frame let through). */
+  let stillSince = 0;
 
   const frames = sampleFrames(file, { fps: options.fps, width: options.width, probe, signal: options.signal });
   for (;;) {
     const next = await timed('decode', () => frames.next());
     if (next.done) break;
     const frame = next.value;
-    let changed = changes.hasChanged(frame.signature);
-    if (!changed && middles.has(Math.round(frame.timeSec / step))) {
-      // Analysed because it is a shot's middle: it becomes the change detector's reference.
-      changes.reset();
-      changed = changes.hasChanged(frame.signature);
-    }
-    if (changed) {
+    const changed = changes.hasChanged(frame.signature);
+    if (changed) stillSince = frame.timeSec;
+    const analyse = changed || middles.has(Math.round(frame.timeSec / step)) || recheckDue(frame.timeSec, last.timeSec, stillSince, step);
+    if (analyse) {
       analysedFrames++;
       const lines = models.textReader ? await timed('text', () => models.textReader!.readText(frame.data)) : [];
       const objects = models.objectDetector ? await timed('objects', () => models.objectDetector!.detectObjects(frame.data)) : [];
@@ -131,7 +147,7 @@ export async function analyseFrames(
         lines: lines.map((l) => ({ text: l.text, confidence: l.confidence })),
         labels: [...new Set([...objects.map((o) => o.label), ...(faces.length > 0 ? ['face'] : [])])],
       };
-      thumbnails = decimate([...thumbnails, { timeSec: frame.timeSec, jpeg: frame.data }], options.maxThumbnails);
+      if (changed) thumbnails = decimate([...thumbnails, { timeSec: frame.timeSec, jpeg: frame.data }], options.maxThumbnails);
     }
     observations.push({ ...last, timeSec: frame.timeSec, changed });
     options.onProgress?.(frame.timeSec);
