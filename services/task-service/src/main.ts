@@ -47,7 +47,7 @@ export const taskService = defineService({
           ? [{ group: VIDEO_BLOBS_GROUP, types: ['video.deleted'] as const, handler: videoBlobCleanup({ db, blobs, logger }) }]
           : []),
       ],
-      withoutBus: "no event bus: no webhook deliveries are planned, and deleted videos' media and thumbnails stay in the blob store",
+      withoutBus: "no event bus: no webhook deliveries are planned, and deleted videos' media files stay in the blob store",
       jobs: [...webhooks.jobs, ...assets.jobs, ...(worker ? [worker.job] : [])],
       extra: () => ({ worker: worker?.running() }),
     };
