@@ -49,7 +49,13 @@ describe.each(DATABASE_KINDS)('assets on %s', (_kind, create) => {
       clock,
       chunkBytes: 4,
     });
-    processor = new AssetProcessor({ store, blobs, fetchPolicy: DEFAULT_FETCH_POLICY, clock, logger: createLogger({ service: 'test', level: 'silent' }) });
+    processor = new AssetProcessor({
+      store,
+      blobs,
+      fetchPolicy: DEFAULT_FETCH_POLICY,
+      clock,
+      logger: createLogger({ service: 'test', level: 'silent' }),
+    });
   });
   afterAll(async () => {
     await database.drop();
