@@ -27,30 +27,18 @@ const { request } = require('node:http');
 const { performance } = require('node:perf_hooks');
 const { parseArgs } = require('node:util');
 const { createLogger, newId } = require('@vus/core');
-const { createThrowawayDatabase } = require('@vus/db/testing');
 const { createIndexClient, createSearchClient } = require('@vus/clients');
 const { startIndexService } = require('@vus/index-service');
 const { startSearchService } = require('@vus/search-service');
 const { startAnalyzeService } = require('@vus/analyze-service');
 const { startGateway } = require('@vus/gateway');
+const { benchRun, percentile, seededRandom } = require('./lib');
 
 const { values: args } = parseArgs({
   options: { minutes: { type: 'string', default: '10' }, runs: { type: 'string', default: '20' }, seed: { type: 'string', default: '1' } },
 });
 const minutes = Number(args.minutes);
 const runs = Number(args.runs);
-
-/** mulberry32: a small seeded generator. */
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SUBJECTS = ['the chef', 'our guide', 'the team', 'the driver', 'the teacher', 'this machine', 'the city', 'the garden'];
 const VERBS = ['prepares', 'explains', 'shows', 'builds', 'cleans', 'visits', 'repairs', 'paints'];
@@ -115,56 +103,46 @@ function post(url, key, body, marks) {
   });
 }
 
-const percentile = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
 const ms = (value) => `${value.toFixed(1)} ms`;
 
 async function main() {
   const logger = createLogger({ service: 'bench', level: process.env.BENCH_LOG_LEVEL ?? 'silent' });
-  const databases = [];
-  const stops = [];
-  const database = async () => {
-    const db = await createThrowawayDatabase('vus_bench');
-    databases.push(db);
-    return { kind: 'postgres', url: db.url };
-  };
+  const bench = benchRun();
   try {
-    const index = await startIndexService({ bind: '127.0.0.1:0', database: await database(), logger });
-    stops.unshift(() => index.stop());
+    const index = await startIndexService({ bind: '127.0.0.1:0', database: await bench.postgres('index'), logger });
+    bench.onStop(() => index.stop());
     const search = await startSearchService({
       bind: '127.0.0.1:0',
-      database: await database(),
+      database: await bench.postgres('search'),
       indexServiceAddress: index.address,
       logger,
     });
-    stops.unshift(() => search.stop());
+    bench.onStop(() => search.stop());
     const analyze = await startAnalyzeService({
       bind: '127.0.0.1:0',
-      database: await database(),
+      database: await bench.postgres('analyze'),
       indexServiceAddress: index.address,
       searchServiceAddress: search.address,
       logger,
     });
-    stops.unshift(() => analyze.stop());
+    bench.onStop(() => analyze.stop());
     const gateway = await startGateway({
       host: '127.0.0.1',
       port: 0,
-      database: await database(),
+      database: await bench.postgres('gateway'),
       indexServiceAddress: index.address,
       searchServiceAddress: search.address,
       analyzeServiceAddress: analyze.address,
       logger,
     });
-    stops.unshift(() => gateway.stop());
+    bench.onStop(() => gateway.stop());
 
     const org = await gateway.keys.createOrganization('bench-analyze');
     const { secret: key } = await gateway.keys.createKey(org.id, 'bench');
     const ctx = { orgId: org.id };
     const indexClient = createIndexClient(index.address);
     const searchClient = createSearchClient(search.address);
-    stops.unshift(() => (indexClient.close(), searchClient.close()));
+    bench.onStop(() => (indexClient.close(), searchClient.close()));
     const created = await indexClient.createIndex(ctx, {
       name: 'bench',
       models: [
@@ -175,7 +153,7 @@ async function main() {
     });
     const durationSec = minutes * 60;
     const videoId = newId();
-    const found = evidence(durationSec, seeded(Number(args.seed)));
+    const found = evidence(durationSec, seededRandom(Number(args.seed)));
     await indexClient.createVideo(ctx, {
       index_id: created.id,
       video_id: videoId,
@@ -232,8 +210,7 @@ async function main() {
       `warm summary, ${runs} runs: p50 ${ms(percentile(column(summaries, 'end'), 50))} p95 ${ms(percentile(column(summaries, 'end'), 95))}`,
     );
   } finally {
-    for (const stop of stops) await stop();
-    for (const db of databases) await db.drop().catch((error) => console.error('dropping:', error));
+    await bench.stop();
   }
 }
 

@@ -17,12 +17,12 @@
 const { performance } = require('node:perf_hooks');
 const { parseArgs } = require('node:util');
 const { createLogger, newId } = require('@vus/core');
-const { createThrowawayDatabase } = require('@vus/db/testing');
 const { createIndexClient, createSearchClient } = require('@vus/clients');
 const { startIndexService } = require('@vus/index-service');
 const { startSearchService } = require('@vus/search-service');
 const { startClassifyService } = require('@vus/classify-service');
 const { startGateway } = require('@vus/gateway');
+const { benchRun, percentile, seededRandom } = require('./lib');
 
 const { values: args } = parseArgs({
   options: {
@@ -67,18 +67,6 @@ const LABELS = [
 const WORDS = ['SALE', 'WELCOME', 'OPEN', 'NEWS', 'LIVE', 'EXIT', 'MENU', 'TODAY', 'SUMMER', 'CITY'];
 const LINES = ['we are here today', 'thank you for watching', 'look at this', 'see you next time', 'let us begin', 'that is all for now'];
 
-/** mulberry32: a small seeded generator, so two runs load the same corpus. */
-function seededRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** One video: its segments and the classes its scenes show (the truth the answer is checked against). */
 function syntheticVideo(random) {
   const pick = (list) => list[Math.floor(random() * list.length)];
@@ -104,53 +92,42 @@ function syntheticVideo(random) {
   return { segments, shown, duration: 60 };
 }
 
-const percentile = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
-
 async function main() {
-  const databases = [];
-  const stops = [];
-  const throwaway = async (name) => {
-    const database = await createThrowawayDatabase(`vus_bench_${name}`);
-    databases.push(database);
-    return { kind: 'postgres', url: database.url };
-  };
+  const bench = benchRun();
   try {
-    const index = await startIndexService({ bind: '127.0.0.1:0', database: await throwaway('index'), logger });
-    stops.push(() => index.stop());
+    const index = await startIndexService({ bind: '127.0.0.1:0', database: await bench.postgres('index'), logger });
+    bench.onStop(() => index.stop());
     const search = await startSearchService({
       bind: '127.0.0.1:0',
-      database: await throwaway('search'),
+      database: await bench.postgres('search'),
       indexServiceAddress: index.address,
       logger,
     });
-    stops.push(() => search.stop());
+    bench.onStop(() => search.stop());
     const classify = await startClassifyService({
       bind: '127.0.0.1:0',
-      database: await throwaway('classify'),
+      database: await bench.postgres('classify'),
       indexServiceAddress: index.address,
       searchServiceAddress: search.address,
       logger,
     });
-    stops.push(() => classify.stop());
+    bench.onStop(() => classify.stop());
     const gateway = await startGateway({
       host: '127.0.0.1',
       port: 0,
-      database: await throwaway('gateway'),
+      database: await bench.postgres('gateway'),
       indexServiceAddress: index.address,
       searchServiceAddress: search.address,
       classifyServiceAddress: classify.address,
       logger,
     });
-    stops.push(() => gateway.stop());
+    bench.onStop(() => gateway.stop());
     const org = await gateway.keys.createOrganization('bench-classify');
     const { secret: key } = await gateway.keys.createKey(org.id, 'bench');
 
     const indexes = createIndexClient(index.address);
     const segments = createSearchClient(search.address);
-    stops.push(async () => (indexes.close(), segments.close()));
+    bench.onStop(() => (indexes.close(), segments.close()));
     const ctx = () => ({ orgId: org.id, deadline: new Date(Date.now() + 120_000) });
     const created = await indexes.createIndex(ctx(), {
       name: 'bench',
@@ -237,8 +214,7 @@ async function main() {
       `peak RSS of this process (gateway and services; PostgreSQL not counted): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`,
     );
   } finally {
-    for (const stop of stops.reverse()) await stop().catch((error) => console.error('stopping:', error));
-    for (const database of databases) await database.drop().catch((error) => console.error('dropping:', error));
+    await bench.stop();
   }
 }
 

@@ -41,12 +41,12 @@ const { join } = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { parseArgs } = require('node:util');
 const { createLogger, newId } = require('@vus/core');
-const { createThrowawayDatabase } = require('@vus/db/testing');
 const { createIndexClient, createSearchClient } = require('@vus/clients');
 const { startIndexService } = require('@vus/index-service');
 const { startSearchService } = require('@vus/search-service');
 const { startBillingService } = require('@vus/billing-service');
 const { startGateway } = require('@vus/gateway');
+const { benchRun, seededRandom } = require('./lib');
 
 const { values: args } = parseArgs({
   options: {
@@ -75,18 +75,6 @@ const logger = createLogger({ service: 'bench', level: process.env.BENCH_LOG_LEV
 
 // ---------------------------------------------------------------------------------------------
 // The synthetic corpus
-
-/** mulberry32: a small seeded generator, so two runs load the same corpus. */
-function seededRandom(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Draws `items` (most frequent first) with weight 1/(rank + 2.7): Zipf–Mandelbrot, as word counts go. */
 function zipf(items, random) {
@@ -633,19 +621,14 @@ const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 const verdict = (value, target, answered) => (answered > 0 && value <= target ? 'ok  ' : 'MISS');
 
 async function main() {
-  const databases = [];
-  const stops = [];
+  const bench = benchRun();
+  const { throwaway } = bench;
   const mailDir = mkdtempSync(join(tmpdir(), 'vus-bench-mail-'));
-  const throwaway = async (name) => {
-    const database = await createThrowawayDatabase(`vus_bench_${name}`);
-    databases.push(database);
-    return database;
-  };
   try {
     const [indexDb, billingDb, gatewayDb] = [await throwaway('index'), await throwaway('billing'), await throwaway('gateway')];
     const searchDb = args.pglite ? undefined : await throwaway('search');
     const index = await startIndexService({ bind: '127.0.0.1:0', database: { kind: 'postgres', url: indexDb.url }, logger });
-    stops.push(() => index.stop());
+    bench.onStop(() => index.stop());
     const searchService = await startSearchService({
       bind: '127.0.0.1:0',
       database: searchDb ? { kind: 'postgres', url: searchDb.url } : { kind: 'pglite', dataDir: 'memory://' },
@@ -653,14 +636,14 @@ async function main() {
       models: args.pglite ? hashEmbedder() : undefined,
       logger,
     });
-    stops.push(() => searchService.stop());
+    bench.onStop(() => searchService.stop());
     const billing = await startBillingService({
       bind: '127.0.0.1:0',
       database: { kind: 'postgres', url: billingDb.url },
       logger,
       mail: { kind: 'folder', dir: mailDir, from: 'bench@localhost' },
     });
-    stops.push(() => billing.stop());
+    bench.onStop(() => billing.stop());
     const gateway = await startGateway({
       host: '127.0.0.1',
       port: 0,
@@ -672,7 +655,7 @@ async function main() {
       urlSigningSecret: 'bench-url-signing-secret-0123456789abcdef',
       logger,
     });
-    stops.push(() => gateway.stop());
+    bench.onStop(() => gateway.stop());
 
     let vectors = 'on (PGlite + pgvector; stand-in text embedder)';
     if (searchDb) {
@@ -701,7 +684,7 @@ async function main() {
 
     const indexes = createIndexClient(index.address);
     const search = createSearchClient(searchService.address);
-    stops.push(async () => {
+    bench.onStop(() => {
       indexes.close();
       search.close();
     });
@@ -771,11 +754,9 @@ async function main() {
     console.log(
       `\npeak RSS of the services process (gateway, search-, index- and billing-service${args.pglite ? ', PGlite' : ''}; PostgreSQL not counted): ${mib(process.resourceUsage().maxRSS * 1024)} over the whole run`,
     );
-    if (args.keep) console.log(`\nkept databases:\n${databases.map((d) => `  ${d.url}`).join('\n')}`);
+    if (args.keep) console.log(`\nkept databases:\n${bench.databases.map((d) => `  ${d.url}`).join('\n')}`);
   } finally {
-    for (const stop of stops.reverse()) await stop().catch((error) => console.error('stopping:', error));
-    if (!args.keep) for (const database of databases) await database.drop().catch((error) => console.error('dropping:', error));
-    else for (const database of databases) await database.db.close();
+    await bench.stop({ keep: args.keep });
     rmSync(mailDir, { recursive: true, force: true });
   }
 }

@@ -28,6 +28,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const protobuf = require('protobufjs');
+// The benchmarks' seeded generator (mulberry32): every run writes the same weights.
+const { seededRandom } = require('../bench/lib');
 
 // The subset of onnx.proto (field numbers as upstream) needed to write a model.
 const ONNX_PROTO = `
@@ -86,18 +88,6 @@ message OperatorSetIdProto { optional string domain = 1; optional int64 version 
 const FLOAT = 1;
 const INT64 = 7;
 const ModelProto = protobuf.parse(ONNX_PROTO).root.lookupType('onnx.ModelProto');
-
-/** A small deterministic generator (mulberry32), so every run writes the same weights. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomFloats(count, rand, scale = 0.5) {
   const out = new Float32Array(count);
@@ -234,7 +224,7 @@ function clipTokenizer() {
 
 function writeClip(root) {
   const dir = path.join(root, CLIP.id);
-  const rand = random(42);
+  const rand = seededRandom(42);
   const { vocabSize, json } = clipTokenizer();
   const { hidden, projection, image } = CLIP;
   writeJson(path.join(dir, 'tokenizer.json'), json);
@@ -325,7 +315,7 @@ const CLAP = { id: 'tiny/clap', hidden: 16, projection: 8, mels: 64, sampleRate:
 
 function writeClap(root) {
   const dir = path.join(root, CLAP.id);
-  const rand = random(7);
+  const rand = seededRandom(7);
   const { vocabSize, json } = clipTokenizer();
   const { hidden, projection, mels, sampleRate, windowSeconds } = CLAP;
   writeJson(path.join(dir, 'tokenizer.json'), json);
@@ -418,7 +408,7 @@ const WHISPER = {
 
 function writeWhisper(root) {
   const dir = path.join(root, WHISPER.id);
-  const rand = random(7);
+  const rand = seededRandom(7);
   const byteChars = bytesToUnicode();
   const vocab = {};
   for (const c of byteChars) vocab[c] = Object.keys(vocab).length;
