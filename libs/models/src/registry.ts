@@ -23,6 +23,8 @@ interface Slot {
   status: ProviderStatus;
   loading?: Promise<Loaded | undefined>;
   instance?: Loaded;
+  /** Its load failed: it stays unavailable (a probe finding its files does not make it available again). */
+  failed?: true;
 }
 
 /**
@@ -40,11 +42,11 @@ export class ModelRegistry {
     }));
   }
 
-  /** Checks every provider not loaded yet (files present?) without loading weights. */
+  /** Checks every provider not loaded yet and not failed (files present?) without loading weights. */
   async probe(): Promise<ProviderStatus[]> {
     await Promise.all(
       this.slots
-        .filter((slot) => slot.instance === undefined && slot.loading === undefined)
+        .filter((slot) => slot.instance === undefined && slot.loading === undefined && !slot.failed)
         .map(async (slot) => {
           const reason = await slot.definition.check().catch((error: unknown) => withoutPaths(describe(error)));
           slot.status = statusOf(slot.definition, reason === undefined ? 'available' : 'unavailable', reason);
@@ -115,6 +117,7 @@ export class ModelRegistry {
     } catch (error) {
       // A load failure is remembered: retrying a broken model on every frame would only burn CPU.
       slot.status = statusOf(definition, 'unavailable', `failed to load: ${withoutPaths(describe(error))}`);
+      slot.failed = true;
       return undefined;
     } finally {
       slot.loading = undefined;

@@ -73,6 +73,10 @@ describe('ModelRegistry', () => {
     expect(await registry.find('text_reader')).toBeUndefined();
     expect(broken.calls.load).toBe(1);
     expect(registry.status()[0]).toMatchObject({ state: 'unavailable', reason: 'failed to load: bad protobuf' });
+    // A later probe (the engines listing, /health) finds its files but still says it failed, and does not retry it.
+    expect((await registry.probe())[0]).toMatchObject({ state: 'unavailable', reason: 'failed to load: bad protobuf' });
+    expect(await registry.find('text_reader')).toBeUndefined();
+    expect(broken.calls.load).toBe(1);
   });
 
   it('keeps file paths of a load error out of the reason (it reaches API users)', async () => {
