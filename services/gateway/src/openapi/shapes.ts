@@ -43,6 +43,17 @@ export const modelProviders = z
         reason: z.string().optional().describe('with none: why no recogniser can run'),
       })
       .describe('The speech recogniser that transcribes videos without subtitles.'),
+    embeddings: z
+      .record(
+        z.string(),
+        z.object({
+          provider: z.string().describe('concept-embedding (bundled), clip or clap (from MODELS_DIR)'),
+          source: z.enum(['bundled', 'downloadable']),
+          available: z.boolean(),
+          reason: z.string().optional().describe('when not available: why it cannot load here'),
+        }),
+      )
+      .describe('Each embedding model name (Marengo-retrieval-2.7, marengo3.0, clip, clap …) and the provider that embeds it.'),
   })
   .describe('The models behind the engines, where the model service answers.');
 export const timedValue = z.object({ start: z.number(), end: z.number(), value: z.string() });
