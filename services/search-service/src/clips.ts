@@ -1,10 +1,21 @@
 /**
- * From matched segments to the result list: moments of one video that matched (through any
- * option) merge into one clip that says which options matched it and how well; clips are then
- * filtered, ranked and, with `group_by=video`, grouped.
+ * From matched segments to the result list: the matches of one video become a score over time,
+ * moments where it stands out merge into clips (one clip per moment, with its real start and end,
+ * saying which options matched it and how well); clips are then filtered, ranked and, with
+ * `group_by=video`, grouped — the same clips either way.
  */
-import { CANONICAL_OPTIONS, type CanonicalOption } from '@vus/core';
-import { confidenceOf, fuseScores, meetsThreshold, type Confidence, type Threshold } from './scoring';
+import { CANONICAL_OPTIONS, closeGaps, coalesce, subtract, type CanonicalOption, type Moment } from '@vus/core';
+import {
+  CONFIDENCE_CUTS,
+  MOMENT_MERGE_GAP_SEC,
+  confidenceOf,
+  coverageScore,
+  fuseScores,
+  meetsThreshold,
+  momentScore,
+  type Confidence,
+  type Threshold,
+} from './scoring';
 
 /** A search goes through the canonical options (@vus/core's vocabulary). */
 export const SEARCH_OPTIONS = CANONICAL_OPTIONS;
@@ -17,6 +28,12 @@ export interface SegmentMatch {
   end: number;
   option: SearchOption;
   score: number;
+  /**
+   * A text query's lexical matches: per word group of the query, the weight this segment matched
+   * (scoring.ts groupCoverage). Absent for evidence about the whole query (vectors, exact_match,
+   * an image's labels).
+   */
+  coverage?: readonly number[] | undefined;
   /** What matched: the transcript line, on-screen text or logo name; empty for visual. */
   text: string;
   thumbnailKey: string;
@@ -53,17 +70,20 @@ export interface ClipRules {
   adjustConfidenceLevel: number;
 }
 
-/**
- * How far two matches must overlap to be one moment: matches that only touch (one line of text
- * replaced by the next) stay separate clips.
- */
+/** A match must overlap a moment by this much to be part of its clip (a frame: touching is not overlapping). */
 const MIN_OVERLAP_SEC = 0.05;
 const MAX_MATCH_TEXTS = 5;
+/**
+ * A video's moments stand out from its score over time: instants at least this share of the
+ * video's best (and at least the `low` cut) make its clips; weaker stretches are clips of their own
+ * (shown only with a threshold that keeps them), never glue between strong ones.
+ */
+const PEAK_SHARE = 0.5;
 
 /**
- * Merges each video's overlapping matches into clips, scores them (noisy-or of
- * the best score per option), keeps those the operator and the threshold allow, and ranks them
- * by score (ties: earlier video id, then earlier start, so the order is stable).
+ * Moments of each video (momentsOf), each a clip scored by its best instant with the length bonus,
+ * kept when the operator and threshold allow, ranked by score (ties: earlier video id, then
+ * earlier start, so the order is stable).
  */
 export function clipsOf(matches: readonly SegmentMatch[], rules: ClipRules): Clip[] {
   const byVideo = new Map<string, SegmentMatch[]>();
@@ -74,8 +94,8 @@ export function clipsOf(matches: readonly SegmentMatch[], rules: ClipRules): Cli
   }
   const clips: Clip[] = [];
   for (const [videoId, videoMatches] of byVideo) {
-    for (const run of overlappingRuns(videoMatches)) {
-      const clip = clipOf(videoId, run, rules.adjustConfidenceLevel);
+    for (const moment of momentsOf(videoMatches)) {
+      const clip = clipOf(videoId, moment, videoMatches, rules.adjustConfidenceLevel);
       if (rules.operator === 'and' && !rules.options.every((o) => clip.modules.some((m) => m.option === o))) continue;
       if (!meetsThreshold(clip.confidence, rules.threshold)) continue;
       clips.push(clip);
@@ -91,28 +111,81 @@ export function rankClips(clips: Clip[]): Clip[] {
   return clips;
 }
 
-/** Runs of matches whose times overlap, each run sorted by start. */
-function overlappingRuns(matches: SegmentMatch[]): SegmentMatch[][] {
-  const sorted = [...matches].sort((a, b) => a.start - b.start || a.end - b.end);
-  const runs: SegmentMatch[][] = [];
-  let current: SegmentMatch[] = [];
-  let currentEnd = -Infinity;
-  for (const match of sorted) {
-    if (current.length > 0 && match.start > currentEnd - MIN_OVERLAP_SEC) {
-      runs.push(current);
-      current = [];
-      currentEnd = -Infinity;
-    }
-    current.push(match);
-    currentEnd = Math.max(currentEnd, match.end);
-  }
-  if (current.length > 0) runs.push(current);
-  return runs;
+/**
+ * Merges moments that overlap, touch or lie at most `maxGap` seconds apart into one, spanning them
+ * all; its score is momentScore: the best of the merged scores plus the capped length bonus.
+ */
+export function mergeMoments(moments: readonly Moment[], maxGap = MOMENT_MERGE_GAP_SEC): Moment[] {
+  return coalesce(closeGaps(moments, maxGap)).map((m) => ({ ...m, score: momentScore(m.score, m.end - m.start) }));
 }
 
-function clipOf(videoId: string, run: readonly SegmentMatch[], adjustConfidenceLevel: number): Clip {
+/**
+ * The evidence at one instant, from the matches covering it: the query's words as covered by all
+ * of them together (a word is covered by the best match of it, whichever option: a person seen
+ * covers "man", speech heard covers "talking"), fused (scoring.ts fuseScores) with each option's
+ * best evidence about the whole query (vectors, exact phrases, image labels).
+ */
+export function instantScore(covering: readonly SegmentMatch[]): number {
+  let words: number[] | undefined;
+  const whole = new Map<SearchOption, number>();
+  for (const match of covering) {
+    if (!match.coverage) {
+      whole.set(match.option, Math.max(whole.get(match.option) ?? 0, match.score));
+      continue;
+    }
+    words ??= new Array<number>(match.coverage.length).fill(0);
+    match.coverage.forEach((c, g) => (words![g] = Math.max(words![g] ?? 0, c)));
+  }
+  return fuseScores([words ? coverageScore(words) : 0, ...whole.values()]);
+}
+
+/**
+ * A video's moments: its score over time (instantScore between consecutive match boundaries),
+ * then the stretches at or above max(low cut, half the video's best) merged into moments
+ * (mergeMoments), and the weaker stretches outside them merged into moments of their own.
+ */
+export function momentsOf(matches: readonly SegmentMatch[]): Moment[] {
+  const pieces = scoreOverTime(matches);
+  const peak = Math.max(0, ...pieces.map((p) => p.score));
+  const floor = Math.max(CONFIDENCE_CUTS.low, PEAK_SHARE * peak);
+  const strong = mergeMoments(pieces.filter((p) => p.score >= floor));
+  const weak = coalesce(
+    subtract(
+      closeGaps(
+        pieces.filter((p) => p.score < floor),
+        MOMENT_MERGE_GAP_SEC,
+      ),
+      strong,
+    ),
+  );
+  return [...strong, ...weak.map((m) => ({ ...m, score: momentScore(m.score, m.end - m.start) }))].sort((a, b) => a.start - b.start);
+}
+
+/** instantScore over time: one piece between each two consecutive boundaries that some match covers. */
+function scoreOverTime(matches: readonly SegmentMatch[]): Moment[] {
+  // A match at a point in time (start = end) lasts a frame, so that it is a moment too.
+  const timed = matches.map((m) => (m.end > m.start ? m : { ...m, end: m.start + MIN_OVERLAP_SEC }));
+  const boundaries = [...new Set(timed.flatMap((m) => [m.start, m.end]))].sort((a, b) => a - b);
+  const byStart = [...timed].sort((a, b) => a.start - b.start);
+  const pieces: Moment[] = [];
+  let next = 0;
+  let active: SegmentMatch[] = [];
+  for (let i = 0; i + 1 < boundaries.length; i++) {
+    const [from, to] = [boundaries[i]!, boundaries[i + 1]!];
+    while (next < byStart.length && byStart[next]!.start <= from) active.push(byStart[next++]!);
+    // Every end is a boundary, so a match still open after `from` covers the whole piece.
+    active = active.filter((m) => m.end > from);
+    if (active.length > 0) pieces.push({ start: from, end: to, score: instantScore(active) });
+  }
+  return pieces;
+}
+
+function clipOf(videoId: string, moment: Moment, videoMatches: readonly SegmentMatch[], adjustConfidenceLevel: number): Clip {
+  const inside = videoMatches.filter(
+    (m) => Math.min(m.end, moment.end) - Math.max(m.start, moment.start) >= Math.min(MIN_OVERLAP_SEC, m.end - m.start),
+  );
   const best = new Map<SearchOption, SegmentMatch>();
-  for (const match of run) {
+  for (const match of inside) {
     const held = best.get(match.option);
     if (!held || match.score > held.score) best.set(match.option, match);
   }
@@ -120,8 +193,7 @@ function clipOf(videoId: string, run: readonly SegmentMatch[], adjustConfidenceL
     const score = best.get(option)!.score;
     return { option, score, confidence: confidenceOf(score, adjustConfidenceLevel) };
   });
-  const score = fuseScores(modules.map((m) => m.score));
-  const bestOverall = [...run].sort((a, b) => b.score - a.score);
+  const bestOverall = [...inside].sort((a, b) => b.score - a.score);
   const matches: Clip['matches'] = [];
   for (const match of bestOverall) {
     const text = match.option === 'visual' ? '' : match.text;
@@ -130,15 +202,16 @@ function clipOf(videoId: string, run: readonly SegmentMatch[], adjustConfidenceL
   }
   return {
     videoId,
-    start: Math.min(...run.map((m) => m.start)),
-    end: Math.max(...run.map((m) => m.end)),
-    score,
-    confidence: confidenceOf(score, adjustConfidenceLevel),
+    start: moment.start,
+    end: moment.end,
+    score: moment.score,
+    confidence: confidenceOf(moment.score, adjustConfidenceLevel),
     modules,
     matches,
     thumbnailKey: bestOverall.find((m) => m.thumbnailKey)?.thumbnailKey ?? '',
-    transcription: run
+    transcription: inside
       .filter((m) => m.option === 'conversation')
+      .sort((a, b) => a.start - b.start)
       .map((m) => m.text)
       .filter((text, i, all) => all.indexOf(text) === i)
       .join(' '),

@@ -1,2 +1,34 @@
-/** Query and label expansion moved to @vus/wordnet (embed-service's concept embedding resolves words the same way); kept so this service's modules, tests and the wordnet bench keep their import. */
+/**
+ * Query and label expansion moved to @vus/wordnet (embed-service's concept embedding resolves words
+ * the same way); re-exported so this service's modules, tests and the wordnet bench keep their
+ * import. queryExpansion adds the word-vector neighbours search uses beside it.
+ */
+import type { Logger } from '@vus/core';
+import { expandQuery, labelTerms, type WordNetReader } from '@vus/wordnet';
+import { wordVectorNeighbours } from './semantic';
+
 export * from '@vus/wordnet';
+
+/**
+ * Whether WordNet calls two words different kinds of one thing (car and truck: both motor
+ * vehicles; neither is a kind of the other). Word vectors put such siblings close (car–truck 0.82,
+ * automobile–bicycle 0.64), but a query for one is not answered by the other; a kind of the word
+ * (sardines for fish) or an unrelated neighbour (astronaut for space) is.
+ */
+export function siblingKinds(a: string, b: string, wordnet: WordNetReader): boolean {
+  const [ta, tb] = [labelTerms(a, wordnet), labelTerms(b, wordnet)];
+  const kindOf = (broader: readonly string[], word: string) => broader.some((t) => t === word || t.split(' ').includes(word));
+  if (kindOf(tb.broader, a) || kindOf(ta.broader, b) || ta.names.includes(b) || tb.names.includes(a)) return false;
+  const shared = new Set(ta.broader);
+  return tb.broader.some((t) => shared.has(t));
+}
+
+/** A query's expansion as search uses it: WordNet's (expandQuery), and word-vector neighbours among the index's words that are not sibling kinds. */
+export function queryExpansion(wordnet: WordNetReader, logger: Logger, onStop: (close: () => void) => void) {
+  const nearest = wordVectorNeighbours(logger, onStop);
+  return {
+    expand: (text: string) => expandQuery(text, wordnet),
+    neighbours: (word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>) =>
+      nearest(word, vocabulary, exclude).filter((n) => !siblingKinds(word, n.word, wordnet)),
+  };
+}

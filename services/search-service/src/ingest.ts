@@ -49,6 +49,13 @@ export interface IngestDeps {
   logger: Logger;
 }
 
+/**
+ * A line of speech is evidence that someone talks: conversation segments carry these words as
+ * broader terms (an expanded match), so "a man talking" is answered by a person seen while speech
+ * is heard. Migration 0007 added them to the segments stored before.
+ */
+export const SPEECH_TERMS = ['talk', 'speak', 'speech', 'conversation'] as const;
+
 export function createIngest(deps: IngestDeps) {
   const expansions = new Map<string, { names: string[]; broader: string[] }>();
   const termsOf = (label: string): { names: string[]; broader: string[] } => {
@@ -71,7 +78,9 @@ export function createIngest(deps: IngestDeps) {
         text: s.text,
         labels: s.labels,
         labelNames: [...new Set(s.labels.flatMap((label) => termsOf(label).names))],
-        broaderTerms: [...new Set(s.labels.flatMap((label) => termsOf(label).broader))],
+        broaderTerms: [
+          ...new Set([...s.labels.flatMap((label) => termsOf(label).broader), ...(s.modality === 'conversation' ? SPEECH_TERMS : [])]),
+        ],
         thumbnailKey: s.thumbnail_key,
         vector: s.vector.length > 0 ? s.vector : undefined,
         vectorModel: s.vector_model || undefined,

@@ -3,13 +3,17 @@
  * from letters and digits only, so user text never reaches the tsquery parser as syntax), and the
  * per-alternative match flags the store returns become a calibrated score (scoring.ts).
  */
-import { lexicalScore, type MatchKind } from './scoring';
+import { coverageScore, groupCoverage, type MatchKind } from './scoring';
 
 /** One word (or WordNet collocation) of the query and what may stand for it (expansion.ts). */
 export interface TermGroup {
   term: string;
-  /** `hypernym`: a broader word of the query's; it matches a segment's own words only (see lexicalPlan). */
-  alternatives: readonly { text: string; weight: number; kind?: 'exact' | 'synonym' | 'hypernym' }[];
+  /**
+   * `hypernym`: a broader word of the query's; it matches a segment's own words only (see
+   * lexicalPlan). `related`: a word near in meaning by word vectors (semantic.ts), for what was said
+   * and shown as text, not for visual labels.
+   */
+  alternatives: readonly { text: string; weight: number; kind?: 'exact' | 'synonym' | 'hypernym' | 'related' }[];
 }
 
 /** Words of a phrase as tsquery operands: lower case, letters and digits only. */
@@ -95,11 +99,11 @@ export function lexicalPlan(groups: readonly TermGroup[]): LexicalPlan | undefin
 }
 
 /**
- * A hit's score from the store's match kinds (one character per alternative: `d` direct, `e`
- * expanded, `-` none): the best match of each group, averaged over groups.
+ * A hit's coverage of the query's word groups from the store's match kinds (one character per
+ * alternative: `d` direct, `e` expanded, `-` none): per group, its best alternative's weight.
  */
-export function scoreHit(groups: readonly TermGroup[], plan: LexicalPlan, kinds: string): number {
-  return lexicalScore(groups, (g, a): MatchKind | undefined => {
+export function hitCoverage(groups: readonly TermGroup[], plan: LexicalPlan, kinds: string): number[] {
+  return groupCoverage(groups, (g, a): MatchKind | undefined => {
     const slot = plan.slots[g]?.[a];
     if (slot === undefined) return undefined;
     const kind = kinds[slot];
@@ -107,4 +111,9 @@ export function scoreHit(groups: readonly TermGroup[], plan: LexicalPlan, kinds:
     if (kind === 'e') return 'expanded';
     return undefined;
   });
+}
+
+/** A hit's score: the coverageScore of its hitCoverage. */
+export function scoreHit(groups: readonly TermGroup[], plan: LexicalPlan, kinds: string): number {
+  return coverageScore(hitCoverage(groups, plan, kinds));
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createCombinedSearch } from './combined-search';
 import { segmentCleanup } from './deletions';
 import { searchEnvShape, searchOptionsFromEnv, type SearchServiceOptions } from './env';
-import { expandQuery, labelTerms } from './expansion';
+import { labelTerms, queryExpansion } from './expansion';
 import { indexDirectory } from './index-directory';
 import { createIngest } from './ingest';
 import { queryImageFetcher, queryModels } from './query-models';
@@ -31,7 +31,7 @@ export const searchService = defineService({
     const search = createSearch({
       store,
       indexes: indexDirectory(indexClient),
-      expand: (text) => expandQuery(text, wordnet),
+      ...queryExpansion(wordnet, logger, onStop),
       models: queryModels(embedClient, logger),
       clock,
       logger,

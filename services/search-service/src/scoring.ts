@@ -28,25 +28,55 @@ export interface WeightedAlternative {
 }
 
 /**
- * A segment's lexical score: the mean over query word groups of the best alternative matched
- * (0 for a group with no match). `matchOf(g, a)` says how alternative `a` of group `g` matched.
+ * Per query word group, the weight of its best matched alternative (0 for a group with no match):
+ * how well a segment covers each word of the query. `matchOf(g, a)` says how alternative `a` of
+ * group `g` matched.
  */
-export function lexicalScore(
+export function groupCoverage(
   groups: readonly { alternatives: readonly WeightedAlternative[] }[],
   matchOf: (group: number, alternative: number) => MatchKind | undefined,
-): number {
-  if (groups.length === 0) return 0;
-  let total = 0;
-  groups.forEach((group, g) => {
+): number[] {
+  return groups.map((group, g) => {
     let best = 0;
     group.alternatives.forEach((alternative, a) => {
       const kind = matchOf(g, a);
       if (!kind) return;
       best = Math.max(best, alternative.weight * (kind === 'expanded' ? EXPANDED_MATCH_FACTOR : 1));
     });
-    total += best;
+    return best;
   });
-  return clamp01(total / groups.length);
+}
+
+/**
+ * A moment that answers one word of a query of a few words well is a partial answer, not noise:
+ * its score is at least this share of its best word's coverage ("cooking show sardines marathon
+ * launch" finds the marathon line at 0.35, low, rather than at 1/5). With one or two words the mean
+ * is always at least this much. Beyond PARTIAL_ANSWER_WORDS words the floor shrinks in proportion:
+ * one word of a 500-word text is not an answer to it.
+ */
+export const PARTIAL_ANSWER_FACTOR = 0.35;
+export const PARTIAL_ANSWER_WORDS = 6;
+
+/** The score of a coverage (groupCoverage): the mean over the query's words, at least the partial-answer floor. */
+export function coverageScore(coverage: readonly number[]): number {
+  if (coverage.length === 0) return 0;
+  let total = 0;
+  let best = 0;
+  for (const c of coverage) {
+    const clamped = clamp01(c);
+    total += clamped;
+    best = Math.max(best, clamped);
+  }
+  const floor = PARTIAL_ANSWER_FACTOR * best * Math.min(1, PARTIAL_ANSWER_WORDS / coverage.length);
+  return clamp01(Math.max(total / coverage.length, floor));
+}
+
+/** A segment's lexical score: coverageScore of its groupCoverage. */
+export function lexicalScore(
+  groups: readonly { alternatives: readonly WeightedAlternative[] }[],
+  matchOf: (group: number, alternative: number) => MatchKind | undefined,
+): number {
+  return coverageScore(groupCoverage(groups, matchOf));
 }
 
 /**
@@ -60,14 +90,34 @@ export function vectorScore(cosineSimilarity: number, band: { floor: number; cei
 }
 
 /**
- * Fuses the scores of several options that matched the same moment: noisy-or, so that every
- * further agreeing option raises the score but never past 1, and one strong match is not diluted
- * by options that did not match.
+ * Fuses the scores of several independent pieces of evidence for the same moment: noisy-or, so
+ * that every further agreeing piece raises the score but never past 1, and one strong match is
+ * not diluted by options that did not match. Coverage of the query's words is one piece however
+ * many options supplied it (a person seen and "talking" heard cover two words of one query: see
+ * clips.ts), so words are never counted twice.
  */
 export function fuseScores(scores: readonly number[]): number {
   let miss = 1;
   for (const score of scores) miss *= 1 - clamp01(score);
   return clamp01(1 - miss);
+}
+
+/**
+ * Moments: matches of one video closer than this merge into one clip (one-second scenes that
+ * follow each other, a line of speech over them), so a query answers with a few clips per video.
+ */
+export const MOMENT_MERGE_GAP_SEC = 1;
+/**
+ * A merged moment's score is its best instant's, plus a small bonus for length: the same answer
+ * seen over several seconds is a little more certain than one frame of it. The bonus is capped
+ * (0.05, reached at 11 s) below the width of a confidence band, so length can lift a moment across
+ * at most one cut point it nearly reached, never make a weak match strong.
+ */
+export const LENGTH_BONUS_PER_SEC = 0.005;
+export const LENGTH_BONUS_CAP = 0.05;
+
+export function momentScore(peak: number, seconds: number): number {
+  return clamp01(clamp01(peak) + Math.min(LENGTH_BONUS_CAP, LENGTH_BONUS_PER_SEC * Math.max(0, seconds - 1)));
 }
 
 /**

@@ -7,9 +7,10 @@ import type { PlainMetadataValue } from '@vus/grpc';
 import type { VideoFilter__Input } from '@vus/grpc/types/index/v1/VideoFilter';
 import { describeImage } from '@vus/models';
 import { clipsOf, groupByVideo, type Clip, type SearchOption, type SegmentMatch, type VideoGroup } from './clips';
-import { lexicalPlan, scoreHit, type LexicalPlan, type TermGroup } from './lexical';
+import { hitCoverage, lexicalPlan, scoreHit, type LexicalPlan, type TermGroup } from './lexical';
 import { newResultSetId, parsePageToken, slicePage } from './pages';
-import { vectorScore, type Threshold } from './scoring';
+import { coverageScore, vectorScore, type Threshold } from './scoring';
+import { withNeighbours, type Neighbour } from './semantic';
 
 /** Which segments a search may read: one organization's index, and maybe only some of its videos. */
 export interface Scope {
@@ -72,6 +73,8 @@ export interface SearchStore {
   saveResultSet(set: StoredResultSet): Promise<void>;
   /** The organization's result set, expired or not (the caller tells the two apart). */
   loadResultSet(orgId: string, id: string): Promise<StoredResultSet | undefined>;
+  /** The index's plain words (what its videos say and show), at most `limit`. */
+  vocabulary(orgId: string, indexId: string, limit: number): Promise<string[]>;
 }
 
 /** What search needs to know of an index (index-service owns it). */
@@ -106,6 +109,11 @@ export interface SearchDeps {
   store: SearchStore;
   indexes: IndexDirectory;
   expand(text: string): TermGroup[];
+  /**
+   * A word's nearest words among `vocabulary` by word vectors (semantic.ts nearestWords), leaving
+   * out `exclude`; absent: no semantic neighbours (WordNet only).
+   */
+  neighbours?: ((word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>) => Neighbour[]) | undefined;
   models: QueryModels;
   clock: Clock;
   logger: Logger;
@@ -113,7 +121,12 @@ export interface SearchDeps {
   pageTtlMs: number;
 }
 
-export type ConversationOption = 'semantic' | 'exact_match';
+/**
+ * How speech is matched: `semantic` by meaning (the words, WordNet's synonyms and broader words,
+ * and word-vector neighbours), `lexical` by the words said (stemmed, any order), `exact_match` by
+ * the phrase as said, word for word. v1.3's transcription_options map onto the first two.
+ */
+export type ConversationOption = 'semantic' | 'lexical' | 'exact_match';
 
 /** One query: text, an image, or both. */
 export interface Query {
@@ -150,6 +163,11 @@ export interface ResultPage {
   userMetadata?: Map<string, Record<string, PlainMetadataValue>> | undefined;
 }
 
+/** The most words of an index compared with a query's words (semantic neighbours). */
+const VOCABULARY_LIMIT = 50_000;
+/** An index's vocabulary is read again after this long (new videos add words). */
+const VOCABULARY_TTL_MS = 60_000;
+
 /** Candidates read per option and per query path. */
 const CANDIDATES_PER_OPTION = 200;
 const NEAREST_CANDIDATES = 200;
@@ -174,6 +192,29 @@ const IMAGE_QUERY_BAND = { floor: 0.5, ceiling: 0.85 } as const;
 
 export function createSearch(deps: SearchDeps) {
   const { store, indexes } = deps;
+  const vocabularies = new Map<string, { words: Promise<string[]>; until: number }>();
+
+  /** The index's vocabulary, read at most once a minute per index (a few hundred indexes kept). */
+  function vocabularyOf(scope: Scope): Promise<string[]> {
+    const key = `${scope.orgId}/${scope.indexId}`;
+    const now = deps.clock.now().getTime();
+    const held = vocabularies.get(key);
+    if (held && held.until > now) return held.words;
+    if (vocabularies.size >= 500) vocabularies.clear();
+    const words = store.vocabulary(scope.orgId, scope.indexId, VOCABULARY_LIMIT);
+    vocabularies.set(key, { words, until: now + VOCABULARY_TTL_MS });
+    words.catch(() => vocabularies.delete(key));
+    return words;
+  }
+
+  /** The query's word groups, with word-vector neighbours from the index's vocabulary when available. */
+  async function semanticGroups(scope: Scope, text: string): Promise<TermGroup[]> {
+    const groups = deps.expand(text);
+    const neighbours = deps.neighbours;
+    if (!neighbours || groups.length === 0) return groups;
+    const vocabulary = await vocabularyOf(scope);
+    return withNeighbours(groups, (word, exclude) => neighbours(word, vocabulary, exclude));
+  }
 
   /** The index, if this organization has it and it can be searched with `options`. */
   async function searchableIndex(orgId: string, indexId: string, options: readonly SearchOption[]): Promise<IndexInfo> {
@@ -229,15 +270,40 @@ export function createSearch(deps: SearchDeps) {
   ): Promise<SegmentMatch[]> {
     const matches: SegmentMatch[] = [];
     const lexicalOptions = options.filter((o) => !(o === 'conversation' && conversationOption === 'exact_match'));
-    const groups = deps.expand(text);
-    const plan = lexicalPlan(groups);
-    if (plan) {
-      // One query per option, so that a common option cannot crowd out the others' candidates.
-      const perOption = await Promise.all(lexicalOptions.map((option) => store.lexical(scope, [option], plan, candidates.lexical)));
-      perOption.forEach((hits, i) => {
-        for (const hit of hits) matches.push(matchOf(hit, lexicalOptions[i]!, scoreHit(groups, plan, hit.kinds)));
-      });
-    }
+    const groups = await semanticGroups(scope, text);
+    // `lexical` speech: the query's own words only (the same groups, so coverage lines up with the other options').
+    const spokenGroups =
+      conversationOption === 'lexical'
+        ? groups.map((g) => ({ ...g, alternatives: g.alternatives.filter((a) => a.kind === 'exact') }))
+        : groups;
+    // Visual labels are expanded by WordNet at ingest: word-vector neighbours are for words said and shown.
+    const labelGroups = groups.map((g) => ({ ...g, alternatives: g.alternatives.filter((a) => a.kind !== 'related') }));
+    const plans = {
+      semantic: lexicalPlan(groups),
+      spoken: conversationOption === 'lexical' ? lexicalPlan(spokenGroups) : undefined,
+      labels: lexicalPlan(labelGroups),
+    };
+    // One query per option, so that a common option cannot crowd out the others' candidates.
+    const perOption = await Promise.all(
+      lexicalOptions.map(async (option) => {
+        const [optionGroups, plan] =
+          option === 'conversation' && plans.spoken
+            ? [spokenGroups, plans.spoken]
+            : option === 'visual'
+              ? [labelGroups, plans.labels]
+              : [groups, plans.semantic];
+        if (!plan) return [];
+        const spoken = plan === plans.spoken;
+        const hits = await store.lexical(scope, [option], plan, candidates.lexical);
+        return hits.flatMap((hit) => {
+          // Lexical speech counts the words said, not what a line stands for (its speech terms: `e`).
+          const coverage = hitCoverage(optionGroups, plan, spoken ? hit.kinds.replaceAll('e', '-') : hit.kinds);
+          const score = coverageScore(coverage);
+          return score > 0 ? [{ ...matchOf(hit, option, score), coverage }] : [];
+        });
+      }),
+    );
+    for (const list of perOption) matches.push(...list);
     if (options.includes('conversation') && conversationOption === 'exact_match' && text.trim()) {
       for (const hit of await store.exactPhrase(scope, text, candidates.lexical)) matches.push(matchOf(hit, 'conversation', 1));
     }

@@ -40,7 +40,7 @@ const confidenceAndPaging = {
 const paramsSchema = z.object({
   ...confidenceAndPaging,
   search_options: z.array(option).min(1),
-  conversation_option: z.enum(['', 'semantic', 'exact_match']).transform((v) => v || 'semantic'),
+  conversation_option: z.enum(['', 'semantic', 'lexical', 'exact_match']).transform((v) => v || 'semantic'),
   operator: z.enum(['', 'or', 'and']).transform((v) => v || 'or'),
   group_by: z.enum(['', 'clip', 'video']).transform((v) => v || 'clip'),
   sort_option: z.enum(['', 'score', 'clip_count']).transform((v) => v || 'score'),

@@ -121,6 +121,14 @@ export function createSegmentStore(db: Database): SegmentStore {
         for (let i = 0; i < segments.length; i += INSERT_BATCH) {
           await insertBatch(tx, orgId, indexId, videoId, segments.slice(i, i + INSERT_BATCH));
         }
+        // The index's vocabulary (search's word neighbours): the video's plain words, once each.
+        await tx.query(
+          `INSERT INTO index_words (org_id, index_id, word)
+           SELECT DISTINCT $1, $2, w.word FROM segments s, unnest(tsvector_to_array(s.words)) AS w(word)
+           WHERE s.org_id = $1 AND s.index_id = $2 AND s.video_id = $3 AND s.modality <> 'visual' AND w.word ~ '^[a-z]{3,}$'
+           ON CONFLICT DO NOTHING`,
+          [orgId, indexId, videoId],
+        );
       });
     },
 
@@ -130,8 +138,19 @@ export function createSegmentStore(db: Database): SegmentStore {
     },
 
     async deleteIndex(orgId: string, indexId: string): Promise<number> {
+      await db.query('DELETE FROM index_words WHERE org_id = $1 AND index_id = $2', [orgId, indexId]);
       const result = await db.query('DELETE FROM segments WHERE org_id = $1 AND index_id = $2', [orgId, indexId]);
       return result.rowCount ?? 0;
+    },
+
+    /** The index's plain words (index_words), at most `limit`. */
+    async vocabulary(orgId: string, indexId: string, limit: number): Promise<string[]> {
+      const { rows } = await db.query<{ word: string }>('SELECT word FROM index_words WHERE org_id = $1 AND index_id = $2 LIMIT $3', [
+        orgId,
+        indexId,
+        limit,
+      ]);
+      return rows.map((r) => r.word);
     },
 
     /**

@@ -56,6 +56,7 @@ function memoryStore() {
         .map(hit),
     vectorsEnabled: async () => false,
     nearest: async () => [],
+    vocabulary: async () => [],
     saveResultSet: async (set) => void sets.set(set.id, set),
     loadResultSet: async (orgId, id) => (sets.get(id)?.orgId === orgId ? sets.get(id) : undefined),
     async replaceVideoSegments(orgId, indexId, videoId, rows) {
@@ -215,6 +216,73 @@ describe('search (domain, on a memory store)', () => {
       });
     expect((await match(['v3'])).map((c) => [c.videoId, c.start])).toEqual([['v3', 20]]);
     expect((await match([])).map((c) => c.videoId).sort()).toEqual(['v1', 'v1', 'v3']);
+  });
+
+  it('groups the same clips the ungrouped search returns, with the same threshold and paging, on every fixture query', async () => {
+    // The fixtures' content (@vus/testing: words-and-subtitles, objects, and the quality bench's
+    // topics), as the worker segments it: one-second visual scenes, on-screen words, speech lines.
+    const scenes = (labels: string[][], seconds: number) =>
+      labels.flatMap((l, i) =>
+        Array.from({ length: seconds }, (_, k) => ({ ...segment('visual', i * seconds + k, '', l), end: i * seconds + k + 1 })),
+      );
+    const lines = (texts: string[], modality: SearchOption, seconds: number) =>
+      texts.map((text, i) => ({ ...segment(modality, i * seconds + 0.5, text), end: i * seconds + seconds - 0.5 }));
+    await memory.store.replaceVideoSegments(ORG, 'idx1', 'words', [
+      ...lines(['ORANGE', 'PLANET', 'BICYCLE'], 'text_in_video', 4),
+      ...lines(
+        [
+          'The quick brown fox jumps over the lazy dog.',
+          'Welcome to the video understanding service.',
+          'Every sentence has a start and an end.',
+        ],
+        'conversation',
+        3,
+      ),
+    ]);
+    await memory.store.replaceVideoSegments(ORG, 'idx1', 'objects', scenes([['person'], [], ['cat'], ['cell phone']], 3));
+    await memory.store.replaceVideoSegments(ORG, 'idx1', 'topics', [
+      ...scenes([['person'], ['person'], [], ['person'], ['person']], 6),
+      ...lines(
+        [
+          'the cooking show grills fresh sardines',
+          'the rocket lifted off',
+          'an astronaut waved',
+          'runners at the city marathon',
+          'the council voted',
+        ],
+        'conversation',
+        6,
+      ),
+    ]);
+    const queries = [
+      'orange',
+      'quick brown fox',
+      'person',
+      'cat',
+      'cell phone',
+      'man',
+      'cooking show sardines marathon launch',
+      'person talking',
+      'car',
+    ];
+    const walk = async (first: Awaited<ReturnType<ReturnType<typeof search>['search']>>) => {
+      const pages = [first];
+      while (pages.at(-1)!.pageInfo.nextPageToken) pages.push(await search().page(ORG, pages.at(-1)!.pageInfo.nextPageToken, false));
+      return pages;
+    };
+    for (const query of queries) {
+      for (const threshold of ['low', 'none'] as const) {
+        const flat = await walk(await search().search(ORG, 'idx1', { text: query }, params({ threshold, pageLimit: 2 }), false));
+        const grouped = await walk(
+          await search().search(ORG, 'idx1', { text: query }, params({ threshold, pageLimit: 2, groupBy: 'video' }), false),
+        );
+        const clips = flat.flatMap((p) => p.clips);
+        const groupedClips = grouped.flatMap((p) => p.videos.flatMap((v) => v.clips));
+        expect({ query, threshold, clips: [...groupedClips].sort((a, b) => a.rank - b.rank) }).toEqual({ query, threshold, clips });
+        expect(grouped[0]!.pageInfo.totalInnerMatches).toBe(flat[0]!.pageInfo.totalResults);
+        expect(grouped[0]!.pageInfo.totalResults).toBe(new Set(clips.map((c) => c.videoId)).size);
+      }
+    }
   });
 
   it('deletes a video’s and an index’s segments', async () => {

@@ -39,14 +39,15 @@ export interface ClipInput {
 }
 
 export class ConceptEmbedder {
-  private common: Float32Array | undefined;
-  private readonly centred = new Map<string, Float32Array | null>();
+  private readonly centredVector: (word: string) => Float32Array | undefined;
 
   constructor(
     private readonly wordnet: WordNetReader,
     private readonly vectors: WordVectors,
     private readonly extractors: ConceptExtractors = {},
-  ) {}
+  ) {
+    this.centredVector = centredWordVectors(vectors);
+  }
 
   /** A vector of `dimensions` (> 100) for a bag of concepts. */
   embed(bag: ConceptBag, dimensions: number): Float32Array {
@@ -106,16 +107,24 @@ export class ConceptEmbedder {
       throw new Error(`concept embedding: ${dimensions} dimensions is too few (more than ${WORD_VECTOR_DIMENSIONS} needed)`);
     return { dimensions, wordShare: 0.5, wordVector: (word) => this.centredVector(word) };
   }
-
-  private centredVector(word: string): Float32Array | undefined {
-    const known = this.centred.get(word);
+}
+/**
+ * Word vectors with the common direction of the most frequent words removed, unit length (see
+ * WordVectors.commonDirection): the lookup the concept embedding and search's word neighbours use.
+ * Looked-up words are kept (unknown ones as unknown), up to 50,000.
+ */
+export function centredWordVectors(vectors: WordVectors, commonWords = COMMON_DIRECTION_WORDS): (word: string) => Float32Array | undefined {
+  let common: Float32Array | undefined;
+  const centred = new Map<string, Float32Array | null>();
+  return (word) => {
+    const known = centred.get(word);
     if (known !== undefined) return known ?? undefined;
-    const vector = this.vectors.vector(word);
-    const centred = vector && centre(vector, (this.common ??= this.vectors.commonDirection(COMMON_DIRECTION_WORDS)));
-    if (this.centred.size > 50_000) this.centred.clear();
-    this.centred.set(word, centred ?? null);
-    return centred;
-  }
+    const vector = vectors.vector(word);
+    const result = vector && centre(vector, (common ??= vectors.commonDirection(commonWords)));
+    if (centred.size > 50_000) centred.clear();
+    centred.set(word, result ?? null);
+    return result;
+  };
 }
 
 /** `vector − common`, unit length. */

@@ -22,6 +22,8 @@ export interface WordVectors {
    * 0.3; subtracting this mean spreads unrelated words towards 0.
    */
   commonDirection(count: number): Float32Array;
+  /** Finds the words without holding the event loop (locateVectorsInTurns); later lookups are then immediate. */
+  prepare(): Promise<void>;
   close(): void;
 }
 
@@ -48,6 +50,25 @@ interface Located {
  * (with JSON escapes), then its `[…]`. Numbers are not parsed here.
  */
 export function locateVectors(fd: number): Located {
+  const locator = vectorLocator(fd);
+  let located: Located | undefined;
+  while (!(located = locator.step()));
+  return located;
+}
+
+/**
+ * locateVectors without holding the event loop: one 8 MB chunk per turn (a few tens of ms), so a
+ * server can find the words while it answers requests.
+ */
+export async function locateVectorsInTurns(fd: number): Promise<Located> {
+  const locator = vectorLocator(fd);
+  let located: Located | undefined;
+  while (!(located = locator.step())) await new Promise((resolve) => setImmediate(resolve));
+  return located;
+}
+
+/** The scan of locateVectors, a chunk per step(); step() answers the result once done. */
+function vectorLocator(fd: number): { step(): Located | undefined } {
   const size = fstatSync(fd).size;
   const buffer = Buffer.allocUnsafe(CHUNK);
   const index = new Map<string, number>();
@@ -59,9 +80,14 @@ export function locateVectors(fd: number): Located {
   let state: 'between' | 'key' | 'escape' | 'array' = 'between';
   let key: number[] = [];
   let count = 0;
-  while (position < size) {
+  const done = (): Located => {
+    if (!inVectors) throw new Error('word vectors: no "vectors" object in the file');
+    return { index, starts, ends };
+  };
+  const step = (): Located | undefined => {
+    if (position >= size) return done();
     const read = readSync(fd, buffer, 0, CHUNK, position);
-    if (read <= 0) break;
+    if (read <= 0) return done();
     let from = 0;
     if (!inVectors) {
       // The marker may straddle two chunks: search the end of the previous chunk too.
@@ -70,7 +96,7 @@ export function locateVectors(fd: number): Located {
       if (at < 0) {
         tail = Buffer.from(window.subarray(Math.max(0, window.length - VECTORS_KEY.length)));
         position += read;
-        continue;
+        return undefined;
       }
       inVectors = true;
       from = at + VECTORS_KEY.length - tail.length;
@@ -106,9 +132,9 @@ export function locateVectors(fd: number): Located {
       }
     }
     position += read;
-  }
-  if (!inVectors) throw new Error('word vectors: no "vectors" object in the file');
-  return { index, starts, ends };
+    return undefined;
+  };
+  return { step };
 }
 
 function grow(array: Uint32Array): Uint32Array {
@@ -158,8 +184,17 @@ export function openWordVectors(options: WordVectorsOptions = {}): WordVectors {
     located ??= locateVectors(fd);
     return { fd, located };
   };
+  let preparing: Promise<void> | undefined;
 
   return {
+    prepare() {
+      preparing ??= (async () => {
+        fd ??= openSync(file, 'r');
+        const found = await locateVectorsInTurns(fd);
+        located ??= found;
+      })();
+      return preparing;
+    },
     dimensions: WORD_VECTOR_DIMENSIONS,
     has(word) {
       return open().located.index.has(word.toLowerCase());

