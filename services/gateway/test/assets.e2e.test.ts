@@ -80,6 +80,8 @@ describe('assets (twelvelabs-js 1.x)', () => {
     const images = [];
     for await (const item of await client.assets.list({ assetTypes: ['image'] })) images.push(item.id);
     expect(images).toEqual([image.id]);
+    const named = await request(stack.url).get('/v1.3/assets?filename=CLIP').set('x-api-key', key).expect(200);
+    expect(named.body.data.map((a: { filename: string }) => a.filename)).toEqual(['clip.mp4', 'clip.mp4']);
   }, 60_000);
 
   it('lists assets newest first, pages past the end are empty', async () => {
@@ -232,6 +234,9 @@ describe('assets (twelvelabs-js 1.x)', () => {
       second = await client.indexes.indexedAssets.retrieve(indexId, again.id!);
     }
     expect(second.status).toBe('ready');
+    // Deleting the video through the videos API takes the indexed asset with it.
+    await client.indexes.videos.delete(indexId, again.id!);
+    expect((await request(stack.url).get(`/v1.3/indexes/${indexId}/indexed-assets/${again.id}`).set('x-api-key', key)).status).toBe(404);
   }, 180_000);
 
   it('refuses to index what is not a ready video, and deletes assets', async () => {

@@ -126,6 +126,7 @@ describe.each(DATABASE_KINDS)('assets on %s', (_kind, create) => {
     expect(images.pageInfo).toMatchObject({ total_results: 1, limit_per_page: 1 });
     const all = await assets.list(ORG, {}, {});
     expect(all.data.map((a) => a.createdAt.getTime())).toEqual([...all.data.map((a) => a.createdAt.getTime())].sort((a, b) => b - a));
+    expect((await assets.list(ORG, { filename: 'PHOTO' }, {})).data.map((a) => a.filename)).toEqual(['photo.png']);
     const one = await assets.list(ORG, { ids: [all.data[0]!.id] }, {});
     expect(one.data.map((a) => a.id)).toEqual([all.data[0]!.id]);
   });

@@ -568,6 +568,7 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
       page_limit: paging.page_limit,
       asset_ids: { schema: z.array(z.string()).optional() },
       asset_types: { schema: z.array(z.enum(['video', 'audio', 'image', 'document'])).optional() },
+      filename: { schema: z.string().max(255).optional(), description: 'Part of the file name, any case.' },
     },
     responses: ok(s.list(asset)),
   }),

@@ -54,8 +54,15 @@ export function parseCreateAsset(fields: unknown, files: readonly StoredFile[], 
 
 const ASSET_TYPES = ['video', 'audio', 'image'] as const;
 
+function fileNameFilter(query: RawQuery): string {
+  const filename = scalar(query, 'filename') ?? '';
+  if (filename.length > 255) throw errors.invalid('filename', 'At most 255 characters.');
+  return filename;
+}
+
 /**
- * GET /assets: paging, `asset_ids` and `asset_types` (repeated or comma-separated). The 1.x SDK
+ * GET /assets: paging, `asset_ids` and `asset_types` (repeated or comma-separated), `filename`
+ * (part of the name, any case). The 1.x SDK
  * also knows "document": no asset of this server is one, so asking only for documents finds none.
  */
 export function parseListAssets(query: RawQuery): { request: ListAssetsRequest__Input; matchesNothing: boolean } {
@@ -75,6 +82,7 @@ export function parseListAssets(query: RawQuery): { request: ListAssetsRequest__
       page: { page: page.page, page_limit: page.pageLimit },
       asset_ids: split(list(query, 'asset_ids', 'asset_ids[]')),
       asset_types: mediaTypes,
+      filename: fileNameFilter(query),
     },
     matchesNothing: types.length > 0 && mediaTypes.length === 0,
   };

@@ -98,8 +98,10 @@ export function createIndexedAssetService({ assets, tasks, taskStore, videos }: 
 
     async get(orgId: string, indexId: string, id: string): Promise<IndexedAssetView> {
       const task = await found(orgId, indexId, id);
-      // Once a video, its metadata is the video's (PATCH changes it there).
-      const metadata = task.status === 'ready' ? await videos.userMetadata(orgId, indexId, task.videoId) : undefined;
+      if (task.status !== 'ready') return view(task);
+      // Once a video, its metadata is the video's (PATCH changes it there); a deleted video took the indexed asset with it.
+      const metadata = await videos.userMetadata(orgId, indexId, task.videoId);
+      if (!metadata) throw errors.notFound('Indexed asset', id);
       return view(task, metadata);
     },
 

@@ -153,7 +153,11 @@ export function assetHandlers(assets: AssetService, indexed: IndexedAssetService
       const { paging } = sortAndPaging(input.page);
       const result = await assets.list(
         requireOrg(ctx),
-        { ids: input.asset_ids.length ? input.asset_ids : undefined, types: input.asset_types.length ? input.asset_types : undefined },
+        {
+          ids: input.asset_ids.length ? input.asset_ids : undefined,
+          types: input.asset_types.length ? input.asset_types : undefined,
+          filename: request.filename || undefined,
+        },
         paging,
       );
       return { data: result.data.map(toProtoAsset), page_info: result.pageInfo };
