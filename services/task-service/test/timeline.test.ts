@@ -1,5 +1,5 @@
 import { chooseTrack } from '../src/worker/extract/conversation';
-import { recheckDue, shotMiddleSamples, spread } from '../src/worker/extract/frames';
+import { recheckDue, spread } from '../src/worker/extract/frames';
 import { logosOf, progressPercent, scenesOf, spansOf, textInVideo, textSpans, type FrameObservation } from '../src/worker/extract/timeline';
 import { planExtractors } from '../src/worker/plan';
 
@@ -106,27 +106,6 @@ describe('textSpans', () => {
       { timeSec: 1, values: [{ value: 'TITLE', confidence: 0.95 }] },
     ];
     expect(textSpans(frames, 1, 1.5)).toEqual([{ start: 0, end: 1.5, value: 'TITLE', confidence: 0.95 }]);
-  });
-});
-
-describe('shotMiddleSamples', () => {
-  it.each<[string, { startSec: number; endSec: number }[], number, number[]]>([
-    [
-      'the sample nearest the middle of each shot',
-      [
-        { startSec: 0, endSec: 3 },
-        { startSec: 3, endSec: 11 },
-      ],
-      1,
-      [2, 7],
-    ],
-    ['a shot between two samples has none', [{ startSec: 3.2, endSec: 3.8 }], 1, []],
-    ['a short shot keeps its one sample, inside it', [{ startSec: 3.2, endSec: 4.5 }], 1, [4]],
-    ['the last shot ends with the video', [{ startSec: 9, endSec: 10.6 }], 1, [10]],
-    ['half-second samples', [{ startSec: 0, endSec: 2 }], 0.5, [2]],
-    ['no shots, no samples', [], 1, []],
-  ])('%s', (_name, shots, step, expected) => {
-    expect([...shotMiddleSamples(shots, step)].sort((a, b) => a - b)).toEqual(expected);
   });
 });
 

@@ -25,7 +25,7 @@ function titleCardsVideo(): Promise<GeneratedVideo> {
       { durationSec: 3, background: '0x37474f', photos: ['people'] },
       { durationSec: 6, background: 'black', texts: [{ text: 'THE LAST HARVEST', look: 'title', fontSize: 96, y: 312 }] },
       { durationSec: 6, background: 'black', fadeSec: 1, texts: [{ text: 'A FILM BY ANN LEE', look: 'title', fontSize: 56, y: 330 }] },
-      // Small text appearing on a still shot: under the change detector's 1 %, found by the shot's middle frame.
+      // Small text appearing on a still shot: under the change detector's 1 %, read when the still shot is read again.
       {
         durationSec: 8,
         background: '0x202020',

@@ -1,4 +1,4 @@
-import { detectShots, FrameChangeDetector, sampleFrames, type MediaProbe, type Shot } from '@vus/media';
+import { FrameChangeDetector, sampleFrames, type MediaProbe } from '@vus/media';
 import type { FaceDetector, ObjectDetector, TextReader } from '@vus/models';
 import type { FrameObservation } from './timeline';
 
@@ -24,18 +24,12 @@ export interface FrameAnalysisOptions {
   signal?: AbortSignal | undefined;
   /** Called after each sampled frame with the position reached, seconds. */
   onProgress?: ((positionSec: number) => void) | undefined;
-  /**
-   * The video's shots (hard cuts); absent: found with ffmpeg's scene score before sampling, when a
-   * text reader or object detector is to run. Each shot's middle frame is analysed whatever the
-   * change detector says.
-   */
-  shots?: readonly Shot[] | undefined;
 }
 
 export interface FrameAnalysis {
   /**
-   * One per sampled frame; `changed` frames (the picture changed) and a few others (recheckDue, shot
-   * middles) were analysed, the others reuse the last results.
+   * One per sampled frame; `changed` frames (the picture changed) were analysed, a few others had
+   * their text read again (recheckDue), the others reuse the last results.
    */
   observations: (FrameObservation & { changed: boolean })[];
   /** Vectors of the analysed frames, when an embedder ran. */
@@ -45,8 +39,10 @@ export interface FrameAnalysis {
   /** Seconds of video a sampled frame stands for. */
   step: number;
   /** Wall-clock milliseconds spent per model and decoding, for the benchmark. */
-  timings: Record<'shots' | 'decode' | 'text' | 'objects' | 'faces' | 'embedding', number>;
+  timings: Record<'decode' | 'text' | 'objects' | 'faces' | 'embedding', number>;
   analysedFrames: number;
+  /** Frames of still stretches whose text was read again (recheckDue). */
+  recheckedFrames: number;
 }
 
 /** Keeps the memory bounded while scanning: past 2×max items, every other one goes. */
@@ -61,26 +57,10 @@ export function spread<T>(items: readonly T[], max: number): T[] {
 }
 
 /**
- * The sampled frames (their index: time / step) that must be analysed so that every shot is looked
- * at in its middle, where a fade has ended: the sample inside the shot nearest its middle. A shot
- * with no sample inside has none. Pure.
- */
-export function shotMiddleSamples(shots: readonly Shot[], step: number): Set<number> {
-  const samples = new Set<number>();
-  for (const { startSec, endSec } of shots) {
-    const first = Math.ceil(startSec / step - 1e-6);
-    const last = Math.ceil(endSec / step - 1e-6) - 1;
-    if (last < first) continue;
-    samples.add(Math.min(last, Math.max(first, Math.round((startSec + endSec) / 2 / step))));
-  }
-  return samples;
-}
-
-/**
- * Whether a still stretch is due to be looked at again: 2 s after it began, then each time it has
- * lasted twice as long as at the last look (2, 4, 8, 16 … s), so a title that fades in or a line
- * that appears late on a still shot is read, at a cost of a few looks per still stretch (and none
- * on footage that changes every second). Pure.
+ * Whether the text of a still stretch is due to be read again: 2 s after it began, then each time
+ * it has lasted twice as long as at the last look (2, 4, 8, 16 … s), so a title that fades in or a
+ * line that appears late on a still shot is read, at a cost of a few reads per still stretch (and
+ * none on footage that changes every second). Pure.
  */
 export function recheckDue(nowSec: number, lastAnalysedSec: number, stillSinceSec: number, step: number): boolean {
   const interval = Math.max(RECHECK_FIRST_SEC, lastAnalysedSec - stillSinceSec);
@@ -93,9 +73,13 @@ const RECHECK_FIRST_SEC = 2;
  * One pass over the video's frames for every frame-based extractor. Frames that did not change
  * (FrameChangeDetector) are not analysed again: they carry the last analysed frame's results,
  * which is what makes OCR and detection affordable (about 0.5 s per 720p frame each). The change
- * detector misses what appears slowly or small on a still picture (a title fading in, a small
- * credit line: under 1 % of the frame), so the middle of every shot is analysed as well, and still
- * stretches are looked at again (recheckDue). `changed` frames start the visual scenes.
+ * detector misses text that appears slowly or small on a still picture (a title fading in, a small
+ * credit line: under 1 % of the frame), so still stretches have their text read again (recheckDue).
+ *
+ * It is the change detector, not ffmpeg's scene score (libs/media detectShots), that finds the
+ * shots here: on the SDK's 160 s example (BBC footage, split screens) the scene score found one cut,
+ * between two dark cards none, and it costs a decoding pass of its own (8 s on the 60 s benchmark
+ * video, 14 s on the example, on a busy 2-core machine).
  */
 export async function analyseFrames(
   file: string,
@@ -103,7 +87,7 @@ export async function analyseFrames(
   models: FrameModels,
   options: FrameAnalysisOptions,
 ): Promise<FrameAnalysis> {
-  const timings = { shots: 0, decode: 0, text: 0, objects: 0, faces: 0, embedding: 0 };
+  const timings = { decode: 0, text: 0, objects: 0, faces: 0, embedding: 0 };
   const timed = async <T>(key: keyof typeof timings, work: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     try {
@@ -113,17 +97,13 @@ export async function analyseFrames(
     }
   };
   const step = 1 / options.fps;
-  const readsPictures = models.textReader !== undefined || models.objectDetector !== undefined;
-  const shots =
-    options.shots ??
-    (readsPictures ? await timed('shots', async () => (await detectShots(file, { probe, signal: options.signal })).shots) : []);
-  const middles = shotMiddleSamples(shots, step);
   const changes = new FrameChangeDetector();
   const observations: FrameAnalysis['observations'] = [];
   const vectors: FrameAnalysis['vectors'] = [];
   let thumbnails: FrameAnalysis['thumbnails'] = [];
   let last: FrameObservation = { timeSec: 0, lines: [], labels: [] };
   let analysedFrames = 0;
+  let recheckedFrames = 0;
   /** When the picture last changed (the change detector's last frame let through). */
   let stillSince = 0;
 
@@ -134,8 +114,12 @@ export async function analyseFrames(
     const frame = next.value;
     const changed = changes.hasChanged(frame.signature);
     if (changed) stillSince = frame.timeSec;
-    const analyse = changed || middles.has(Math.round(frame.timeSec / step)) || recheckDue(frame.timeSec, last.timeSec, stillSince, step);
-    if (analyse) {
+    if (!changed && models.textReader && recheckDue(frame.timeSec, last.timeSec, stillSince, step)) {
+      recheckedFrames++;
+      const lines = await timed('text', () => models.textReader!.readText(frame.data));
+      last = { ...last, timeSec: frame.timeSec, lines: lines.map((l) => ({ text: l.text, confidence: l.confidence })) };
+    }
+    if (changed) {
       analysedFrames++;
       const lines = models.textReader ? await timed('text', () => models.textReader!.readText(frame.data)) : [];
       const objects = models.objectDetector ? await timed('objects', () => models.objectDetector!.detectObjects(frame.data)) : [];
@@ -147,7 +131,7 @@ export async function analyseFrames(
         lines: lines.map((l) => ({ text: l.text, confidence: l.confidence })),
         labels: [...new Set([...objects.map((o) => o.label), ...(faces.length > 0 ? ['face'] : [])])],
       };
-      if (changed) thumbnails = decimate([...thumbnails, { timeSec: frame.timeSec, jpeg: frame.data }], options.maxThumbnails);
+      thumbnails = decimate([...thumbnails, { timeSec: frame.timeSec, jpeg: frame.data }], options.maxThumbnails);
     }
     observations.push({ ...last, timeSec: frame.timeSec, changed });
     options.onProgress?.(frame.timeSec);
@@ -159,5 +143,6 @@ export async function analyseFrames(
     step,
     timings,
     analysedFrames,
+    recheckedFrames,
   };
 }
