@@ -113,3 +113,33 @@ describe('parseSearch', () => {
     expect(codeOf(() => parseSearch(ADAPTERS['v1.3'], body))).toBe(code);
   });
 });
+
+describe('v1.3 transcription_options → the canonical conversation option', () => {
+  const body = (extra: Record<string, unknown>) => ({
+    index_id: INDEX,
+    query_text: 'couple of chemicals',
+    search_options: ['transcription'],
+    ...extra,
+  });
+  it.each([
+    ['absent: the default (semantic)', {}, ''],
+    ['semantic', { transcription_options: 'semantic' }, 'semantic'],
+    ['lexical', { transcription_options: ['lexical'] }, 'lexical'],
+    ['both: semantic, whose matches include every lexical one', { transcription_options: ['lexical', 'semantic'] }, 'semantic'],
+    ['audio stands for speech too', { search_options: ['visual', 'audio'], transcription_options: ['lexical'] }, 'lexical'],
+  ])('%s', (_case, extra, expected) => {
+    expect(parseSearch(ADAPTERS['v1.3'], body(extra)).conversation_option).toBe(expected);
+  });
+  it.each([
+    ['an unknown option', { transcription_options: ['fuzzy'] }],
+    ['options for a search without speech (never dropped silently)', { search_options: ['visual'], transcription_options: ['semantic'] }],
+  ])('refuses %s', (_case, extra) => {
+    expect(codeOf(() => parseSearch(ADAPTERS['v1.3'], body(extra)))).toBe('parameter_invalid');
+  });
+  it('is not read by v1.2, which has conversation_option', () => {
+    expect(
+      parseSearch(ADAPTERS['v1.2'], { ...body({ transcription_options: ['lexical'] }), search_options: ['conversation'] })
+        .conversation_option,
+    ).toBe('');
+  });
+});

@@ -81,8 +81,9 @@ export function parseSearch(version: VersionAdapter, body: Record<string, unknow
     query_media: hasMedia ? { media_type: 'image', ...(url ? { url } : { data: file as Buffer }) } : null,
     search_options: options,
     // Where the version dropped conversation_option (v1.3, API-CONTRACT §3) it is ignored, not refused.
-    conversation_option:
-      version.search.conversationOption && body.conversation_option !== undefined
+    conversation_option: version.search.transcriptionOptions
+      ? transcriptionOption(body.transcription_options, options)
+      : version.search.conversationOption && body.conversation_option !== undefined
         ? parseConversationOption(firstValue(body.conversation_option))
         : '',
     operator: input.operator ?? '',
@@ -94,6 +95,30 @@ export function parseSearch(version: VersionAdapter, body: Record<string, unknow
     filter: body.filter === undefined || body.filter === '' ? null : parseSearchFilter(firstValue(body.filter)),
     include_user_metadata: input.include_user_metadata ?? false,
   };
+}
+
+const TRANSCRIPTION_OPTIONS = ['lexical', 'semantic'] as const;
+
+/**
+ * v1.3's `transcription_options` (repeated lexical | semantic) as the canonical conversation
+ * option: `lexical` alone matches the words said; `semantic`, or both, matches by meaning, which
+ * finds every lexical match too; absent, the default (semantic). Options for a search without
+ * speech would be dropped silently: they are refused instead.
+ */
+export function transcriptionOption(raw: unknown, options: readonly CanonicalOption[]): string {
+  if (raw === undefined || raw === '') return '';
+  const values: unknown[] = Array.isArray(raw) ? (raw as unknown[]) : [raw];
+  const chosen = values
+    .flatMap((v): unknown[] => (typeof v === 'string' ? v.split(',').map((part) => part.trim().toLowerCase()) : [v]))
+    .filter((v) => v !== '');
+  const unknown = chosen.find((v) => !(TRANSCRIPTION_OPTIONS as readonly unknown[]).includes(v));
+  if (unknown !== undefined)
+    throw errors.invalid('transcription_options', `Use ${TRANSCRIPTION_OPTIONS.join(', ')} or both, not "${String(unknown)}".`);
+  if (chosen.length === 0) return '';
+  if (!options.includes('conversation')) {
+    throw errors.invalid('transcription_options', 'They apply to speech: include transcription (or audio) in search_options.');
+  }
+  return chosen.includes('semantic') ? 'semantic' : 'lexical';
 }
 
 /**

@@ -209,6 +209,12 @@ export interface SearchShape {
   readonly options: Readonly<Record<string, readonly CanonicalOption[]>>;
   /** A single search reads `conversation_option` (where it is gone it is ignored, not refused). */
   readonly conversationOption: boolean;
+  /**
+   * A single search reads v1.3's `transcription_options` (`lexical`, `semantic` or both), sent to
+   * search-service as its canonical conversation option (lexical alone: `lexical`; else `semantic`,
+   * whose matches include every lexical one).
+   */
+  readonly transcriptionOptions?: boolean;
   /** The JSON search's text is `query`: a missing text is reported under that name when the body used it. */
   readonly jsonQuery: boolean;
   /** A result clip's fields beyond score, start, end, video_id, confidence, thumbnail_url. */

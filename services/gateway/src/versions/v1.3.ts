@@ -105,6 +105,7 @@ export const v13: VersionAdapter = {
       logo: ['logo'],
     },
     conversationOption: false,
+    transcriptionOptions: true,
     jsonQuery: false,
     presentClipFields: (clip) => ({ rank: clip.rank, ...(clip.transcription ? { transcription: clip.transcription } : {}) }),
     userMetadata: true,
