@@ -110,17 +110,16 @@ describe('textSpans', () => {
 });
 
 describe('recheckDue', () => {
-  // A still stretch that began at 10 s, sampled once a second: looked at 2, 4, 8, 16 … s in.
+  // A still stretch that began at 10 s, sampled once a second: read again 3, 9, 27 … s in.
   it.each([
-    ['1 s after it began', 11, 10, false],
-    ['2 s after it began', 12, 10, true],
-    ['3 s in, looked at 2 s in', 13, 12, false],
-    ['4 s in, looked at 2 s in', 14, 12, true],
-    ['7 s in, looked at 4 s in', 17, 14, false],
-    ['8 s in, looked at 4 s in', 18, 14, true],
-    ['16 s in, looked at 8 s in', 26, 18, true],
-  ])('%s', (_name, now, lastAnalysed, due) => {
-    expect(recheckDue(now, lastAnalysed, 10, 1)).toBe(due);
+    ['2 s after it began', 12, 10, false],
+    ['3 s after it began', 13, 10, true],
+    ['8 s in, read 3 s in', 18, 13, false],
+    ['9 s in, read 3 s in', 19, 13, true],
+    ['26 s in, read 9 s in', 36, 19, false],
+    ['27 s in, read 9 s in', 37, 19, true],
+  ])('%s', (_name, now, lastRead, due) => {
+    expect(recheckDue(now, lastRead, 10, 1)).toBe(due);
   });
 });
 

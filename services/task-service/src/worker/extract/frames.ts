@@ -57,17 +57,18 @@ export function spread<T>(items: readonly T[], max: number): T[] {
 }
 
 /**
- * Whether the text of a still stretch is due to be read again: 2 s after it began, then each time
- * it has lasted twice as long as at the last look (2, 4, 8, 16 … s), so a title that fades in or a
- * line that appears late on a still shot is read, at a cost of a few reads per still stretch (and
- * none on footage that changes every second). Pure.
+ * Whether the text of a still stretch is due to be read again: 3 s after it began, then each time
+ * it has lasted three times as long as at the last read (3, 9, 27, 81 … s in), so a title that
+ * fades in or a line that appears late on a still shot is read, at a cost of a read or two per
+ * still stretch (none on footage that changes every second). Pure.
  */
-export function recheckDue(nowSec: number, lastAnalysedSec: number, stillSinceSec: number, step: number): boolean {
-  const interval = Math.max(RECHECK_FIRST_SEC, lastAnalysedSec - stillSinceSec);
-  return nowSec - lastAnalysedSec >= interval - step / 2;
+export function recheckDue(nowSec: number, lastReadSec: number, stillSinceSec: number, step: number): boolean {
+  const due = Math.max(RECHECK_FIRST_SEC, RECHECK_GROWTH * (lastReadSec - stillSinceSec));
+  return nowSec - stillSinceSec >= due - step / 2;
 }
 
-const RECHECK_FIRST_SEC = 2;
+const RECHECK_FIRST_SEC = 3;
+const RECHECK_GROWTH = 3;
 
 /**
  * One pass over the video's frames for every frame-based extractor. Frames that did not change
