@@ -215,6 +215,13 @@ describe('assets (twelvelabs-js 1.x)', () => {
     for await (const entry of await client.indexes.indexedAssets.list(indexId)) listed.push(entry.id);
     expect(listed).toContain(id);
     expect(listed).toHaveLength(2);
+    const filtered = (query: string) =>
+      request(stack.url).get(`/v1.3/indexes/${indexId}/indexed-assets?${query}`).set('x-api-key', key).expect(200);
+    expect((await filtered('width[gte]=1280&status=ready')).body.data.map((a: { _id: string }) => a._id)).toContain(id);
+    expect((await filtered('duration[lt]=1')).body.data).toEqual([]);
+    expect((await filtered('filename=other.mp4')).body.data).toEqual([]);
+    const bogus = await request(stack.url).get(`/v1.3/indexes/${indexId}/indexed-assets?status=bogus`).set('x-api-key', key);
+    expect([bogus.status, bogus.body.code]).toEqual([400, 'parameter_invalid']);
     await client.indexes.indexedAssets.update(indexId, id, { userMetadata: { topic: 'words' } });
     expect(
       (await request(stack.url).get(`/v1.3/indexes/${indexId}/indexed-assets/${id}`).set('x-api-key', key)).body.user_metadata,

@@ -49,6 +49,8 @@ const asset = z.looseObject({
   size: z.int().optional(),
   duration: z.number().optional(),
 });
+/** A query number: equal to it, or `name[gte|lte|gt|lt]=` for a range. */
+const range = (unit: string) => ({ schema: z.number().optional(), description: `In ${unit}; or name[gte|lte|gt|lt]=… for a range.` });
 const chunkUrl = z.object({ chunk_index: z.int(), url: z.string(), expires_at: z.string() });
 const uploadSummary = z.looseObject({ upload_id: id, status: z.string(), total_size: z.int(), chunk_size: z.int(), total_chunks: z.int() });
 /** The v1.3 video plus its indexing status. */
@@ -643,6 +645,13 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
       ...paging,
       status: { schema: z.array(z.enum(INDEXED_ASSET_STATUSES)).optional() },
       filename: { schema: z.string().optional() },
+      duration: range('seconds'),
+      fps: range('frames per second'),
+      width: range('pixels'),
+      height: range('pixels'),
+      size: range('bytes'),
+      created_at: { schema: z.string().optional(), description: 'A time, or created_at[gte|lte|gt|lt]=… for a range.' },
+      updated_at: { schema: z.string().optional(), description: 'A time, or updated_at[gte|lte|gt|lt]=… for a range.' },
     },
     responses: ok(s.list(indexedAsset)),
   }),

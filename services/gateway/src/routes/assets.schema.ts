@@ -7,6 +7,7 @@ import type { ListIndexedAssetsRequest__Input } from '@vus/grpc/types/task/v1/Li
 import { z } from 'zod';
 import { firstValue, looseBoolean, looseInt, looseJson } from '../http/coerce';
 import { parsePageQuery } from '../http/paging';
+import { parseNumberRange, parseTimeRange } from '../http/ranges';
 import { list, scalar, type RawQuery } from '../http/query';
 import type { StoredFile } from '../http/upload';
 
@@ -144,7 +145,7 @@ export function parseCreateIndexedAsset(
 
 export const INDEXED_ASSET_STATUSES = ['pending', 'queued', 'indexing', 'ready', 'failed'] as const;
 
-/** GET /indexes/{index_id}/indexed-assets: paging, `status` (repeated), `filename`. */
+/** GET /indexes/{index_id}/indexed-assets: paging, `status` (repeated), `filename`, ranges of the video's metadata and times. */
 export function parseListIndexedAssets(indexId: string, query: RawQuery): ListIndexedAssetsRequest__Input {
   const page = parsePageQuery(query);
   const statuses = (list(query, 'status', 'status[]') ?? []).flatMap((s) => s.split(','));
@@ -155,7 +156,16 @@ export function parseListIndexedAssets(indexId: string, query: RawQuery): ListIn
       z.array(z.enum(INDEXED_ASSET_STATUSES, { error: 'expected pending, queued, indexing, ready or failed' })),
       statuses,
     ),
-    filter: { filename: scalar(query, 'filename') ?? '' },
+    filter: {
+      filename: fileNameFilter(query),
+      duration: parseNumberRange('duration', query),
+      fps: parseNumberRange('fps', query),
+      width: parseNumberRange('width', query),
+      height: parseNumberRange('height', query),
+      size: parseNumberRange('size', query),
+      created_at: parseTimeRange('created_at', query, 'createdAt'),
+      updated_at: parseTimeRange('updated_at', query, 'updatedAt'),
+    },
   };
 }
 

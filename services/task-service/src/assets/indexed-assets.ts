@@ -1,6 +1,6 @@
 import { errors, isId, type PageInfo, type UserMetadata } from '@vus/core';
 import { isTerminal, type TaskStatus } from '../tasks/status';
-import type { TaskRecord, TaskService, TaskSort, TaskStore } from '../tasks/tasks';
+import type { TaskFilter, TaskRecord, TaskService, TaskSort, TaskStore } from '../tasks/tasks';
 import type { AssetService } from './assets';
 
 /**
@@ -108,7 +108,7 @@ export function createIndexedAssetService({ assets, tasks, taskStore, videos }: 
     async list(
       orgId: string,
       indexId: string,
-      filter: { statuses: IndexedAssetStatus[]; filename?: string | undefined },
+      filter: Omit<TaskFilter, 'statuses' | 'indexId' | 'assetsOnly' | 'ids' | 'videoIds'> & { statuses: IndexedAssetStatus[] },
       sort: TaskSort,
       paging: { page?: number | undefined; pageLimit?: number | undefined },
     ): Promise<{ data: IndexedAssetView[]; pageInfo: PageInfo }> {
@@ -116,12 +116,7 @@ export function createIndexedAssetService({ assets, tasks, taskStore, videos }: 
       await tasks.statusCounts(orgId, indexId);
       const page = await tasks.list(
         orgId,
-        {
-          indexId,
-          assetsOnly: true,
-          filename: filter.filename,
-          statuses: filter.statuses.length ? taskStatusesOf(filter.statuses) : undefined,
-        },
+        { ...filter, indexId, assetsOnly: true, statuses: filter.statuses.length ? taskStatusesOf(filter.statuses) : undefined },
         sort,
         paging,
       );

@@ -1,5 +1,13 @@
 import { errors, knownId, pageRequestSchema, parseInput, sortAndPaging, type Clock } from '@vus/core';
-import { fromMetadataValues, requireOrg, toMetadataValues, toTimestamp, type AsyncHandlers } from '@vus/grpc';
+import {
+  fromMetadataValues,
+  fromNumberRange,
+  fromTimeRange,
+  requireOrg,
+  toMetadataValues,
+  toTimestamp,
+  type AsyncHandlers,
+} from '@vus/grpc';
 import type { Asset__Input } from '@vus/grpc/types/task/v1/Asset';
 import type { IndexedAsset__Input } from '@vus/grpc/types/task/v1/IndexedAsset';
 import type { MultipartUpload__Input } from '@vus/grpc/types/task/v1/MultipartUpload';
@@ -239,10 +247,21 @@ export function assetHandlers(assets: AssetService, indexed: IndexedAssetService
     async ListIndexedAssets(request, ctx) {
       const input = parseInput(indexedListSchema, request);
       const { sort, paging } = sortAndPaging(input.page);
+      const filter = request.filter;
       const result = await indexed.list(
         requireOrg(ctx),
         request.index_id,
-        { statuses: input.statuses, filename: request.filter?.filename || undefined },
+        {
+          statuses: input.statuses,
+          filename: filter?.filename || undefined,
+          duration: fromNumberRange(filter?.duration),
+          fps: fromNumberRange(filter?.fps),
+          width: fromNumberRange(filter?.width),
+          height: fromNumberRange(filter?.height),
+          size: fromNumberRange(filter?.size),
+          createdAt: fromTimeRange(filter?.created_at),
+          updatedAt: fromTimeRange(filter?.updated_at),
+        },
         sort,
         paging,
       );

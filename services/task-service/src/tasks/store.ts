@@ -132,6 +132,8 @@ function whereClause(orgId: string, filter: TaskFilter): Where {
     .bounds('t.duration', filter.duration)
     .bounds('t.width', filter.width)
     .bounds('t.height', filter.height)
+    .bounds('t.fps', filter.fps)
+    .bounds('t.size', filter.size)
     .bounds('t.created_at', filter.createdAt)
     .bounds('t.updated_at', filter.updatedAt);
 }

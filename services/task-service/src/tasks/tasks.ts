@@ -102,6 +102,8 @@ export interface TaskFilter {
   duration?: NumberBounds | undefined;
   width?: NumberBounds | undefined;
   height?: NumberBounds | undefined;
+  fps?: NumberBounds | undefined;
+  size?: NumberBounds | undefined;
   createdAt?: TimeBounds | undefined;
   updatedAt?: TimeBounds | undefined;
   statuses?: TaskStatus[] | undefined;
