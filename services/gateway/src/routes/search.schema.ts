@@ -113,7 +113,7 @@ export function transcriptionOption(raw: unknown, options: readonly CanonicalOpt
     .filter((v) => v !== '');
   const unknown = chosen.find((v) => !(TRANSCRIPTION_OPTIONS as readonly unknown[]).includes(v));
   if (unknown !== undefined)
-    throw errors.invalid('transcription_options', `Use ${TRANSCRIPTION_OPTIONS.join(', ')} or both, not "${String(unknown)}".`);
+    throw errors.invalid('transcription_options', `Use ${TRANSCRIPTION_OPTIONS.join(', ')} or both, not ${JSON.stringify(unknown)}.`);
   if (chosen.length === 0) return '';
   if (!options.includes('conversation')) {
     throw errors.invalid('transcription_options', 'They apply to speech: include transcription (or audio) in search_options.');
