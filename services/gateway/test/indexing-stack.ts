@@ -58,6 +58,8 @@ export interface IndexingStackOptions {
   classify?: boolean;
   /** The worker recognises speech with the bundled PocketSphinx (default: no speech recogniser). */
   pocketsphinx?: PocketSphinxConfig;
+  /** A CLIP model for the worker's registry (which embed-service serves): its MODELS_DIR and id (default: none). */
+  clip?: { modelsDir: string; clipModel: string };
 }
 
 export async function startIndexingStack(options: IndexingStackOptions = {}): Promise<IndexingStack> {
@@ -77,9 +79,9 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
   // No CLIP or Whisper files in tests: MODELS_DIR points at an empty folder (absence is recorded).
   const models = options.worker
     ? createModelRegistry({
-        modelsDir: join(blobDir, 'no-models'),
+        modelsDir: options.clip?.modelsDir ?? join(blobDir, 'no-models'),
         allowDownload: false,
-        clipModel: 'none/clip',
+        clipModel: options.clip?.clipModel ?? 'none/clip',
         whisperModel: 'none/whisper',
         pocketsphinx: options.pocketsphinx,
       })

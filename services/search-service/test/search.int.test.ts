@@ -342,6 +342,52 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
   });
 
   if (kind === 'pglite') {
+    it('searches lexically when embed-service does not answer, and refuses an image query it cannot read', async () => {
+      // A search-service whose model server is down (nothing listens on port 1).
+      const cut = await startSearchService({
+        bind: '127.0.0.1:0',
+        database: { kind: 'pglite', dataDir: 'memory://' },
+        indexServiceAddress: indexService.address,
+        embedServiceAddress: '127.0.0.1:1',
+        logger,
+        clock,
+      });
+      const client = createSearchClient(cut.address);
+      try {
+        const video = newId();
+        await index.createVideo(ctx, {
+          index_id: indexId,
+          video_id: video,
+          system_metadata: { filename: 'cut.mp4', duration: 4, fps: 25, width: 640, height: 360, size: 1 },
+          extractors_run: ALL_OPTIONS,
+          media_blob_key: '',
+        });
+        await client.ingestSegments(ctx, {
+          index_id: indexId,
+          video_id: video,
+          segments: [
+            { start: 0, end: 4, modality: 'text_in_video', text: 'ZANZIBAR' },
+            { start: 0, end: 4, modality: 'visual', labels: ['boat'], vector: axisVector('blue'), vector_model: 'clip' },
+          ],
+        });
+        const page = await client.search(ctx, {
+          index_id: indexId,
+          query_text: 'zanzibar boat',
+          search_options: ['visual', 'text_in_video'],
+        });
+        expect(page.clips.map((c) => c.video_id)).toEqual([video]);
+        const image = client.search(ctx, {
+          index_id: indexId,
+          query_media: { media_type: 'image', data: await solidPng({ r: 10, g: 10, b: 250 }) },
+          search_options: ['visual'],
+        });
+        expect(await errorOf(image)).toMatchObject({ code: 'model_unavailable' });
+      } finally {
+        client.close();
+        await cut.stop();
+      }
+    }, 60_000);
+
     it('searches CLIP-style vectors with pgvector: text and image queries find the nearest scenes', async () => {
       const text = await run('something green', ['visual']);
       expect(text.clips[0]).toMatchObject({ video_id: videos.text, start: 4, end: 12 });
