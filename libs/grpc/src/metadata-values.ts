@@ -1,3 +1,4 @@
+import { errors } from '@vus/core';
 import type { MetadataValue, MetadataValue__Input } from './generated/vus/common/v1/MetadataValue';
 
 /** A user-metadata value as TypeScript sees it; null means "delete this key" on updates. */
@@ -33,4 +34,31 @@ export function fromMetadataValue(value: MetadataValue): PlainMetadataValue | un
 
 export function fromMetadataValues(values: Readonly<Record<string, MetadataValue>>): Record<string, PlainMetadataValue | undefined> {
   return Object.fromEntries(Object.entries(values).map(([key, value]) => [key, fromMetadataValue(value)]));
+}
+
+/**
+ * A user-metadata map from the wire as plain values, refusing (an invalid `<param>.<key>`) a value
+ * with no kind (a sender bug) and, unless `allowNull` (an update's "delete this key"), null.
+ */
+export function plainMetadataValues(
+  param: string,
+  values: Readonly<Record<string, MetadataValue>>,
+  options: { allowNull: true },
+): Record<string, PlainMetadataValue>;
+export function plainMetadataValues(
+  param: string,
+  values: Readonly<Record<string, MetadataValue>>,
+  options: { allowNull: false },
+): Record<string, Exclude<PlainMetadataValue, null>>;
+export function plainMetadataValues(
+  param: string,
+  values: Readonly<Record<string, MetadataValue>>,
+  { allowNull }: { allowNull: boolean },
+): Record<string, PlainMetadataValue> {
+  const plain = fromMetadataValues(values);
+  for (const [key, value] of Object.entries(plain)) {
+    if (value === undefined) throw errors.invalid(`${param}.${key}`, 'The value has no kind.');
+    if (value === null && !allowNull) throw errors.invalid(`${param}.${key}`, 'null is not allowed here.');
+  }
+  return plain as Record<string, PlainMetadataValue>;
 }

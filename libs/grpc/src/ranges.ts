@@ -14,3 +14,16 @@ export function fromTimeRange(range: TimeRange | null | undefined): Bounds<Date>
     ? { gte: fromTimestamp(range.gte), lte: fromTimestamp(range.lte), gt: fromTimestamp(range.gt), lt: fromTimestamp(range.lt) }
     : undefined;
 }
+
+/** What every List request can narrow by: ids (none: any), and created_at / updated_at ranges. */
+export function fromRecordFilter(request: {
+  ids: readonly string[];
+  created_at?: TimeRange | null | undefined;
+  updated_at?: TimeRange | null | undefined;
+}): { ids: string[] | undefined; createdAt: Bounds<Date> | undefined; updatedAt: Bounds<Date> | undefined } {
+  return {
+    ids: request.ids.length ? [...request.ids] : undefined,
+    createdAt: fromTimeRange(request.created_at),
+    updatedAt: fromTimeRange(request.updated_at),
+  };
+}

@@ -1,4 +1,4 @@
-import { fromNumberRange, fromTimeRange } from '@vus/grpc';
+import { fromNumberRange, fromRecordFilter, fromTimeRange } from '@vus/grpc';
 
 describe('proto ranges as bounds', () => {
   it.each([
@@ -22,5 +22,17 @@ describe('proto ranges as bounds', () => {
     [{ lt: { seconds: 0, nanos: 0 } }, { gte: undefined, lte: undefined, gt: undefined, lt: new Date(0) }],
   ])('TimeRange %j', (range, bounds) => {
     expect(fromTimeRange(range as Parameters<typeof fromTimeRange>[0])).toEqual(bounds);
+  });
+});
+
+describe('fromRecordFilter', () => {
+  it.each([
+    [{ ids: [] }, { ids: undefined, createdAt: undefined, updatedAt: undefined }],
+    [
+      { ids: ['a', 'b'], updated_at: { lt: { seconds: 0, nanos: 0 } } },
+      { ids: ['a', 'b'], createdAt: undefined, updatedAt: { gte: undefined, lte: undefined, gt: undefined, lt: new Date(0) } },
+    ],
+  ])('%j', (request, filter) => {
+    expect(fromRecordFilter(request as Parameters<typeof fromRecordFilter>[0])).toEqual(filter);
   });
 });

@@ -11,20 +11,19 @@ import {
   pageRequestSchema,
 } from '@vus/core';
 import {
-  fromMetadataValues,
   fromNumberRange,
+  fromRecordFilter,
   fromTimeRange,
   fromTimestamp,
   implement,
   implementServerStream,
   optionalTimestamp,
+  plainMetadataValues,
   requireOrg,
   toMetadataValues,
   toTimestamp,
-  type PlainMetadataValue,
 } from '@vus/grpc';
 import type { handleServerStreamingCall, UntypedServiceImplementation } from '@grpc/grpc-js';
-import type { MetadataValue } from '@vus/grpc/types/common/v1/MetadataValue';
 import type { Engine__Input } from '@vus/grpc/types/index/v1/Engine';
 import type { FileChunk__Input } from '@vus/grpc/types/index/v1/FileChunk';
 import type { Index__Input } from '@vus/grpc/types/index/v1/Index';
@@ -42,7 +41,6 @@ import {
   ARTIFACT_KINDS,
   NUMERIC_FILTER_FIELDS,
   metadataMatches,
-  type MetadataValue as PlainValue,
   type VideoArtifacts,
   type VideoFilter,
   type VideoRecord,
@@ -87,32 +85,13 @@ const createVideoSchema = z.object({
 });
 const kindsSchema = z.object({ kinds: z.array(z.enum(ARTIFACT_KINDS)) });
 
-/** A proto map of MetadataValue, refusing values with no kind (and null where not allowed). */
-function plainMetadata(param: string, values: Record<string, MetadataValue>): Record<string, PlainMetadataValue> {
-  const plain = fromMetadataValues(values);
-  for (const [key, value] of Object.entries(plain)) {
-    if (value === undefined) throw errors.invalid(`${param}.${key}`, 'The value has no kind.');
-  }
-  return plain as Record<string, PlainMetadataValue>;
-}
-
-function nonNullMetadata(param: string, values: Record<string, MetadataValue>): Record<string, PlainValue> {
-  const plain = plainMetadata(param, values);
-  for (const [key, value] of Object.entries(plain)) {
-    if (value === null) throw errors.invalid(`${param}.${key}`, 'null is not allowed here.');
-  }
-  return plain as Record<string, PlainValue>;
-}
-
 export function toVideoFilter(filter: ProtoVideoFilter | null): VideoFilter {
   if (!filter) return {};
-  const userMetadata = nonNullMetadata('user_metadata', filter.user_metadata);
+  const userMetadata = plainMetadataValues('user_metadata', filter.user_metadata, { allowNull: false });
   return {
-    ids: filter.ids.length ? filter.ids : undefined,
+    ...fromRecordFilter(filter),
     filename: filter.filename || undefined,
     ...Object.fromEntries(NUMERIC_FILTER_FIELDS.map((field) => [field, fromNumberRange(filter[field])])),
-    createdAt: fromTimeRange(filter.created_at),
-    updatedAt: fromTimeRange(filter.updated_at),
     indexedAt: fromTimeRange(filter.indexed_at),
     userMetadata: Object.fromEntries(Object.entries(userMetadata).map(([key, value]) => [key, metadataMatches(value)])),
   };
@@ -222,13 +201,11 @@ export function indexServiceImplementation(
         const input = parseInput(listSchema, request);
         const { sort, paging } = sortAndPaging(input.page);
         const filter = {
-          ids: input.ids.length ? input.ids : undefined,
+          ...fromRecordFilter(request),
           name: input.name || undefined,
           options: input.options,
           family: input.family || undefined,
           modelName: input.model_name || undefined,
-          createdAt: fromTimeRange(request.created_at),
-          updatedAt: fromTimeRange(request.updated_at),
         };
         const result = await indexes.list(requireOrg(ctx), filter, sort, paging);
         return { data: result.data.map(toProtoIndex), page_info: result.pageInfo };
@@ -259,7 +236,7 @@ export function indexServiceImplementation(
           indexId: indexId(input.index_id),
           videoId: input.video_id,
           system: input.system_metadata,
-          userMetadata: plainMetadata('user_metadata', request.user_metadata),
+          userMetadata: plainMetadataValues('user_metadata', request.user_metadata, { allowNull: true }),
           hls: request.hls && {
             videoUrl: request.hls.video_url,
             thumbnailUrls: request.hls.thumbnail_urls,
@@ -291,7 +268,7 @@ export function indexServiceImplementation(
       async UpdateVideo(request, ctx) {
         const video = await videos.update(requireOrg(ctx), indexId(request.index_id), videoId(request.video_id), {
           title: request.title,
-          userMetadata: plainMetadata('user_metadata', request.user_metadata),
+          userMetadata: plainMetadataValues('user_metadata', request.user_metadata, { allowNull: true }),
           replace: request.replace_user_metadata,
         });
         return toProtoVideo(video);

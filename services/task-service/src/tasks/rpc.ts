@@ -1,8 +1,8 @@
-import { errors, parseInput, sortAndPaging, type Clock, knownId, pageRequestSchema } from '@vus/core';
+import { parseInput, sortAndPaging, type Clock, knownId, pageRequestSchema } from '@vus/core';
 import {
-  fromMetadataValues,
   fromNumberRange,
-  fromTimeRange,
+  fromRecordFilter,
+  plainMetadataValues,
   requireOrg,
   toMetadataValues,
   toTimestamp,
@@ -13,7 +13,7 @@ import type { TaskServiceHandlers } from '@vus/grpc/types/task/v1/TaskService';
 import { z } from 'zod';
 import { estimateCompletion } from './estimate';
 import { TASK_STATUSES } from './status';
-import type { MetadataValue, TaskRecord, TaskService } from './tasks';
+import type { TaskRecord, TaskService } from './tasks';
 
 /** The task RPCs of TaskService (CreateTask … GetTaskStatusCounts): thin, validated again here. */
 export type TaskHandlers = Pick<
@@ -37,14 +37,6 @@ const createSchema = z.object({
 const listSchema = z.object({ page: pageRequestSchema, statuses: z.array(z.enum(TASK_STATUSES)) });
 
 const taskId = (raw: string) => knownId('Task', raw);
-
-function userMetadata(values: Parameters<typeof fromMetadataValues>[0]): Record<string, MetadataValue> {
-  const plain = fromMetadataValues(values);
-  for (const [key, value] of Object.entries(plain)) {
-    if (value === undefined || value === null) throw errors.invalid(`user_metadata.${key}`, 'Values must be strings, numbers or booleans.');
-  }
-  return plain as Record<string, MetadataValue>;
-}
 
 export function toProtoTask(task: TaskRecord, now: Date): Task__Input {
   const completion = estimateCompletion(task, now);
@@ -93,7 +85,7 @@ export function taskHandlers(tasks: TaskService, clock: Clock): TaskHandlers {
               : null,
         language: input.language || null,
         enableVideoStream: request.enable_video_stream ?? true,
-        userMetadata: userMetadata(request.user_metadata),
+        userMetadata: plainMetadataValues('user_metadata', request.user_metadata, { allowNull: false }),
         filename: input.filename,
         idempotencyKey: input.idempotency_key || null,
       });
@@ -106,14 +98,12 @@ export function taskHandlers(tasks: TaskService, clock: Clock): TaskHandlers {
       const input = parseInput(listSchema, request);
       const { sort, paging } = sortAndPaging(input.page);
       const filter = {
-        ids: request.ids.length ? request.ids : undefined,
+        ...fromRecordFilter(request),
         indexId: request.index_id || undefined,
         filename: request.filename || undefined,
         duration: fromNumberRange(request.duration),
         width: fromNumberRange(request.width),
         height: fromNumberRange(request.height),
-        createdAt: fromTimeRange(request.created_at),
-        updatedAt: fromTimeRange(request.updated_at),
         statuses: input.statuses.length ? input.statuses : undefined,
       };
       const result = await tasks.list(requireOrg(ctx), filter, sort, paging);
