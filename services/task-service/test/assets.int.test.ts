@@ -197,6 +197,21 @@ describe.each(DATABASE_KINDS)('assets on %s', (_kind, create) => {
     expect((await assets.listUploads(ORG, {})).data.map((u) => u.id)).not.toContain(upload.id);
   });
 
+  it('ends an abandoned upload: its asset fails and its chunks go', async () => {
+    await assets.expireUploads(); // earlier tests' expired uploads
+    const { asset, upload } = await assets.createUpload(ORG, { filename: 'half.png', type: 'image', totalSize: 8, idempotencyKey: null });
+    const key = `multipart/${upload.id}/chunk-1-${newId()}`;
+    await blobs.put(key, Readable.from([PNG.subarray(0, 4)]));
+    await assets.recordChunk(ORG, upload.id, { index: 1, size: 4, etag: 'e1', blobKey: key });
+    expect(await assets.expireUploads()).toBe(0);
+    clock.advance(25 * 3_600_000);
+    expect(await assets.expireUploads()).toBe(1);
+    expect(await assets.get(ORG, asset.id)).toMatchObject({ status: 'failed', failure: { code: 'upload_expired' } });
+    expect((await assets.getUpload(ORG, upload.id)).status).toBe('expired');
+    expect(await blobs.stat(key)).toBeUndefined();
+    expect(await assets.expireUploads()).toBe(0);
+  });
+
   it('refuses to delete an asset an unfinished task reads, and keeps the file while a video uses it', async () => {
     const key = await put(PNG);
     const asset = await assets.create(ORG, { method: 'direct', blobKey: key, filename: 'a.png', idempotencyKey: null });

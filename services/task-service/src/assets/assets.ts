@@ -105,6 +105,11 @@ export interface AssetStore {
   allChunks(uploadId: string): Promise<ChunkRecord[]>;
   /** The upload is complete: the asset gets its file and its processing job. False if it was finished before. */
   finishUpload(upload: UploadRecord, blobKey: string, now: Date): Promise<boolean>;
+  /**
+   * Marks active uploads past their expiry `expired` and their assets `failed` with `failure`
+   * (at most `limit`); returns the blob keys of their chunks, which nothing will join now.
+   */
+  expireUploads(now: Date, failure: AssetFailure, limit: number): Promise<{ uploads: number; chunkKeys: string[] }>;
 }
 
 /** Where an asset's file lives: assets own their files (videos indexed from them never delete them). */
@@ -179,6 +184,10 @@ export type CreateAssetInput =
   | { method: 'url'; url: string; filename: string; idempotencyKey: string | null };
 
 const MAX_FILENAME = 255;
+const UPLOAD_EXPIRED: AssetFailure = {
+  code: 'upload_expired',
+  message: 'The multipart upload expired before all its chunks were reported. Upload the file again.',
+};
 const cleanName = (name: string, fallback: string) => name.trim().slice(0, MAX_FILENAME) || fallback;
 
 export function createAssetService({ store, blobs, head, quickCheck, joinChunks, clock, chunkBytes }: AssetDeps) {
@@ -304,6 +313,14 @@ export function createAssetService({ store, blobs, head, quickCheck, joinChunks,
       if (result.replacedBlobKey && result.replacedBlobKey !== chunk.blobKey)
         await blobs?.delete(result.replacedBlobKey).catch(() => false);
       return result.chunk;
+    },
+
+    /** Ends the uploads that expired before all their chunks came: their assets fail, their chunks go. */
+    async expireUploads(): Promise<number> {
+      const { uploads, chunkKeys } = await store.expireUploads(clock.now(), UPLOAD_EXPIRED, 100);
+      const remover = blobs;
+      if (remover) await Promise.all(chunkKeys.map((key) => remover.delete(key).catch(() => false)));
+      return uploads;
     },
 
     /**

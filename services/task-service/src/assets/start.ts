@@ -2,7 +2,7 @@ import type { BlobStore } from '@vus/blob';
 import type { Clock, Logger } from '@vus/core';
 import type { Database } from '@vus/db';
 import { DEFAULT_FETCH_POLICY, type FetchPolicy } from '@vus/fetch';
-import type { BackgroundJob } from '@vus/service';
+import { intervalJob, type BackgroundJob } from '@vus/service';
 import { Readable } from 'node:stream';
 import { indexedVideos, type IndexClient } from '../index-client';
 import { createTaskStore } from '../tasks/store';
@@ -62,8 +62,16 @@ export function assetParts(deps: {
   });
   const processing =
     blobs && assetProcessingJob(db, { store, blobs, fetchPolicy: { ...DEFAULT_FETCH_POLICY, ...deps.fetch }, clock, logger });
+  // Uploads abandoned half-way: their assets fail and their chunks go, every ten minutes.
+  const expiry = intervalJob({
+    name: 'expire-multipart-uploads',
+    everyMs: 600_000,
+    runAtStart: true,
+    logger,
+    run: () => assets.expireUploads(),
+  });
   return {
     handlers: assetHandlers(assets, indexed, clock, () => processing?.wake()),
-    jobs: processing ? [processing.job] : [],
+    jobs: [expiry, ...(processing ? [processing.job] : [])],
   };
 }

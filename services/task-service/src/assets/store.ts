@@ -310,6 +310,28 @@ export function createAssetStore(db: Database): AssetStore & AssetProcessingStor
       });
     },
 
+    async expireUploads(now, failure, limit) {
+      return db.withTx(async (tx) => {
+        const expired = await tx.query<{ id: string; asset_id: string }>(
+          `UPDATE multipart_uploads SET status = 'expired', updated_at = $1
+           WHERE id IN (SELECT id FROM multipart_uploads WHERE status = 'active' AND expires_at <= $1 ORDER BY expires_at LIMIT $2)
+           RETURNING id, asset_id`,
+          [now, limit],
+        );
+        if (expired.rows.length === 0) return { uploads: 0, chunkKeys: [] };
+        await tx.query(
+          `UPDATE assets SET status = 'failed', failure_code = $2, failure_message = $3, updated_at = $4
+           WHERE id = ANY($1::text[]) AND status = 'processing'`,
+          [expired.rows.map((r) => r.asset_id), failure.code, failure.message, now],
+        );
+        const chunks = await tx.query<{ blob_key: string }>(
+          'DELETE FROM multipart_upload_chunks WHERE upload_id = ANY($1::text[]) RETURNING blob_key',
+          [expired.rows.map((r) => r.id)],
+        );
+        return { uploads: expired.rows.length, chunkKeys: chunks.rows.map((r) => r.blob_key) };
+      });
+    },
+
     async load(id) {
       const { rows } = await db.query<AssetRow>('SELECT * FROM assets WHERE id = $1', [id]);
       return rows[0] && toAsset(rows[0]);
