@@ -53,7 +53,7 @@ const BLOB_USERS = ['gateway', 'index-service', 'task-service', 'embed-service',
 const BUS_USERS = ['index-service', 'task-service', 'search-service', 'billing-service', WORKER];
 const MODEL_USERS = [WORKER, 'embed-service'];
 /** Variables only the worker reads: task-service's API pods go without them when the worker runs apart. */
-const WORKER_ONLY_ENV = ['WORK_DIR', 'MODELS_DIR', 'SEARCH_SERVICE_ADDR', 'EMBED_SERVICE_ADDR', 'BILLING_SERVICE_ADDR', 'REDIS_URL'];
+const WORKER_ONLY_ENV = ['WORK_DIR', 'MODELS_DIR', 'SEARCH_SERVICE_ADDR', 'EMBED_SERVICE_ADDR', 'BILLING_SERVICE_ADDR'];
 
 type Obj = Record<string, any>;
 
@@ -271,8 +271,9 @@ describe('charts/vus', () => {
         signingRef?.secretName ? { name: signingRef.secretName, key: signingRef.key } : undefined,
       );
       expect(smtp?.valueFrom?.secretKeyRef?.name).toBe(expected.billingService.smtpUrl?.secretName || undefined);
-      // The worker charges media minutes on the gateway's counters: the same Redis.
-      expect(envOf(containerOf(deploymentOf(objects, host(WORKER))), 'REDIS_URL')).toEqual(redis);
+      // billing-service debits the minutes and tokens budgets on the gateway's counters (the same Redis); the worker never touches them.
+      expect(envOf(containerOf(deploymentOf(objects, 'billing-service')), 'REDIS_URL')).toEqual(redis);
+      expect(envOf(containerOf(deploymentOf(objects, host(WORKER))), 'REDIS_URL')).toBeUndefined();
     });
 
     it('shares one blob volume between the gateway, index-service and task-service, at BLOB_DIR', () => {

@@ -40,6 +40,12 @@ export async function markHandled(tx: Queryable, consumer: string, eventId: stri
   return result.rowCount === 1;
 }
 
+/** Whether `consumer` has handled `eventId` (for a handler whose effect commits in transactions of its own). */
+export async function wasHandled(q: Queryable, consumer: string, eventId: string): Promise<boolean> {
+  const { rows } = await q.query('SELECT 1 FROM handled_events WHERE consumer = $1 AND event_id = $2', [consumer, eventId]);
+  return rows.length > 0;
+}
+
 /** Advisory lock key held by the relay that is publishing (any constant unique in the database). */
 const RELAY_LOCK = 0x7675_6f62; // "vuob"
 

@@ -50,14 +50,16 @@ export function isVideoDeleted(payload: Record<string, unknown>): payload is Vid
   );
 }
 
-/** What a usage event measures; billing-service prices each kind. */
-export const USAGE_KINDS = ['media_seconds', 'output_tokens'] as const;
+/** What a usage event measures; billing-service prices each kind (per category where it differs). */
+export const USAGE_KINDS = ['media_seconds', 'output_tokens', 'requests'] as const;
 export type UsageKind = (typeof USAGE_KINDS)[number];
 
 /**
  * `usage.recorded`, keyed by the organization id, one per metered amount (seconds of a probed
- * video, output tokens of a generation). The producer's `idempotency_key` names the metered thing,
- * so the same usage written twice (a retried task) is counted once by the ledger.
+ * video, output tokens of a generation, an embedding served). The producer's `idempotency_key`
+ * names the metered thing, so the same usage written twice (a retried task) is counted once by the
+ * ledger. `category` is the rate-limit category (SPEC §8: `index`, `analyze`, `embed_audio` …) whose
+ * minutes or tokens budgets the usage is debited from; without one it is spend only.
  */
 export interface UsageRecordedPayload {
   kind: UsageKind;
@@ -65,6 +67,7 @@ export interface UsageRecordedPayload {
   idempotency_key: string;
   /** When the usage happened (ISO 8601): it is billed in that month even if consumed later. */
   occurred_at: string;
+  category?: string;
   [field: string]: unknown;
 }
 
@@ -79,21 +82,29 @@ export function isUsageRecorded(payload: Record<string, unknown>): payload is Us
     payload.idempotency_key.length > 0 &&
     payload.idempotency_key.length <= 200 &&
     typeof payload.occurred_at === 'string' &&
-    !Number.isNaN(Date.parse(payload.occurred_at))
+    !Number.isNaN(Date.parse(payload.occurred_at)) &&
+    (payload.category === undefined || (typeof payload.category === 'string' && payload.category.length <= 40))
   );
 }
 
+/** One metered amount, as its producer knows it. */
+export interface MeteredUsage {
+  kind: UsageKind;
+  quantity: number;
+  idempotencyKey: string;
+  occurredAt: Date;
+  /** The rate-limit category whose budgets it is debited from (a libs/limits Category). */
+  category?: string | undefined;
+}
+
 /** The `usage.recorded` event of one metered amount of an organization, for its producer's outbox. */
-export function usageRecorded(
-  orgId: string,
-  usage: { kind: UsageKind; quantity: number; idempotencyKey: string; occurredAt: Date },
-  clock?: Clock,
-): EventEnvelope<UsageRecordedPayload> {
+export function usageRecorded(orgId: string, usage: MeteredUsage, clock?: Clock): EventEnvelope<UsageRecordedPayload> {
   const payload: UsageRecordedPayload = {
     kind: usage.kind,
     quantity: usage.quantity,
     idempotency_key: usage.idempotencyKey,
     occurred_at: usage.occurredAt.toISOString(),
+    ...(usage.category ? { category: usage.category } : {}),
   };
   return buildEvent('usage.recorded', orgId, orgId, payload, clock);
 }

@@ -1,8 +1,8 @@
-import { callUnary, createServiceClient, toTimestamp, type OutgoingContext } from '@vus/grpc';
+import { callUnary, createServiceClient, type OutgoingContext } from '@vus/grpc';
 import type { BillingServiceClient } from '@vus/grpc/types/billing/v1/BillingService';
 import type { Plan } from '@vus/grpc/types/billing/v1/Plan';
-import type { RecordSpendResponse } from '@vus/grpc/types/billing/v1/RecordSpendResponse';
-import { isCategory, isDimension, type LimitTable, type RateLimit } from './policy';
+import type { ReserveUsageResponse } from '@vus/grpc/types/billing/v1/ReserveUsageResponse';
+import { isCategory, isDimension, type Category, type LimitTable, type RateLimit } from './policy';
 
 /** Plan limits from the wire; pairs this build does not know are dropped rather than guessed. */
 export function limitTableOf(plan: Plan): LimitTable {
@@ -11,30 +11,21 @@ export function limitTableOf(plan: Plan): LimitTable {
   );
 }
 
-export interface SpendRecord {
-  idempotencyKey: string;
-  unitKind: 'video_second' | 'output_token';
-  quantity: number;
-  occurredAt: Date;
-}
-
-/** What metering needs of billing-service: an organization's limits, and recording spend. */
+/** What metering needs of billing-service: an organization's limits, and reserving a video's minutes. */
 export function createBillingClient(address: string, timeoutMs = 2_000) {
   const client = createServiceClient<BillingServiceClient>('billing-service', address);
   const ctx = (orgId: string): OutgoingContext => ({ orgId, deadline: new Date(Date.now() + timeoutMs) });
   return {
     getPlan: (orgId: string) => callUnary<Plan>((md, opts, cb) => client.GetPlan({}, md, opts, cb), ctx(orgId)),
-    recordSpend: (orgId: string, spend: SpendRecord) =>
-      callUnary<RecordSpendResponse>(
+    /**
+     * Reserves a probed video's seconds against the organization's duration budgets of a category
+     * (refused with too_many_requests when longer than the minutes left); idempotent by key.
+     */
+    reserveMediaSeconds: (orgId: string, reservation: { idempotencyKey: string; category: Category; seconds: number }) =>
+      callUnary<ReserveUsageResponse>(
         (md, opts, cb) =>
-          client.RecordSpend(
-            {
-              idempotency_key: spend.idempotencyKey,
-              unit_kind: spend.unitKind,
-              quantity: Math.ceil(spend.quantity),
-              amount_micros: 0,
-              occurred_at: toTimestamp(spend.occurredAt),
-            },
+          client.ReserveUsage(
+            { idempotency_key: reservation.idempotencyKey, category: reservation.category, seconds: reservation.seconds },
             md,
             opts,
             cb,

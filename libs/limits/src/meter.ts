@@ -1,40 +1,32 @@
-import type { BillingClient } from './billing-client';
 import type { UsageCounters } from './counters';
 import type { LimitsSource } from './plans';
-import type { Category } from './policy';
+import type { Category, DimensionKind } from './policy';
+
+/** A budget a usage is debited from: seconds of media (DPH/DPD) or output tokens (TPM/TPD). */
+export type BudgetKind = Exclude<DimensionKind, 'request'>;
 
 /**
- * Metering of what is known only after the request was admitted: seconds of media once probed,
- * output tokens once generated. Each debit lowers the organization's budgets and is reported to
- * billing-service as spend under an idempotency key (a retried report counts once).
+ * Debits of the budgets known only after a request was admitted (seconds of media once probed,
+ * output tokens once generated) from the counters the gateway admits requests with. The gateway
+ * counts requests; billing-service runs this Meter as it records usage (it owns each
+ * organization's limits), so producers of usage never touch the counters themselves.
  */
 export class Meter {
   constructor(
     private readonly counters: UsageCounters,
     private readonly limits: LimitsSource,
-    private readonly billing: Pick<BillingClient, 'recordSpend'>,
   ) {}
 
   /**
    * A probed video or audio: refused with the 429 form when it is longer than the minutes left
-   * in any duration window, else debited and reported.
+   * in any duration window of the category, else debited.
    */
-  async reserveMediaSeconds(orgId: string, category: Category, seconds: number, idempotencyKey: string): Promise<void> {
+  async reserveMediaSeconds(orgId: string, category: Category, seconds: number): Promise<void> {
     await this.counters.reserve(orgId, category, 'duration', seconds, await this.limits.limitsFor(orgId));
-    await this.recordMediaSpend(orgId, seconds, idempotencyKey);
   }
 
-  /**
-   * The spend of a media reservation alone (idempotent by key), for a caller that cannot tell
-   * whether an interrupted reservation got as far as reporting it: the counters are not touched.
-   */
-  async recordMediaSpend(orgId: string, seconds: number, idempotencyKey: string): Promise<void> {
-    await this.billing.recordSpend(orgId, { idempotencyKey, unitKind: 'video_second', quantity: seconds, occurredAt: new Date() });
-  }
-
-  /** Output tokens of a generation that has run: debited whatever is left, and reported. */
-  async debitOutputTokens(orgId: string, category: Category, tokens: number, idempotencyKey: string): Promise<void> {
-    await this.counters.debit(orgId, category, 'output_token', tokens, await this.limits.limitsFor(orgId));
-    await this.billing.recordSpend(orgId, { idempotencyKey, unitKind: 'output_token', quantity: tokens, occurredAt: new Date() });
+  /** What a request used, once known: debited whatever is left (the request already ran). */
+  async debit(orgId: string, category: Category, kind: BudgetKind, units: number): Promise<void> {
+    await this.counters.debit(orgId, category, kind, units, await this.limits.limitsFor(orgId));
   }
 }

@@ -38,3 +38,4 @@ export {
   type SpeechFixture,
   type SpeechLabel,
 } from './speech';
+export { waitFor } from './wait';

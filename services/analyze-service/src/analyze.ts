@@ -4,6 +4,7 @@
  * generation (finished, cut short or cancelled) with its usage.
  */
 import { ApiError, errors, familyOfEngine, type Clock, type Logger } from '@vus/core';
+import type { MeteredUsage } from '@vus/events';
 import { randomUUID } from 'node:crypto';
 import { assembleTimeline, type EvidenceSources, type Timeline } from './evidence';
 import {
@@ -61,7 +62,25 @@ export interface GenerationRecord {
 }
 
 export interface GenerationStore {
-  record(generation: GenerationRecord): Promise<void>;
+  /** The generation and its usage (the `usage.recorded` events), in one transaction. */
+  record(generation: GenerationRecord, usage: readonly MeteredUsage[]): Promise<void>;
+}
+
+/**
+ * What a generation is metered for (SPEC §8, Analyze): its output tokens (TPM/TPD, and spend) and
+ * the minutes of the video it read (DPH/DPD), each under a key of its own. A generation that
+ * failed before producing anything counts nothing; one cut short or cancelled counts what it used.
+ */
+export function generationUsage(generation: GenerationRecord, videoSeconds: number): MeteredUsage[] {
+  const base = { occurredAt: generation.createdAt, category: 'analyze' } as const;
+  const usage: MeteredUsage[] = [];
+  if (generation.outputTokens > 0) {
+    usage.push({ ...base, kind: 'output_tokens', quantity: generation.outputTokens, idempotencyKey: `generation:${generation.id}` });
+  }
+  if (videoSeconds > 0 && (generation.status !== 'failed' || generation.outputTokens > 0)) {
+    usage.push({ ...base, kind: 'media_seconds', quantity: videoSeconds, idempotencyKey: `generation:${generation.id}/video` });
+  }
+  return usage;
 }
 
 /** Timelines by `orgId/videoId@version`, the most recent `capacity` (a Map in insertion order is an LRU). */
@@ -218,7 +237,7 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
       provider: deps.provider.name,
       createdAt: deps.clock.now(),
     };
-    await deps.store.record(generation);
+    await deps.store.record(generation, generationUsage(generation, timeline.duration));
     deps.logger.info(
       {
         generationId: generation.id,

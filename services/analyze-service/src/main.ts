@@ -14,10 +14,12 @@ import { createGenerationStore } from './store';
 export const analyzeService = defineService({
   name: 'analyze-service',
   migrations: join(__dirname, '..', 'migrations'),
+  // Each generation's usage (output tokens, the video's minutes) is a usage.recorded event.
+  outbox: true,
   env: analyzeEnvShape,
   fromEnv: analyzeOptionsFromEnv,
   async build(scope, options: AnalyzeServiceOptions) {
-    const { db, clock, logger } = scope;
+    const { db, clock, logger, eventsWritten } = scope;
     const index = createIndexClient(options.indexServiceAddress);
     const search = createSearchClient(options.searchServiceAddress);
     const wordnet = openWordNet();
@@ -29,7 +31,7 @@ export const analyzeService = defineService({
     logger.info({ provider: provider.name }, 'generation provider');
     const analyze = createAnalyzeService({
       directory: serviceDirectory(index, search),
-      store: createGenerationStore(db),
+      store: createGenerationStore(db, eventsWritten),
       provider,
       clock,
       logger,

@@ -188,6 +188,16 @@ describe('analyze-service over gRPC', () => {
       kind: 'analyze',
       outputTokens: end.stream_end!.usage!.output_tokens,
     });
+    // Its usage, written with it for billing-service: the output tokens and the minutes of the video it read.
+    const { rows } = await analyzeDb.db.query<{ payload: Record<string, unknown> }>(
+      `SELECT payload FROM outbox WHERE type = 'usage.recorded' AND payload->>'idempotency_key' LIKE $1 ORDER BY seq`,
+      [`generation:${end.generation_id}%`],
+    );
+    expect(rows.map((r) => r.payload)).toEqual([
+      expect.objectContaining({ kind: 'output_tokens', quantity: end.stream_end!.usage!.output_tokens, category: 'analyze' }),
+      expect.objectContaining({ kind: 'media_seconds', quantity: expect.any(Number), category: 'analyze' }),
+    ]);
+    expect(rows[1]!.payload.quantity).toBeGreaterThan(0);
   });
 
   it('a cancelled stream stops generating and its record keeps what was produced', async () => {

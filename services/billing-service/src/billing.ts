@@ -98,6 +98,9 @@ export type PriceList = Readonly<Record<string, number>>;
 export const DEFAULT_PRICES: PriceList = {
   video_second: 700, // $0.042 per minute of video indexed
   output_token: 8, // $8 per million output tokens
+  embed_second: 700, // seconds of audio or video embedded: priced as indexed video
+  analyze_second: 0, // the video a generation read: counted against DPH/DPD, priced by its output tokens
+  request: 0, // requests (embeddings of text and images): counted in the ledger, not priced
 };
 
 export interface PlanView extends PlanState {
@@ -250,6 +253,12 @@ export function createBillingService(deps: BillingDeps) {
         closedThrough: previousMonth(monthOf(now)),
         updatedAt: now,
       });
+    },
+
+    /** The organization's effective limits (its plan's), without creating a plan. */
+    async limitsFor(orgId: string): Promise<LimitTable> {
+      const plan = await store.findPlan(orgId);
+      return plan ? limitsOf(plan) : FREE_PLAN_LIMITS;
     },
 
     /** Adds a ledger entry once per key; reaching a threshold in the current month upgrades at once. */

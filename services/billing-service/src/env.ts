@@ -1,4 +1,4 @@
-import { CATEGORIES, DIMENSIONS, type LimitTable } from '@vus/limits';
+import { CATEGORIES, DIMENSIONS, type LimiterSource, type LimitTable } from '@vus/limits';
 import { z } from 'zod';
 import type { PriceList } from './billing';
 import type { MailTarget } from './mailer';
@@ -24,6 +24,8 @@ export const billingEnvShape = {
   SMTP_URL: z.string().url().optional(),
   MAIL_DIR: z.string().default('./mail'),
   MAIL_FROM: z.string().default('VUS billing <billing@localhost>'),
+  /** The gateway's rate-limit counters: usage is debited from the minutes and tokens budgets there. */
+  REDIS_URL: z.string().url().optional(),
 };
 
 type BillingEnv = z.infer<z.ZodObject<typeof billingEnvShape>>;
@@ -46,8 +48,12 @@ export interface BillingServiceOptions {
   /** How often the month-end job looks for a month to close (it catches up on start). */
   monthEndCheckMs?: number;
   mailPollMs?: number;
+  /** Counters of the minutes and tokens budgets, in Redis: the ones the gateway admits requests with. */
+  redisUrl?: string | undefined;
+  /** The same counters when the caller holds them (embedded mode: the gateway's memory). Overrides `redisUrl`. */
+  limiters?: LimiterSource | undefined;
 }
 
 export function billingOptionsFromEnv(config: BillingEnv): BillingServiceOptions {
-  return { mail: mailTargetFromEnv(config), tierLimits: tierLimitsFromEnv(config) };
+  return { mail: mailTargetFromEnv(config), tierLimits: tierLimitsFromEnv(config), redisUrl: config.REDIS_URL };
 }

@@ -6,6 +6,7 @@ import type { Plan__Input } from '@vus/grpc/types/billing/v1/Plan';
 import { CATEGORIES, DIMENSIONS } from '@vus/limits';
 import { z } from 'zod';
 import type { BillingService, PlanView } from './billing';
+import type { UsageBudgets } from './budgets';
 
 // proto3 has no required fields and the gateway is not the only caller: validate here too.
 const spendSchema = z.object({
@@ -13,6 +14,12 @@ const spendSchema = z.object({
   amount_micros: z.number().int().min(0),
   unit_kind: z.string().min(1).max(40),
   quantity: z.number().int().min(0),
+});
+/** Only categories with duration limits (SPEC §8) have minutes to reserve. */
+const reserveSchema = z.object({
+  idempotency_key: z.string().min(1).max(200),
+  category: z.enum(['index', 'analyze', 'embed_video', 'embed_audio']),
+  seconds: z.number().finite().min(0),
 });
 const paymentSchema = z.object({
   payment_method_ref: z.string().min(1).max(200),
@@ -37,7 +44,11 @@ export function toProtoPlan(plan: PlanView): Plan__Input {
   };
 }
 
-export function billingServiceImplementation(billing: BillingService, logger: Logger): UntypedServiceImplementation {
+export function billingServiceImplementation(
+  billing: BillingService,
+  budgets: Pick<UsageBudgets, 'reserve'>,
+  logger: Logger,
+): UntypedServiceImplementation {
   return implement<BillingServiceHandlers>(
     {
       async GetPlan(_request, ctx) {
@@ -53,6 +64,15 @@ export function billingServiceImplementation(billing: BillingService, logger: Lo
           occurredAt: fromTimestamp(request.occurred_at),
         });
         return { plan: toProtoPlan(result.plan), duplicate: result.duplicate, upgraded: result.upgraded };
+      },
+      async ReserveUsage(request, ctx) {
+        const input = parseInput(reserveSchema, request);
+        const { duplicate } = await budgets.reserve(requireOrg(ctx), {
+          idempotencyKey: input.idempotency_key,
+          category: input.category,
+          seconds: input.seconds,
+        });
+        return { duplicate };
       },
       async AddPaymentMethod(request, ctx) {
         const input = parseInput(paymentSchema, request);

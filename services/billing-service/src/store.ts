@@ -2,6 +2,7 @@ import type { Database, Queryable } from '@vus/db';
 import { enqueueJob } from '@vus/jobs';
 import type { RateLimit } from '@vus/limits';
 import type { BillingStore, MonthClosing, OutgoingMail, PlanRecord, SpendEntry } from './billing';
+import type { ReservationStore } from './budgets';
 import type { PlanName } from './tiers';
 
 export type { OutgoingMail } from './billing';
@@ -194,5 +195,38 @@ export function createBillingStore(db: Database): BillingStore {
           enqueueMail: (mail) => sql.enqueueMail(q, mail),
         }),
       ),
+  };
+}
+
+/**
+ * Reservations of media minutes (migrations/0003). The row is written first and removed when the
+ * debit is refused, with no transaction held across the debit (a call to the counters' store; and
+ * embedded mode's PGlite has one connection, which the debit's own queries need): a crash between
+ * the two leaves a reservation without its debit, counting too little rather than twice.
+ */
+export function createReservationStore(db: Database): ReservationStore {
+  return {
+    async reserveOnce(orgId, r, debit) {
+      const { rowCount } = await db.query(
+        `INSERT INTO usage_reservations (org_id, idempotency_key, category, seconds, reserved_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT DO NOTHING`,
+        [orgId, r.idempotencyKey, r.category, r.seconds, r.reservedAt],
+      );
+      if (rowCount !== 1) return false;
+      try {
+        await debit();
+      } catch (error) {
+        await db.query('DELETE FROM usage_reservations WHERE org_id = $1 AND idempotency_key = $2', [orgId, r.idempotencyKey]);
+        throw error;
+      }
+      return true;
+    },
+    async isReserved(orgId, idempotencyKey) {
+      const { rows } = await db.query('SELECT 1 FROM usage_reservations WHERE org_id = $1 AND idempotency_key = $2', [
+        orgId,
+        idempotencyKey,
+      ]);
+      return rows.length > 0;
+    },
   };
 }

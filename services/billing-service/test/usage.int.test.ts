@@ -28,7 +28,9 @@ describe('isUsageRecorded', () => {
   const valid = { kind: 'media_seconds', quantity: 60, idempotency_key: 'k', occurred_at: '2026-01-10T12:00:00.000Z' };
   it.each([
     ['a valid payload', valid, true],
-    ['an unknown kind', { ...valid, kind: 'requests' }, false],
+    ['requests', { ...valid, kind: 'requests', category: 'embed_text' }, true],
+    ['an unknown kind', { ...valid, kind: 'carrots' }, false],
+    ['a category that is not a string', { ...valid, category: 7 }, false],
     ['a negative quantity', { ...valid, quantity: -1 }, false],
     ['a quantity that is not a number', { ...valid, quantity: '60' }, false],
     ['an empty idempotency key', { ...valid, idempotency_key: '' }, false],

@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '@vus/db';
+import { enqueueEvents, usageRecorded } from '@vus/events';
 import { enqueueJob } from '@vus/jobs';
 import type { EmbedTaskRecord, EmbedTaskStore, TaskListQuery, TaskResult } from './tasks';
 
@@ -8,7 +9,10 @@ const COLUMNS = `id, org_id AS "orgId", model_name AS "modelName", status, error
   created_at AS "createdAt", updated_at AS "updatedAt", expires_at AS "expiresAt"`;
 
 /** The embed tasks table (migrations/0002); a task's job is queued in the same transaction. */
-export function createEmbedTaskStore(db: Database): EmbedTaskStore & {
+export function createEmbedTaskStore(
+  db: Database,
+  eventsWritten: () => void = () => undefined,
+): EmbedTaskStore & {
   byId(id: string): Promise<EmbedTaskRecord | undefined>;
   finish(id: string, result: TaskResult, at: Date): Promise<void>;
   fail(id: string, message: string, at: Date): Promise<void>;
@@ -67,12 +71,26 @@ export function createEmbedTaskStore(db: Database): EmbedTaskStore & {
       ).rows as unknown as EmbedTaskRecord[];
       return { rows, total };
     },
+    /** Ready, once; the seconds embedded are its usage (Embed - Video), written with it. */
     async finish(id, result, at) {
-      await db.query(`UPDATE embed_tasks SET status = 'ready', result = $2, updated_at = $3 WHERE id = $1 AND status = 'processing'`, [
-        id,
-        JSON.stringify(result),
-        at,
-      ]);
+      const finished = await db.withTx(async (tx) => {
+        const { rows } = await tx.query<{ org_id: string }>(
+          `UPDATE embed_tasks SET status = 'ready', result = $2, updated_at = $3 WHERE id = $1 AND status = 'processing' RETURNING org_id`,
+          [id, JSON.stringify(result), at],
+        );
+        const orgId = rows[0]?.org_id;
+        if (orgId === undefined) return false;
+        const usage = {
+          kind: 'media_seconds',
+          quantity: result.duration,
+          idempotencyKey: `embed-task:${id}`,
+          occurredAt: at,
+          category: 'embed_video',
+        } as const;
+        await enqueueEvents(tx, [usageRecorded(orgId, usage)]);
+        return true;
+      });
+      if (finished) eventsWritten();
     },
     async fail(id, message, at) {
       await db.query(

@@ -55,10 +55,16 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
     services.onStop(() => models.dispose());
     // Services start in waves, each wave at once (a PGlite each, migrated: seconds apiece), each
     // service after those whose addresses it needs.
+    // Rate-limit counters stay in this process (no Redis in embedded mode): the gateway admits
+    // requests on them, billing-service debits the minutes and tokens of usage events from them.
+    const limiters = memoryLimiters();
     const [index, billing, embed] = await together(
       services.start(indexService, { blobs }),
       // No SMTP in embedded mode: plan e-mails are written as .eml files under DATA_DIR/mail.
-      services.start(billingService, { mail: { kind: 'folder', dir: join(dataDir, 'mail'), from: 'VUS billing <billing@localhost>' } }),
+      services.start(billingService, {
+        mail: { kind: 'folder', dir: join(dataDir, 'mail'), from: 'VUS billing <billing@localhost>' },
+        limiters,
+      }),
       // Embeddings (the bundled concept embedding), on the same detector and OCR as indexing.
       services.start(embedService, { models, fetchAllowHosts: config.FETCH_ALLOW_HOSTS, blobs }),
     );
@@ -68,12 +74,10 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
       embedServiceAddress: embed.address,
       fetchAllowHosts: config.FETCH_ALLOW_HOSTS,
     });
-    // Media minutes are metered as in the cluster: each probed video is reserved against the
-    // organization's duration budgets (its plan's, from billing-service) and recorded there as
-    // spend. The budgets are counted in this process's memory, in the same counters the gateway
-    // admits requests with (as Redis is shared in the cluster); closed after the worker has stopped.
-    const limiters = memoryLimiters();
-    const meter = mediaMeter(billing.address, limiters, log.child({ service: 'task-service' }));
+    // Media minutes are metered as in the cluster: each probed video is reserved in billing-service
+    // against the organization's duration budgets, and its spend is the task's usage event;
+    // the client is closed after the worker has stopped.
+    const meter = mediaMeter(billing.address, log.child({ service: 'task-service' }));
     services.onStop(async () => meter.close());
     const [analyze, classify, task] = await together(
       // Text generation from what indexing found (the bundled extractive provider: no model download).
@@ -112,7 +116,6 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
       embedServiceAddress: embed.address,
       classifyServiceAddress: classify.address,
       blobs,
-      // Rate-limit counters stay in this process (no Redis in embedded mode), shared with the Meter.
       limiters,
       billingServiceAddress: billing.address,
       logger: log.child({ service: 'gateway' }),

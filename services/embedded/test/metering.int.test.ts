@@ -3,12 +3,13 @@
  */
 /*
  * Embedded mode meters media minutes as the cluster does: the worker reserves each probed video
- * against the organization's plan (from the embedded billing-service) and records the spend there;
- * a video longer than the minutes left fails its task with the rate-limit reason. The gateway
- * admits and reports (X-RateLimit-Duration-*) on the same counters.
+ * in the embedded billing-service against the organization's plan, and its spend reaches billing
+ * as the task's usage event (on the in-process bus); a video longer than the minutes left fails its
+ * task with the rate-limit reason. The gateway admits and reports (X-RateLimit-Duration-*) on the
+ * counters billing-service debits.
  */
 import { createLogger } from '@vus/core';
-import { generateVideo, textScenesVideo } from '@vus/testing';
+import { generateVideo, textScenesVideo, waitFor } from '@vus/testing';
 import { mkdtempSync, openAsBlob, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,6 +106,8 @@ it('reserves each video against the plan, records its spend in billing, and fail
   expect(first.status).toBe('ready');
   expect(beforeFirst).toBe('1');
   const seconds = Math.ceil((first.system_metadata as { duration: number }).duration);
+  // The spend arrives with the usage event, asynchronously.
+  await waitFor(async () => (await monthSpendMicros(orgId)) > 0, 'the first video’s spend');
   expect(await monthSpendMicros(orgId)).toBe(seconds * MICROS_PER_VIDEO_SECOND);
 
   // 50 s would fit an untouched hour, not the 48 s left: the task fails and nothing more is charged.

@@ -16,7 +16,7 @@ import { embedRoutes } from './routes/embed';
 import { docsRoutes } from './routes/docs';
 import { engineRoutes, providersListing } from './routes/engines';
 import { classifyRoutes } from './routes/classify';
-import { generateRoutes, outputTokenMeter } from './routes/generate';
+import { generateRoutes } from './routes/generate';
 import { hlsFileRoutes } from './routes/hls';
 import { importRoutes } from './routes/imports';
 import { indexRoutes } from './routes/indexes';
@@ -123,7 +123,7 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
       publicUrl: deps.thumbnails.publicUrl,
     }),
     searchRoutes(deps.clients.search, deps.requestTimeoutMs, deps.thumbnails),
-    generateRoutes(deps.clients.analyze, { timeoutMs: deps.requestTimeoutMs, meter: outputTokenMeter(deps.limits, deps.billing) }),
+    generateRoutes(deps.clients.analyze, { timeoutMs: deps.requestTimeoutMs }),
     embedRoutes(deps.clients.embed, deps.requestTimeoutMs, deps.uploads?.blobs),
     classifyRoutes(deps.clients.classify, deps.requestTimeoutMs, deps.thumbnails),
   ];

@@ -58,8 +58,8 @@ export interface GatewayOptions {
   /** Shared rate-limit counters; without it they live in this process (embedded mode). */
   redisUrl?: string | undefined;
   /**
-   * The counters' store, when the caller shares it (embedded mode: the indexing worker's Meter
-   * debits media minutes from the same budgets the gateway reports). Overrides `redisUrl`.
+   * The counters' store, when the caller shares it (embedded mode: billing-service debits the
+   * minutes and tokens budgets the gateway admits with, as usage is recorded). Overrides `redisUrl`.
    */
   limiters?: LimiterSource | undefined;
   /** How long an organization's limits are cached: a tier change takes effect within this. */

@@ -1,7 +1,7 @@
 import { startBillingService, type RunningBillingService } from '@vus/billing-service';
 import { createLogger } from '@vus/core';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
-import { InProcessEventBus } from '@vus/events';
+import { InProcessEventBus, usageRecorded, type MeteredUsage } from '@vus/events';
 import { internalSecret } from '@vus/grpc';
 import { startIndexService, type RunningIndexService } from '@vus/index-service';
 import {
@@ -9,11 +9,11 @@ import {
   connectRedis,
   createBillingClient,
   limitTableOf,
-  Meter,
   redisLimiters,
   UsageCounters,
   type BillingClient,
 } from '@vus/limits';
+import { waitFor } from '@vus/testing';
 import express, { Router } from 'express';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
@@ -42,11 +42,14 @@ let billingService: RunningBillingService;
 let gateway: RunningGateway;
 let billing: BillingClient;
 let stubs: { url: string; close(): Promise<void> };
+/** The bus producers publish usage on and billing-service consumes it from. */
+let bus: InProcessEventBus;
 
 beforeAll(async () => {
   gatewayDb = await createThrowawayDatabase();
   billingDb = await createThrowawayDatabase();
   mailDir = mkdtempSync(join(tmpdir(), 'vus-limits-mail-'));
+  bus = new InProcessEventBus({ logger });
   indexService = await startIndexService({
     bind: '127.0.0.1:0',
     database: { kind: 'pglite', dataDir: 'memory://' },
@@ -58,6 +61,9 @@ beforeAll(async () => {
     database: { kind: 'postgres', url: billingDb.url },
     logger,
     mail: { kind: 'folder', dir: mailDir, from: 'billing@test' },
+    // It debits the minutes and tokens of usage from the gateway's counters.
+    redisUrl: REDIS_URL,
+    bus,
   });
   gateway = await startGateway({
     host: '127.0.0.1',
@@ -79,6 +85,7 @@ afterAll(async () => {
   billing.close();
   await gateway.stop();
   await billingService.stop();
+  await bus.close();
   await indexService.stop();
   await gatewayDb.drop();
   await billingDb.drop();
@@ -286,49 +293,64 @@ describe('headers', () => {
 });
 
 describe('metered budgets', () => {
-  // What the indexing worker and the generator do: the same Redis counters as the gateway's.
-  let redis: ReturnType<typeof connectRedis>;
-  let meter: Meter;
-  beforeAll(() => {
-    redis = connectRedis(REDIS_URL, logger);
-    meter = new Meter(
-      new UsageCounters(redisLimiters(redis)),
-      cachedLimits(async (org) => limitTableOf(await billing.getPlan(org)), { logger }),
-      billing,
-    );
-  });
-  afterAll(async () => {
-    await redis.close();
-  });
+  // What the producers do: the worker reserves a video's minutes in billing-service before indexing
+  // it; every usage reaches billing-service as a usage.recorded event (here published as their
+  // outboxes' relays do), which billing-service records as spend and debits from the budgets.
+  const publishUsage = (orgId: string, usage: Omit<MeteredUsage, 'occurredAt'>) =>
+    bus.publish([usageRecorded(orgId, { ...usage, occurredAt: new Date() })]);
+  const monthSpendUsd = async (orgId: string) =>
+    (await auth(admin().get(`/admin/organizations/${orgId}/billing`)).expect(200)).body.month_spend_usd as number;
 
   it('video minutes: admitted while minutes are left, a longer video is refused, and the spend reaches billing', async () => {
     const { orgId, key } = await newOrg([
       { category: 'index', dimension: 'RPM', limit: 100 },
       { category: 'index', dimension: 'DPH', limit: 2 },
     ]);
-    await meter.reserveMediaSeconds(orgId, 'index', 90, 'task-1');
-    const tooLong: unknown = await meter.reserveMediaSeconds(orgId, 'index', 60, 'task-2').catch((e: unknown) => e);
+    const reserve = (idempotencyKey: string, seconds: number) =>
+      billing.reserveMediaSeconds(orgId, { idempotencyKey, category: 'index', seconds });
+    await reserve('task-1', 90);
+    expect(await reserve('task-1', 90)).toEqual({ duplicate: true }); // a worker taking over reserves nothing twice
+    const tooLong: unknown = await reserve('task-2', 60).catch((e: unknown) => e);
     expect(tooLong).toMatchObject({ code: 'too_many_requests' });
     expect((tooLong as Error).message).toMatch(/\(DPH:2\/hour\)/);
 
     const admitted = await post(key, '/v1.3/tasks');
     expect(admitted.status).not.toBe(429);
     expect(admitted.headers['x-ratelimit-duration-remaining']).toBe('0'); // 30 s left shows as 0 whole minutes
-    await meter.reserveMediaSeconds(orgId, 'index', 30, 'task-3');
+    await reserve('task-3', 30);
     expect429(await post(key, '/v1.3/tasks'), 'DPH', 2, 'hour');
-    // 120 s at $0.042/min = $0.084, recorded once per task id.
-    const plan = await auth(admin().get(`/admin/organizations/${orgId}/billing`)).expect(200);
-    expect(plan.body.month_spend_usd).toBeCloseTo(0.084, 6);
+
+    // The tasks' usage events: spend once per task id, and no second debit of what was reserved.
+    await publishUsage(orgId, { kind: 'media_seconds', quantity: 90, idempotencyKey: 'task-1', category: 'index' });
+    await publishUsage(orgId, { kind: 'media_seconds', quantity: 30, idempotencyKey: 'task-3', category: 'index' });
+    await waitFor(async () => (await monthSpendUsd(orgId)) >= 0.084, 'the spend of the two tasks');
+    await bus.drain();
+    // 120 s at $0.042/min = $0.084.
+    expect(await monthSpendUsd(orgId)).toBeCloseTo(0.084, 6);
   });
 
-  it('output tokens: debited after generation, then the endpoint refuses', async () => {
+  it('output tokens: debited as their usage event is recorded, then the endpoint refuses', async () => {
     const { orgId } = await newOrg([{ category: 'analyze', dimension: 'TPM', limit: 1 }]);
     expect((await postStub(orgId, '/v1.3/analyze')).status).not.toBe(429);
-    await meter.debitOutputTokens(orgId, 'analyze', 1500, 'gen-1');
-    await meter.debitOutputTokens(orgId, 'analyze', 1500, 'gen-1'); // a retried report is one ledger entry
-    const plan = await auth(admin().get(`/admin/organizations/${orgId}/billing`)).expect(200);
-    expect(plan.body.month_spend_usd).toBeCloseTo(1500 * 8e-6, 9);
+    const generation = { kind: 'output_tokens', quantity: 1500, idempotencyKey: 'gen-1', category: 'analyze' } as const;
+    await publishUsage(orgId, generation);
+    await publishUsage(orgId, generation); // the same usage reported twice is one ledger entry and one debit
+    await waitFor(async () => (await postStub(orgId, '/v1.3/analyze')).status === 429, 'the tokens debited');
+    await bus.drain();
+    expect(await monthSpendUsd(orgId)).toBeCloseTo(1500 * 8e-6, 9);
     expect429(await postStub(orgId, '/v1.3/analyze'), 'TPM', 1, 'minute');
+  });
+
+  it('an analyze request’s video minutes are debited from Analyze’s DPH and DPD, not priced', async () => {
+    const { orgId } = await newOrg([
+      { category: 'analyze', dimension: 'DPH', limit: 1 },
+      { category: 'analyze', dimension: 'DPD', limit: 10 },
+    ]);
+    expect((await postStub(orgId, '/v1.3/analyze')).headers['x-ratelimit-duration-remaining']).toBe('1');
+    await publishUsage(orgId, { kind: 'media_seconds', quantity: 61, idempotencyKey: 'gen-2/video', category: 'analyze' });
+    await waitFor(async () => (await postStub(orgId, '/v1.3/analyze')).status === 429, 'the minutes debited');
+    expect429(await postStub(orgId, '/v1.3/analyze'), 'DPH', 1, 'hour');
+    expect(await monthSpendUsd(orgId)).toBe(0);
   });
 });
 

@@ -1,7 +1,8 @@
 /*
- * Media minutes are charged once per task even when the worker that reserved them dies before it
- * could record that it did: the next worker must not debit the organization's usage counters a
- * second time (the spend ledger is idempotent by key; the counters are not).
+ * Media minutes are charged once per task: reserved in billing-service by the task's key (a worker
+ * taking over from one that died reserves nothing twice), and reported as one usage.recorded event
+ * written with the task's move to `queued`. While billing-service cannot answer, the video is
+ * indexed unreserved and its event still written; a refusal fails the task and reports nothing.
  */
 import { FileBlobStore } from '@vus/blob';
 import { ApiError, createLogger, ManualClock, newId } from '@vus/core';
@@ -9,7 +10,7 @@ import { migrateService } from '@vus/service';
 import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
 import { DEFAULT_FETCH_POLICY } from '@vus/fetch';
 import { createJobStore, type JobStore } from '@vus/jobs';
-import { memoryLimiters, Meter, staticLimits, UsageCounters, type SpendRecord } from '@vus/limits';
+import { memoryLimiters, Meter, staticLimits, UsageCounters, type Category } from '@vus/limits';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,17 +19,31 @@ import { INDEX_TASK_JOB, type ClaimedTask, type TaskLeaseStore } from '../src/ta
 import { isTerminal } from '../src/tasks/status';
 import { createTaskLeaseStore, createTaskStore } from '../src/tasks/store';
 import { createTaskService, type TaskRecord } from '../src/tasks/tasks';
+import { reservingMeter } from '../src/worker/config';
 import { TaskPipeline, type MediaMeter, type PipelineDeps } from '../src/worker/pipeline';
 
 const ORG = '6528dde58f9cd95a98cbd075';
 const LEASE_MS = 60_000;
 const logger = createLogger({ service: 'reservation-test', level: 'silent' });
 
-/** billing-service's ledger: one entry per idempotency key; a repeated key is a duplicate. */
-function recorded(ledger: Map<string, SpendRecord>, record: SpendRecord) {
-  const duplicate = ledger.has(record.idempotencyKey);
-  if (!duplicate) ledger.set(record.idempotencyKey, record);
-  return { plan: null, duplicate, upgraded: false };
+/**
+ * billing-service's ReserveUsage: once per key (a repeated key is a duplicate, debiting nothing),
+ * a refusal keeps nothing; `down` answers as an unreachable billing-service would.
+ */
+function billingReservations(limits = staticLimits([{ category: 'index', dimension: 'DPH', limit: 5 }])) {
+  const counters = new UsageCounters(memoryLimiters());
+  const budgets = new Meter(counters, limits);
+  const reserved = new Set<string>();
+  const state = { down: false };
+  const reserve = async (orgId: string, r: { idempotencyKey: string; category: Category; seconds: number }) => {
+    if (state.down) throw new ApiError('service_unavailable', 'billing-service is down');
+    if (reserved.has(r.idempotencyKey)) return { duplicate: true };
+    await budgets.reserveMediaSeconds(orgId, r.category, r.seconds);
+    reserved.add(r.idempotencyKey);
+    return { duplicate: false };
+  };
+  const secondsLeft = async () => (await counters.admitRequest(ORG, 'index', await limits.limitsFor(ORG))).states[0]?.remainingUnits;
+  return { reserve, state, secondsLeft, meter: reservingMeter(reserve, logger) };
 }
 
 describe.each(DATABASE_KINDS)('media minutes on %s', (_kind, create) => {
@@ -132,23 +147,28 @@ describe.each(DATABASE_KINDS)('media minutes on %s', (_kind, create) => {
     return task;
   }
 
-  it('debits the counters once when the reserving worker died before recording the reservation', async () => {
-    const limits = staticLimits([{ category: 'index', dimension: 'DPH', limit: 5 }]);
-    const counters = new UsageCounters(memoryLimiters());
-    const ledger = new Map<string, SpendRecord>();
-    const meter = new Meter(counters, limits, { recordSpend: async (_org, record) => recorded(ledger, record) });
+  /** The task's usage events in the outbox (what billing-service will consume). */
+  async function usageEvents(taskId: string) {
+    const { rows } = await database.db.query<{ payload: Record<string, unknown> }>(
+      `SELECT payload FROM outbox WHERE type = 'usage.recorded' AND payload->>'idempotency_key' = $1`,
+      [`task:${taskId}`],
+    );
+    return rows.map((r) => r.payload);
+  }
+
+  it('reserves once and reports once when the reserving worker died before recording the reservation', async () => {
+    const billing = billingReservations();
     const task = await pendingTask();
 
-    // Worker A reserves (counters debited, spend recorded), then dies before its next write.
+    // Worker A reserves, then dies before its next write.
     let reserved!: () => void;
     const reservedByA = new Promise<void>((resolve) => (reserved = resolve));
     const dying: MediaMeter = {
       reserveMediaSeconds: async (...args) => {
-        await meter.reserveMediaSeconds(...args);
+        await billing.meter.reserveMediaSeconds(...args);
         reserved();
         return new Promise<void>(() => undefined);
       },
-      recordMediaSpend: (...args) => meter.recordMediaSpend(...args),
     };
     const claimedByA = await claim('worker-a');
     expect(claimedByA).toMatchObject({ id: task.id, status: 'pending', mediaReserved: false });
@@ -158,41 +178,39 @@ describe.each(DATABASE_KINDS)('media minutes on %s', (_kind, create) => {
     // A's lease runs out; worker B takes the task over.
     clock.advance(LEASE_MS + 1);
     const claimedByB = await claim('worker-b');
-    expect(claimedByB).toMatchObject({ id: task.id, status: 'pending', attempts: 3, mediaReserved: false, mediaReserveStarted: true });
-    const outcome = await new TaskPipeline({ ...deps, meter }, 'worker-b').run(claimedByB!, new AbortController().signal);
+    expect(claimedByB).toMatchObject({ id: task.id, status: 'pending', attempts: 3, mediaReserved: false });
+    const outcome = await new TaskPipeline({ ...deps, meter: billing.meter }, 'worker-b').run(claimedByB!, new AbortController().signal);
     expect(outcome.task.history.map((h) => h.status)).toEqual(['validating', 'pending', 'queued', 'indexing', 'failed']);
 
-    // 10 s of the 300 s hour are gone, not 20 s; and the ledger holds the one charge.
-    const admission = await counters.admitRequest(ORG, 'index', await limits.limitsFor(ORG));
-    expect(admission.states).toEqual([expect.objectContaining({ dimension: 'DPH', remainingUnits: 290 })]);
-    expect([...ledger.values()]).toEqual([
-      expect.objectContaining({ idempotencyKey: `task:${task.id}`, unitKind: 'video_second', quantity: 10 }),
+    // 10 s of the 300 s hour are gone, not 20 s; and one usage event reports them.
+    expect(await billing.secondsLeft()).toBe(290);
+    expect(await usageEvents(task.id)).toEqual([
+      { kind: 'media_seconds', quantity: 10, idempotency_key: `task:${task.id}`, occurred_at: expect.any(String), category: 'index' },
     ]);
   });
 
-  it('records the spend of a reservation whose spend report failed, without debiting again', async () => {
-    const limits = staticLimits([{ category: 'index', dimension: 'DPH', limit: 5 }]);
-    const counters = new UsageCounters(memoryLimiters());
-    const ledger = new Map<string, SpendRecord>();
-    let billingUp = false;
-    const meter = new Meter(counters, limits, {
-      recordSpend: async (_org, record) => {
-        if (!billingUp) throw new ApiError('service_unavailable', 'billing-service is down');
-        return recorded(ledger, record);
-      },
-    });
+  it('indexes unreserved while billing-service cannot answer, and still writes the usage event', async () => {
+    const billing = billingReservations();
+    billing.state.down = true;
     const task = await pendingTask();
+    const outcome = await new TaskPipeline({ ...deps, meter: billing.meter }, 'worker-a').run(
+      (await claim('worker-a'))!,
+      new AbortController().signal,
+    );
+    expect(outcome.task.history.map((h) => h.status)).toEqual(['validating', 'pending', 'queued', 'indexing', 'failed']);
+    // Nothing was debited now: billing-service debits the minutes when it consumes the event.
+    expect(await billing.secondsLeft()).toBe(300);
+    expect(await usageEvents(task.id)).toHaveLength(1);
+  });
 
-    const first = await claim('worker-a');
-    const retried = await new TaskPipeline({ ...deps, meter }, 'worker-a').run(first!, new AbortController().signal);
-    expect(retried).toMatchObject({ kind: 'retry', task: { status: 'pending' } });
-    await release(task.id, 'worker-a');
-
-    billingUp = true;
-    const second = await claim('worker-a');
-    await new TaskPipeline({ ...deps, meter }, 'worker-a').run(second!, new AbortController().signal);
-    const admission = await counters.admitRequest(ORG, 'index', await limits.limitsFor(ORG));
-    expect(admission.states).toEqual([expect.objectContaining({ remainingUnits: 290 })]);
-    expect([...ledger.keys()]).toEqual([`task:${task.id}`]);
+  it('fails a video longer than the minutes left with the 429 reason, reporting no usage', async () => {
+    const billing = billingReservations(staticLimits([{ category: 'index', dimension: 'DPH', limit: 0 }]));
+    const task = await pendingTask();
+    const outcome = await new TaskPipeline({ ...deps, meter: billing.meter }, 'worker-a').run(
+      (await claim('worker-a'))!,
+      new AbortController().signal,
+    );
+    expect(outcome).toMatchObject({ kind: 'failed', task: { failure: { code: 'too_many_requests' } } });
+    expect(await usageEvents(task.id)).toEqual([]);
   });
 });

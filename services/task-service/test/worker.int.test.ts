@@ -3,20 +3,22 @@
  */
 /*
  * The indexing worker inside task-service (PGlite, in-process bus), driven through the gRPC API:
- * the user's transcription file, CLIP and Whisper on the project's tiny models, media minutes charged
- * through the Meter (and refused past the limit), bounded concurrency.
+ * the user's transcription file, CLIP and Whisper on the project's tiny models, media minutes reserved
+ * (as billing-service does, on the limits Meter; refused past the limit) and reported as one usage
+ * event per task, bounded concurrency.
  */
 import { newId } from '@vus/core';
-import { InProcessEventBus } from '@vus/events';
+import { InProcessEventBus, type EventEnvelope } from '@vus/events';
 import type { Video } from '@vus/grpc/types/index/v1/Video';
 import type { VideoArtifacts } from '@vus/grpc/types/index/v1/VideoArtifacts';
 import type { Task } from '@vus/grpc/types/task/v1/Task';
-import { memoryLimiters, Meter, staticLimits, UsageCounters, type SpendRecord } from '@vus/limits';
+import { memoryLimiters, Meter, staticLimits, UsageCounters } from '@vus/limits';
 import { createModelRegistry } from '@vus/models';
-import { serveFiles, subtitledVideo, textScenesVideo } from '@vus/testing';
+import { serveFiles, subtitledVideo, textScenesVideo, waitFor } from '@vus/testing';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import type { MediaMeter } from '../src/worker/pipeline';
 import { startTaskStack, type TaskStack } from './stack';
 
 // The project's generator of tiny CLIP and Whisper models (transformers.js layout, random weights).
@@ -28,25 +30,24 @@ const tinyModels = require('../../../scripts/models/make-tiny-models.js') as {
 const LIMITED_ORG = newId();
 
 let stack: TaskStack;
-const spend: (SpendRecord & { orgId: string })[] = [];
+/** The usage.recorded events the worker wrote (as billing-service consumes them). */
+const usage: EventEnvelope[] = [];
 let counters: UsageCounters;
 const limits = staticLimits([{ category: 'index', dimension: 'DPH', limit: 1 }]);
 let busiest = 0;
 
 beforeAll(async () => {
   counters = new UsageCounters(memoryLimiters());
-  const meter = new Meter(counters, limits, {
-    // Answered as billing-service answers a first record (RecordSpendResponse): every record is kept, so a repeat would show.
-    recordSpend: async (orgId, record) => {
-      spend.push({ ...record, orgId });
-      return { plan: null, duplicate: false, upgraded: false };
-    },
-  });
+  // billing-service's ReserveUsage, without its once-per-key record: a second reservation would show in the counters.
+  const budgets = new Meter(counters, limits);
+  const meter: MediaMeter = { reserveMediaSeconds: (orgId, category, seconds) => budgets.reserveMediaSeconds(orgId, category, seconds) };
+  const bus = new InProcessEventBus();
+  await bus.subscribe({ group: 'test.usage', types: ['usage.recorded'], handler: async (event) => (usage.push(event), 'done') });
   stack = await startTaskStack({
     name: 'worker',
+    bus,
     // Clip vectors come from embed-service, on the same registry (its tiny CLIP), as in embedded mode.
     embed: true,
-    bus: new InProcessEventBus(),
     worker: ({ dir }) => {
       const tiny = tinyModels.makeTinyModels(join(dir, 'models'));
       return {
@@ -143,8 +144,15 @@ it('charges the media minutes once per task, and fails a video longer than the m
     stack.tasks.CreateTask({ index_id: indexId, video_blob_key: await stack.upload(video) }, md, opts, cb),
   );
   expect((await stack.waitForTask(LIMITED_ORG, first.id)).status).toBe('ready');
-  expect(spend.filter((s) => s.orgId === LIMITED_ORG)).toEqual([
-    expect.objectContaining({ idempotencyKey: `task:${first.id}`, unitKind: 'video_second', quantity: expect.closeTo(10, 0) }),
+  const usageOf = (org: string) => usage.filter((e) => e.org_id === org).map((e) => e.payload);
+  await waitFor(() => usageOf(LIMITED_ORG).length > 0, 'the task’s usage event');
+  expect(usageOf(LIMITED_ORG)).toEqual([
+    expect.objectContaining({
+      idempotency_key: `task:${first.id}`,
+      kind: 'media_seconds',
+      category: 'index',
+      quantity: expect.closeTo(10, 0),
+    }),
   ]);
 
   // 10 s used of the hour's minute; spend 45 s more elsewhere: a 10 s video no longer fits.
@@ -158,6 +166,7 @@ it('charges the media minutes once per task, and fails a video longer than the m
     failure: { code: 'too_many_requests', message: expect.stringMatching(/DPH:1\/hour/) },
   });
   expect(refused.status_history.map((h) => h.status)).toEqual(['validating', 'pending', 'failed']);
+  expect(usageOf(LIMITED_ORG)).toHaveLength(1); // the refused video reports no usage
 }, 60_000);
 
 it('fails a "video" that is a playlist or manifest, uploaded or by video_url, without opening what it lists (issue 15, defect 1)', async () => {

@@ -1,6 +1,5 @@
-import { ApiError, type Logger } from '@vus/core';
+import { ApiError } from '@vus/core';
 import type { AnalyzeStreamEvent } from '@vus/grpc/types/analyze/v1/AnalyzeStreamEvent';
-import { Meter, type BillingClient, type LimitsSource, type UsageCounters } from '@vus/limits';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { AnalyzeClient } from '../clients';
 import { locals, outgoing } from '../http/context';
@@ -8,28 +7,6 @@ import { presentGeneration, presentGist, presentSummary, streamErrorLine, stream
 import { requireEndpoint, type VersionedEndpoint } from '../versions';
 import { parseGist, parseOpenPrompt, parseSummarize, type GenerationRequest } from './generate.schema';
 import { versionOf } from './version';
-
-/**
- * Debits a generation's output tokens from the organization's TPM/TPD budgets and reports them to
- * billing-service as spend (idempotent by generation id). Never fails the request: it already ran.
- */
-export type OutputTokenMeter = (orgId: string, tokens: number, generationId: string, logger: Logger) => Promise<void>;
-
-export function outputTokenMeter(
-  limits: { counters: UsageCounters; source: LimitsSource },
-  billing: BillingClient | undefined,
-): OutputTokenMeter {
-  const meter = billing && new Meter(limits.counters, limits.source, billing);
-  return async (orgId, tokens, generationId, logger) => {
-    if (tokens <= 0) return;
-    try {
-      if (meter) await meter.debitOutputTokens(orgId, 'analyze', tokens, generationId);
-      else await limits.counters.debit(orgId, 'analyze', 'output_token', tokens, await limits.source.limitsFor(orgId));
-    } catch (error) {
-      logger.error({ err: error, generationId, tokens }, 'could not meter the output tokens of a generation');
-    }
-  };
-}
 
 /** The message a stream_error carries: an ApiError's own, never an internal detail. */
 const streamErrorMessage = (error: unknown) =>
@@ -39,9 +16,10 @@ const streamErrorMessage = (error: unknown) =>
  * Text generation (API-CONTRACT §5.7): /gist, /summarize, /generate (v1.2; deprecated in v1.3) and
  * /analyze (v1.3). A streamed answer is NDJSON written event by event; its HTTP status is sent only
  * once analyze-service has accepted the request (stream_start), so a refusal is a plain error
- * response. A client that goes away cancels the generation; what it produced is still metered.
+ * response. A client that goes away cancels the generation; what it produced is still metered
+ * (analyze-service reports every generation's output tokens and video minutes as usage events).
  */
-export function generateRoutes(analyze: AnalyzeClient | undefined, options: { timeoutMs: number; meter: OutputTokenMeter }): Router {
+export function generateRoutes(analyze: AnalyzeClient | undefined, options: { timeoutMs: number }): Router {
   const router = Router();
   const client = (): AnalyzeClient => {
     if (!analyze) throw new ApiError('not_implemented', 'Text generation: this server has no analyze-service configured.');
@@ -54,20 +32,16 @@ export function generateRoutes(analyze: AnalyzeClient | undefined, options: { ti
       requireEndpoint(versionOf(res), endpoint);
       next();
     };
-  const meter = (res: Response, tokens: number | undefined, generationId: string) =>
-    options.meter(locals(res).orgId!, tokens ?? 0, generationId, locals(res).logger);
 
   router.post('/gist', available('POST /gist'), async (req, res) => {
     const request = parseGist(req.body as Record<string, unknown>);
     const result = await client().generateGist(outgoing(res, options.timeoutMs), request);
-    await meter(res, result.usage?.output_tokens, result.id);
     res.json(presentGist(versionOf(res), result, request.types));
   });
 
   router.post('/summarize', available('POST /summarize'), async (req, res) => {
     const request = parseSummarize(versionOf(res), req.body as Record<string, unknown>);
     const result = await client().summarizeVideo(outgoing(res, options.timeoutMs), request);
-    await meter(res, result.usage?.output_tokens, result.id);
     res.json(presentSummary(versionOf(res), result));
   });
 
@@ -76,7 +50,6 @@ export function generateRoutes(analyze: AnalyzeClient | undefined, options: { ti
     const { request, stream } = parseOpenPrompt(version, req.body as Record<string, unknown>, streamsByDefault(req, res));
     if (stream) return streamGeneration(res, request);
     const result = await client().analyzeVideo(outgoing(res, options.timeoutMs), request);
-    await meter(res, result.usage?.output_tokens, result.id);
     res.json(presentGeneration(version, result));
   };
 
@@ -89,12 +62,9 @@ export function generateRoutes(analyze: AnalyzeClient | undefined, options: { ti
     // The first event (stream_start) or the refusal: until then nothing is written.
     const first = await events.next();
     let generationId = '';
-    let tokens = 0;
     res.status(200).set('Content-Type', 'application/x-ndjson');
     const write = (event: AnalyzeStreamEvent) => {
       generationId = event.generation_id || generationId;
-      if (event.text_generation) tokens = event.text_generation.output_tokens;
-      if (event.stream_end) tokens = event.stream_end.usage?.output_tokens ?? tokens;
       const line = streamLine(event);
       if (line) res.write(`${JSON.stringify(line)}\n`);
     };
@@ -108,7 +78,6 @@ export function generateRoutes(analyze: AnalyzeClient | undefined, options: { ti
       }
     } finally {
       await events.return?.();
-      await meter(res, tokens, generationId);
       if (!abort.signal.aborted) res.end();
     }
   }

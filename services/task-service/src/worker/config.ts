@@ -1,17 +1,9 @@
 import type { BlobStore } from '@vus/blob';
-import { envAddress, envBoolean, type Logger } from '@vus/core';
-import {
-  cachedLimits,
-  connectRedis,
-  createBillingClient,
-  limitTableOf,
-  Meter,
-  redisLimiters,
-  UsageCounters,
-  type LimiterSource,
-} from '@vus/limits';
+import { envAddress, envBoolean, isApiError, type Logger } from '@vus/core';
+import { createBillingClient } from '@vus/limits';
 import type { ModelRegistry } from '@vus/models';
 import { z } from 'zod';
+import type { MediaMeter } from './pipeline';
 import type { IndexingWorkerConfig } from './start';
 
 /** The worker's environment, to merge into a process's config schema. */
@@ -55,17 +47,16 @@ export const workerEnvShape = {
   SEARCH_SERVICE_ADDR: envAddress.optional(),
   /** embed-service, the model server: clip vectors (unset: videos are indexed without them). */
   EMBED_SERVICE_ADDR: envAddress.optional(),
-  /** With REDIS_URL: media minutes are charged against the organization's limits (SPEC §8). */
+  /** Media minutes are reserved against the organization's limits (SPEC §8) in billing-service. */
   BILLING_SERVICE_ADDR: envAddress.optional(),
-  REDIS_URL: z.string().url().optional(),
 };
 
 export const workerEnvSchema = z.object(workerEnvShape);
 export type WorkerEnv = z.infer<typeof workerEnvSchema>;
 
 /**
- * The worker's configuration from a parsed environment. Media minutes are charged (SPEC §8) when
- * billing-service and Redis (the gateway's counters) are both configured.
+ * The worker's configuration from a parsed environment. Media minutes are reserved (SPEC §8) when
+ * billing-service is configured; their spend is the task's usage event either way.
  */
 export function workerConfigFromEnv(
   env: WorkerEnv,
@@ -76,10 +67,7 @@ export function workerConfigFromEnv(
   return {
     blobs,
     models,
-    meter:
-      env.BILLING_SERVICE_ADDR && env.REDIS_URL
-        ? mediaMeter(env.BILLING_SERVICE_ADDR, redisLimiters(connectRedis(env.REDIS_URL, logger)), logger).meter
-        : undefined,
+    meter: env.BILLING_SERVICE_ADDR ? mediaMeter(env.BILLING_SERVICE_ADDR, logger).meter : undefined,
     searchServiceAddress: env.SEARCH_SERVICE_ADDR,
     embedServiceAddress: env.EMBED_SERVICE_ADDR,
     fetch: {
@@ -99,17 +87,38 @@ export function workerConfigFromEnv(
 }
 
 export interface MediaMeterHandle {
-  meter: Meter;
+  meter: MediaMeter;
   /** Closes the billing-service client. */
   close(): void;
 }
 
 /**
- * The Meter as the gateway builds it: budgets on `limiters` (the gateway's counters: Redis in
- * cluster mode), each organization's limits and its spend in billing-service.
+ * Reservations in billing-service, which debits the budgets the gateway admits requests with. A
+ * refusal fails the task; while billing-service cannot answer, the video is indexed unreserved
+ * (requests keep flowing, as the gateway's limits fall back when billing is down) and its minutes
+ * are debited when billing-service consumes the task's usage event.
  */
-export function mediaMeter(billingAddress: string, limiters: LimiterSource, logger: Logger): MediaMeterHandle {
+export function reservingMeter(
+  reserve: (orgId: string, reservation: { idempotencyKey: string; category: 'index'; seconds: number }) => Promise<unknown>,
+  logger: Logger,
+): MediaMeter {
+  return {
+    async reserveMediaSeconds(orgId, category, seconds, idempotencyKey) {
+      try {
+        await reserve(orgId, { idempotencyKey, category, seconds });
+      } catch (error) {
+        if (isApiError(error) && error.code === 'too_many_requests') throw error;
+        logger.warn({ err: error, orgId, idempotencyKey }, 'billing-service could not reserve the media minutes: indexed unreserved');
+      }
+    },
+  };
+}
+
+/** The worker's MediaMeter on billing-service at `billingAddress`. */
+export function mediaMeter(billingAddress: string, logger: Logger): MediaMeterHandle {
   const billing = createBillingClient(billingAddress);
-  const limits = cachedLimits(async (orgId) => limitTableOf(await billing.getPlan(orgId)), { logger });
-  return { meter: new Meter(new UsageCounters(limiters), limits, billing), close: () => billing.close() };
+  return {
+    meter: reservingMeter((orgId, reservation) => billing.reserveMediaSeconds(orgId, reservation), logger),
+    close: () => billing.close(),
+  };
 }

@@ -1,5 +1,6 @@
 import type { BlobStore } from '@vus/blob';
 import { ApiError, isApiError, type Clock, type Logger } from '@vus/core';
+import { usageRecorded, type EventEnvelope } from '@vus/events';
 import { fetchText, openUrl, type FetchPolicy } from '@vus/fetch';
 import { toMetadataValues, toTimestamp, type OutgoingContext } from '@vus/grpc';
 import type { Index } from '@vus/grpc/types/index/v1/Index';
@@ -24,12 +25,13 @@ import { planExtractors, type ExtractorPlan } from './plan';
 import { readTranscriptionBlob } from './transcription';
 import { thumbnailFor, type Segment, type SegmentSink } from './segments';
 
-/** Charges a task's media minutes (libs/limits Meter); refuses with `too_many_requests`. */
+/**
+ * Reserves a task's media minutes against the organization's duration budgets (billing-service's
+ * ReserveUsage: the worker never touches the rate-limit counters); refuses with
+ * `too_many_requests`. Idempotent by key. The spend is the task's `usage.recorded` event.
+ */
 export interface MediaMeter {
-  /** Debits the organization's duration counters, then records the spend (idempotent by key). */
   reserveMediaSeconds(orgId: string, category: 'index', seconds: number, idempotencyKey: string): Promise<void>;
-  /** Records the spend alone (idempotent by key); the counters are left as they are. */
-  recordMediaSpend(orgId: string, seconds: number, idempotencyKey: string): Promise<void>;
 }
 
 export interface PipelineDeps {
@@ -121,6 +123,11 @@ export async function dropBlobsOfUnwrittenVideo(
   }
 }
 
+/** The key of a task's media minutes: its reservation and its usage event. */
+export function mediaUsageKey(taskId: string): string {
+  return `task:${taskId}`;
+}
+
 /** Where a fetched video_url is stored. */
 export function fetchedMediaKey(taskId: string): string {
   return `uploads/${taskId}/fetched`;
@@ -188,8 +195,9 @@ export class TaskPipeline {
       if (task.status === 'validating') task = await this.validate(task, workDir, signal);
       if (task.status === 'pending') {
         // Once per task: a task taken over after `queued` was already charged.
-        if (!claimed.mediaReserved) task = await this.reserveMinutes(task, claimed.mediaReserveStarted);
-        task = await this.advance(task, 'queued', { mediaReserved: true });
+        if (!claimed.mediaReserved) await this.reserveMinutes(task);
+        // The usage event commits with the reservation's mark: the spend is reported exactly when it is charged.
+        task = await this.advance(task, 'queued', { mediaReserved: true }, claimed.mediaReserved ? [] : [this.usageOf(task)]);
       }
       if (task.status === 'queued') task = await this.advance(task, 'indexing', { progress: 0 });
       if (task.status === 'indexing') task = await this.index(task, workDir, signal);
@@ -213,17 +221,27 @@ export class TaskPipeline {
     }
   }
 
-  private async write(task: TaskRecord, update: Parameters<TaskLeaseStore['update']>[3]): Promise<TaskRecord | undefined> {
+  private async write(
+    task: TaskRecord,
+    update: Parameters<TaskLeaseStore['update']>[3],
+    events: readonly EventEnvelope[] = [],
+  ): Promise<TaskRecord | undefined> {
     const clock = this.deps.clock;
-    const updated = await this.deps.leases.update(task.id, this.owner, clock.now(), update, (t) =>
-      update.status ? [statusChangedEvent(t, update.status.from, clock)] : [],
-    );
-    if (updated && update.status) this.deps.eventsWritten();
+    const updated = await this.deps.leases.update(task.id, this.owner, clock.now(), update, (t) => [
+      ...(update.status ? [statusChangedEvent(t, update.status.from, clock)] : []),
+      ...events,
+    ]);
+    if (updated && (update.status || events.length > 0)) this.deps.eventsWritten();
     return updated;
   }
 
-  private async advance(task: TaskRecord, to: TaskStatus, changes: TaskChanges = {}): Promise<TaskRecord> {
-    const updated = await this.write(task, { status: { from: task.status, to }, changes });
+  private async advance(
+    task: TaskRecord,
+    to: TaskStatus,
+    changes: TaskChanges = {},
+    events: readonly EventEnvelope[] = [],
+  ): Promise<TaskRecord> {
+    const updated = await this.write(task, { status: { from: task.status, to }, changes }, events);
     if (!updated) throw new LeaseLost(task.id);
     this.deps.logger.info({ taskId: task.id, from: task.status, to }, 'task status changed');
     return updated;
@@ -276,27 +294,26 @@ export class TaskPipeline {
   }
 
   /**
-   * Charges the media minutes. The usage counters (Redis) are not idempotent, so the intent is
-   * written under the lease first: a worker that finds it set, with the reservation not
-   * committed, is taking over from one that died (or failed) somewhere in the middle, which may
-   * have debited the counters already. It records the spend only (idempotent by key, so the
-   * ledger is charged exactly once) and never debits the counters a second time. The price: a
-   * worker that died after writing the intent but before the Meter debited leaves the counters
-   * one video short, which is better than charging a budget twice.
+   * Reserves the media minutes (a video longer than the minutes left fails the task). The
+   * reservation is idempotent by the task's key, so a worker taking over from one that died after
+   * reserving reserves nothing twice.
    */
-  private async reserveMinutes(task: TaskRecord, startedBefore: boolean): Promise<TaskRecord> {
-    const { meter } = this.deps;
-    if (!meter) return task;
+  private async reserveMinutes(task: TaskRecord): Promise<void> {
     if (!task.system) throw new Error(`task ${task.id} is pending without system metadata`);
-    const key = `task:${task.id}`;
-    if (startedBefore) {
-      await meter.recordMediaSpend(task.orgId, task.system.duration, key);
-      return task;
-    }
-    const intended = await this.write(task, { changes: { mediaReserveStarted: true } });
-    if (!intended) throw new LeaseLost(task.id);
-    await meter.reserveMediaSeconds(task.orgId, 'index', task.system.duration, key);
-    return intended;
+    await this.deps.meter?.reserveMediaSeconds(task.orgId, 'index', task.system.duration, mediaUsageKey(task.id));
+  }
+
+  /** The task's `usage.recorded`: its probed seconds, spend in billing-service (by the reservation's key). */
+  private usageOf(task: TaskRecord): EventEnvelope {
+    const seconds = task.system?.duration ?? 0;
+    const usage = {
+      kind: 'media_seconds',
+      quantity: seconds,
+      idempotencyKey: mediaUsageKey(task.id),
+      occurredAt: this.deps.clock.now(),
+      category: 'index',
+    } as const;
+    return usageRecorded(task.orgId, usage, this.deps.clock);
   }
 
   /** indexing → ready: the extractors, then the video, its artifacts and its segments. */
