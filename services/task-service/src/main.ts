@@ -27,15 +27,9 @@ export const taskService = defineService({
   async build({ db, bus, clock, logger, eventsWritten, onStop }, options: TaskServiceOptions) {
     const index = createIndexClient(options.indexServiceAddress);
     onStop(() => index.close());
-    const tasks = createTaskService({
-      store: createTaskStore(db),
-      indexes: indexDirectory(index),
-      blobs: options.blobs,
-      clock,
-      eventsWritten,
-    });
-    const webhooks = webhookParts({ db, clock, logger, options: options.webhooks });
     const { blobs } = options;
+    const tasks = createTaskService({ store: createTaskStore(db), indexes: indexDirectory(index), blobs, clock, eventsWritten });
+    const webhooks = webhookParts({ db, clock, logger, options: options.webhooks });
     const assets = assetParts({ db, clock, logger, tasks, index, blobs, fetch: options.worker?.fetch });
     const handlers = { tasks: taskHandlers(tasks, clock), webhooks: webhooks.handlers, assets: assets.handlers };
     const worker = indexingWorkerJob(db, options.worker, options.indexServiceAddress, { logger, bus, clock, eventsWritten });
