@@ -1,4 +1,5 @@
 import type { Clock, Logger, Stoppable } from '@vus/core';
+import { z } from 'zod';
 
 /** Work a service runs beside its RPCs; started after the server, stopped before it. */
 export interface BackgroundJob {
@@ -44,6 +45,17 @@ export function intervalJob(options: {
     },
   };
 }
+
+/**
+ * How long a result set's pages stay readable, in seconds (SEARCH_PAGE_TTL_SECONDS,
+ * CLASSIFY_PAGE_TTL_SECONDS): a minute to a week, an hour by default (the real API's).
+ */
+export const resultSetTtlSecondsEnv = z.coerce
+  .number()
+  .int()
+  .min(60)
+  .max(7 * 24 * 3600)
+  .default(3600);
 
 /** Expired result sets are kept a day, so that an old token reads "expired" rather than "unknown". */
 const EXPIRED_RESULT_SETS_KEPT_MS = 86_400_000;

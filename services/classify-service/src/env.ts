@@ -1,17 +1,13 @@
 import { envAddress } from '@vus/core';
-import { z } from 'zod';
+import { resultSetTtlSecondsEnv } from '@vus/service';
+import type { z } from 'zod';
 import type { ClassifyServiceOptions } from './main';
 
 /** classify-service's environment beside the kit's. */
 export const classifyEnvShape = {
   INDEX_SERVICE_ADDR: envAddress,
   SEARCH_SERVICE_ADDR: envAddress,
-  CLASSIFY_PAGE_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .max(7 * 24 * 3600)
-    .default(3600),
+  CLASSIFY_PAGE_TTL_SECONDS: resultSetTtlSecondsEnv,
 };
 
 export function classifyOptionsFromEnv(config: z.infer<z.ZodObject<typeof classifyEnvShape>>): ClassifyServiceOptions {

@@ -1,16 +1,12 @@
 import { envAddress } from '@vus/core';
-import { z } from 'zod';
+import { resultSetTtlSecondsEnv } from '@vus/service';
+import type { z } from 'zod';
 
 /** search-service's environment beside the kit's (EMBED_SERVICE_ADDR: query vectors; unset, searches are lexical). */
 export const searchEnvShape = {
   INDEX_SERVICE_ADDR: envAddress,
   EMBED_SERVICE_ADDR: envAddress.optional(),
-  SEARCH_PAGE_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .max(7 * 24 * 3600)
-    .default(3600),
+  SEARCH_PAGE_TTL_SECONDS: resultSetTtlSecondsEnv,
 };
 
 export function searchOptionsFromEnv(config: z.infer<z.ZodObject<typeof searchEnvShape>>): SearchServiceOptions {
