@@ -162,6 +162,34 @@ function bytesToUnicode() {
     .map(([, c]) => c);
 }
 
+/**
+ * A dual encoder's text tower (CLIP's, CLAP's): input_ids, attention_mask → text_embeds, as an
+ * embedding, a masked mean, tanh and a projection.
+ */
+function writeTextModel(file, { vocabSize, hidden, projection, rand }) {
+  writeModel(file, {
+    inputs: [valueInfo('input_ids', INT64, ['batch', 'sequence']), valueInfo('attention_mask', INT64, ['batch', 'sequence'])],
+    outputs: [valueInfo('text_embeds', FLOAT, ['batch', projection])],
+    initializers: [
+      floatTensor('embedding', [vocabSize, hidden], randomFloats(vocabSize * hidden, rand)),
+      floatTensor('text_projection', [hidden, projection], randomFloats(hidden * projection, rand)),
+      int64Tensor('axis_sequence', [1], [1]),
+      int64Tensor('axis_last', [1], [2]),
+    ],
+    nodes: [
+      node('Gather', ['embedding', 'input_ids'], ['embedded'], { axis: 0 }),
+      node('Cast', ['attention_mask'], ['mask'], { to: FLOAT }),
+      node('Unsqueeze', ['mask', 'axis_last'], ['mask3']),
+      node('Mul', ['embedded', 'mask3'], ['masked']),
+      node('ReduceSum', ['masked', 'axis_sequence'], ['summed'], { keepdims: 0 }),
+      node('ReduceSum', ['mask3', 'axis_sequence'], ['count'], { keepdims: 0 }),
+      node('Div', ['summed', 'count'], ['pooled']),
+      node('Tanh', ['pooled'], ['activated']),
+      node('MatMul', ['activated', 'text_projection'], ['text_embeds']),
+    ],
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // CLIP
 
@@ -222,11 +250,9 @@ function clipTokenizer() {
   };
 }
 
-function writeClip(root) {
-  const dir = path.join(root, CLIP.id);
-  const rand = seededRandom(42);
+/** Writes clipTokenizer's tokenizer.json and tokenizer_config.json into `dir`; returns the vocabulary size. */
+function writeClipTokenizer(dir) {
   const { vocabSize, json } = clipTokenizer();
-  const { hidden, projection, image } = CLIP;
   writeJson(path.join(dir, 'tokenizer.json'), json);
   writeJson(path.join(dir, 'tokenizer_config.json'), {
     tokenizer_class: 'CLIPTokenizer',
@@ -237,6 +263,14 @@ function writeClip(root) {
     model_max_length: 77,
     do_lower_case: true,
   });
+  return vocabSize;
+}
+
+function writeClip(root) {
+  const dir = path.join(root, CLIP.id);
+  const rand = seededRandom(42);
+  const vocabSize = writeClipTokenizer(dir);
+  const { hidden, projection, image } = CLIP;
   writeJson(path.join(dir, 'preprocessor_config.json'), {
     image_processor_type: 'CLIPImageProcessor',
     feature_extractor_type: 'CLIPFeatureExtractor',
@@ -267,27 +301,7 @@ function writeClip(root) {
     'transformers.js_config': { dtype: 'fp32' },
   });
 
-  writeModel(path.join(dir, 'onnx', 'text_model.onnx'), {
-    inputs: [valueInfo('input_ids', INT64, ['batch', 'sequence']), valueInfo('attention_mask', INT64, ['batch', 'sequence'])],
-    outputs: [valueInfo('text_embeds', FLOAT, ['batch', projection])],
-    initializers: [
-      floatTensor('embedding', [vocabSize, hidden], randomFloats(vocabSize * hidden, rand)),
-      floatTensor('text_projection', [hidden, projection], randomFloats(hidden * projection, rand)),
-      int64Tensor('axis_sequence', [1], [1]),
-      int64Tensor('axis_last', [1], [2]),
-    ],
-    nodes: [
-      node('Gather', ['embedding', 'input_ids'], ['embedded'], { axis: 0 }),
-      node('Cast', ['attention_mask'], ['mask'], { to: FLOAT }),
-      node('Unsqueeze', ['mask', 'axis_last'], ['mask3']),
-      node('Mul', ['embedded', 'mask3'], ['masked']),
-      node('ReduceSum', ['masked', 'axis_sequence'], ['summed'], { keepdims: 0 }),
-      node('ReduceSum', ['mask3', 'axis_sequence'], ['count'], { keepdims: 0 }),
-      node('Div', ['summed', 'count'], ['pooled']),
-      node('Tanh', ['pooled'], ['activated']),
-      node('MatMul', ['activated', 'text_projection'], ['text_embeds']),
-    ],
-  });
+  writeTextModel(path.join(dir, 'onnx', 'text_model.onnx'), { vocabSize, hidden, projection, rand });
 
   const cells = 3 * (image / 8) * (image / 8);
   writeModel(path.join(dir, 'onnx', 'vision_model.onnx'), {
@@ -316,17 +330,9 @@ const CLAP = { id: 'tiny/clap', hidden: 16, projection: 8, mels: 64, sampleRate:
 function writeClap(root) {
   const dir = path.join(root, CLAP.id);
   const rand = seededRandom(7);
-  const { vocabSize, json } = clipTokenizer();
+  // CLIP's tokenizer: a tiny model need not carry RoBERTa's (the released CLAP's); the text tower takes the same inputs.
+  const vocabSize = writeClipTokenizer(dir);
   const { hidden, projection, mels, sampleRate, windowSeconds } = CLAP;
-  writeJson(path.join(dir, 'tokenizer.json'), json);
-  writeJson(path.join(dir, 'tokenizer_config.json'), {
-    tokenizer_class: 'CLIPTokenizer',
-    bos_token: '<|startoftext|>',
-    eos_token: '<|endoftext|>',
-    unk_token: '<|endoftext|>',
-    pad_token: '<|endoftext|>',
-    model_max_length: 77,
-  });
   writeJson(path.join(dir, 'preprocessor_config.json'), {
     feature_extractor_type: 'ClapFeatureExtractor',
     feature_size: mels,
@@ -353,27 +359,7 @@ function writeClap(root) {
     'transformers.js_config': { dtype: 'fp32' },
   });
 
-  writeModel(path.join(dir, 'onnx', 'text_model.onnx'), {
-    inputs: [valueInfo('input_ids', INT64, ['batch', 'sequence']), valueInfo('attention_mask', INT64, ['batch', 'sequence'])],
-    outputs: [valueInfo('text_embeds', FLOAT, ['batch', projection])],
-    initializers: [
-      floatTensor('embedding', [vocabSize, hidden], randomFloats(vocabSize * hidden, rand)),
-      floatTensor('text_projection', [hidden, projection], randomFloats(hidden * projection, rand)),
-      int64Tensor('axis_sequence', [1], [1]),
-      int64Tensor('axis_last', [1], [2]),
-    ],
-    nodes: [
-      node('Gather', ['embedding', 'input_ids'], ['embedded'], { axis: 0 }),
-      node('Cast', ['attention_mask'], ['mask'], { to: FLOAT }),
-      node('Unsqueeze', ['mask', 'axis_last'], ['mask3']),
-      node('Mul', ['embedded', 'mask3'], ['masked']),
-      node('ReduceSum', ['masked', 'axis_sequence'], ['summed'], { keepdims: 0 }),
-      node('ReduceSum', ['mask3', 'axis_sequence'], ['count'], { keepdims: 0 }),
-      node('Div', ['summed', 'count'], ['pooled']),
-      node('Tanh', ['pooled'], ['activated']),
-      node('MatMul', ['activated', 'text_projection'], ['text_embeds']),
-    ],
-  });
+  writeTextModel(path.join(dir, 'onnx', 'text_model.onnx'), { vocabSize, hidden, projection, rand });
 
   writeModel(path.join(dir, 'onnx', 'audio_model.onnx'), {
     inputs: [valueInfo('input_features', FLOAT, ['batch', 1, 'frames', mels])],

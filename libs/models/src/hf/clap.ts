@@ -9,7 +9,7 @@ import type { ModelsConfig } from '../config';
 import type { ProviderDefinition } from '../registry';
 import { SerialQueue } from '../serial';
 import type { AudioEmbedder, Disposable } from '../types';
-import { l2Normalise, missingModelReason, transformers } from './transformers';
+import { l2Normalise, missingModelReason, textEmbedding, transformers, unitEmbedding } from './transformers';
 
 /**
  * CLAP through transformers.js: sounds and text embedded into one space, vectors L2-normalised.
@@ -112,27 +112,17 @@ export class ClapEmbedder implements AudioEmbedder, Disposable {
       for (const start of windowStarts(samples.length, this.windowSamples)) {
         const inputs = (await this.extractor(samples.subarray(start, start + this.windowSamples))) as Record<string, Tensor>;
         const { audio_embeds } = (await this.audioModel(inputs)) as { audio_embeds: Tensor };
-        windows.push(this.normalised(audio_embeds));
+        windows.push(unitEmbedding(audio_embeds, this.dimensions, 'CLAP'));
       }
       return poolNormalised(windows);
     });
   }
 
   embedText(text: string): Promise<Float32Array> {
-    return this.queue.run(async () => {
-      const inputs = this.tokenizer(text, { padding: true, truncation: true }) as Record<string, Tensor>;
-      const { text_embeds } = (await this.textModel(inputs)) as { text_embeds: Tensor };
-      return this.normalised(text_embeds);
-    });
+    return this.queue.run(() => textEmbedding(this.tokenizer, this.textModel, text, this.dimensions, 'CLAP'));
   }
 
   async dispose(): Promise<void> {
     await Promise.all([this.textModel.dispose(), this.audioModel.dispose()]);
-  }
-
-  private normalised(embeds: Tensor): Float32Array {
-    const vector = embeds.data as Float32Array;
-    if (vector.length !== this.dimensions) throw new Error(`CLAP returned ${vector.length} values, expected ${this.dimensions}`);
-    return l2Normalise(vector);
   }
 }

@@ -10,7 +10,7 @@ import { decodeRgb } from '../image';
 import type { ProviderDefinition } from '../registry';
 import { SerialQueue } from '../serial';
 import type { Disposable, ImageInput, VisualEmbedder } from '../types';
-import { l2Normalise, missingModelReason, transformers } from './transformers';
+import { missingModelReason, textEmbedding, transformers, unitEmbedding } from './transformers';
 
 /**
  * CLIP through transformers.js: images and text embedded into one space, vectors L2-normalised.
@@ -70,25 +70,15 @@ export class ClipEmbedder implements VisualEmbedder, Disposable {
       const raw = new this.lib.RawImage(new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength), width, height, 3);
       const inputs = (await this.processor(raw)) as Record<string, Tensor>;
       const { image_embeds } = (await this.visionModel(inputs)) as { image_embeds: Tensor };
-      return this.normalised(image_embeds);
+      return unitEmbedding(image_embeds, this.dimensions, 'CLIP');
     });
   }
 
   embedText(text: string): Promise<Float32Array> {
-    return this.queue.run(async () => {
-      const inputs = this.tokenizer(text, { padding: true, truncation: true }) as Record<string, Tensor>;
-      const { text_embeds } = (await this.textModel(inputs)) as { text_embeds: Tensor };
-      return this.normalised(text_embeds);
-    });
+    return this.queue.run(() => textEmbedding(this.tokenizer, this.textModel, text, this.dimensions, 'CLIP'));
   }
 
   async dispose(): Promise<void> {
     await Promise.all([this.textModel.dispose(), this.visionModel.dispose()]);
-  }
-
-  private normalised(embeds: Tensor): Float32Array {
-    const vector = embeds.data as Float32Array;
-    if (vector.length !== this.dimensions) throw new Error(`CLIP returned ${vector.length} values, expected ${this.dimensions}`);
-    return l2Normalise(vector);
   }
 }

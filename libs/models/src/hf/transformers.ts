@@ -1,6 +1,7 @@
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type * as TransformersModule from '@huggingface/transformers' with { 'resolution-mode': 'require' };
+import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from '@huggingface/transformers' with { 'resolution-mode': 'require' };
 import type { ModelsConfig } from '../config';
 
 /**
@@ -44,6 +45,29 @@ export async function missingModelReason(
     `${what} model ${modelId} is not in MODELS_DIR (its folder ${modelId}/ lacks ${missing.join(', ')}); ` +
     'put its transformers.js files there or set MODELS_ALLOW_DOWNLOAD=true'
   );
+}
+
+/**
+ * A projection head's output as a unit vector, checked against the model's size (`what` names the
+ * model in the error): CLIP's and CLAP's `text_embeds`, `image_embeds` and `audio_embeds`.
+ */
+export function unitEmbedding(embeds: Tensor, dimensions: number, what: string): Float32Array {
+  const vector = embeds.data as Float32Array;
+  if (vector.length !== dimensions) throw new Error(`${what} returned ${vector.length} values, expected ${dimensions}`);
+  return l2Normalise(vector);
+}
+
+/** A text through a dual encoder's text tower (CLIP, CLAP: tokens in, `text_embeds` out), as a unit vector. */
+export async function textEmbedding(
+  tokenizer: PreTrainedTokenizer,
+  textModel: PreTrainedModel,
+  text: string,
+  dimensions: number,
+  what: string,
+): Promise<Float32Array> {
+  const inputs = tokenizer(text, { padding: true, truncation: true }) as Record<string, Tensor>;
+  const { text_embeds } = (await textModel(inputs)) as { text_embeds: Tensor };
+  return unitEmbedding(text_embeds, dimensions, what);
 }
 
 /** Divides a vector by its Euclidean length (a zero vector stays zero). */
