@@ -32,19 +32,31 @@ export const MIN_MOMENT_SECONDS = 0.05;
 /** Sorted, disjoint pieces with the best score at each instant; touching equal scores merge. */
 export function normalise(moments: readonly Moment[]): Moment[] {
   const valid = moments.filter(isValidMoment).map((m) => ({ start: m.start, end: m.end, score: clampScore(m.score) }));
-  const boundaries = sortedUnique(valid.flatMap((m) => [m.start, m.end]));
-  const byStart = [...valid].sort((a, b) => a.start - b.start);
+  return mergeEqualNeighbours(scoreOverTime(valid, (active) => Math.max(...active.map((m) => m.score))));
+}
+
+/**
+ * A score over time from timed items: one piece between each two consecutive starts or ends that
+ * some item covers, scored by `scoreOf` of the items covering it (normalise takes their best;
+ * search's clips combine their evidence). Items must have end > start.
+ */
+export function scoreOverTime<T extends { start: number; end: number }>(
+  items: readonly T[],
+  scoreOf: (covering: readonly T[]) => number,
+): Moment[] {
+  const boundaries = sortedUnique(items.flatMap((m) => [m.start, m.end]));
+  const byStart = [...items].sort((a, b) => a.start - b.start);
   const pieces: Moment[] = [];
   let next = 0;
-  let active: Moment[] = [];
+  let active: T[] = [];
   for (let i = 0; i + 1 < boundaries.length; i++) {
     const [from, to] = [boundaries[i]!, boundaries[i + 1]!];
     while (next < byStart.length && byStart[next]!.start <= from) active.push(byStart[next++]!);
-    // Every end is a boundary, so a moment still open after `from` covers the whole piece.
+    // Every end is a boundary, so an item still open after `from` covers the whole piece.
     active = active.filter((m) => m.end > from);
-    if (active.length > 0) pieces.push({ start: from, end: to, score: Math.max(...active.map((m) => m.score)) });
+    if (active.length > 0) pieces.push({ start: from, end: to, score: scoreOf(active) });
   }
-  return mergeEqualNeighbours(pieces);
+  return pieces;
 }
 
 /** Seconds covered by at least one moment (overlaps counted once). */

@@ -4,7 +4,7 @@
  * saying which options matched it and how well); clips are then filtered, ranked and, with
  * `group_by=video`, grouped — the same clips either way.
  */
-import { CANONICAL_OPTIONS, closeGaps, coalesce, subtract, type CanonicalOption, type Moment } from '@vus/core';
+import { CANONICAL_OPTIONS, closeGaps, coalesce, scoreOverTime, subtract, type CanonicalOption, type Moment } from '@vus/core';
 import {
   CONFIDENCE_CUTS,
   MOMENT_MERGE_GAP_SEC,
@@ -145,7 +145,7 @@ export function instantScore(covering: readonly SegmentMatch[]): number {
  * (mergeMoments), and the weaker stretches outside them merged into moments of their own.
  */
 export function momentsOf(matches: readonly SegmentMatch[]): Moment[] {
-  const pieces = scoreOverTime(matches);
+  const pieces = scoreOverTimeOf(matches);
   const peak = Math.max(0, ...pieces.map((p) => p.score));
   const floor = Math.max(CONFIDENCE_CUTS.low, PEAK_SHARE * peak);
   const strong = mergeMoments(pieces.filter((p) => p.score >= floor));
@@ -161,23 +161,10 @@ export function momentsOf(matches: readonly SegmentMatch[]): Moment[] {
   return [...strong, ...weak.map((m) => ({ ...m, score: momentScore(m.score, m.end - m.start) }))].sort((a, b) => a.start - b.start);
 }
 
-/** instantScore over time: one piece between each two consecutive boundaries that some match covers. */
-function scoreOverTime(matches: readonly SegmentMatch[]): Moment[] {
-  // A match at a point in time (start = end) lasts a frame, so that it is a moment too.
+/** instantScore over time (@vus/core scoreOverTime); a match at a point in time (start = end) lasts a frame, so that it is a moment too. */
+function scoreOverTimeOf(matches: readonly SegmentMatch[]): Moment[] {
   const timed = matches.map((m) => (m.end > m.start ? m : { ...m, end: m.start + MIN_OVERLAP_SEC }));
-  const boundaries = [...new Set(timed.flatMap((m) => [m.start, m.end]))].sort((a, b) => a - b);
-  const byStart = [...timed].sort((a, b) => a.start - b.start);
-  const pieces: Moment[] = [];
-  let next = 0;
-  let active: SegmentMatch[] = [];
-  for (let i = 0; i + 1 < boundaries.length; i++) {
-    const [from, to] = [boundaries[i]!, boundaries[i + 1]!];
-    while (next < byStart.length && byStart[next]!.start <= from) active.push(byStart[next++]!);
-    // Every end is a boundary, so a match still open after `from` covers the whole piece.
-    active = active.filter((m) => m.end > from);
-    if (active.length > 0) pieces.push({ start: from, end: to, score: instantScore(active) });
-  }
-  return pieces;
+  return scoreOverTime(timed, instantScore);
 }
 
 function clipOf(videoId: string, moment: Moment, videoMatches: readonly SegmentMatch[], adjustConfidenceLevel: number): Clip {
