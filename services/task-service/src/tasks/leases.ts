@@ -17,14 +17,8 @@ export interface ClaimedTask extends TaskRecord {
   leaseExpiresAt: Date;
   /** Claims so far, this one included. */
   attempts: number;
-  /** The media minutes were reserved with the Meter (done once per task). */
+  /** The media minutes were reserved in billing-service and the usage event written (once per task). */
   mediaReserved: boolean;
-  /**
-   * A worker began reserving the media minutes (recorded before it asks the Meter). Set while
-   * `mediaReserved` is not: that worker died or failed in between, and may have debited the
-   * usage counters already.
-   */
-  mediaReserveStarted: boolean;
 }
 
 /** Fields the worker fills in as the task moves on. */
@@ -34,7 +28,6 @@ export interface TaskChanges {
   progress?: number;
   failure?: TaskFailure;
   mediaReserved?: boolean;
-  mediaReserveStarted?: boolean;
   extractors?: ExtractorReport;
   hls?: TaskHls;
 }

@@ -33,7 +33,6 @@ interface TaskRow {
   idempotency_key: string | null;
   asset_id?: string | null;
   media_reserved: boolean;
-  media_reserve_started: boolean;
   hls: HlsRow | null;
   created_at: Date;
   updated_at: Date;
@@ -115,7 +114,6 @@ function toClaimed(row: TaskRow, job: ClaimedJob): ClaimedTask {
     leaseExpiresAt: job.leaseExpiresAt,
     attempts: job.attempts,
     mediaReserved: row.media_reserved,
-    mediaReserveStarted: row.media_reserve_started,
   };
 }
 
@@ -261,7 +259,6 @@ function changeAssignments(changes: TaskChanges, first: number): { sql: string[]
     set('failure_message', changes.failure.message);
   }
   if (changes.mediaReserved !== undefined) set('media_reserved', changes.mediaReserved);
-  if (changes.mediaReserveStarted !== undefined) set('media_reserve_started', changes.mediaReserveStarted);
   if (changes.hls) set('hls', JSON.stringify(hlsRow(changes.hls)));
   if (changes.extractors) {
     set('extractors_run', changes.extractors.ran);
