@@ -52,6 +52,18 @@ describe('CLAP audio embedder (transformers.js)', () => {
     expect(clap.sampleRate).toBe(48_000);
   });
 
+  it('prepares audio as the model expects: log-mel frames of 64 bins, one every 10 ms at 48 kHz', async () => {
+    // The provider hands the samples to the model's own feature extractor (preprocessor_config.json).
+    const { transformers } = await import('../src/hf/transformers');
+    const lib = await transformers({ modelsDir: tiny.dir, allowDownload: false, clipModel: 'x', whisperModel: 'y' });
+    const extractor = await lib.AutoFeatureExtractor.from_pretrained(tiny.ids.clap!);
+    const { input_features } = (await extractor(tone(440, 1))) as { input_features: { dims: number[]; data: Float32Array } };
+    expect(input_features.dims).toEqual([1, 1, 101, 64]);
+    // dB values of a loud tone: finite, and not all alike.
+    expect(input_features.data.every(Number.isFinite)).toBe(true);
+    expect(Math.max(...input_features.data) - Math.min(...input_features.data)).toBeGreaterThan(10);
+  });
+
   it('embeds sounds and text as unit vectors of the model’s size; different sounds differ', async () => {
     const vectors = [
       await clap.embedAudio(tone(440, 0.5)),
