@@ -50,7 +50,7 @@ const PEERS = [
 ] as const;
 /** The services that share the blob store (BLOB_DIR), those on the event bus, those that load models. */
 const BLOB_USERS = ['gateway', 'index-service', 'task-service', 'embed-service', WORKER];
-const BUS_USERS = ['index-service', 'task-service', 'search-service', 'billing-service', WORKER];
+const BUS_USERS = ['index-service', 'task-service', 'search-service', 'billing-service', 'analyze-service', 'embed-service', WORKER];
 const MODEL_USERS = [WORKER, 'embed-service'];
 /** Variables only the worker reads: task-service's API pods go without them when the worker runs apart. */
 const WORKER_ONLY_ENV = ['WORK_DIR', 'MODELS_DIR', 'SEARCH_SERVICE_ADDR', 'EMBED_SERVICE_ADDR', 'BILLING_SERVICE_ADDR'];
