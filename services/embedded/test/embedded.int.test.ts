@@ -4,7 +4,7 @@
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { textScenesVideo } from '@vus/testing';
-import { mkdtempSync, openAsBlob, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, openAsBlob, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -141,8 +141,23 @@ describe('embedded mode', () => {
       status = ((await (await fetch(`${running.baseUrl}/v1.3/tasks/${created._id}`, { headers })).json()) as { status: string }).status;
     }
     expect(status).toBe('ready');
-    const video = await fetch(`${running.baseUrl}/v1.3/indexes/${indexId}/videos/${created.video_id}`, { headers });
-    expect(((await video.json()) as { system_metadata: { filename: string } }).system_metadata.filename).toBe('scenes.mp4');
+    const videoUrl = `${running.baseUrl}/v1.3/indexes/${indexId}/videos/${created.video_id}`;
+    const video = (await (await fetch(videoUrl, { headers })).json()) as {
+      system_metadata: { filename: string };
+      hls: { video_url: string };
+    };
+    expect(video.system_metadata.filename).toBe('scenes.mp4');
+    // The stream is read through index-service, from the same blob folder.
+    const playlist = await fetch(video.hls.video_url);
+    expect([playlist.status, playlist.headers.get('content-type')]).toEqual([200, 'application/vnd.apple.mpegurl']);
+    // Deleting the video removes its folder of blobs (index-service, on its own video.deleted).
+    expect((await fetch(videoUrl, { method: 'DELETE', headers })).status).toBe(204);
+    const folder = join(dataDir, 'blobs', 'videos', created.video_id);
+    const filesLeft = () =>
+      existsSync(folder) ? readdirSync(folder, { recursive: true, withFileTypes: true }).filter((f) => f.isFile()) : [];
+    for (let i = 0; i < 100 && filesLeft().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(filesLeft()).toEqual([]);
+    expect((await fetch(video.hls.video_url)).status).toBe(404);
     expect(await stop(running)).toBe(0);
   });
 
