@@ -13,7 +13,8 @@ export type VideoDeletedReason = 'video_deleted' | 'index_deleted';
 
 /**
  * The `video.deleted` event, keyed by the video id. Its payload is the contract with the
- * consumers (search-service drops the video's segments, the blob sweeper removes `blob_keys`).
+ * consumers: search-service drops the video's segments, index-service itself removes the video's
+ * folder of blobs (video-blobs.ts), task-service the media file among `blob_keys`.
  */
 export function videoDeletedEvent(orgId: string, video: DeletedVideo, reason: VideoDeletedReason, clock: Clock): EventEnvelope {
   return buildEvent(
