@@ -12,6 +12,7 @@ export function openConceptEmbedder(models: ModelRegistry): { embedder: ConceptE
     detector: { detectObjects: async (image) => (await models.find('object_detector'))?.detectObjects(image) ?? [] },
     textReader: { readText: async (image) => (await models.find('text_reader'))?.readText(image) ?? [] },
     speech: { transcribe: async (audio) => (await models.find('speech_recognizer'))?.transcribe(audio) ?? [] },
+    hasSpeech: async () => (await models.find('speech_recognizer')) !== undefined,
   });
   return { embedder, close: () => (wordnet.close(), vectors.close()) };
 }

@@ -9,7 +9,7 @@ import type { EmbedTask__Input } from '@vus/grpc/types/embed/v1/EmbedTask';
 import { errors as coreErrors, knownId, listPage } from '@vus/core';
 import type { EmbedService, MediaInput, ModalityEmbedding } from './embed';
 import { AUDIO_VECTOR_MODEL, vectorModel, type ModelServer, type QueryInput } from './model-server';
-import type { EmbedTaskRecord, EmbedTasks } from './tasks';
+import { optionOf, taskEmbeddingOptions, type EmbedOption, type EmbedTaskRecord, type EmbedTasks } from './tasks';
 import type { IndexedVideoEmbedder } from './indexed-video';
 
 /** Fetches a media URL (through the SSRF guard) as bytes; `param` names it in errors. */
@@ -42,13 +42,16 @@ function toSet(embedding: ModalityEmbedding | undefined, option: string): Embedd
   };
 }
 
-/** A task as the proto gives it; its vectors only when `withSegments` (GetEmbedTask), filtered by option. */
-function toProtoTask(task: EmbedTaskRecord, withSegments: boolean): EmbedTask__Input {
-  const segments = withSegments ? (task.result?.segments ?? []) : [];
+/**
+ * A task as the proto gives it; its vectors only when `withSegments` (GetEmbedTask), of the
+ * options asked (empty: all). Options are canonical: visual, audio, transcription.
+ */
+function toProtoTask(task: EmbedTaskRecord, withSegments: boolean, options: readonly EmbedOption[] = []): EmbedTask__Input {
+  const segments = withSegments ? (task.result?.segments ?? []).filter((s) => options.length === 0 || options.includes(optionOf(s))) : [];
   return {
     id: task.id,
     model_name: task.modelName,
-    input_type: 'video',
+    input_type: task.options.inputType ?? 'video',
     status: task.status,
     error_message: task.errorMessage ?? '',
     embedding: {
@@ -57,7 +60,7 @@ function toProtoTask(task: EmbedTaskRecord, withSegments: boolean): EmbedTask__I
         start: s.start,
         end: s.end,
         embedding_scope: s.scope,
-        embedding_option: 'visual-text',
+        embedding_option: optionOf(s),
       })),
       metadata: {
         input_url: task.source.url ?? '',
@@ -118,9 +121,11 @@ export function embedServiceImplementation(
         const orgId = requireOrg(ctx);
         const media = request.media;
         if (media?.source === 'data' || media?.source === 'asset_id')
-          throw new ApiError('not_implemented', 'Send a video as video_url or video_file.', { param: 'video_file' });
+          throw new ApiError('not_implemented', 'Send the media by URL or as a file.', { param: 'video_file' });
         const task = await tasks.create(orgId, {
           modelName: request.model_name,
+          inputType: request.input_type,
+          embeddingOptions: request.embedding_options,
           source: {
             ...(media?.url ? { url: media.url } : {}),
             ...(media?.blob_key ? { blobKey: media.blob_key } : {}),
@@ -135,9 +140,10 @@ export function embedServiceImplementation(
         return toProtoTask(task, false);
       },
       async GetEmbedTask(request, ctx) {
-        const options = request.embedding_options.filter((o) => o !== 'visual-text' && o !== 'visual');
-        if (options.length > 0) throw coreErrors.invalid('embedding_option', 'This server embeds video as visual-text only.');
-        return toProtoTask(await tasks.get(requireOrg(ctx), taskId(request.embed_task_id)), true);
+        const task = await tasks.get(requireOrg(ctx), taskId(request.embed_task_id));
+        const options =
+          request.embedding_options.length === 0 ? [] : taskEmbeddingOptions(task.options.inputType ?? 'video', request.embedding_options);
+        return toProtoTask(task, true, options);
       },
       async GetEmbedTaskStatus(request, ctx) {
         return toProtoTask(await tasks.get(requireOrg(ctx), taskId(request.embed_task_id)), false);

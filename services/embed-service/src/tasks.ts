@@ -1,8 +1,8 @@
 /**
- * Video embed tasks (API-CONTRACT §5.8): created at once (and once per idempotency key), run as
- * jobs of the job queue, results kept for 7 days. The job samples the clip range's frames, embeds
- * each clip as the union of its frames' concepts and, when asked, the whole range as one `video`
- * vector.
+ * Video and audio embed tasks (API-CONTRACT §5.8): created at once (and once per idempotency key),
+ * run as jobs of the job queue, results kept for 7 days. The job embeds each clip of the range per
+ * option — what its frames show (visual), what is heard (audio: speech and a sound cue), what is
+ * said (transcription) — and, when asked, the whole range as one `video` vector per option.
  */
 import { ApiError, errors, newId, type Clock } from '@vus/core';
 import { embeddingModel } from './model-names';
@@ -21,6 +21,11 @@ export const TASK_RULES = {
 
 export type TaskStatus = 'processing' | 'ready' | 'failed';
 
+/** What a vector is of; the wire's legacy `visual-text` is `visual`. */
+export type EmbedOption = 'visual' | 'audio' | 'transcription';
+export const EMBED_OPTIONS: readonly EmbedOption[] = ['visual', 'audio', 'transcription'];
+export type TaskInputType = 'video' | 'audio';
+
 export interface TaskSource {
   url?: string;
   blobKey?: string;
@@ -28,6 +33,10 @@ export interface TaskSource {
 }
 
 export interface TaskOptions {
+  /** Absent in tasks stored before audio tasks: video. */
+  inputType?: TaskInputType;
+  /** Absent in tasks stored before options: visual only. */
+  embeddingOptions?: EmbedOption[];
   startSec: number;
   endSec?: number;
   clipLength: number;
@@ -38,6 +47,8 @@ export interface TaskSegment {
   start: number;
   end: number;
   scope: 'clip' | 'video';
+  /** Absent in results stored before options: visual. */
+  option?: EmbedOption;
   vector: number[];
 }
 
@@ -78,6 +89,10 @@ export interface EmbedTaskStore {
 
 export interface NewTaskRequest {
   modelName: string;
+  /** video (the default) or audio. */
+  inputType?: string;
+  /** visual (or visual-text), audio, transcription; empty: the input type's defaults. */
+  embeddingOptions?: readonly string[];
   source: TaskSource;
   startSec?: number;
   endSec?: number;
@@ -87,7 +102,12 @@ export interface NewTaskRequest {
 }
 
 /** The task's options from a request: each limit is `parameter_invalid` naming its wire field. */
-export function taskOptions(request: Pick<NewTaskRequest, 'startSec' | 'endSec' | 'clipLength' | 'scopes'>): TaskOptions {
+export function taskOptions(
+  request: Pick<NewTaskRequest, 'inputType' | 'embeddingOptions' | 'startSec' | 'endSec' | 'clipLength' | 'scopes'>,
+): TaskOptions {
+  const inputType = request.inputType || 'video';
+  if (inputType !== 'video' && inputType !== 'audio') throw errors.invalid('input_type', 'Embedding tasks take video or audio.');
+  const embeddingOptions = taskEmbeddingOptions(inputType, request.embeddingOptions ?? []);
   const clipLength = request.clipLength ?? TASK_RULES.defaultClipLength;
   if (!(clipLength >= TASK_RULES.minClipLength && clipLength <= TASK_RULES.maxClipLength)) {
     throw errors.invalid('video_clip_length', `It must be between ${TASK_RULES.minClipLength} and ${TASK_RULES.maxClipLength} seconds.`);
@@ -99,12 +119,32 @@ export function taskOptions(request: Pick<NewTaskRequest, 'startSec' | 'endSec' 
   const scopes = request.scopes.length === 0 ? ['clip'] : [...new Set(request.scopes.map((s) => (s === 'asset' ? 'video' : s)))];
   if (scopes.some((s) => s !== 'clip' && s !== 'video')) throw errors.invalid('video_embedding_scope', 'Use clip and/or video.');
   return {
+    inputType,
+    embeddingOptions,
     startSec,
     ...(request.endSec === undefined ? {} : { endSec: request.endSec }),
     clipLength,
     scopes: scopes as TaskOptions['scopes'],
   };
 }
+
+/**
+ * The options a task embeds: those asked (legacy `visual-text` is `visual`), each once, or by default
+ * what the input has — video: visual and audio; audio: audio. Audio has no visual.
+ */
+export function taskEmbeddingOptions(inputType: TaskInputType, asked: readonly string[]): EmbedOption[] {
+  const options = [...new Set(asked.map((o) => (o === 'visual-text' ? 'visual' : o)))];
+  const unknown = options.find((o) => !(EMBED_OPTIONS as readonly string[]).includes(o));
+  if (unknown !== undefined)
+    throw errors.invalid('embedding_option', `Unknown option ${JSON.stringify(unknown.slice(0, 32))}; use visual, audio or transcription.`);
+  if (inputType === 'audio' && options.includes('visual')) throw errors.invalid('embedding_option', 'Audio has no visual embedding.');
+  if (options.length > 0) return options as EmbedOption[];
+  return inputType === 'audio' ? ['audio'] : ['visual', 'audio'];
+}
+
+/** A stored task's options and segment option, with the defaults of tasks stored before them. */
+export const optionsOf = (task: Pick<EmbedTaskRecord, 'options'>): EmbedOption[] => task.options.embeddingOptions ?? ['visual'];
+export const optionOf = (segment: TaskSegment): EmbedOption => segment.option ?? 'visual';
 
 /**
  * Clip windows of a range: `clipLength` seconds each from `start`, the last one shorter
@@ -122,7 +162,7 @@ export function createEmbedTasks(deps: { store: EmbedTaskStore; clock: Clock; qu
     async create(orgId: string, request: NewTaskRequest): Promise<EmbedTaskRecord> {
       const model = embeddingModel(request.modelName);
       if (!request.source.url && !request.source.blobKey)
-        throw new ApiError('parameter_not_provided', 'Provide video_url or video_file.', { param: 'video_url' });
+        throw new ApiError('parameter_not_provided', 'Provide the media by URL or as a file.', { param: 'video_url' });
       const now = clock.now();
       const task: EmbedTaskRecord = {
         id: newId(),

@@ -55,7 +55,13 @@ describe('embed task rules', () => {
   });
 
   it('defaults to 6 s clips from the start, clip scope; asset means video', () => {
-    expect(taskOptions({ scopes: [] })).toEqual({ startSec: 0, clipLength: 6, scopes: ['clip'] });
+    expect(taskOptions({ scopes: [] })).toEqual({
+      inputType: 'video',
+      embeddingOptions: ['visual', 'audio'],
+      startSec: 0,
+      clipLength: 6,
+      scopes: ['clip'],
+    });
     expect(taskOptions({ scopes: ['asset', 'clip'] }).scopes).toEqual(['video', 'clip']);
   });
 });
@@ -127,7 +133,9 @@ describe('embed tasks over gRPC', () => {
     });
     expect(again.id).toBe(created.id);
     expect((await waitForDone(created.id)).status).toBe('ready');
-    const task = await client.getEmbedTask(ctx, { embed_task_id: created.id });
+    const all = (await client.getEmbedTask(ctx, { embed_task_id: created.id })).embedding?.segments ?? [];
+    expect(all.map((s) => s.embedding_option)).toEqual(['visual', 'visual', 'visual', 'audio', 'audio', 'audio']);
+    const task = await client.getEmbedTask(ctx, { embed_task_id: created.id, embedding_options: ['visual-text'] });
     const segments = task.embedding?.segments ?? [];
     expect(segments.map((s) => [s.embedding_scope, s.start, Math.round((s.end ?? 0) * 10) / 10])).toEqual([
       ['clip', 0, 4],

@@ -164,9 +164,10 @@ describe('embed tasks', () => {
     });
     const done = await client.embed.tasks.waitForDone(created.id!, { sleepInterval: 0.3 });
     expect(done.status).toBe('ready');
-    const task = await client.embed.tasks.retrieve(created.id!);
+    const task = await client.embed.tasks.retrieve(created.id!, { embeddingOption: ['visual-text'] });
     expect(task.createdAt).toBeInstanceOf(Date);
     const segments = task.videoEmbedding?.segments ?? [];
+    expect(new Set(segments.map((s) => s.embeddingOption))).toEqual(new Set(['visual-text']));
     expect(segments.map((s) => [s.embeddingScope, s.startOffsetSec, Math.round((s.endOffsetSec ?? 0) * 10) / 10])).toEqual([
       ['clip', 0, 4],
       ['clip', 4, 8],
@@ -179,6 +180,18 @@ describe('embed tasks', () => {
     const [cat, motorcycle] = [await text('cat'), await text('motorcycle')];
     expect(cosine(cat, catClip!)).toBeGreaterThan(cosine(cat, motorbikeClip!));
     expect(cosine(motorcycle, motorbikeClip!)).toBeGreaterThan(cosine(motorcycle, catClip!));
+    // By default a video is embedded as heard too: this one has no sound, so its audio clips are silence.
+    const all = (await client.embed.tasks.retrieve(created.id!)).videoEmbedding?.segments ?? [];
+    expect(all.map((s) => [s.embeddingOption, s.embeddingScope])).toEqual([
+      ['visual-text', 'clip'],
+      ['visual-text', 'clip'],
+      ['visual-text', 'video'],
+      ['audio', 'clip'],
+      ['audio', 'clip'],
+      ['audio', 'video'],
+    ]);
+    const silence = vector(all[3]!.float);
+    expect(cosine(await text('silence'), silence)).toBeGreaterThan(cosine(cat, silence));
     const listed: string[] = [];
     for await (const item of await client.embed.tasks.list()) listed.push(item.id!);
     expect(listed).toContain(created.id);
@@ -193,7 +206,8 @@ describe('embed tasks', () => {
     const done = await client.embed.task.retrieve(task.id);
     expect(done.engineName).toBe('Marengo-retrieval-2.6');
     const early = (await api().get(`/v1.2/embed/tasks/${task.id}`).set('x-api-key', key)).body;
-    expect(early.video_embeddings).toHaveLength(1);
+    expect(early.video_embeddings).toHaveLength(2);
+    expect(early.video_embedding.segments.map((s: { embedding_option: string }) => s.embedding_option)).toEqual(['visual-text', 'audio']);
     expect(early.video_embeddings[0].embedding.float).toHaveLength(1024);
     expect(early.video_embedding.segments[0].float).toEqual(early.video_embeddings[0].float);
   }, 180_000);
@@ -204,7 +218,7 @@ describe('embed tasks', () => {
     const created = await client.embed.v2.tasks.create({
       inputType: 'video',
       modelName: 'marengo3.0',
-      video: { mediaSource: { url: files.url('video.mp4') } },
+      video: { mediaSource: { url: files.url('video.mp4') }, embeddingOption: ['visual'] },
     });
     expect(created.status).toBe('processing');
     let task = await client.embed.v2.tasks.retrieve(created.id);
@@ -213,10 +227,12 @@ describe('embed tasks', () => {
       task = await client.embed.v2.tasks.retrieve(created.id);
     }
     expect(task.status).toBe('ready');
-    expect(task.data?.map((d) => [d.embeddingScope, d.startSec, Math.round((d.endSec ?? 0) * 10) / 10, d.embedding.length])).toEqual([
-      ['clip', 0, 6, 512],
-      ['clip', 6, 8, 512],
-      ['asset', 0, 8, 512],
+    expect(
+      task.data?.map((d) => [d.embeddingOption, d.embeddingScope, d.startSec, Math.round((d.endSec ?? 0) * 10) / 10, d.embedding.length]),
+    ).toEqual([
+      ['visual', 'clip', 0, 6, 512],
+      ['visual', 'clip', 6, 8, 512],
+      ['visual', 'asset', 0, 8, 512],
     ]);
     const listed: (string | undefined)[] = [];
     for await (const item of await client.embed.v2.tasks.list()) listed.push(item.id);
@@ -233,6 +249,43 @@ describe('embed tasks', () => {
     const res = await req;
     expect([res.status, res.body.code]).toEqual([400, code]);
   });
+
+  it('twelvelabs-js 1.3.4 embed.v2.tasks audio by URL: 10 s clips and the asset, heard as sound; transcription needs a recogniser', async () => {
+    process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+    const client = new TwelveLabsV1({ apiKey: key });
+    const waitDone = async (id: string) => {
+      let task = await client.embed.v2.tasks.retrieve(id);
+      for (let i = 0; i < 300 && task.status === 'processing'; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        task = await client.embed.v2.tasks.retrieve(id);
+      }
+      return task;
+    };
+    const created = await client.embed.v2.tasks.create({
+      inputType: 'audio',
+      modelName: 'marengo3.0',
+      audio: { mediaSource: { url: files.url('tone.wav') }, segmentation: { strategy: 'fixed', fixed: { durationSec: 10 } } },
+    });
+    const task = await waitDone(created.id);
+    expect(task.status).toBe('ready');
+    expect(task.metadata?.inputType).toBe('audio');
+    expect(task.data?.map((d) => [d.embeddingOption, d.embeddingScope, d.startSec, Math.round((d.endSec ?? 0) * 10) / 10])).toEqual([
+      ['audio', 'clip', 0, 10],
+      ['audio', 'clip', 10, 12],
+      ['audio', 'asset', 0, 12],
+    ]);
+    // This stack loads no speech recogniser: a transcription embedding fails, saying so.
+    const transcribed = await client.embed.v2.tasks.create({
+      inputType: 'audio',
+      modelName: 'marengo3.0',
+      audio: { mediaSource: { url: files.url('tone.wav') }, embeddingOption: ['transcription'] },
+    });
+    const failed = (await api().get(`/v1.3/embed-v2/tasks/${transcribed.id}`).set('x-api-key', key)).body;
+    expect((await waitDone(transcribed.id)).status).toBe('failed');
+    expect(failed._id).toBe(transcribed.id);
+    const final = (await api().get(`/v1.3/embed-v2/tasks/${transcribed.id}`).set('x-api-key', key)).body;
+    expect(final.error.message).toMatch(/speech recogniser/);
+  }, 180_000);
 
   it("another organization's task does not exist for it", async () => {
     const created = await api()
@@ -460,7 +513,7 @@ describe('bad input', () => {
     30_000,
   );
 
-  it('/embed-v2 is v1.3 only; audio embedding tasks are not built (501)', async () => {
+  it('/embed-v2 is v1.3 only; an audio task has no visual option', async () => {
     const old = await api()
       .post('/v1.2/embed-v2')
       .set('x-api-key', key)
@@ -469,7 +522,11 @@ describe('bad input', () => {
     const audio = await api()
       .post('/v1.3/embed-v2/tasks')
       .set('x-api-key', key)
-      .send({ input_type: 'audio', model_name: 'marengo3.0', audio: { media_source: { url: files.url('tone.wav') } } });
-    expect([audio.status, audio.body.error?.code]).toEqual([501, 'not_implemented']);
+      .send({
+        input_type: 'audio',
+        model_name: 'marengo3.0',
+        audio: { media_source: { url: files.url('tone.wav') }, embedding_option: ['visual'] },
+      });
+    expect([audio.status, audio.body.error?.code]).toEqual([400, 'parameter_invalid']);
   });
 });

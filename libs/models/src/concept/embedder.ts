@@ -19,7 +19,7 @@ import {
 } from './concepts';
 import { embedConcepts, type ConceptSpace } from './space';
 import { WORD_VECTOR_DIMENSIONS, type WordVectors } from './word-vectors';
-import type { ImageInput, ObjectDetector, SpeechRecognizer, TextReader } from '../types';
+import type { ImageInput, ObjectDetector, SpeechRecognizer, SpeechSegment, TextReader } from '../types';
 
 export const CONCEPT_EMBEDDING_PROVIDER = 'concept-embedding';
 
@@ -30,6 +30,8 @@ export interface ConceptExtractors {
   readonly detector?: ObjectDetector | undefined;
   readonly textReader?: TextReader | undefined;
   readonly speech?: SpeechRecognizer | undefined;
+  /** Whether `speech` has a recogniser behind it now (a registry's loads on first use); absent: whether `speech` is given. */
+  readonly hasSpeech?: () => Promise<boolean>;
 }
 
 /** What a clip gives: its frames and the words said or subtitled during it. */
@@ -87,8 +89,22 @@ export class ConceptEmbedder {
       const segments = await this.extractors.speech.transcribe(samples);
       mergeConcepts(bag, this.textConcepts(segments.map((s) => s.text).join(' ')));
     }
-    addConcept(bag, conceptKey('word', rms(samples) < 0.005 ? 'silence' : 'sound'), CONCEPT_WEIGHTS.colour);
-    return bag;
+    return mergeConcepts(bag, this.soundConcepts(samples));
+  }
+
+  /** The sound cue alone: `sound`, or `silence` for a near-silent signal. */
+  soundConcepts(samples: Float32Array): ConceptBag {
+    return new Map([[conceptKey('word', rms(samples) < 0.005 ? 'silence' : 'sound'), CONCEPT_WEIGHTS.colour]]);
+  }
+
+  /** Whether a speech recogniser is loaded to transcribe with. */
+  async canTranscribe(): Promise<boolean> {
+    return this.extractors.hasSpeech ? this.extractors.hasSpeech() : this.extractors.speech !== undefined;
+  }
+
+  /** Timed speech in mono 16 kHz samples or a WAV file; empty when no recogniser is loaded. */
+  async transcribe(audio: Float32Array | string): Promise<readonly SpeechSegment[]> {
+    return (await this.extractors.speech?.transcribe(audio)) ?? [];
   }
 
   /** The union over the clip's frames (objects, on-screen text, colour) and its speech. */
@@ -108,6 +124,7 @@ export class ConceptEmbedder {
     return { dimensions, wordShare: 0.5, wordVector: (word) => this.centredVector(word) };
   }
 }
+
 /**
  * Word vectors with the common direction of the most frequent words removed, unit length (see
  * WordVectors.commonDirection): the lookup the concept embedding and search's word neighbours use.

@@ -36,8 +36,8 @@ const BINARY_PARTS: Readonly<Record<string, ReadonlyMap<string, number>>> = {
   // POST /embed/tasks: a video held in memory, then put in the blob store (send larger videos as video_url).
   'post /embed/tasks': new Map([['video_file', EMBED_TASK_VIDEO_BYTES]]),
 };
-/** The largest JSON body of POST /embed-v2 and /embed-v2/tasks (their media may be inline, base64). */
-const EMBED_V2_JSON_BYTES = 8 * 1024 * 1024;
+/** The largest JSON body of POST /embed-v2 and /embed-v2/tasks: their media may be inline, base64 (12 MB of media; larger goes by URL or asset). */
+const EMBED_V2_JSON_BYTES = 16 * 1024 * 1024;
 const NO_BINARY_PARTS: ReadonlyMap<string, number> = new Map();
 
 /**

@@ -109,6 +109,9 @@ export function presentEmbedTaskSummary(task: EmbedTask, shape: EmbedShape): Rec
   };
 }
 
+/** The legacy name of an option (`visual` was `visual-text` before Marengo 3.0). */
+const legacyOption = (option: string) => (option === 'visual' ? 'visual-text' : option);
+
 /** A video's clip vectors as embed tasks and video objects show them (API-CONTRACT §5.2, §5.8). */
 function presentVideoSegments(segments: readonly EmbeddingSegment[]) {
   return segments.map((s) => ({
@@ -116,7 +119,7 @@ function presentVideoSegments(segments: readonly EmbeddingSegment[]) {
     start_offset_sec: s.start ?? 0,
     end_offset_sec: s.end ?? 0,
     embedding_scope: s.embedding_scope,
-    embedding_option: s.embedding_option,
+    embedding_option: legacyOption(s.embedding_option),
   }));
 }
 
@@ -172,19 +175,19 @@ export function presentEmbedTaskV2(task: EmbedTask): Record<string, unknown> {
       task.status === 'ready' && segments.length > 0
         ? segments.map((s) => ({
             embedding: floats(s.vector),
-            embedding_option: 'visual',
+            embedding_option: s.embedding_option === 'visual-text' ? 'visual' : s.embedding_option,
             embedding_scope: scopeOf(s.embedding_scope),
             start_sec: s.start ?? 0,
             end_sec: s.end ?? 0,
           }))
         : null,
     metadata: {
-      input_type: 'video',
+      input_type: task.input_type || 'video',
       ...(metadata?.input_url ? { input_url: metadata.input_url } : {}),
       ...(metadata?.input_filename ? { input_filename: metadata.input_filename } : {}),
       clip_length: metadata?.clip_length ?? 0,
       embedding_scopes: (metadata?.embedding_scopes ?? []).map(scopeOf),
-      embedding_options: ['visual'],
+      embedding_options: [...new Set(segments.map((s) => (s.embedding_option === 'visual-text' ? 'visual' : s.embedding_option)))],
       duration: metadata?.duration ?? 0,
     },
     ...(task.status === 'failed' ? { error: { message: task.error_message || 'The task failed.' } } : {}),

@@ -233,53 +233,46 @@ export function parseEmbedV2(body: Fields): { inputType: string; request: Create
   }
 }
 
-/** POST /embed-v2/tasks (JSON): video only here (audio tasks are not built); media by URL, base64 (put in the blob store) or asset (not built). */
+/** POST /embed-v2/tasks (JSON): video or audio; media by URL, base64 (put in the blob store) or asset (not built). */
 export function parseEmbedV2Task(body: Fields): { request: Omit<CreateEmbedTaskRequest__Input, 'media'>; source: MediaSource__Input } {
   const inputType = body.input_type;
   if (inputType === undefined) throw errors.notProvided('input_type');
-  if (inputType === 'audio')
-    throw new ApiError(
-      'not_implemented',
-      'Audio embedding tasks are not available on this server yet; embed audio synchronously with POST /embed-v2.',
-      { param: 'input_type' },
-    );
-  if (inputType !== 'video') throw errors.invalid('input_type', 'Embedding tasks take video (or audio).');
+  if (inputType !== 'video' && inputType !== 'audio') throw errors.invalid('input_type', 'Embedding tasks take video or audio.');
   const modelName = body.model_name;
   if (modelName === undefined) throw errors.notProvided('model_name');
   if (typeof modelName !== 'string') throw errors.invalid('model_name', 'It must be text.');
-  const video = object(body.video, 'video');
-  const source = v2MediaSource(video.media_source, 'video.media_source');
+  const part = object(body[inputType], inputType);
+  const source = v2MediaSource(part.media_source, `${inputType}.media_source`);
   if (source.asset_id !== undefined)
-    throw new ApiError('not_implemented', 'Assets are not available on this server yet: send the video by url or base64_string.', {
-      param: 'video.media_source.asset_id',
+    throw new ApiError('not_implemented', 'Assets are not available on this server yet: send the media by url or base64_string.', {
+      param: `${inputType}.media_source.asset_id`,
     });
-  const start = seconds(video, 'start_sec');
-  const end = seconds(video, 'end_sec');
+  const start = seconds(part, 'start_sec');
+  const end = seconds(part, 'end_sec');
   let clipLength: number | undefined;
-  if (video.segmentation !== undefined) {
-    const segmentation = object(video.segmentation, 'video.segmentation');
+  if (part.segmentation !== undefined) {
+    const segmentation = object(part.segmentation, `${inputType}.segmentation`);
     // Dynamic segmentation is served as fixed clips of its minimum length (no shot-aware clips yet).
-    if (segmentation.strategy === 'fixed') clipLength = seconds(object(segmentation.fixed, 'video.segmentation.fixed'), 'duration_sec');
-    else if (segmentation.strategy === 'dynamic')
+    if (segmentation.strategy === 'fixed')
+      clipLength = seconds(object(segmentation.fixed, `${inputType}.segmentation.fixed`), 'duration_sec');
+    else if (segmentation.strategy === 'dynamic' && inputType === 'video')
       clipLength = seconds(object(segmentation.dynamic, 'video.segmentation.dynamic'), 'min_duration_sec');
-    else throw errors.invalid('video.segmentation.strategy', 'Use fixed or dynamic.');
+    else
+      throw errors.invalid(
+        `${inputType}.segmentation.strategy`,
+        inputType === 'video' ? 'Use fixed or dynamic.' : 'Audio is segmented with the fixed strategy.',
+      );
   }
-  const options = stringList(video.embedding_option, 'video.embedding_option');
-  if (options.some((o) => o !== 'visual'))
-    throw new ApiError(
-      'not_implemented',
-      'Only visual video embeddings are available on this server; audio and transcription are not yet.',
-      { param: 'video.embedding_option' },
-    );
-  const scopes = stringList(video.embedding_scope, 'video.embedding_scope');
+  const scopes = stringList(part.embedding_scope, `${inputType}.embedding_scope`);
   return {
     request: {
       model_name: modelName,
-      input_type: 'video',
+      input_type: inputType,
       ...(start === undefined ? {} : { start_sec: start }),
       ...(end === undefined ? {} : { end_sec: end }),
       ...(clipLength === undefined ? {} : { clip_length: clipLength }),
       embedding_scopes: scopes.length > 0 ? scopes : ['clip', 'asset'],
+      embedding_options: stringList(part.embedding_option, `${inputType}.embedding_option`),
     },
     source,
   };
@@ -388,7 +381,7 @@ export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, b
     '/embed-v2/tasks',
     v2(async (req, res) => {
       const { request, source } = parseEmbedV2Task(req.body as Fields);
-      const media = source.data ? await storeMedia(res, source.data as Buffer, 'video.media_source.base64_string') : source;
+      const media = source.data ? await storeMedia(res, source.data as Buffer, `${request.input_type}.media_source.base64_string`) : source;
       const task = await client().createEmbedTask(outgoing(res, timeoutMs), {
         ...request,
         media,

@@ -1,0 +1,164 @@
+/**
+ * A media file's embeddings, per option and clip (embed tasks and synchronous video): its frames
+ * for `visual`, its audio track for `audio` (what is said, and a sound cue) and `transcription`
+ * (what is said). The evidence is gathered once; embedClips turns it into vectors and is pure.
+ */
+import { ApiError } from '@vus/core';
+import { extractAudio, readWavSamples, sampleFrames, type MediaProbe } from '@vus/media';
+import { mergeConcepts, unionOfFrames, type ConceptBag, type ConceptEmbedder } from '@vus/models';
+import { rm } from 'node:fs/promises';
+import { TASK_RULES, clipWindows, type EmbedOption, type TaskOptions, type TaskSegment } from './tasks';
+
+export interface TimedText {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** What a range shows and sounds like, gathered once for every option. */
+export interface RangeEvidence {
+  /** Sampled frames as concepts, in time order (visual). */
+  frames: readonly { time: number; bag: ConceptBag }[];
+  /** What is said, in media time (audio, transcription). */
+  speech: readonly TimedText[];
+  /** The sound cue of each clip window of the range, in order (audio). */
+  sounds: readonly ConceptBag[];
+}
+
+export interface ClipOptions {
+  embeddingOptions: readonly EmbedOption[];
+  scopes: readonly ('clip' | 'video')[];
+  clipLength: number;
+}
+
+/** Seconds of audio transcribed at a time (about 38 MB of samples). */
+const SPEECH_CHUNK_SEC = 600;
+
+/**
+ * Each option's clip vectors and, when asked, its `video` vector over the whole range. A clip's
+ * visual is the union of its frames (or the nearest frame when none falls inside); its
+ * transcription the words said during it; its audio those words and its sound cue.
+ */
+export function embedClips(
+  evidence: RangeEvidence,
+  range: { start: number; end: number },
+  options: ClipOptions,
+  concepts: { text(text: string): ConceptBag },
+  embed: (bag: ConceptBag) => Float32Array,
+): TaskSegment[] {
+  const windows = clipWindows(range.start, range.end, options.clipLength);
+  const nearest = (at: number) =>
+    evidence.frames.reduce<{ time: number; bag: ConceptBag } | undefined>(
+      (best, f) => (!best || Math.abs(f.time - at) < Math.abs(best.time - at) ? f : best),
+      undefined,
+    );
+  const said = (from: number, to: number) =>
+    concepts.text(
+      evidence.speech
+        .filter((s) => s.start < to && s.end > from)
+        .map((s) => s.text)
+        .join(' '),
+    );
+  const bagOf = (option: EmbedOption, window: { start: number; end: number }, index: number | 'all'): ConceptBag => {
+    if (option === 'visual') {
+      const inside = evidence.frames.filter((f) => f.time >= window.start && f.time < window.end);
+      const chosen = inside.length > 0 ? inside : [nearest((window.start + window.end) / 2)].filter((f) => f !== undefined);
+      return unionOfFrames(chosen.map((f) => f.bag));
+    }
+    const words = said(window.start, window.end);
+    if (option === 'transcription') return words;
+    const sounds = index === 'all' ? evidence.sounds : evidence.sounds.slice(index, index + 1);
+    return mergeConcepts(words, unionOfFrames(sounds));
+  };
+  const segments: TaskSegment[] = [];
+  for (const option of options.embeddingOptions) {
+    if (options.scopes.includes('clip'))
+      windows.forEach((window, i) =>
+        segments.push({ ...window, scope: 'clip', option, vector: Array.from(embed(bagOf(option, window, i))) }),
+      );
+    if (options.scopes.includes('video'))
+      segments.push({ ...range, scope: 'video', option, vector: Array.from(embed(bagOf(option, range, 'all'))) });
+  }
+  return segments;
+}
+
+/** The range of the media a task covers: its offsets, within the media's duration. */
+export function taskRange(options: Pick<TaskOptions, 'startSec' | 'endSec'>, durationSec: number): { start: number; end: number } {
+  return { start: Math.min(options.startSec, durationSec), end: Math.min(options.endSec ?? durationSec, durationSec) };
+}
+
+/** Why a task cannot embed media of this length (too long, or its start at or past the end); undefined: it can. */
+export function taskRangeProblem(what: string, durationSec: number, options: Pick<TaskOptions, 'startSec' | 'endSec'>): string | undefined {
+  if (durationSec > TASK_RULES.maxDurationSec)
+    return `The ${what} is ${Math.round(durationSec)} s long; embed tasks take at most ${TASK_RULES.maxDurationSec} s.`;
+  const { start, end } = taskRange(options, durationSec);
+  if (end <= start) return `The start offset ${start} s is at or past the end of the ${durationSec.toFixed(1)} s ${what}.`;
+  return undefined;
+}
+
+export interface GatherDeps {
+  embedder: ConceptEmbedder;
+  /** A scratch folder the caller owns and removes. */
+  dir: string;
+  signal?: AbortSignal | undefined;
+}
+
+/** Frames and, where an option needs it, the audio track of a range of a probed media file. */
+export async function gatherEvidence(
+  file: string,
+  probed: MediaProbe,
+  range: { start: number; end: number },
+  options: ClipOptions,
+  deps: GatherDeps,
+): Promise<RangeEvidence> {
+  const { embedder, signal } = deps;
+  const wants = (option: EmbedOption) => options.embeddingOptions.includes(option);
+  const frames: { time: number; bag: ConceptBag }[] = [];
+  if (wants('visual')) {
+    for await (const frame of sampleFrames(file, {
+      fps: TASK_RULES.framesPerSecond,
+      width: 640,
+      startSec: range.start,
+      durationSec: range.end - range.start,
+      signal,
+    })) {
+      frames.push({ time: frame.timeSec, bag: await embedder.imageConcepts(frame.data) });
+    }
+  }
+  if (!wants('audio') && !wants('transcription')) return { frames, speech: [], sounds: [] };
+  // A video without an audio track is heard as silence, and nothing is said in it.
+  if (!probed.hasAudio) {
+    const silence = embedder.soundConcepts(new Float32Array(1));
+    return { frames, speech: [], sounds: clipWindows(range.start, range.end, options.clipLength).map(() => silence) };
+  }
+  const wav = `${deps.dir}/audio.wav`;
+  try {
+    await extractAudio(file, wav, { probe: probed, signal });
+    return { ...(await hearRange(wav, range, options, deps)), frames };
+  } finally {
+    await rm(wav, { force: true });
+  }
+}
+
+/** What is said in a range of a WAV file (mono 16 kHz), and each clip's sound cue. */
+export async function hearRange(
+  wav: string,
+  range: { start: number; end: number },
+  options: ClipOptions,
+  deps: Pick<GatherDeps, 'embedder'>,
+): Promise<RangeEvidence> {
+  const { embedder } = deps;
+  if (options.embeddingOptions.includes('transcription') && !(await embedder.canTranscribe()))
+    throw new ApiError('not_implemented', 'Transcription embeddings need a speech recogniser, and none is installed on this server.', {
+      param: 'embedding_option',
+    });
+  const speech: TimedText[] = [];
+  for (let at = range.start; at < range.end; at += SPEECH_CHUNK_SEC) {
+    const samples = await readWavSamples(wav, at, Math.min(SPEECH_CHUNK_SEC, range.end - at));
+    for (const s of await embedder.transcribe(samples)) speech.push({ start: at + s.start, end: at + s.end, text: s.text });
+  }
+  const sounds: ConceptBag[] = [];
+  for (const window of clipWindows(range.start, range.end, options.clipLength))
+    sounds.push(embedder.soundConcepts(await readWavSamples(wav, window.start, window.end - window.start)));
+  return { frames: [], speech, sounds };
+}
