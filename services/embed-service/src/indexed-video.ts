@@ -7,6 +7,7 @@ import { errors } from '@vus/core';
 import { CONCEPT_WEIGHTS, mergeConcepts, unionOfFrames, type ConceptBag, type ConceptEmbedder } from '@vus/models';
 import { embeddingModel, embeddingModelOfIndex } from './model-names';
 import type { ModalityEmbedding } from './embed';
+import { clipWindows } from './tasks';
 
 /** What indexing saw in one stretch of the video (search-service's segments). */
 export interface IndexedSegment {
@@ -39,11 +40,8 @@ const MAX_CLIPS = 43_200;
  * `[0, clip) [clip, 2·clip) …` up to `duration`, each with the segments that overlap it (a segment
  * of no length belongs to the clip it starts in). Pure.
  */
-export function clipWindows(duration: number, clipLength: number, segments: readonly IndexedSegment[]): ClipWindow[] {
-  const windows: ClipWindow[] = [];
-  for (let start = 0; start < duration - 1e-6; start += clipLength) {
-    windows.push({ start, end: Math.min(duration, start + clipLength), segments: [] });
-  }
+export function clipsWithSegments(duration: number, clipLength: number, segments: readonly IndexedSegment[]): ClipWindow[] {
+  const windows: ClipWindow[] = clipWindows(0, duration, clipLength).map((w) => ({ ...w, segments: [] }));
   for (const segment of segments) {
     const first = Math.max(0, Math.floor(segment.start / clipLength));
     for (let i = first; i < windows.length; i += 1) {
@@ -109,7 +107,7 @@ export function createIndexedVideoEmbedding(embedder: ConceptEmbedder) {
         throw errors.invalid('embedding_option', `Unknown option ${JSON.stringify(unknown.slice(0, 32))}; use visual-text and/or audio.`);
       const duration = Number.isFinite(request.duration) && request.duration > 0 ? request.duration : 0;
       if (duration / clipLength > MAX_CLIPS) throw errors.invalid('video_clip_length', 'The video is too long for clips this short.');
-      const windows = clipWindows(duration, clipLength, request.segments);
+      const windows = clipsWithSegments(duration, clipLength, request.segments);
       return {
         modelName: model.name,
         clipLength,

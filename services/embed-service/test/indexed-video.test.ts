@@ -1,10 +1,11 @@
-import { clipWindows, type IndexedSegment } from '../src/indexed-video';
+import { clipsWithSegments, type IndexedSegment } from '../src/indexed-video';
 import { embeddingModelOfIndex } from '../src/model-names';
 
 const seg = (start: number, end: number, modality = 'visual'): IndexedSegment => ({ start, end, modality, text: '', labels: [] });
-const spans = (windows: ReturnType<typeof clipWindows>) => windows.map((w) => [w.start, w.end, w.segments.map((s) => [s.start, s.end])]);
+const spans = (windows: ReturnType<typeof clipsWithSegments>) =>
+  windows.map((w) => [w.start, w.end, w.segments.map((s) => [s.start, s.end])]);
 
-describe('clipWindows', () => {
+describe('clipsWithSegments', () => {
   it.each([
     ['no video', 0, 6, [], []],
     ['one short clip', 4, 6, [seg(0, 1)], [[0, 4, [[0, 1]]]]],
@@ -51,7 +52,7 @@ describe('clipWindows', () => {
     ],
     ['segments past the end are left out', 6, 6, [seg(7, 8)], [[0, 6, []]]],
   ] as const)('%s', (_name, duration, clip, segments, expected) => {
-    expect(spans(clipWindows(duration, clip, segments as unknown as IndexedSegment[]))).toEqual(expected);
+    expect(spans(clipsWithSegments(duration, clip, segments as unknown as IndexedSegment[]))).toEqual(expected);
   });
 });
 
