@@ -62,9 +62,11 @@ it('pipes the header and the bytes index-service sends, with the headers of a st
 });
 
 it("answers index-service's refusal in the API's error format", async () => {
-  answer = async function* () {
-    throw new ApiError('resource_not_exist', 'This video stream has no such file.');
-  };
+  answer = () => ({
+    [Symbol.asyncIterator]: () => ({
+      next: () => Promise.reject(new ApiError('resource_not_exist', 'This video stream has no such file.')),
+    }),
+  });
   const res = await request(app)
     .get(signer.url(`${FOLDER}seg9.ts`, expiresAt)!)
     .expect(404);
