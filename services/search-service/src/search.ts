@@ -165,8 +165,12 @@ export interface ResultPage {
 
 /** The most words of an index compared with a query's words (semantic neighbours). */
 const VOCABULARY_LIMIT = 50_000;
-/** An index's vocabulary is read again after this long (new videos add words). */
-const VOCABULARY_TTL_MS = 60_000;
+/**
+ * An index's vocabulary is read again after this long: a new video's words become neighbours
+ * within it (its segments are searchable at once). Each new vocabulary is packed again (semantic.ts:
+ * about 0.2 s for 7,000 words here), so not every minute.
+ */
+const VOCABULARY_TTL_MS = 10 * 60_000;
 
 /** Candidates read per option and per query path. */
 const CANDIDATES_PER_OPTION = 200;
@@ -194,7 +198,7 @@ export function createSearch(deps: SearchDeps) {
   const { store, indexes } = deps;
   const vocabularies = new Map<string, { words: Promise<string[]>; until: number }>();
 
-  /** The index's vocabulary, read at most once a minute per index (a few hundred indexes kept). */
+  /** The index's vocabulary, read at most once per VOCABULARY_TTL_MS per index (a few hundred indexes kept). */
   function vocabularyOf(scope: Scope): Promise<string[]> {
     const key = `${scope.orgId}/${scope.indexId}`;
     const now = deps.clock.now().getTime();

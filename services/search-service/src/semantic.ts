@@ -31,27 +31,50 @@ export interface Neighbour {
 /** Vocabulary words worth comparing: plain lower-case words of three letters or more. */
 export const VOCABULARY_WORD = /^[a-z]{3,}$/;
 
+/** A vocabulary's words that have vectors, and those vectors one after another (row i is words[i]'s). */
+export interface VocabularyMatrix {
+  words: string[];
+  dimensions: number;
+  rows: Float32Array;
+}
+
+/** Packs a vocabulary's unit vectors into one array: a query word is then one tight loop over it. */
+export function vocabularyMatrix(vocabulary: readonly string[], vectorOf: (word: string) => Float32Array | undefined): VocabularyMatrix {
+  const words: string[] = [];
+  const vectors: Float32Array[] = [];
+  for (const word of vocabulary) {
+    const vector = vectorOf(word);
+    if (!vector) continue;
+    words.push(word);
+    vectors.push(vector);
+  }
+  const dimensions = vectors[0]?.length ?? 0;
+  const rows = new Float32Array(words.length * dimensions);
+  vectors.forEach((vector, i) => rows.set(vector, i * dimensions));
+  return { words, dimensions, rows };
+}
+
 /**
- * The `count` words of `vocabulary` nearest to `word` with at least the minimum similarity, best
+ * The `count` words of the vocabulary nearest to `word` with at least the minimum similarity, best
  * first; the word itself (and words it already stands for) left out. `vectorOf` gives unit vectors.
  */
 export function nearestWords(
   word: string,
-  vocabulary: readonly string[],
+  vocabulary: VocabularyMatrix,
   vectorOf: (word: string) => Float32Array | undefined,
   exclude: ReadonlySet<string> = new Set(),
   count = NEIGHBOUR_CANDIDATES,
 ): Neighbour[] {
   const query = vectorOf(word);
-  if (!query) return [];
+  const { words, dimensions, rows } = vocabulary;
+  if (!query || query.length !== dimensions) return [];
   const found: Neighbour[] = [];
-  for (const candidate of vocabulary) {
-    if (candidate === word || exclude.has(candidate)) continue;
-    const vector = vectorOf(candidate);
-    if (!vector) continue;
+  for (let i = 0, at = 0; i < words.length; i += 1, at += dimensions) {
     let dot = 0;
-    for (let d = 0; d < query.length; d += 1) dot += (query[d] as number) * (vector[d] as number);
-    if (dot >= NEIGHBOUR_MIN_SIMILARITY) found.push({ word: candidate, similarity: dot });
+    for (let d = 0; d < dimensions; d += 1) dot += (query[d] as number) * (rows[at + d] as number);
+    if (dot < NEIGHBOUR_MIN_SIMILARITY) continue;
+    const candidate = words[i]!;
+    if (candidate !== word && !exclude.has(candidate)) found.push({ word: candidate, similarity: dot });
   }
   return found.sort((a, b) => b.similarity - a.similarity || (a.word < b.word ? -1 : 1)).slice(0, count);
 }
@@ -87,6 +110,9 @@ export function wordVectorNeighbours(
 ): (word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>) => Neighbour[] {
   let vectors: WordVectors | undefined;
   let vectorOf: ((word: string) => Float32Array | undefined) | undefined;
+  // A vocabulary (search keeps each index's for a while, the same array) is packed once, and each
+  // query word's neighbours in it are kept: a word asked again costs nothing.
+  const matrices = new WeakMap<readonly string[], { matrix: VocabularyMatrix; answers: Map<string, Neighbour[]> }>();
   onStop(() => vectors?.close());
   return (word, vocabulary, exclude) => {
     if (!vectors) {
@@ -100,6 +126,16 @@ export function wordVectorNeighbours(
         logger.warn({ err: error }, 'word vectors unavailable: queries are expanded with WordNet only');
       }
     }
-    return vectorOf ? nearestWords(word, vocabulary, vectorOf, exclude) : [];
+    if (!vectorOf) return [];
+    let packed = matrices.get(vocabulary);
+    if (!packed) matrices.set(vocabulary, (packed = { matrix: vocabularyMatrix(vocabulary, vectorOf), answers: new Map() }));
+    const key = `${word}\n${[...exclude].join('\n')}`;
+    let answer = packed.answers.get(key);
+    if (!answer) {
+      answer = nearestWords(word, packed.matrix, vectorOf, exclude);
+      if (packed.answers.size >= 10_000) packed.answers.clear();
+      packed.answers.set(key, answer);
+    }
+    return answer;
   };
 }
