@@ -44,6 +44,8 @@ const { createLogger, newId } = require('@vus/core');
 const { createIndexClient, createSearchClient } = require('@vus/clients');
 const { startIndexService } = require('@vus/index-service');
 const { startSearchService } = require('@vus/search-service');
+const { startEmbedService } = require('@vus/embed-service');
+const { ModelRegistry } = require('@vus/models');
 const { startBillingService } = require('@vus/billing-service');
 const { startGateway } = require('@vus/gateway');
 const { benchRun, seededRandom } = require('./lib');
@@ -385,7 +387,10 @@ function createCorpus(seed, withVectors) {
   };
 }
 
-/** Stands in for CLIP in --pglite mode: a text's hash as a unit vector (exercises nearest(), not the model). */
+/**
+ * Stands in for CLIP in --pglite mode, in the registry of the embed-service search asks for query
+ * vectors: a text's hash as a unit vector (exercises the query-vector call and nearest(), not the model).
+ */
 function hashEmbedder() {
   const embed = async (text) => {
     let hash = 2166136261;
@@ -396,7 +401,16 @@ function hashEmbedder() {
     return v.map((x) => x / norm);
   };
   const embedder = { dimensions: VECTOR_DIMENSIONS, embedText: embed, embedImage: embed };
-  return { find: async (capability) => (capability === 'visual_embedder' ? embedder : undefined), dispose: async () => undefined };
+  return new ModelRegistry([
+    {
+      capability: 'visual_embedder',
+      name: 'hash',
+      model: 'bench/hash',
+      kind: 'bundled',
+      check: async () => undefined,
+      load: async () => embedder,
+    },
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -629,11 +643,16 @@ async function main() {
     const searchDb = args.pglite ? undefined : await throwaway('search');
     const index = await startIndexService({ bind: '127.0.0.1:0', database: { kind: 'postgres', url: indexDb.url }, logger });
     bench.onStop(() => index.stop());
+    // The model server of search's query vectors (--pglite: the hash stand-in for CLIP).
+    const embed = args.pglite
+      ? await startEmbedService({ bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, logger, models: hashEmbedder() })
+      : undefined;
+    if (embed) bench.onStop(() => embed.stop());
     const searchService = await startSearchService({
       bind: '127.0.0.1:0',
       database: searchDb ? { kind: 'postgres', url: searchDb.url } : { kind: 'pglite', dataDir: 'memory://' },
       indexServiceAddress: index.address,
-      models: args.pglite ? hashEmbedder() : undefined,
+      embedServiceAddress: embed?.address,
       logger,
     });
     bench.onStop(() => searchService.stop());
