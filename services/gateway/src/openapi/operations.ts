@@ -107,6 +107,13 @@ const multipartSearch = searchFields
     filter: z.string().optional().describe('A JSON object, as a string.'),
   })
   .meta({ examples: [{ index_id: '<an index id>', query_text: 'a red car', search_options: ['visual'], group_by: 'clip' }] });
+/** v1.3's multipart search also reads transcription_options (routes/search.schema.ts transcriptionOption). */
+const multipartSearchV13 = multipartSearch.extend({
+  transcription_options: z
+    .array(z.enum(['lexical', 'semantic']))
+    .optional()
+    .describe('How speech is matched: lexical (the words said), semantic (by meaning) or both (semantic); needs transcription or audio.'),
+});
 const combinedSearch = searchFields
   .omit({ query_text: true, query_media_type: true, query_media_url: true, include_user_metadata: true })
   .extend({
@@ -417,7 +424,7 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
       ? { json: jsonSearch(s), required: true }
       : s.version.search.jsonQuery
         ? { json: jsonSearch(s), multipart: multipartSearch, required: true }
-        : { multipart: multipartSearch, required: true },
+        : { multipart: s.version.search.transcriptionOptions ? multipartSearchV13 : multipartSearch, required: true },
     responses: ok(s.searchPage),
   }),
   'POST /search-v2': (s) => ({
