@@ -13,6 +13,8 @@ import { embedTaskRunner } from './task-job';
 import { createEmbedTaskStore } from './task-store';
 import { createEmbedTasks } from './tasks';
 import { createIndexedVideoEmbedding } from './indexed-video';
+import { createSyncVideoEmbedding } from './sync-video';
+import { createVideoUsageStore } from './sync-video-store';
 
 /** Embeddings of text, images, audio and video in one space (the bundled concept embedding); the model server (CLIP, CLAP) of the other services. */
 export const embedService = defineService({
@@ -47,8 +49,13 @@ export const embedService = defineService({
     });
     const modelServer = createModelServer({ models: options.models, decodeAudio });
     const tasks = createEmbedTasks({ store: taskTable, clock, queued: () => runner.wake() });
+    const usage = createVideoUsageStore(db, eventsWritten);
+    const video = createSyncVideoEmbedding({ embedder, blobs: options.blobs, fetchPolicy: taskPolicy, usage, clock });
     return {
-      implementation: embedServiceImplementation(embed, tasks, fetchMedia, createIndexedVideoEmbedding(embedder), modelServer, logger),
+      implementation: embedServiceImplementation(embed, tasks, fetchMedia, createIndexedVideoEmbedding(embedder), modelServer, logger, {
+        video,
+        blobs: options.blobs,
+      }),
       jobs: [
         { name: 'embed-tasks', start: () => (runner.start(), runner) },
         // Results are kept 7 days (API-CONTRACT §5.8).

@@ -3,11 +3,17 @@
  * for `visual`, its audio track for `audio` (what is said, and a sound cue) and `transcription`
  * (what is said). The evidence is gathered once; embedClips turns it into vectors and is pure.
  */
+import type { BlobStore } from '@vus/blob';
 import { ApiError } from '@vus/core';
-import { extractAudio, readWavSamples, sampleFrames, type MediaProbe } from '@vus/media';
+import { openUrl, type FetchPolicy } from '@vus/fetch';
+import { extractAudio, probe, readWavSamples, sampleFrames, type MediaProbe } from '@vus/media';
 import { mergeConcepts, unionOfFrames, type ConceptBag, type ConceptEmbedder } from '@vus/models';
+import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { TASK_RULES, clipWindows, type EmbedOption, type TaskOptions, type TaskSegment } from './tasks';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { decodeAudioFile } from './audio';
+import { TASK_RULES, clipWindows, type EmbedOption, type TaskOptions, type TaskResult, type TaskSegment, type TaskSource } from './tasks';
 
 export interface TimedText {
   start: number;
@@ -87,13 +93,81 @@ export function taskRange(options: Pick<TaskOptions, 'startSec' | 'endSec'>, dur
   return { start: Math.min(options.startSec, durationSec), end: Math.min(options.endSec ?? durationSec, durationSec) };
 }
 
-/** Why a task cannot embed media of this length (too long, or its start at or past the end); undefined: it can. */
-export function taskRangeProblem(what: string, durationSec: number, options: Pick<TaskOptions, 'startSec' | 'endSec'>): string | undefined {
-  if (durationSec > TASK_RULES.maxDurationSec)
-    return `The ${what} is ${Math.round(durationSec)} s long; embed tasks take at most ${TASK_RULES.maxDurationSec} s.`;
+/** The longest range embedded at once: an embed task's, or a synchronous request's (`use` says what to do instead). */
+export interface DurationLimit {
+  maxSec: number;
+  /** Tasks are limited by the media's length; a synchronous request by the range it embeds. */
+  of: 'media' | 'range';
+  takes: string;
+  use?: string;
+}
+
+export const TASK_DURATION_LIMIT: DurationLimit = { maxSec: TASK_RULES.maxDurationSec, of: 'media', takes: 'embed tasks' };
+
+/** Why this media cannot be embedded (too long, or its start at or past the end); undefined: it can. */
+export function rangeProblem(
+  what: string,
+  durationSec: number,
+  options: Pick<TaskOptions, 'startSec' | 'endSec'>,
+  limit: DurationLimit = TASK_DURATION_LIMIT,
+): { code: 'parameter_invalid' | 'video_duration_too_long'; message: string } | undefined {
   const { start, end } = taskRange(options, durationSec);
-  if (end <= start) return `The start offset ${start} s is at or past the end of the ${durationSec.toFixed(1)} s ${what}.`;
+  if (end <= start)
+    return {
+      code: 'parameter_invalid',
+      message: `The start offset ${start} s is at or past the end of the ${durationSec.toFixed(1)} s ${what}.`,
+    };
+  const length = limit.of === 'media' ? durationSec : end - start;
+  if (length > limit.maxSec)
+    return {
+      code: 'video_duration_too_long',
+      message: `The ${what} is ${Math.round(length)} s long; ${limit.takes} take at most ${limit.maxSec} s.${limit.use ? ` ${limit.use}` : ''}`,
+    };
   return undefined;
+}
+
+/** The message of rangeProblem, as a task fails with it. */
+export const taskRangeProblem = (...args: Parameters<typeof rangeProblem>): string | undefined => rangeProblem(...args)?.message;
+
+/** Copies a source to a local file (ffmpeg needs one): its URL through the SSRF guard, or the blob the gateway stored. */
+export async function fetchMediaFile(
+  source: TaskSource,
+  file: string,
+  deps: { blobs?: BlobStore | undefined; fetchPolicy: FetchPolicy },
+  signal?: AbortSignal,
+): Promise<void> {
+  if (source.url) return pipeline(await openUrl(source.url, 'video_url', deps.fetchPolicy, signal), createWriteStream(file));
+  if (!deps.blobs) throw new Error('no blob store is configured for uploaded media');
+  await deps.blobs.download(source.blobKey ?? '', file);
+}
+
+/**
+ * A local media file's embeddings (tasks and synchronous video): probed (video) or decoded (audio:
+ * decoding is the check, its formats are not video containers), its range checked against the
+ * limit, then each clip embedded per option. A range problem is returned: a task fails with it, a
+ * request answers it.
+ */
+export async function embedMediaFile(
+  file: string,
+  options: TaskOptions & { embeddingOptions: EmbedOption[] },
+  dimensions: number,
+  deps: GatherDeps & { limit?: DurationLimit },
+): Promise<{ problem: NonNullable<ReturnType<typeof rangeProblem>> } | { result: TaskResult }> {
+  const what = options.inputType ?? 'video';
+  const wav = join(deps.dir, 'audio.wav');
+  const probed = what === 'audio' ? undefined : await probe(file, { signal: deps.signal });
+  const durationSec = probed
+    ? probed.durationSec
+    : (await decodeAudioFile(file, wav, { param: 'audio.media_source', signal: deps.signal })).durationSec;
+  const problem = rangeProblem(what, durationSec, options, deps.limit);
+  if (problem) return { problem };
+  const range = taskRange(options, durationSec);
+  const evidence = probed ? await gatherEvidence(file, probed, range, options, deps) : await hearRange(wav, range, options, deps);
+  const { embedder } = deps;
+  const segments = embedClips(evidence, range, options, { text: (t) => embedder.textConcepts(t) }, (bag) =>
+    embedder.embed(bag, dimensions),
+  );
+  return { result: { duration: range.end - range.start, segments } };
 }
 
 export interface GatherDeps {

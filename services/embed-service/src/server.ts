@@ -11,12 +11,27 @@ import type { EmbedService, MediaInput, ModalityEmbedding } from './embed';
 import { AUDIO_VECTOR_MODEL, vectorModel, type ModelServer, type QueryInput } from './model-server';
 import { optionOf, taskEmbeddingOptions, type EmbedOption, type EmbedTaskRecord, type EmbedTasks } from './tasks';
 import type { IndexedVideoEmbedder } from './indexed-video';
+import type { SyncVideo } from './sync-video';
+import type { BlobStore } from '@vus/blob';
+import type { Embedding__Input } from '@vus/grpc/types/embed/v1/Embedding';
+import type { CreateEmbeddingRequest } from '@vus/grpc/types/embed/v1/CreateEmbeddingRequest';
 
 /** Fetches a media URL (through the SSRF guard) as bytes; `param` names it in errors. */
 export type FetchMedia = (url: string, param: string) => Promise<Buffer>;
 
-/** The bytes of a media source: inline, or fetched from its URL. */
-async function mediaOf(source: MediaSource | null, param: string, fetchMedia: FetchMedia): Promise<MediaInput | undefined> {
+/** Synchronous video, and the blob store where the gateway puts inline media and assets are. */
+export interface SyncMedia {
+  video: SyncVideo;
+  blobs?: BlobStore | undefined;
+}
+
+/** The bytes of a media source: inline, fetched from its URL, or read from the blob the gateway named (an asset's). */
+async function mediaOf(
+  source: MediaSource | null,
+  param: string,
+  fetchMedia: FetchMedia,
+  blobs?: BlobStore,
+): Promise<MediaInput | undefined> {
   if (!source || !source.source) return undefined;
   const filename = source.filename || undefined;
   switch (source.source) {
@@ -24,9 +39,67 @@ async function mediaOf(source: MediaSource | null, param: string, fetchMedia: Fe
       return { bytes: source.data ?? Buffer.alloc(0), ...(filename ? { filename } : {}) };
     case 'url':
       return { bytes: await fetchMedia(source.url ?? '', `${param}_url`), url: source.url ?? '', ...(filename ? { filename } : {}) };
+    case 'blob_key': {
+      if (!blobs)
+        throw new ApiError('not_implemented', 'This server has no blob store for stored media: send the media itself or its URL.', {
+          param,
+        });
+      const chunks: Buffer[] = [];
+      for await (const chunk of await blobs.get(source.blob_key ?? '')) chunks.push(chunk as Buffer);
+      return { bytes: Buffer.concat(chunks), ...(filename ? { filename } : {}) };
+    }
     default:
-      throw new ApiError('not_implemented', 'Assets are not available on this server yet: send the media itself or its URL.', { param });
+      throw new ApiError('parameter_invalid', 'An asset is resolved to its media before embedding.', { param });
   }
+}
+
+/** A synchronous video embedding (the gateway stores inline video and resolves assets: a URL or a blob key arrives). */
+async function videoEmbedding(
+  orgId: string,
+  request: CreateEmbeddingRequest,
+  media: SyncMedia,
+  deadline: Date | undefined,
+): Promise<Embedding__Input> {
+  const source = request.video!;
+  if (source.source !== 'url' && source.source !== 'blob_key')
+    throw new ApiError('parameter_invalid', 'Video arrives by URL or as stored media.', { param: 'video.media_source' });
+  const { modelName, options, result } = await media.video.embed(
+    orgId,
+    {
+      modelName: request.model_name,
+      source: {
+        ...(source.url ? { url: source.url } : {}),
+        ...(source.blob_key ? { blobKey: source.blob_key } : {}),
+        ...(source.filename ? { filename: source.filename } : {}),
+      },
+      ...(request._start_sec ? { startSec: request.start_sec } : {}),
+      ...(request._end_sec ? { endSec: request.end_sec } : {}),
+      ...(request._clip_length ? { clipLength: request.clip_length } : {}),
+      scopes: request.embedding_scopes,
+      embeddingOptions: request.embedding_options,
+    },
+    deadline ? AbortSignal.timeout(Math.max(0, deadline.getTime() - Date.now())) : undefined,
+  );
+  return {
+    model_name: modelName,
+    input_type: 'video',
+    video_embedding: {
+      segments: result.segments.map((s) => ({
+        vector: s.vector,
+        start: s.start,
+        end: s.end,
+        embedding_scope: s.scope,
+        embedding_option: optionOf(s),
+      })),
+      metadata: {
+        input_url: source.url ?? '',
+        input_filename: source.filename ?? '',
+        clip_length: options.clipLength,
+        embedding_scopes: options.scopes,
+        duration: result.duration,
+      },
+    },
+  };
 }
 
 function toSet(embedding: ModalityEmbedding | undefined, option: string): EmbeddingSet__Input | null {
@@ -85,16 +158,16 @@ export function embedServiceImplementation(
   indexedVideo: IndexedVideoEmbedder,
   modelServer: ModelServer,
   logger: Logger,
+  media: SyncMedia,
 ): grpc.UntypedServiceImplementation {
   return implement<EmbedServiceHandlers>(
     {
       async CreateEmbedding(request, ctx) {
         const orgId = requireOrg(ctx);
-        if (request.video?.source)
-          throw new ApiError('not_implemented', 'Video embeddings are not available on this server yet.', { param: 'video' });
+        if (request.video?.source) return videoEmbedding(orgId, request, media, ctx.deadline);
         const [image, audio] = await Promise.all([
-          mediaOf(request.image, 'image', fetchMedia),
-          mediaOf(request.audio, 'audio', fetchMedia),
+          mediaOf(request.image, 'image', fetchMedia, media.blobs),
+          mediaOf(request.audio, 'audio', fetchMedia, media.blobs),
         ]);
         const result = await embed.createEmbedding(orgId, {
           modelName: request.model_name,
