@@ -124,7 +124,7 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     }),
     searchRoutes(deps.clients.search, deps.requestTimeoutMs, deps.thumbnails),
     generateRoutes(deps.clients.analyze, { timeoutMs: deps.requestTimeoutMs }),
-    embedRoutes(deps.clients.embed, deps.requestTimeoutMs, deps.uploads?.blobs),
+    embedRoutes(deps.clients.embed, deps.requestTimeoutMs, deps.uploads?.blobs, deps.clients.task),
     classifyRoutes(deps.clients.classify, deps.requestTimeoutMs, deps.thumbnails),
   ];
   // Which endpoint serves the request is known before its body is read or its quota is used.

@@ -131,6 +131,107 @@ describe('twelvelabs-js 1.3.4 (v1.3)', () => {
     expect(res.data.every((d) => d.embeddingOption === 'audio' && d.embedding.length === 512)).toBe(true);
   }, 60_000);
 
+  it('embed.v2.create video by base64: clips and the asset per option, as a task embeds them', async () => {
+    const base64String = (await readFile(videoPath)).toString('base64');
+    const res = await client.embed.v2.create({
+      inputType: 'video',
+      modelName: 'marengo3.0',
+      video: { mediaSource: { base64String }, embeddingOption: ['visual'], segmentation: { strategy: 'fixed', fixed: { durationSec: 4 } } },
+    });
+    expect(
+      res.data.map((d) => [d.embeddingOption, d.embeddingScope, d.startSec, Math.round((d.endSec ?? 0) * 10) / 10, d.embedding.length]),
+    ).toEqual([
+      ['visual', 'clip', 0, 4, 512],
+      ['visual', 'clip', 4, 8, 512],
+      ['visual', 'asset', 0, 8, 512],
+    ]);
+    expect(res.metadata).toMatchObject({ inputType: 'video' });
+    const text = async (inputText: string) =>
+      vector((await client.embed.v2.create({ inputType: 'text', modelName: 'marengo3.0', text: { inputText } })).data[0]!.embedding);
+    const [cat, motorbike] = [vector(res.data[0]!.embedding), vector(res.data[1]!.embedding)];
+    expect(cosine(await text('cat'), cat)).toBeGreaterThan(cosine(await text('cat'), motorbike));
+    // By default: seen and heard (this video is silent), clips of 6 s and the asset.
+    const both = await api()
+      .post('/v1.3/embed-v2')
+      .set('x-api-key', key)
+      .send({ input_type: 'video', model_name: 'marengo3.0', video: { media_source: { url: files.url('video.mp4') } } })
+      .expect(200);
+    expect(
+      both.body.data.map((d: { embedding_option: string; embedding_scope: string }) => `${d.embedding_option}/${d.embedding_scope}`),
+    ).toEqual(['visual/clip', 'visual/clip', 'visual/asset', 'audio/clip', 'audio/clip', 'audio/asset']);
+  }, 120_000);
+
+  it('embed.v2.create refuses a video longer than 10 minutes, saying to use a task', async () => {
+    const long = join(dir, 'long.mp4');
+    await runFfmpeg(['-f', 'lavfi', '-i', 'color=c=blue:s=32x32:r=1:d=601', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', long]);
+    const res = await api()
+      .post('/v1.3/embed-v2')
+      .set('x-api-key', key)
+      .send({
+        input_type: 'video',
+        model_name: 'marengo3.0',
+        video: { media_source: { base64_string: (await readFile(long)).toString('base64') } },
+      });
+    expect([res.status, res.body.error?.code]).toEqual([400, 'video_duration_too_long']);
+    expect(res.body.error.message).toMatch(/601 s.*embed task/);
+  }, 60_000);
+
+  it("media_source.asset_id: an image, a video (sync and task) of the organization; another organization's asset is not found", async () => {
+    const settled = async (id: string) => {
+      for (;;) {
+        const asset = await client.assets.retrieve(id);
+        if (asset.status !== 'processing') return asset;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
+    const image = await client.assets.create({ method: 'direct', file: createReadStream(catPath) });
+    const video = await client.assets.create({ method: 'direct', file: createReadStream(videoPath) });
+    expect(await settled(image.id!)).toMatchObject({ status: 'ready' });
+    expect(await settled(video.id!)).toMatchObject({ status: 'ready' });
+    const byAsset = await client.embed.v2.create({
+      inputType: 'image',
+      modelName: 'marengo3.0',
+      image: { mediaSource: { assetId: image.id! } },
+    });
+    const byBase64 = await client.embed.v2.create({
+      inputType: 'image',
+      modelName: 'marengo3.0',
+      image: { mediaSource: { base64String: (await readFile(catPath)).toString('base64') } },
+    });
+    expect(byAsset.data[0]!.embedding).toEqual(byBase64.data[0]!.embedding);
+    const sync = await client.embed.v2.create({
+      inputType: 'video',
+      modelName: 'marengo3.0',
+      video: { mediaSource: { assetId: video.id! }, embeddingOption: ['visual'], embeddingScope: ['asset'] },
+    });
+    expect(sync.data.map((d) => [d.embeddingScope, d.startSec])).toEqual([['asset', 0]]);
+    const created = await client.embed.v2.tasks.create({
+      inputType: 'video',
+      modelName: 'marengo3.0',
+      video: { mediaSource: { assetId: video.id! }, embeddingOption: ['visual'], embeddingScope: ['asset'] },
+    });
+    let task = await client.embed.v2.tasks.retrieve(created.id);
+    while (task.status === 'processing') {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      task = await client.embed.v2.tasks.retrieve(created.id);
+    }
+    expect(task.data?.[0]?.embedding).toEqual(sync.data[0]!.embedding);
+    // An image is no video.
+    const wrong = await api()
+      .post('/v1.3/embed-v2')
+      .set('x-api-key', key)
+      .send({ input_type: 'video', model_name: 'marengo3.0', video: { media_source: { asset_id: image.id } } });
+    expect([wrong.status, wrong.body.error?.code]).toEqual([400, 'parameter_invalid']);
+    const { key: otherKey } = await stack.newOrg();
+    for (const [path, body] of [
+      ['/v1.3/embed-v2', { input_type: 'image', model_name: 'marengo3.0', image: { media_source: { asset_id: image.id } } }],
+      ['/v1.3/embed-v2/tasks', { input_type: 'video', model_name: 'marengo3.0', video: { media_source: { asset_id: video.id } } }],
+    ] as const) {
+      const other = await api().post(path).set('x-api-key', otherKey).send(body);
+      expect([other.status, other.body.error?.code]).toEqual([404, 'resource_not_exist']);
+    }
+  }, 180_000);
+
   it('embed.create (legacy): text, image file and audio file under model_name', async () => {
     const text = await client.embed.create({ modelName: 'Marengo-retrieval-2.7', text: 'a cat' });
     expect(text.modelName).toBe('Marengo-retrieval-2.7');
@@ -498,10 +599,16 @@ describe('bad input', () => {
       'audio_file_broken',
     ],
     [
-      'a video (not built)',
-      { input_type: 'video', model_name: 'marengo3.0', video: { media_source: { url: 'http://example.com/a.mp4' } } },
-      501,
-      'not_implemented',
+      'a video URL to a private address',
+      { input_type: 'video', model_name: 'marengo3.0', video: { media_source: { url: 'http://192.168.1.1/a.mp4' } } },
+      400,
+      'parameter_invalid',
+    ],
+    [
+      'an asset id that is no id',
+      { input_type: 'image', model_name: 'marengo3.0', image: { media_source: { asset_id: 'nope' } } },
+      404,
+      'resource_not_exist',
     ],
   ])(
     'POST /embed-v2 refuses %s with {error: {code, message}}',

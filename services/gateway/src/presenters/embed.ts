@@ -52,8 +52,12 @@ function setOf(embedding: Embedding, inputType: string): EmbeddingSet | null {
   if (inputType === 'text') return embedding.text_embedding;
   if (inputType === 'image') return embedding.image_embedding;
   if (inputType === 'audio') return embedding.audio_embedding;
+  if (inputType === 'video') return embedding.video_embedding;
   return embedding.text_image_embedding;
 }
+
+/** v1.3 calls the whole range's vector `asset` (embed-service's tasks and video: `video`). */
+const scopeV2 = (scope: string) => (scope === 'video' ? 'asset' : scope);
 
 /**
  * POST /embed-v2 (API-CONTRACT §5.8): `{data: [{embedding, embedding_option?, embedding_scope?,
@@ -64,18 +68,19 @@ export function presentEmbeddingV2(embedding: Embedding, inputType: string): Rec
   const data = (set?.segments ?? []).map((s) => ({
     embedding: floats(s.vector),
     ...(s.embedding_option ? { embedding_option: s.embedding_option } : {}),
-    ...(s.embedding_scope ? { embedding_scope: s.embedding_scope } : {}),
+    ...(s.embedding_scope ? { embedding_scope: scopeV2(s.embedding_scope) } : {}),
     ...(s.start === undefined ? {} : { start_sec: s.start, end_sec: s.end }),
   }));
   if (inputType === 'text' || !set) return { data };
   const metadata: Record<string, unknown> = { input_type: inputType, ...metadataOf(set) };
-  if (inputType === 'audio') {
+  if (inputType === 'video') metadata.clip_length = set.metadata?.clip_length ?? 0;
+  if (inputType === 'audio' || inputType === 'video') {
     const clips = set.segments.filter((s) => s.start !== undefined);
     const start = Math.min(...clips.map((s) => s.start ?? 0));
     const end = Math.max(...clips.map((s) => s.end ?? 0));
     Object.assign(metadata, {
       embedding_options: [...new Set(set.segments.map((s) => s.embedding_option).filter(Boolean))],
-      embedding_scopes: [...new Set(set.segments.map((s) => s.embedding_scope).filter(Boolean))],
+      embedding_scopes: [...new Set(set.segments.map((s) => scopeV2(s.embedding_scope)).filter(Boolean))],
       duration: clips.length > 0 ? end - start : 0,
       start_offset_sec: clips.length > 0 ? start : 0,
       end_offset_sec: clips.length > 0 ? end : 0,
@@ -164,7 +169,7 @@ export function presentEmbedTaskList(list: ListEmbedTasksResponse, shape: EmbedS
  */
 export function presentEmbedTaskV2(task: EmbedTask): Record<string, unknown> {
   const segments = task.embedding?.segments ?? [];
-  const scopeOf = (scope: string) => (scope === 'video' ? 'asset' : scope);
+  const scopeOf = scopeV2;
   const metadata = task.embedding?.metadata;
   return {
     _id: task.id,

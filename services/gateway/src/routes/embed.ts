@@ -1,12 +1,12 @@
 import type { BlobStore } from '@vus/blob';
-import { ApiError, errors, isApiError, newId } from '@vus/core';
+import { ApiError, errors, isApiError, knownId, newId } from '@vus/core';
 import { toTimestamp } from '@vus/grpc';
 import type { CreateEmbedTaskRequest__Input } from '@vus/grpc/types/embed/v1/CreateEmbedTaskRequest';
 import { Readable } from 'node:stream';
 import type { CreateEmbeddingRequest__Input } from '@vus/grpc/types/embed/v1/CreateEmbeddingRequest';
 import type { MediaSource__Input } from '@vus/grpc/types/embed/v1/MediaSource';
 import { Router, type Request, type Response } from 'express';
-import type { EmbedClient } from '../clients';
+import type { EmbedClient, TaskClient } from '../clients';
 import { outgoing } from '../http/context';
 import { readQuery, list, scalar } from '../http/query';
 import { parsePageQuery } from '../http/paging';
@@ -153,7 +153,7 @@ function v2Text(value: unknown, name: string): string {
   return value;
 }
 
-/** POST /embed-v2 (JSON, API-CONTRACT §5.8) → the canonical request; video is not built (501). */
+/** POST /embed-v2 (JSON, API-CONTRACT §5.8) → the canonical request. */
 export function parseEmbedV2(body: Fields): { inputType: string; request: CreateEmbeddingRequest__Input } {
   const inputType = body.input_type;
   if (inputType === undefined) throw errors.notProvided('input_type');
@@ -228,31 +228,30 @@ export function parseEmbedV2(body: Fields): { inputType: string; request: Create
         request: { ...base, ...(input === undefined ? {} : { text: input, text_truncate: 'none' }), ...(image ? { image } : {}) },
       };
     }
-    default:
-      throw new ApiError('not_implemented', 'Video embeddings are not available on this server yet.', { param: 'input_type' });
+    default: {
+      // video: short media, embedded as a task embeds it (the gateway stores inline video in the blob store).
+      const { source, input_type, ...options } = v2MediaPart(body, 'video');
+      return { inputType, request: { ...base, input_type, video: source, ...options } };
+    }
   }
 }
 
-/** POST /embed-v2/tasks (JSON): video or audio; media by URL, base64 (put in the blob store) or asset (not built). */
-export function parseEmbedV2Task(body: Fields): { request: Omit<CreateEmbedTaskRequest__Input, 'media'>; source: MediaSource__Input } {
-  const inputType = body.input_type;
-  if (inputType === undefined) throw errors.notProvided('input_type');
-  if (inputType !== 'video' && inputType !== 'audio') throw errors.invalid('input_type', 'Embedding tasks take video or audio.');
-  const modelName = body.model_name;
-  if (modelName === undefined) throw errors.notProvided('model_name');
-  if (typeof modelName !== 'string') throw errors.invalid('model_name', 'It must be text.');
+/**
+ * The `video` or `audio` part of an /embed-v2 body (tasks, and synchronous video): its media source,
+ * offsets, segmentation (dynamic is served as fixed clips of its minimum length: no shot-aware clips
+ * yet), scopes and options.
+ */
+function v2MediaPart(
+  body: Fields,
+  inputType: 'video' | 'audio',
+): Omit<CreateEmbedTaskRequest__Input, 'media' | 'model_name'> & { source: MediaSource__Input } {
   const part = object(body[inputType], inputType);
   const source = v2MediaSource(part.media_source, `${inputType}.media_source`);
-  if (source.asset_id !== undefined)
-    throw new ApiError('not_implemented', 'Assets are not available on this server yet: send the media by url or base64_string.', {
-      param: `${inputType}.media_source.asset_id`,
-    });
   const start = seconds(part, 'start_sec');
   const end = seconds(part, 'end_sec');
   let clipLength: number | undefined;
   if (part.segmentation !== undefined) {
     const segmentation = object(part.segmentation, `${inputType}.segmentation`);
-    // Dynamic segmentation is served as fixed clips of its minimum length (no shot-aware clips yet).
     if (segmentation.strategy === 'fixed')
       clipLength = seconds(object(segmentation.fixed, `${inputType}.segmentation.fixed`), 'duration_sec');
     else if (segmentation.strategy === 'dynamic' && inputType === 'video')
@@ -265,17 +264,26 @@ export function parseEmbedV2Task(body: Fields): { request: Omit<CreateEmbedTaskR
   }
   const scopes = stringList(part.embedding_scope, `${inputType}.embedding_scope`);
   return {
-    request: {
-      model_name: modelName,
-      input_type: inputType,
-      ...(start === undefined ? {} : { start_sec: start }),
-      ...(end === undefined ? {} : { end_sec: end }),
-      ...(clipLength === undefined ? {} : { clip_length: clipLength }),
-      embedding_scopes: scopes.length > 0 ? scopes : ['clip', 'asset'],
-      embedding_options: stringList(part.embedding_option, `${inputType}.embedding_option`),
-    },
+    input_type: inputType,
+    ...(start === undefined ? {} : { start_sec: start }),
+    ...(end === undefined ? {} : { end_sec: end }),
+    ...(clipLength === undefined ? {} : { clip_length: clipLength }),
+    embedding_scopes: scopes.length > 0 ? scopes : ['clip', 'asset'],
+    embedding_options: stringList(part.embedding_option, `${inputType}.embedding_option`),
     source,
   };
+}
+
+/** POST /embed-v2/tasks (JSON): video or audio; media by URL, base64 (put in the blob store) or asset. */
+export function parseEmbedV2Task(body: Fields): { request: Omit<CreateEmbedTaskRequest__Input, 'media'>; source: MediaSource__Input } {
+  const inputType = body.input_type;
+  if (inputType === undefined) throw errors.notProvided('input_type');
+  if (inputType !== 'video' && inputType !== 'audio') throw errors.invalid('input_type', 'Embedding tasks take video or audio.');
+  const modelName = body.model_name;
+  if (modelName === undefined) throw errors.notProvided('model_name');
+  if (typeof modelName !== 'string') throw errors.invalid('model_name', 'It must be text.');
+  const { source, ...request } = v2MediaPart(body, inputType);
+  return { request: { model_name: modelName, ...request }, source };
 }
 
 /** /embed-v2's error body is `{error: {code, message}}` (API-CONTRACT §2.5), whatever the version's usual form. */
@@ -295,7 +303,13 @@ function dateParam(value: string | undefined, name: string): Date | undefined {
   return date;
 }
 
-export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, blobs?: BlobStore): Router {
+/** A synchronous video is embedded while the client waits (the SDKs wait up to 10 minutes). */
+const SYNC_VIDEO_TIMEOUT_MS = 600_000;
+
+/** What an asset must be to be embedded as each input. */
+const ASSET_TYPES: Readonly<Record<string, readonly string[]>> = { image: ['image'], audio: ['audio', 'video'], video: ['video'] };
+
+export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, blobs?: BlobStore, tasks?: TaskClient): Router {
   const router = Router();
   const client = (): EmbedClient => {
     if (!embed) throw new ApiError('not_implemented', 'Embeddings: this server has no embed-service configured.');
@@ -377,11 +391,43 @@ export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, b
     return { blob_key: key };
   };
 
+  /**
+   * An asset's file (task-service answers only the caller's organization's assets: another's is
+   * not found), once it is ready and of a kind the input takes.
+   */
+  const assetMedia = async (res: Response, assetId: string, param: string, input: string): Promise<MediaSource__Input> => {
+    if (!tasks) throw new ApiError('not_implemented', 'Assets: this server has no task-service configured.', { param });
+    const asset = await tasks.getAsset(outgoing(res, timeoutMs), knownId('Asset', assetId));
+    if (asset.status !== 'ready' || !asset.blob_key)
+      throw errors.invalid(param, `The asset is ${asset.status}; only a ready asset can be embedded.`);
+    const accepted = ASSET_TYPES[input] ?? [];
+    if (!accepted.includes(asset.asset_type))
+      throw errors.invalid(
+        param,
+        `The asset is ${asset.asset_type ? `an ${asset.asset_type}` : 'of no known type'}; ${input} embeddings take ${accepted.join(' or ')}.`,
+      );
+    return { blob_key: asset.blob_key, filename: asset.filename };
+  };
+
+  /** A media source as the service reads it: an asset as its file; inline media stored first when `store` (video, tasks). */
+  const mediaFor = async (
+    res: Response,
+    source: MediaSource__Input,
+    param: string,
+    input: string,
+    store: boolean,
+  ): Promise<MediaSource__Input> => {
+    if (source.asset_id !== undefined) return assetMedia(res, source.asset_id, `${param}.asset_id`, input);
+    if (store && source.data) return storeMedia(res, source.data as Buffer, `${param}.base64_string`);
+    return source;
+  };
+
   router.post(
     '/embed-v2/tasks',
     v2(async (req, res) => {
       const { request, source } = parseEmbedV2Task(req.body as Fields);
-      const media = source.data ? await storeMedia(res, source.data as Buffer, `${request.input_type}.media_source.base64_string`) : source;
+      const input = request.input_type ?? 'video';
+      const media = await mediaFor(res, source, `${input}.media_source`, input, true);
       const task = await client().createEmbedTask(outgoing(res, timeoutMs), {
         ...request,
         media,
@@ -419,7 +465,13 @@ export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, b
       if (!embedShape(versionOf(res)).embedV2)
         throw new ApiError('api_upgrade_required', '/embed-v2 is part of API v1.3; use /embed on this version.');
       const { inputType, request } = parseEmbedV2(req.body as Fields);
-      const embedding = await client().createEmbedding(outgoing(res, timeoutMs), request);
+      const part = inputType === 'text_image' ? 'text_image' : inputType;
+      for (const kind of ['image', 'audio', 'video'] as const) {
+        const source = request[kind];
+        if (source) request[kind] = await mediaFor(res, source, `${part}.media_source`, kind, kind === 'video');
+      }
+      const deadline = inputType === 'video' ? Math.max(timeoutMs, SYNC_VIDEO_TIMEOUT_MS) : timeoutMs;
+      const embedding = await client().createEmbedding(outgoing(res, deadline), request);
       res.json(presentEmbeddingV2(embedding, inputType));
     } catch (error) {
       if (isApiError(error)) return writeV2Error(res, error);
