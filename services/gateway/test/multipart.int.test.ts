@@ -87,8 +87,11 @@ describe('multipart bodies', () => {
     it('a body sent to an unknown or not-built endpoint is not parsed', async () => {
       const big = manyFields(post('/v1.3/no-such-thing'), 40, 48 * 1024);
       expect((await big).status).toBe(404);
-      const notBuilt = await manyFields(post('/v1.3/assets'), 40, 48 * 1024);
+      const notBuilt = await manyFields(post('/v1.3/tasks/transfers/import/abc'), 40, 48 * 1024);
       expect(notBuilt.status).toBe(501);
+      // POST /assets is built (issue 16): its text is bounded like any upload's.
+      const asset = await manyFields(post('/v1.3/assets'), 40, 48 * 1024);
+      expect([asset.status, asset.body.code]).toEqual([413, 'payload_too_large']);
     });
 
     it('ordinary requests within the limits still work', async () => {
