@@ -146,6 +146,8 @@ export function instantScore(covering: readonly SegmentMatch[]): number {
  */
 export function momentsOf(matches: readonly SegmentMatch[]): Moment[] {
   const pieces = scoreOverTimeOf(matches);
+  // Most videos of a result have one matching stretch: it is their one moment.
+  if (pieces.length === 1) return pieces.map((p) => ({ ...p, score: momentScore(p.score, p.end - p.start) }));
   const peak = Math.max(0, ...pieces.map((p) => p.score));
   const floor = Math.max(CONFIDENCE_CUTS.low, PEAK_SHARE * peak);
   const strong = mergeMoments(pieces.filter((p) => p.score >= floor));

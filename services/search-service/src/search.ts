@@ -212,10 +212,10 @@ export function createSearch(deps: SearchDeps) {
   }
 
   /** The query's word groups, with word-vector neighbours from the index's vocabulary when available. */
-  async function semanticGroups(scope: Scope, text: string): Promise<TermGroup[]> {
+  async function semanticGroups(scope: Scope, text: string, withWordNeighbours: boolean): Promise<TermGroup[]> {
     const groups = deps.expand(text);
     const neighbours = deps.neighbours;
-    if (!neighbours || groups.length === 0) return groups;
+    if (!neighbours || !withWordNeighbours || groups.length === 0) return groups;
     const vocabulary = await vocabularyOf(scope);
     return withNeighbours(groups, (word, exclude) => neighbours(word, vocabulary, exclude));
   }
@@ -274,7 +274,9 @@ export function createSearch(deps: SearchDeps) {
   ): Promise<SegmentMatch[]> {
     const matches: SegmentMatch[] = [];
     const lexicalOptions = options.filter((o) => !(o === 'conversation' && conversationOption === 'exact_match'));
-    const groups = await semanticGroups(scope, text);
+    // Word neighbours serve speech matched by meaning, on-screen text and logos only.
+    const forMeaning = lexicalOptions.some((o) => o !== 'visual' && !(o === 'conversation' && conversationOption === 'lexical'));
+    const groups = lexicalOptions.length === 0 ? [] : await semanticGroups(scope, text, forMeaning);
     // `lexical` speech: the query's own words only (the same groups, so coverage lines up with the other options').
     const spokenGroups =
       conversationOption === 'lexical'
