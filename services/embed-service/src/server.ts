@@ -9,7 +9,15 @@ import type { EmbedTask__Input } from '@vus/grpc/types/embed/v1/EmbedTask';
 import { errors as coreErrors, knownId, listPage } from '@vus/core';
 import type { EmbedService, MediaInput, ModalityEmbedding } from './embed';
 import { AUDIO_VECTOR_MODEL, vectorModel, type ModelServer, type QueryInput } from './model-server';
-import { optionOf, taskEmbeddingOptions, type EmbedOption, type EmbedTaskRecord, type EmbedTasks } from './tasks';
+import {
+  optionOf,
+  taskEmbeddingOptions,
+  type EmbedOption,
+  type EmbedTaskRecord,
+  type EmbedTasks,
+  type TaskOptions,
+  type TaskSegment,
+} from './tasks';
 import type { IndexedVideoEmbedder } from './indexed-video';
 import type { SyncVideo } from './sync-video';
 import type { BlobStore } from '@vus/blob';
@@ -83,21 +91,31 @@ async function videoEmbedding(
   return {
     model_name: modelName,
     input_type: 'video',
-    video_embedding: {
-      segments: result.segments.map((s) => ({
-        vector: s.vector,
-        start: s.start,
-        end: s.end,
-        embedding_scope: s.scope,
-        embedding_option: optionOf(s),
-      })),
-      metadata: {
-        input_url: source.url ?? '',
-        input_filename: source.filename ?? '',
-        clip_length: options.clipLength,
-        embedding_scopes: options.scopes,
-        duration: result.duration,
-      },
+    video_embedding: segmentSet(result.segments, source, options, result.duration),
+  };
+}
+
+/** Clip vectors per option (an embed task's, or a synchronous video's) as the proto's set. */
+function segmentSet(
+  segments: readonly TaskSegment[],
+  source: { url?: string | undefined; filename?: string | undefined },
+  options: Pick<TaskOptions, 'clipLength' | 'scopes'>,
+  duration: number,
+): EmbeddingSet__Input {
+  return {
+    segments: segments.map((s) => ({
+      vector: s.vector,
+      start: s.start,
+      end: s.end,
+      embedding_scope: s.scope,
+      embedding_option: optionOf(s),
+    })),
+    metadata: {
+      input_url: source.url ?? '',
+      input_filename: source.filename ?? '',
+      clip_length: options.clipLength,
+      embedding_scopes: options.scopes,
+      duration,
     },
   };
 }
@@ -127,22 +145,7 @@ function toProtoTask(task: EmbedTaskRecord, withSegments: boolean, options: read
     input_type: task.options.inputType ?? 'video',
     status: task.status,
     error_message: task.errorMessage ?? '',
-    embedding: {
-      segments: segments.map((s) => ({
-        vector: s.vector,
-        start: s.start,
-        end: s.end,
-        embedding_scope: s.scope,
-        embedding_option: optionOf(s),
-      })),
-      metadata: {
-        input_url: task.source.url ?? '',
-        input_filename: task.source.filename ?? '',
-        clip_length: task.options.clipLength,
-        embedding_scopes: task.options.scopes,
-        duration: task.result?.duration ?? 0,
-      },
-    },
+    embedding: segmentSet(segments, task.source, task.options, task.result?.duration ?? 0),
     created_at: toTimestamp(task.createdAt),
     updated_at: toTimestamp(task.updatedAt),
     expires_at: optionalTimestamp(task.expiresAt),
