@@ -67,7 +67,7 @@ async function indexInto(client: TwelveLabsV1, indexId: string): Promise<string>
 
 beforeAll(async () => {
   [stack, fixture] = await Promise.all([
-    startIndexingStack({ worker: true, analyze: true, analyzeProvider: provider }),
+    startIndexingStack({ worker: true, analyze: true, analyzeProvider: provider, billing: true }),
     wordsAndSubtitlesVideo(),
   ]);
   ({ key } = await stack.newOrg());

@@ -12,6 +12,8 @@ import { startSearchService, type RunningSearchService } from '@vus/search-servi
 import { startAnalyzeService, type GenerationProvider, type RunningAnalyzeService } from '@vus/analyze-service';
 import { startEmbedService, type RunningEmbedService } from '@vus/embed-service';
 import { startClassifyService, type RunningClassifyService } from '@vus/classify-service';
+import { startBillingService, type RunningBillingService } from '@vus/billing-service';
+import { memoryLimiters } from '@vus/limits';
 import { cocoDetectorProvider, createModelRegistry, ModelRegistry, paddleOcrProvider, type PocketSphinxConfig } from '@vus/models';
 import { startTaskService, type RunningTaskService, type TaskServiceOptions } from '@vus/task-service';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,6 +30,7 @@ export interface IndexingStack {
   analyzeService: RunningAnalyzeService | undefined;
   embedService: RunningEmbedService | undefined;
   classifyService: RunningClassifyService | undefined;
+  billingService: RunningBillingService | undefined;
   blobs: BlobStore;
   blobDir: string;
   /** The task-service database (postgres only), for a worker in another process. */
@@ -58,6 +61,11 @@ export interface IndexingStackOptions {
   classify?: boolean;
   /** The worker recognises speech with the bundled PocketSphinx (default: no speech recogniser). */
   pocketsphinx?: PocketSphinxConfig;
+  /**
+   * Start billing-service: the gateway's limits come from it, and it debits the usage events of
+   * analyze-service and embed-service (on the stack's bus) from the gateway's counters (in memory).
+   */
+  billing?: boolean;
   /** A CLIP model for the worker's registry (which embed-service serves): its MODELS_DIR and id (default: none). */
   clip?: { modelsDir: string; clipModel: string };
 }
@@ -75,6 +83,18 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
   const blobDir = mkdtempSync(join(tmpdir(), 'vus-indexing-blobs-'));
   const blobs = await FileBlobStore.open(blobDir);
   const bus = new InProcessEventBus();
+  // The gateway's rate-limit counters, shared with billing-service when it runs (as Redis is in a cluster).
+  const limiters = memoryLimiters();
+  const billingService = options.billing
+    ? await startBillingService({
+        bind: '127.0.0.1:0',
+        database: await target(),
+        bus,
+        logger,
+        mail: { kind: 'folder', dir: join(blobDir, 'mail'), from: 'billing@test' },
+        limiters,
+      })
+    : undefined;
   const indexService = await startIndexService({ bind: '127.0.0.1:0', database: await target(), bus, logger, blobs });
   // No CLIP or Whisper files in tests: MODELS_DIR points at an empty folder (absence is recorded).
   const models = options.worker
@@ -94,6 +114,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     ? await startEmbedService({
         bind: '127.0.0.1:0',
         database: await target(),
+        bus,
         logger,
         models: servedModels,
         fetchAllowHosts: ['127.0.0.1'],
@@ -117,6 +138,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
         indexServiceAddress: indexService.address,
         searchServiceAddress: searchService.address,
         provider: options.analyzeProvider,
+        bus,
         logger,
       })
     : undefined;
@@ -165,6 +187,8 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     uploadMaxBytes: options.uploadMaxBytes,
     bodyLimitBytes: options.bodyLimitBytes,
     urlSigningSecret: options.urlSigningSecret,
+    billingServiceAddress: billingService?.address,
+    limiters,
     logger,
   });
   let orgs = 0;
@@ -177,6 +201,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     analyzeService,
     embedService,
     classifyService,
+    billingService,
     blobs,
     blobDir,
     taskDatabaseUrl: taskTarget.kind === 'postgres' ? taskTarget.url : undefined,
@@ -191,6 +216,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
       await analyzeService?.stop();
       await embedService?.stop();
       await classifyService?.stop();
+      await billingService?.stop();
       await embedModels?.dispose();
       await searchService.stop();
       await indexService.stop();
