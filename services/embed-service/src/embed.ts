@@ -74,6 +74,7 @@ export interface Usage {
 }
 
 export interface UsageStore {
+  /** The usage row and its `usage.recorded` events (`embeddingUsage`, usage.ts), in one transaction. */
   record(orgId: string, usage: Usage): Promise<void>;
 }
 
