@@ -22,19 +22,14 @@ export const embedService = defineService({
   migrations: join(__dirname, '..', 'migrations'),
   // Embed tasks run as jobs of the job queue.
   libraryMigrations: [JOBS_MIGRATIONS],
-  // Embeddings and embed tasks are metered as usage.recorded events (requests, seconds of media).
-  outbox: true,
+  outbox: true, // usage.recorded events of embeddings and embed tasks (requests, seconds of media)
   env: embedEnvShape,
   fromEnv: embedOptionsFromEnv,
   async build({ db, clock, logger, onStop, eventsWritten }, options: EmbedServiceOptions) {
     const { embedder, close } = openConceptEmbedder(options.models);
     onStop(close);
-    const embed = createEmbedService({
-      embedder,
-      usage: createUsageStore(db, eventsWritten),
-      decodeAudio,
-      providers: () => options.models.probe(),
-    });
+    const usageStore = createUsageStore(db, eventsWritten);
+    const embed = createEmbedService({ embedder, usage: usageStore, decodeAudio, providers: () => options.models.probe() });
     const { fetchMedia, taskPolicy } = mediaFetching(options.fetchAllowHosts);
     const taskTable = createEmbedTaskStore(db, eventsWritten);
     const runner = embedTaskRunner({
