@@ -1,8 +1,8 @@
-import { errors, knownId, pageRequestSchema, parseInput, sortAndPaging, type Clock } from '@vus/core';
+import { knownId, pageRequestSchema, parseInput, sortAndPaging, type Clock } from '@vus/core';
 import {
-  fromMetadataValues,
   fromNumberRange,
   fromTimeRange,
+  plainMetadataValues,
   requireOrg,
   toMetadataValues,
   toTimestamp,
@@ -15,7 +15,6 @@ import type { UploadChunk__Input } from '@vus/grpc/types/task/v1/UploadChunk';
 import type { TaskServiceHandlers } from '@vus/grpc/types/task/v1/TaskService';
 import { z } from 'zod';
 import { toProtoTask } from '../tasks/rpc';
-import type { MetadataValue } from '../tasks/tasks';
 import { ASSET_TYPES, type AssetRecord, type AssetService, type ChunkRecord, type UploadRecord } from './assets';
 import { INDEXED_ASSET_STATUSES, type IndexedAssetService, type IndexedAssetView } from './indexed-assets';
 
@@ -129,16 +128,6 @@ export function toProtoIndexedAsset(view: IndexedAssetView, now: Date): IndexedA
   };
 }
 
-function plainMetadata(values: Parameters<typeof fromMetadataValues>[0], allowNull: boolean): Record<string, MetadataValue | null> {
-  const plain = fromMetadataValues(values);
-  for (const [key, value] of Object.entries(plain)) {
-    if (value === undefined || (value === null && !allowNull)) {
-      throw errors.invalid(`user_metadata.${key}`, 'Values must be strings, numbers or booleans.');
-    }
-  }
-  return plain as Record<string, MetadataValue | null>;
-}
-
 export function assetHandlers(assets: AssetService, indexed: IndexedAssetService, clock: Clock, onCreated: () => void): AssetHandlers {
   return {
     async CreateAsset(request, ctx) {
@@ -235,7 +224,7 @@ export function assetHandlers(assets: AssetService, indexed: IndexedAssetService
         indexId: request.index_id,
         assetId: assetId(request.asset_id),
         enableVideoStream: request.enable_video_stream,
-        userMetadata: plainMetadata(request.user_metadata, false) as Record<string, MetadataValue>,
+        userMetadata: plainMetadataValues('user_metadata', request.user_metadata, { allowNull: false }),
         idempotencyKey: parseInput(idempotency, request.idempotency_key) || null,
       });
       return toProtoIndexedAsset(view, clock.now());
@@ -269,7 +258,12 @@ export function assetHandlers(assets: AssetService, indexed: IndexedAssetService
       return { data: result.data.map((v) => toProtoIndexedAsset(v, now)), page_info: result.pageInfo };
     },
     async UpdateIndexedAsset(request, ctx) {
-      await indexed.update(requireOrg(ctx), request.index_id, request.indexed_asset_id, plainMetadata(request.user_metadata, true));
+      await indexed.update(
+        requireOrg(ctx),
+        request.index_id,
+        request.indexed_asset_id,
+        plainMetadataValues('user_metadata', request.user_metadata, { allowNull: true }),
+      );
       return {};
     },
     async DeleteIndexedAsset(request, ctx) {
