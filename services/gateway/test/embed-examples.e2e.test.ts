@@ -1,0 +1,106 @@
+/**
+ * @jest-environment ./libs/models/test/helpers/onnx-environment.js
+ *
+ * The official 1.x SDK's own embeddings examples (twelvelabs-js examples/embed.ts and
+ * examples/embed_legacy.ts, from the npm tarball) run against the stack as written: their
+ * TwelveLabs client from API_KEY and TWELVELABS_BASE_URL, their own assets, their 5 s polling.
+ * Only their remote URLs are the same files served locally (tests never reach the network), and
+ * the example's promise is kept so the test knows when it is done.
+ */
+import { serveFiles, type FileServer } from '@vus/testing';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import ts from 'typescript';
+import { startIndexingStack, type IndexingStack } from './indexing-stack';
+
+const examples = join(dirname(require.resolve('twelvelabs-js/package.json')), 'examples');
+
+/** The remote media of the examples, and the example asset served in its place. */
+const REMOTE_MEDIA: readonly [string, string][] = [
+  ['https://www.gstatic.com/webp/gallery/1.jpg', 'search_sample.png'],
+  ['http://commondatastorage.googleapis.com/gtv-videos-bucket/sample/BigBuckBunny.mp4', 'example.mp4'],
+  ['https://github.com/twelvelabs-io/twelvelabs-python/raw/refs/heads/main/examples/assets/audio_sample.mp3', 'audio_sample.mp3'],
+];
+
+/** Runs an example (CommonJS, its imports resolved from here) and returns what it printed. */
+async function runExample(file: string, files: FileServer): Promise<string[]> {
+  let source = readFileSync(join(examples, file), 'utf8');
+  for (const [remote, local] of REMOTE_MEDIA) source = source.split(remote).join(files.url(local));
+  expect(source).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
+  // The example starts its async main without awaiting it; keep its promise.
+  expect(source).toContain('\n(async () => {');
+  source = source.replace('\n(async () => {', '\nexports.done = (async () => {');
+  const code = ts.transpileModule(source, {
+    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, esModuleInterop: true },
+  }).outputText;
+  const printed: string[] = [];
+  const console = { log: (...values: unknown[]) => printed.push(values.map(String).join(' ')) };
+  const exports: { done?: Promise<void> } = {};
+  // The module wrapper Node itself gives a CommonJS file (the Function constructor, as speech.e2e's example runner uses).
+  const ModuleFunction = Object.getPrototypeOf(function () {}).constructor as new (...args: string[]) => (...values: unknown[]) => void;
+  new ModuleFunction('exports', 'require', '__dirname', 'console', code)(exports, require, examples, console);
+  try {
+    await exports.done;
+  } catch (error) {
+    throw new Error(`${file} failed after printing:\n${printed.join('\n')}\n${String(error)}`, { cause: error });
+  }
+  return printed;
+}
+
+/** The embeddings lines the examples print: `Embedding: [a, b, …...] (total: n values)` and `  embeddings: […]`. */
+const vectorsIn = (lines: readonly string[]) =>
+  lines.filter((line) => /^\s*(Embedding|embeddings): \[-?\d/.test(line)).map((line) => Number(/total: (\d+) values/.exec(line)?.[1]));
+
+describe("twelvelabs-js 1.x's own embeddings examples, as written, on local media", () => {
+  let stack: IndexingStack;
+  let files: FileServer;
+  const saved = { baseUrl: process.env.TWELVELABS_BASE_URL, apiKey: process.env.API_KEY };
+
+  beforeAll(async () => {
+    stack = await startIndexingStack({ embed: true, database: 'pglite' });
+    files = await serveFiles(Object.fromEntries(REMOTE_MEDIA.map(([, local]) => [local, join(examples, 'assets', local)])));
+    process.env.API_KEY = (await stack.newOrg()).key;
+    process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const [name, value] of [
+      ['TWELVELABS_BASE_URL', saved.baseUrl],
+      ['API_KEY', saved.apiKey],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    await files?.close();
+    await stack?.stop();
+  });
+
+  it('examples/embed.ts: text, image (URL, base64), audio, video (sync), then video and audio tasks until ready', async () => {
+    const printed = await runExample('embed.ts', files);
+    const after = (title: string) => printed.slice(printed.indexOf(title) + 1);
+    for (const title of ['Created text embedding', 'Created image embedding', 'Created audio embedding', 'Created video embedding'])
+      expect(vectorsIn(after(title))[0]).toBe(512);
+    // The 160 s example video: clips of 6 s and the whole video, as seen and as heard.
+    const video = after('Created video embedding');
+    expect(
+      video.slice(
+        0,
+        video.findIndex((line) => line.startsWith('Created video embedding task')),
+      ),
+    ).toEqual(
+      expect.arrayContaining(['Embedding option: visual', 'Embedding option: audio', 'Embedding scope: clip', 'Embedding scope: asset']),
+    );
+    expect(printed).toEqual(expect.arrayContaining(['Video embedding done: ready', 'Audio embedding done: ready']));
+    expect(vectorsIn(after('Video embedding done: ready')).length).toBeGreaterThan(2 * 27);
+    expect(vectorsIn(after('Audio embedding done: ready')).length).toBeGreaterThan(1);
+  }, 1_800_000);
+
+  it('examples/embed_legacy.ts: text, image file, audio file, then a video task until ready and its visual-text and audio clips', async () => {
+    const printed = await runExample('embed_legacy.ts', files);
+    const after = (title: string) => printed.slice(printed.indexOf(title) + 1);
+    for (const title of ['Created text embedding', 'Created image embedding', 'Created audio embedding'])
+      expect(vectorsIn(after(title))[0]).toBe(512);
+    expect(printed).toContain('Embedding done: ready');
+    expect(vectorsIn(after('Embedding done: ready')).length).toBe(2 * 27);
+  }, 1_800_000);
+});
