@@ -9,8 +9,9 @@
  * counters billing-service debits.
  */
 import { createLogger } from '@vus/core';
+import { runFfmpeg } from '@vus/media';
 import { generateVideo, textScenesVideo, waitFor } from '@vus/testing';
-import { mkdtempSync, openAsBlob, rmSync } from 'node:fs';
+import { mkdtempSync, openAsBlob, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbedded } from '../src/main';
@@ -124,4 +125,25 @@ it('reserves each video against the plan, records its spend in billing, and fail
   expect(beforeSecond).toBe('0');
   expect(second).toMatchObject({ status: 'failed', error: { code: 'too_many_requests', message: expect.stringMatching(/DPH:1\/hour/) } });
   expect(await monthSpendMicros(orgId)).toBe(seconds * MICROS_PER_VIDEO_SECOND);
+});
+
+it('meters an audio embedding: embed-service’s usage event reaches billing-service on the in-process bus', async () => {
+  const org = await admin('/organizations', 'POST', { name: 'embedder' });
+  const orgId = org.body._id as string;
+  const key = (await admin(`/organizations/${orgId}/keys`, 'POST', {})).body.key as string;
+  const tone = join(dataDir, 'tone.wav');
+  await runFfmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=6', tone]);
+  const embedded = await call('/v1.3/embed-v2', {
+    method: 'POST',
+    headers: { 'x-api-key': key },
+    body: {
+      input_type: 'audio',
+      model_name: 'marengo3.0',
+      audio: { media_source: { base64_string: readFileSync(tone).toString('base64') } },
+    },
+  });
+  expect(embedded.status).toBe(200);
+  // 6 s of audio at the embedded-seconds price (billing-service's default, as a video second's).
+  await waitFor(async () => (await monthSpendMicros(orgId)) > 0, 'the embedding’s spend');
+  expect(await monthSpendMicros(orgId)).toBe(6 * MICROS_PER_VIDEO_SECOND);
 });
