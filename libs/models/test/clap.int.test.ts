@@ -2,6 +2,7 @@
  * @jest-environment ./libs/models/test/helpers/onnx-environment.js
  */
 import { clapProvider, ModelRegistry, poolNormalised, windowStarts, type AudioEmbedder, type ModelsConfig } from '../src';
+import { transformers } from '../src/hf/transformers';
 import { makeTinyModels, type TinyModels } from './helpers/tiny-models';
 
 const norm = (v: Float32Array): number => Math.sqrt(v.reduce((sum, x) => sum + x * x, 0));
@@ -54,7 +55,6 @@ describe('CLAP audio embedder (transformers.js)', () => {
 
   it('prepares audio as the model expects: log-mel frames of 64 bins, one every 10 ms at 48 kHz', async () => {
     // The provider hands the samples to the model's own feature extractor (preprocessor_config.json).
-    const { transformers } = await import('../src/hf/transformers');
     const lib = await transformers({ modelsDir: tiny.dir, allowDownload: false, clipModel: 'x', whisperModel: 'y' });
     const extractor = await lib.AutoFeatureExtractor.from_pretrained(tiny.ids.clap!);
     const { input_features } = (await extractor(tone(440, 1))) as { input_features: { dims: number[]; data: Float32Array } };
