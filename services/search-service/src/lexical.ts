@@ -41,6 +41,8 @@ export interface PlanAlternative {
    * "truck"): the query's hypernyms only meet what a segment itself shows.
    */
   ownOnly: boolean;
+  /** A word-vector neighbour (kind related): like hypernyms, left out of everyQuery. */
+  related?: boolean;
 }
 
 export interface LexicalPlan {
@@ -54,7 +56,8 @@ export interface LexicalPlan {
    * Matches a segment that matches every group through its word or a synonym: the candidates that
    * can score highest. Hypernyms are left out of it: they are often broad ("container"), which the
    * GIN index cannot narrow — with them, a four-word query's first tier cost 15 ms of index scan on
-   * the benchmark instead of 0.7 ms. Hypernym-only matches come with the second tier.
+   * the benchmark instead of 0.7 ms. Hypernym-only matches come with the second tier, and so do
+   * matches through word-vector neighbours (related), which widened the first tier the same way.
    */
   everyQuery: string;
   /** One entry per usable alternative, in `slots` order. */
@@ -75,7 +78,7 @@ export function lexicalPlan(groups: readonly TermGroup[]): LexicalPlan | undefin
     group.alternatives.map((alternative) => {
       const query = tsQueryText(alternative.text);
       if (!query) return undefined;
-      alternatives.push({ query, ownOnly: alternative.kind === 'hypernym' });
+      alternatives.push({ query, ownOnly: alternative.kind === 'hypernym', ...(alternative.kind === 'related' ? { related: true } : {}) });
       return alternatives.length - 1;
     }),
   );
@@ -83,7 +86,7 @@ export function lexicalPlan(groups: readonly TermGroup[]): LexicalPlan | undefin
   const groupQueries = slots
     .map((groupSlots) => {
       const usable = groupSlots.filter((slot): slot is number => slot !== undefined).map((slot) => alternatives[slot]!);
-      const narrow = usable.filter((a) => !a.ownOnly);
+      const narrow = usable.filter((a) => !a.ownOnly && !a.related);
       return (narrow.length > 0 ? narrow : usable).map((a) => `(${a.ownOnly ? weighted(a.query) : a.query})`);
     })
     .filter((ored) => ored.length > 0)
