@@ -1,5 +1,6 @@
 import type { ConceptBag } from '@vus/models';
-import { embedClips, taskRangeProblem, type RangeEvidence } from '../src/media-embedding';
+import { embedClips, rangeProblem, taskRangeProblem, type RangeEvidence } from '../src/media-embedding';
+import { SYNC_VIDEO_LIMIT } from '../src/sync-video';
 import { taskEmbeddingOptions } from '../src/tasks';
 
 // Concepts are words; a "vector" lists a bag's words (sorted), so each clip shows what went into it.
@@ -81,5 +82,23 @@ describe('taskRangeProblem', () => {
     [5 * 3600, { startSec: 0 }, 'The audio is 18000 s long; embed tasks take at most 14400 s.'],
   ])('%d s from %j', (duration, options, problem) => {
     expect(taskRangeProblem('audio', duration, options)).toBe(problem);
+  });
+});
+
+describe('rangeProblem with the synchronous limit: the range embedded counts, not the media', () => {
+  it.each([
+    [600, {}, undefined],
+    [3600, { startSec: 60, endSec: 600 }, undefined],
+    [601, {}, 'video_duration_too_long'],
+    [3600, { startSec: 2999 }, 'video_duration_too_long'],
+    [30, { startSec: 30 }, 'parameter_invalid'],
+  ])('%d s from %j', (duration, options, code) => {
+    expect(rangeProblem('video', duration, { startSec: 0, ...options }, SYNC_VIDEO_LIMIT)?.code).toBe(code);
+  });
+
+  it('says to use an embed task', () => {
+    expect(rangeProblem('video', 601, { startSec: 0 }, SYNC_VIDEO_LIMIT)?.message).toBe(
+      'The video is 601 s long; synchronous video embeddings take at most 600 s. Use an embed task (POST /embed-v2/tasks) for longer video.',
+    );
   });
 });
