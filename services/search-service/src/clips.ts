@@ -4,7 +4,7 @@
  * saying which options matched it and how well); clips are then filtered, ranked and, with
  * `group_by=video`, grouped — the same clips either way.
  */
-import { CANONICAL_OPTIONS, closeGaps, coalesce, scoreOverTime, subtract, type CanonicalOption, type Moment } from '@vus/core';
+import { CANONICAL_OPTIONS, scoreOverTime, type CanonicalOption, type Moment } from '@vus/core';
 import {
   CONFIDENCE_CUTS,
   MOMENT_MERGE_GAP_SEC,
@@ -113,10 +113,19 @@ export function rankClips(clips: Clip[]): Clip[] {
 
 /**
  * Merges moments that overlap, touch or lie at most `maxGap` seconds apart into one, spanning them
- * all; its score is momentScore: the best of the merged scores plus the capped length bonus.
+ * all; its score is momentScore: the best of the merged scores plus the capped length bonus. One
+ * pass over the moments by start (it runs for every video of every search).
  */
 export function mergeMoments(moments: readonly Moment[], maxGap = MOMENT_MERGE_GAP_SEC): Moment[] {
-  return coalesce(closeGaps(moments, maxGap)).map((m) => ({ ...m, score: momentScore(m.score, m.end - m.start) }));
+  const merged: Moment[] = [];
+  for (const m of [...moments].sort((a, b) => a.start - b.start)) {
+    const last = merged.at(-1);
+    if (last && m.start <= last.end + maxGap) {
+      last.end = Math.max(last.end, m.end);
+      last.score = Math.max(last.score, m.score);
+    } else merged.push({ start: m.start, end: m.end, score: m.score });
+  }
+  return merged.map((m) => ({ ...m, score: momentScore(m.score, m.end - m.start) }));
 }
 
 /**
@@ -151,16 +160,21 @@ export function momentsOf(matches: readonly SegmentMatch[]): Moment[] {
   const peak = Math.max(0, ...pieces.map((p) => p.score));
   const floor = Math.max(CONFIDENCE_CUTS.low, PEAK_SHARE * peak);
   const strong = mergeMoments(pieces.filter((p) => p.score >= floor));
-  const weak = coalesce(
-    subtract(
-      closeGaps(
-        pieces.filter((p) => p.score < floor),
-        MOMENT_MERGE_GAP_SEC,
-      ),
-      strong,
-    ),
-  );
-  return [...strong, ...weak.map((m) => ({ ...m, score: momentScore(m.score, m.end - m.start) }))].sort((a, b) => a.start - b.start);
+  // The weaker pieces outside the strong moments (those inside were bridged), merged among
+  // themselves but never across a strong moment. Pieces are sorted and disjoint.
+  const weakRuns: Moment[][] = [[]];
+  let next = 0;
+  for (const piece of pieces) {
+    if (piece.score >= floor) continue;
+    while (next < strong.length && strong[next]!.end <= piece.start) {
+      next += 1;
+      weakRuns.push([]);
+    }
+    const around = strong[next];
+    if (around && piece.start >= around.start && piece.end <= around.end) continue;
+    weakRuns.at(-1)!.push(piece);
+  }
+  return [...strong, ...weakRuns.flatMap((run) => mergeMoments(run))].sort((a, b) => a.start - b.start);
 }
 
 /** instantScore over time (@vus/core scoreOverTime); a match at a point in time (start = end) lasts a frame, so that it is a moment too. */

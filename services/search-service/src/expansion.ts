@@ -26,9 +26,20 @@ export function siblingKinds(a: string, b: string, wordnet: WordNetReader): bool
 /** A query's expansion as search uses it: WordNet's (expandQuery), and word-vector neighbours among the index's words that are not sibling kinds. */
 export function queryExpansion(wordnet: WordNetReader, logger: Logger, onStop: (close: () => void) => void) {
   const nearest = wordVectorNeighbours(logger, onStop);
+  // WordNet's answer for a pair never changes: a query word asked again costs no lookups.
+  const siblings = new Map<string, boolean>();
+  const isSibling = (a: string, b: string): boolean => {
+    const key = `${a}\n${b}`;
+    let answer = siblings.get(key);
+    if (answer === undefined) {
+      if (siblings.size >= 50_000) siblings.clear();
+      siblings.set(key, (answer = siblingKinds(a, b, wordnet)));
+    }
+    return answer;
+  };
   return {
     expand: (text: string) => expandQuery(text, wordnet),
     neighbours: (word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>) =>
-      nearest(word, vocabulary, exclude).filter((n) => !siblingKinds(word, n.word, wordnet)),
+      nearest(word, vocabulary, exclude).filter((n) => !isSibling(word, n.word)),
   };
 }
