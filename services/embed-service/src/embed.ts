@@ -30,6 +30,8 @@ export interface EmbeddingRequest {
   text?: string;
   textTruncate?: string;
   image?: MediaInput;
+  /** multi_input: the images after `image`; `textImage` then fuses the text (if any) and every image. */
+  moreImages?: readonly MediaInput[];
   audio?: MediaInput;
   startSec?: number;
   endSec?: number;
@@ -174,10 +176,12 @@ export function createEmbedService(deps: EmbedDeps) {
       if (request.image) {
         const imageBag = await imageConcepts(request.image);
         result.image = { segments: [{ vector: embedder.embed(imageBag, model.dimensions) }], ...source(request.image) };
-        if (textBag)
-          result.textImage = {
-            segments: [{ vector: embedder.embed(mergeConcepts(mergeConcepts(new Map(), textBag), imageBag), model.dimensions) }],
-          };
+        const more: ConceptBag[] = [];
+        for (const image of request.moreImages ?? []) more.push(await imageConcepts(image));
+        if (textBag || more.length > 0) {
+          const fused = [textBag, imageBag, ...more].reduce<ConceptBag>((all, bag) => (bag ? mergeConcepts(all, bag) : all), new Map());
+          result.textImage = { segments: [{ vector: embedder.embed(fused, model.dimensions) }] };
+        }
       }
       if (request.audio)
         result.audio = { segments: await audioSegments(request.audio, request, model.dimensions), ...source(request.audio) };

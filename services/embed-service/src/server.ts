@@ -168,15 +168,17 @@ export function embedServiceImplementation(
       async CreateEmbedding(request, ctx) {
         const orgId = requireOrg(ctx);
         if (request.video?.source) return videoEmbedding(orgId, request, media, ctx.deadline);
-        const [image, audio] = await Promise.all([
+        const [image, audio, ...moreImages] = await Promise.all([
           mediaOf(request.image, 'image', fetchMedia, media.blobs),
           mediaOf(request.audio, 'audio', fetchMedia, media.blobs),
+          ...request.more_images.map((source, i) => mediaOf(source, `multi_input.media_sources[${i + 1}]`, fetchMedia, media.blobs)),
         ]);
         const result = await embed.createEmbedding(orgId, {
           modelName: request.model_name,
           text: request.text,
           textTruncate: request.text_truncate,
           ...(image ? { image } : {}),
+          ...(moreImages.length > 0 ? { moreImages: moreImages.filter((m) => m !== undefined) } : {}),
           ...(audio ? { audio } : {}),
           ...(request._start_sec ? { startSec: request.start_sec } : {}),
           ...(request._end_sec ? { endSec: request.end_sec } : {}),

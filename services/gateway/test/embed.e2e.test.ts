@@ -111,6 +111,51 @@ describe('twelvelabs-js 1.3.4 (v1.3)', () => {
     expect(multi.data[0]!.embedding).toEqual(res.data[0]!.embedding);
   }, 60_000);
 
+  it('embed.v2.create multi_input with several images: one vector of the text and every image; references and limits checked', async () => {
+    const cat = { mediaType: 'image' as const, url: files.url('cat.png') };
+    const frame = await runFfmpeg(['-i', videoPath, '-ss', '5', '-frames:v', '1', join(dir, 'motorbike.png')]).then(() =>
+      readFile(join(dir, 'motorbike.png')),
+    );
+    const motorbike = { mediaType: 'image' as const, base64String: frame.toString('base64'), name: 'ride' };
+    const both = await client.embed.v2.create({
+      inputType: 'multi_input',
+      modelName: 'marengo3.0',
+      multiInput: { inputText: 'a cat beside <@ride>', mediaSources: [cat, motorbike] },
+    });
+    expect(both.data).toHaveLength(1);
+    const fused = vector(both.data[0]!.embedding);
+    const alone = vector(
+      (
+        await client.embed.v2.create({
+          inputType: 'multi_input',
+          modelName: 'marengo3.0',
+          multiInput: { inputText: 'a cat', mediaSources: [cat] },
+        })
+      ).data[0]!.embedding,
+    );
+    const text = async (inputText: string) =>
+      vector((await client.embed.v2.create({ inputType: 'text', modelName: 'marengo3.0', text: { inputText } })).data[0]!.embedding);
+    // The second image counts: the fused vector is nearer "motorbike" than the text and the cat alone are.
+    expect(cosine(await text('motorbike'), fused)).toBeGreaterThan(cosine(await text('motorbike'), alone));
+    const imagesOnly = await client.embed.v2.create({
+      inputType: 'multi_input',
+      modelName: 'marengo3.0',
+      multiInput: { mediaSources: [cat, motorbike] },
+    });
+    expect(imagesOnly.data).toHaveLength(1);
+    const v2 = (multi_input: object) =>
+      api().post('/v1.3/embed-v2').set('x-api-key', key).send({ input_type: 'multi_input', model_name: 'marengo3.0', multi_input });
+    const source = { media_type: 'image', url: files.url('cat.png') };
+    for (const [multi, status, code] of [
+      [{ input_text: 'a cat and <@dog>', media_sources: [source] }, 400, 'parameter_invalid'],
+      [{ media_sources: Array.from({ length: 11 }, () => source) }, 400, 'parameter_invalid'],
+      [{ media_sources: [source, { media_type: 'video', url: files.url('video.mp4') }] }, 501, 'not_implemented'],
+    ] as const) {
+      const res = await v2(multi);
+      expect([res.status, res.body.error?.code]).toEqual([status, code]);
+    }
+  }, 60_000);
+
   it('embed.v2.create audio: clip segments with their times, and the asset', async () => {
     const base64String = (await readFile(tonePath)).toString('base64');
     const res = await client.embed.v2.create({

@@ -116,6 +116,10 @@ export function parseLegacyEmbed(fields: Fields, shape: EmbedShape): CreateEmbed
 }
 
 const V2_INPUT_TYPES = ['text', 'image', 'text_image', 'audio', 'video', 'multi_input'] as const;
+/** multi_input combines text and up to 10 media sources (the SDK's documentation). */
+const MULTI_INPUT_MAX_SOURCES = 10;
+/** A media source named in multi_input's text: `<@outfit>`. */
+const MEDIA_REFERENCE = /<@([^<>]*)>/g;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function object(value: unknown, name: string): Fields {
@@ -209,23 +213,44 @@ export function parseEmbedV2(body: Fields): { inputType: string; request: Create
       const part = object(body.multi_input, 'multi_input');
       const sources = part.media_sources === undefined ? [] : part.media_sources;
       if (!Array.isArray(sources)) throw errors.invalid('multi_input.media_sources', 'It must be a list.');
-      if (sources.length > 1)
-        throw new ApiError('not_implemented', 'More than one media source in multi_input is not available on this server yet.', {
-          param: 'multi_input.media_sources',
-        });
+      if (sources.length > MULTI_INPUT_MAX_SOURCES)
+        throw errors.invalid(
+          'multi_input.media_sources',
+          `At most ${MULTI_INPUT_MAX_SOURCES} media sources; ${sources.length} were given.`,
+        );
       const input = part.input_text === undefined ? undefined : v2Text(part.input_text, 'multi_input.input_text');
-      const source = sources[0] === undefined ? undefined : object(sources[0], 'multi_input.media_sources[0]');
-      if (source && source.media_type !== 'image')
-        throw new ApiError('not_implemented', 'Only image media sources are available in multi_input on this server.', {
-          param: 'multi_input.media_sources[0].media_type',
-        });
-      if (input === undefined && !source)
+      const items = sources.map((raw, i) => object(raw, `multi_input.media_sources[${i}]`));
+      items.forEach((item, i) => {
+        if (item.media_type === 'image') return;
+        const param = `multi_input.media_sources[${i}].media_type`;
+        if (item.media_type === 'video' || item.media_type === 'audio')
+          throw new ApiError(
+            'not_implemented',
+            'Only image media sources are available in multi_input on this server (video and audio need Marengo 3.5).',
+            {
+              param,
+            },
+          );
+        throw errors.invalid(param, 'Use image, video or audio.');
+      });
+      if (input === undefined && items.length === 0)
         throw new ApiError('parameter_not_provided', 'multi_input needs input_text or a media source.', { param: 'multi_input' });
-      const image = source && v2MediaSource(source, 'multi_input.media_sources[0]');
-      const kind = input !== undefined && image ? 'text_image' : image ? 'image' : 'text';
+      // `<@name>` in the text refers to the media source of that name; each must have one.
+      const names = new Set(items.map((item) => item.name));
+      for (const [, name = ''] of (input ?? '').matchAll(MEDIA_REFERENCE))
+        if (!names.has(name)) throw errors.invalid('multi_input.input_text', `<@${name}> names no media source.`);
+      const text = input?.replace(MEDIA_REFERENCE, '$1');
+      const [image, ...moreImages] = items.map((item, i) => v2MediaSource(item, `multi_input.media_sources[${i}]`));
+      // Text with images, or several images: one fused vector.
+      const kind = image && (text !== undefined || moreImages.length > 0) ? 'text_image' : image ? 'image' : 'text';
       return {
         inputType: kind,
-        request: { ...base, ...(input === undefined ? {} : { text: input, text_truncate: 'none' }), ...(image ? { image } : {}) },
+        request: {
+          ...base,
+          ...(text === undefined ? {} : { text, text_truncate: 'none' }),
+          ...(image ? { image } : {}),
+          ...(moreImages.length > 0 ? { more_images: moreImages } : {}),
+        },
       };
     }
     default: {
@@ -470,6 +495,10 @@ export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, b
         const source = request[kind];
         if (source) request[kind] = await mediaFor(res, source, `${part}.media_source`, kind, kind === 'video');
       }
+      if (request.more_images)
+        request.more_images = await Promise.all(
+          request.more_images.map((source, i) => mediaFor(res, source, `multi_input.media_sources[${i + 1}]`, 'image', false)),
+        );
       const deadline = inputType === 'video' ? Math.max(timeoutMs, SYNC_VIDEO_TIMEOUT_MS) : timeoutMs;
       const embedding = await client().createEmbedding(outgoing(res, deadline), request);
       res.json(presentEmbeddingV2(embedding, inputType));
