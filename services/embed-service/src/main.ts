@@ -32,25 +32,15 @@ export const embedService = defineService({
     const embed = createEmbedService({ embedder, usage: usageStore, decodeAudio, providers: () => options.models.probe() });
     const { fetchMedia, taskPolicy } = mediaFetching(options.fetchAllowHosts);
     const taskTable = createEmbedTaskStore(db, eventsWritten);
-    const runner = embedTaskRunner({
-      db,
-      tasks: taskTable,
-      embedder,
-      blobs: options.blobs,
-      fetchPolicy: taskPolicy,
-      clock,
-      logger,
-      pollMs: options.taskPollMs,
-    });
+    const media = { embedder, blobs: options.blobs, fetchPolicy: taskPolicy, clock };
+    const runner = embedTaskRunner({ ...media, db, tasks: taskTable, logger, pollMs: options.taskPollMs });
     const modelServer = createModelServer({ models: options.models, decodeAudio });
     const tasks = createEmbedTasks({ store: taskTable, clock, queued: () => runner.wake() });
-    const usage = createVideoUsageStore(db, eventsWritten);
-    const video = createSyncVideoEmbedding({ embedder, blobs: options.blobs, fetchPolicy: taskPolicy, usage, clock });
+    const video = createSyncVideoEmbedding({ ...media, usage: createVideoUsageStore(db, eventsWritten) });
+    const indexedVideo = createIndexedVideoEmbedding(embedder);
+    const syncMedia = { video, blobs: options.blobs };
     return {
-      implementation: embedServiceImplementation(embed, tasks, fetchMedia, createIndexedVideoEmbedding(embedder), modelServer, logger, {
-        video,
-        blobs: options.blobs,
-      }),
+      implementation: embedServiceImplementation(embed, tasks, fetchMedia, indexedVideo, modelServer, logger, syncMedia),
       jobs: [
         { name: 'embed-tasks', start: () => (runner.start(), runner) },
         // Results are kept 7 days (API-CONTRACT §5.8).
