@@ -8,5 +8,6 @@ export * from './metadata-values';
 export * from './internal-auth';
 export * from './registry';
 export * from './ranges';
+export * from './segments';
 export * from './tracing';
 export * from './streams';

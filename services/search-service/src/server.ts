@@ -1,6 +1,6 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import { checkQueryText, errors, parseInput, protoPageLimitSchema, type Logger, knownId } from '@vus/core';
-import { implement, requireOrg, toMetadataValues, toTimestamp } from '@vus/grpc';
+import { implement, requireOrg, toMetadataValues, toProtoSegment, toTimestamp } from '@vus/grpc';
 import type { SearchClip__Input } from '@vus/grpc/types/search/v1/SearchClip';
 import type { SearchResultPage__Input } from '@vus/grpc/types/search/v1/SearchResultPage';
 import type { SearchServiceHandlers } from '@vus/grpc/types/search/v1/SearchService';
@@ -148,14 +148,7 @@ export function searchServiceImplementation(
       async ListVideoSegments(request, ctx) {
         const segments = await deps.segments.videoSegments(requireOrg(ctx), indexId(request.index_id), videoId(request.video_id));
         return {
-          segments: segments.map((s) => ({
-            start: s.start,
-            end: s.end,
-            modality: s.modality,
-            text: s.text,
-            labels: s.labels,
-            thumbnail_key: s.thumbnailKey,
-          })),
+          segments: segments.map(toProtoSegment),
         };
       },
       async Search(request, ctx) {

@@ -1,6 +1,6 @@
 import { createSearchClient } from '@vus/clients';
 import type { CanonicalOption } from '@vus/core';
-import type { OutgoingContext } from '@vus/grpc';
+import { toProtoSegment, type OutgoingContext } from '@vus/grpc';
 
 /** One searchable stretch of a video (search.proto Segment), as the worker builds it. */
 export interface Segment {
@@ -40,16 +40,7 @@ export function searchSegmentSink(address: string): SegmentSink & { close(): voi
       const request = {
         index_id: indexId,
         video_id: videoId,
-        segments: segments.map((s) => ({
-          start: s.start,
-          end: s.end,
-          modality: s.modality,
-          text: s.text,
-          labels: s.labels,
-          vector: s.vector ? [...s.vector] : [],
-          vector_model: s.vectorModel ?? '',
-          thumbnail_key: s.thumbnailKey ?? '',
-        })),
+        segments: segments.map(toProtoSegment),
       };
       await client.ingestSegments(ctx, request);
     },
