@@ -172,20 +172,18 @@ describe('the playground page', () => {
     expect(Math.abs(Number(await search.locator('button.result').first().getAttribute('data-start')) - 6)).toBeLessThanOrEqual(1);
     await shot('5a-combined');
 
-    // Three words, one per page: the next pages bring the others.
+    // Two words shown apart (ORANGE 0-4 s, BICYCLE 8-12 s: two moments), one per page: the next page brings the other.
     await search.getByLabel('text', { exact: true }).check();
     await search.getByText('Options').click();
     await search.getByLabel('Per page').fill('1');
-    await search.getByLabel('Query', { exact: true }).fill('orange planet bicycle');
+    await search.getByLabel('Query', { exact: true }).fill('orange bicycle');
     await runSearch('/v1.2/search-v2');
-    await search.getByText('3 results', { exact: true }).waitFor();
+    await search.getByText('2 results', { exact: true }).waitFor();
     await expect(search.locator('button.result').count()).resolves.toBe(1);
     await search.getByRole('button', { name: 'Next page' }).click();
     await search.locator('button.result').nth(1).waitFor();
-    await search.getByRole('button', { name: 'Next page' }).click();
-    await search.locator('button.result').nth(2).waitFor();
     const starts = await search.locator('button.result').evaluateAll((buttons) => buttons.map((b: any) => Number(b.dataset.start)));
-    expect(new Set(starts).size).toBe(3);
+    expect(new Set(starts).size).toBe(2);
 
     await search.getByLabel('image', { exact: true }).check();
     await search.getByLabel('Image (JPEG or PNG)').setInputFiles(await photoPath('cat'));
