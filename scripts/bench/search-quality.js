@@ -37,7 +37,7 @@ const { createModelRegistry, missingPocketSphinx, POCKETSPHINX_DEFAULTS } = requ
 const { startIndexService } = require('@vus/index-service');
 const { startSearchService } = require('@vus/search-service');
 const { startTaskService } = require('@vus/task-service');
-const { cachedFixture, generateVideo, objectsVideo, speechFixture, wordsAndSubtitlesVideo } = require('@vus/testing');
+const { cachedFixture, objectsVideo, speechFixture, topicsVideo, wordsAndSubtitlesVideo } = require('@vus/testing');
 
 const { values: args } = parseArgs({
   options: { reindex: { type: 'boolean', default: false }, verbose: { type: 'boolean', default: false } },
@@ -46,36 +46,6 @@ const logger = createLogger({ service: 'bench', level: process.env.BENCH_LOG_LEV
 const ALL_OPTIONS = ['visual', 'conversation', 'text_in_video', 'logo'];
 /** Speech labels are word onsets: a clip within this many seconds of one holds it (@vus/testing's tolerance). */
 const SPEECH_TOLERANCE = 1.5;
-
-/**
- * Spoken lines (subtitles) and on-screen words about unrelated topics, so that a query's meaning,
- * not its words, has to find them: fish → sardines, space → rocket and astronaut.
- */
-const TOPICS_SPEC = {
-  width: 1280,
-  height: 720,
-  fps: 25,
-  audio: 'tone',
-  container: 'mp4',
-  scenes: [
-    { durationSec: 6, background: '0x5d4037', texts: [{ text: 'RECIPE' }] },
-    { durationSec: 6, background: '0x0d47a1', texts: [{ text: 'COUNTDOWN' }] },
-    { durationSec: 6, background: '0x263238', texts: [{ text: 'ORBIT' }] },
-    { durationSec: 6, background: '0x1b5e20', texts: [{ text: 'STADIUM' }] },
-    { durationSec: 6, background: '0x4a148c', texts: [{ text: 'COUNCIL' }] },
-  ],
-  subtitles: {
-    codec: 'mov_text',
-    language: 'eng',
-    cues: [
-      { startSec: 0.5, endSec: 5.5, text: 'Tonight on the cooking show we grill fresh sardines with lemon.' },
-      { startSec: 6.5, endSec: 11.5, text: 'The rocket lifted off after a long countdown.' },
-      { startSec: 12.5, endSec: 17.5, text: 'An astronaut waved from the capsule window.' },
-      { startSec: 18.5, endSec: 23.5, text: 'Thousands of runners crossed the line at the city marathon.' },
-      { startSec: 24.5, endSec: 29.5, text: 'The council voted on a new parking rule downtown.' },
-    ],
-  },
-};
 
 const around = (time) => [time - SPEECH_TOLERANCE, time + SPEECH_TOLERANCE];
 
@@ -107,7 +77,7 @@ const FIXTURES = [
   },
   {
     name: 'topics',
-    file: async () => (await generateVideo('search-quality-topics', TOPICS_SPEC)).path,
+    file: async () => (await topicsVideo()).path,
     queries: [
       ['fish', ALL_OPTIONS, [[0, 6]]],
       ['space', ALL_OPTIONS, [[6, 18]]],

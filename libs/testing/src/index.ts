@@ -25,6 +25,7 @@ export {
   benchmarkVideo,
   randomBytesVideo,
   truncatedVideo,
+  topicsVideo,
   type GeneratedVideo,
 } from './videos';
 export { serveFiles, type FileServer, type FileServerRequest } from './file-server';

@@ -112,6 +112,38 @@ export function objectsVideo(): Promise<GeneratedVideo> {
   });
 }
 
+/**
+ * Spoken lines (subtitles) and on-screen words about unrelated topics, so that a query's meaning,
+ * not its words, has to find them: fish → sardines, space → rocket and astronaut. 30 s, five 6 s topics.
+ */
+export function topicsVideo(): Promise<GeneratedVideo> {
+  return generateVideo('search-quality-topics', {
+    width: 1280,
+    height: 720,
+    fps: 25,
+    audio: 'tone',
+    container: 'mp4',
+    scenes: [
+      { durationSec: 6, background: '0x5d4037', texts: [{ text: 'RECIPE' }] },
+      { durationSec: 6, background: '0x0d47a1', texts: [{ text: 'COUNTDOWN' }] },
+      { durationSec: 6, background: '0x263238', texts: [{ text: 'ORBIT' }] },
+      { durationSec: 6, background: '0x1b5e20', texts: [{ text: 'STADIUM' }] },
+      { durationSec: 6, background: '0x4a148c', texts: [{ text: 'COUNCIL' }] },
+    ],
+    subtitles: {
+      codec: 'mov_text',
+      language: 'eng',
+      cues: [
+        { startSec: 0.5, endSec: 5.5, text: 'Tonight on the cooking show we grill fresh sardines with lemon.' },
+        { startSec: 6.5, endSec: 11.5, text: 'The rocket lifted off after a long countdown.' },
+        { startSec: 12.5, endSec: 17.5, text: 'An astronaut waved from the capsule window.' },
+        { startSec: 18.5, endSec: 23.5, text: 'Thousands of runners crossed the line at the city marathon.' },
+        { startSec: 24.5, endSec: 29.5, text: 'The council voted on a new parking rule downtown.' },
+      ],
+    },
+  });
+}
+
 /** 6 s, 640x480, picture only: no audio track at all. */
 export function silentVideo(): Promise<GeneratedVideo> {
   return generateVideo('silent', {
