@@ -13,7 +13,17 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { decodeAudioFile } from './audio';
-import { TASK_RULES, clipWindows, type EmbedOption, type TaskOptions, type TaskResult, type TaskSegment, type TaskSource } from './tasks';
+import {
+  TASK_RULES,
+  clipWindows,
+  type EmbedOption,
+  type EmbeddingType,
+  type SegmentOption,
+  type TaskOptions,
+  type TaskResult,
+  type TaskSegment,
+  type TaskSource,
+} from './tasks';
 
 export interface TimedText {
   start: number;
@@ -33,6 +43,8 @@ export interface RangeEvidence {
 
 export interface ClipOptions {
   embeddingOptions: readonly EmbedOption[];
+  /** Absent: separate. */
+  embeddingTypes?: readonly EmbeddingType[] | undefined;
   scopes: readonly ('clip' | 'video')[];
   clipLength: number;
 }
@@ -43,7 +55,8 @@ const SPEECH_CHUNK_SEC = 600;
 /**
  * Each option's clip vectors and, when asked, its `video` vector over the whole range. A clip's
  * visual is the union of its frames (or the nearest frame when none falls inside); its
- * transcription the words said during it; its audio those words and its sound cue.
+ * transcription the words said during it; its audio those words and its sound cue. A fused vector
+ * (embedding type fused) is of every option's concepts of the clip together.
  */
 export function embedClips(
   evidence: RangeEvidence,
@@ -76,14 +89,23 @@ export function embedClips(
     const sounds = index === 'all' ? evidence.sounds : evidence.sounds.slice(index, index + 1);
     return mergeConcepts(words, unionOfFrames(sounds));
   };
+  const fusedOf = (window: { start: number; end: number }, index: number | 'all'): ConceptBag =>
+    options.embeddingOptions.reduce<ConceptBag>((all, option) => mergeConcepts(all, bagOf(option, window, index)), new Map());
+  const types = options.embeddingTypes ?? ['separate'];
+  const kinds: SegmentOption[] = [
+    ...(types.includes('separate') ? options.embeddingOptions : []),
+    ...(types.includes('fused') ? ['fused' as const] : []),
+  ];
+  const bagFor = (kind: SegmentOption, window: { start: number; end: number }, index: number | 'all') =>
+    kind === 'fused' ? fusedOf(window, index) : bagOf(kind, window, index);
   const segments: TaskSegment[] = [];
-  for (const option of options.embeddingOptions) {
+  for (const option of kinds) {
     if (options.scopes.includes('clip'))
       windows.forEach((window, i) =>
-        segments.push({ ...window, scope: 'clip', option, vector: Array.from(embed(bagOf(option, window, i))) }),
+        segments.push({ ...window, scope: 'clip', option, vector: Array.from(embed(bagFor(option, window, i))) }),
       );
     if (options.scopes.includes('video'))
-      segments.push({ ...range, scope: 'video', option, vector: Array.from(embed(bagOf(option, range, 'all'))) });
+      segments.push({ ...range, scope: 'video', option, vector: Array.from(embed(bagFor(option, range, 'all'))) });
   }
   return segments;
 }

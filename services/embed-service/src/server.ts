@@ -12,9 +12,9 @@ import { AUDIO_VECTOR_MODEL, vectorModel, type ModelServer, type QueryInput } fr
 import {
   optionOf,
   taskEmbeddingOptions,
-  type EmbedOption,
   type EmbedTaskRecord,
   type EmbedTasks,
+  type SegmentOption,
   type TaskOptions,
   type TaskSegment,
 } from './tasks';
@@ -85,6 +85,7 @@ async function videoEmbedding(
       ...(request._clip_length ? { clipLength: request.clip_length } : {}),
       scopes: request.embedding_scopes,
       embeddingOptions: request.embedding_options,
+      embeddingTypes: request.embedding_types,
     },
     deadline ? AbortSignal.timeout(Math.max(0, deadline.getTime() - Date.now())) : undefined,
   );
@@ -135,10 +136,12 @@ function toSet(embedding: ModalityEmbedding | undefined, option: string): Embedd
 
 /**
  * A task as the proto gives it; its vectors only when `withSegments` (GetEmbedTask), of the
- * options asked (empty: all). Options are canonical: visual, audio, transcription.
+ * options asked (empty: all; fused vectors are always given). Options are canonical: visual, audio,
+ * transcription, fused.
  */
-function toProtoTask(task: EmbedTaskRecord, withSegments: boolean, options: readonly EmbedOption[] = []): EmbedTask__Input {
-  const segments = withSegments ? (task.result?.segments ?? []).filter((s) => options.length === 0 || options.includes(optionOf(s))) : [];
+function toProtoTask(task: EmbedTaskRecord, withSegments: boolean, options: readonly SegmentOption[] = []): EmbedTask__Input {
+  const wanted = (option: SegmentOption) => options.length === 0 || option === 'fused' || options.includes(option);
+  const segments = withSegments ? (task.result?.segments ?? []).filter((s) => wanted(optionOf(s))) : [];
   return {
     id: task.id,
     model_name: task.modelName,
@@ -204,6 +207,7 @@ export function embedServiceImplementation(
           modelName: request.model_name,
           inputType: request.input_type,
           embeddingOptions: request.embedding_options,
+          embeddingTypes: request.embedding_types,
           source: {
             ...(media?.url ? { url: media.url } : {}),
             ...(media?.blob_key ? { blobKey: media.blob_key } : {}),

@@ -32,6 +32,8 @@ export interface SyncVideoRequest {
   scopes: readonly string[];
   /** visual, audio, transcription; empty: visual and audio. */
   embeddingOptions: readonly string[];
+  /** separate_embedding and/or fused_embedding; empty: separate. */
+  embeddingTypes?: readonly string[];
 }
 
 export interface SyncVideoEmbedding {
@@ -65,6 +67,7 @@ export function createSyncVideoEmbedding(deps: SyncVideoDeps) {
       const options = taskOptions({
         inputType: 'video',
         embeddingOptions: request.embeddingOptions,
+        embeddingTypes: request.embeddingTypes ?? [],
         scopes: request.scopes.length > 0 ? request.scopes : ['clip', 'asset'],
         ...(request.startSec === undefined ? {} : { startSec: request.startSec }),
         ...(request.endSec === undefined ? {} : { endSec: request.endSec }),

@@ -25,6 +25,9 @@ export type TaskStatus = 'processing' | 'ready' | 'failed';
 export type EmbedOption = 'visual' | 'audio' | 'transcription';
 export const EMBED_OPTIONS: readonly EmbedOption[] = ['visual', 'audio', 'transcription'];
 export type TaskInputType = 'video' | 'audio';
+/** A vector of one option, or one of every option fused (embedding_type fused_embedding). */
+export type SegmentOption = EmbedOption | 'fused';
+export type EmbeddingType = 'separate' | 'fused';
 
 export interface TaskSource {
   url?: string;
@@ -37,6 +40,8 @@ export interface TaskOptions {
   inputType?: TaskInputType;
   /** Absent in tasks stored before options: visual only. */
   embeddingOptions?: EmbedOption[];
+  /** One vector per option (separate), one of all of them (fused), or both; absent: separate. */
+  embeddingTypes?: EmbeddingType[];
   startSec: number;
   endSec?: number;
   clipLength: number;
@@ -48,7 +53,7 @@ export interface TaskSegment {
   end: number;
   scope: 'clip' | 'video';
   /** Absent in results stored before options: visual. */
-  option?: EmbedOption;
+  option?: SegmentOption;
   vector: number[];
 }
 
@@ -93,6 +98,8 @@ export interface NewTaskRequest {
   inputType?: string;
   /** visual (or visual-text), audio, transcription; empty: the input type's defaults. */
   embeddingOptions?: readonly string[];
+  /** separate_embedding and/or fused_embedding; empty: separate. */
+  embeddingTypes?: readonly string[];
   source: TaskSource;
   startSec?: number;
   endSec?: number;
@@ -103,7 +110,7 @@ export interface NewTaskRequest {
 
 /** The task's options from a request: each limit is `parameter_invalid` naming its wire field. */
 export function taskOptions(
-  request: Pick<NewTaskRequest, 'inputType' | 'embeddingOptions' | 'startSec' | 'endSec' | 'clipLength' | 'scopes'>,
+  request: Pick<NewTaskRequest, 'inputType' | 'embeddingOptions' | 'embeddingTypes' | 'startSec' | 'endSec' | 'clipLength' | 'scopes'>,
 ): TaskOptions {
   const inputType = request.inputType || 'video';
   if (inputType !== 'video' && inputType !== 'audio') throw errors.invalid('input_type', 'Embedding tasks take video or audio.');
@@ -121,6 +128,7 @@ export function taskOptions(
   return {
     inputType,
     embeddingOptions,
+    embeddingTypes: embeddingTypes(request.embeddingTypes ?? []),
     startSec,
     ...(request.endSec === undefined ? {} : { endSec: request.endSec }),
     clipLength,
@@ -142,9 +150,21 @@ export function taskEmbeddingOptions(inputType: TaskInputType, asked: readonly s
   return inputType === 'audio' ? ['audio'] : ['visual', 'audio'];
 }
 
+/** The embedding types asked (`separate_embedding`, `fused_embedding`), each once; none: separate. */
+export function embeddingTypes(asked: readonly string[]): EmbeddingType[] {
+  const types = [...new Set(asked)];
+  const unknown = types.find((t) => t !== 'separate_embedding' && t !== 'fused_embedding');
+  if (unknown !== undefined)
+    throw errors.invalid(
+      'embedding_type',
+      `Unknown type ${JSON.stringify(unknown.slice(0, 32))}; use separate_embedding and/or fused_embedding.`,
+    );
+  return types.length === 0 ? ['separate'] : types.map((t) => (t === 'fused_embedding' ? 'fused' : 'separate'));
+}
+
 /** A stored task's options and segment option, with the defaults of tasks stored before them. */
 export const optionsOf = (task: Pick<EmbedTaskRecord, 'options'>): EmbedOption[] => task.options.embeddingOptions ?? ['visual'];
-export const optionOf = (segment: TaskSegment): EmbedOption => segment.option ?? 'visual';
+export const optionOf = (segment: TaskSegment): SegmentOption => segment.option ?? 'visual';
 
 /**
  * Clip windows of a range: `clipLength` seconds each from `start`, the last one shorter

@@ -1,7 +1,7 @@
 import type { ConceptBag } from '@vus/models';
 import { embedClips, rangeProblem, taskRangeProblem, type RangeEvidence } from '../src/media-embedding';
 import { SYNC_VIDEO_LIMIT } from '../src/sync-video';
-import { taskEmbeddingOptions } from '../src/tasks';
+import { embeddingTypes, taskEmbeddingOptions } from '../src/tasks';
 
 // Concepts are words; a "vector" lists a bag's words (sorted), so each clip shows what went into it.
 const bag = (...words: string[]): ConceptBag => new Map(words.map((w) => [`word:${w}`, 1]));
@@ -43,6 +43,25 @@ describe('embedClips', () => {
       ['transcription', 'clip', 6, 12, 'space'],
       ['transcription', 'video', 0, 12, 'fish space'],
     ]);
+  });
+
+  it('fuses every option of a clip into one vector when asked, beside or instead of the separate ones', () => {
+    const fused = (types: ('separate' | 'fused')[]) =>
+      named(
+        embedClips(
+          evidence,
+          { start: 0, end: 12 },
+          { embeddingOptions: ['visual', 'transcription'], embeddingTypes: types, scopes: ['clip'], clipLength: 6 },
+          concepts,
+          embed,
+        ),
+        words,
+      );
+    expect(fused(['fused'])).toEqual([
+      ['fused', 'clip', 0, 6, 'cat fish'],
+      ['fused', 'clip', 6, 12, 'car space'],
+    ]);
+    expect(fused(['separate', 'fused']).map((s) => s[0])).toEqual(['visual', 'visual', 'transcription', 'transcription', 'fused', 'fused']);
   });
 
   it('gives a clip with no frame inside the nearest frame', () => {
@@ -100,5 +119,22 @@ describe('rangeProblem with the synchronous limit: the range embedded counts, no
     expect(rangeProblem('video', 601, { startSec: 0 }, SYNC_VIDEO_LIMIT)?.message).toBe(
       'The video is 601 s long; synchronous video embeddings take at most 600 s. Use an embed task (POST /embed-v2/tasks) for longer video.',
     );
+  });
+});
+
+describe('embeddingTypes', () => {
+  it.each([
+    [[], ['separate']],
+    [['fused_embedding'], ['fused']],
+    [
+      ['separate_embedding', 'fused_embedding', 'fused_embedding'],
+      ['separate', 'fused'],
+    ],
+  ])('%j → %j', (asked, types) => {
+    expect(embeddingTypes(asked)).toEqual(types);
+  });
+
+  it('refuses an unknown type', () => {
+    expect(() => embeddingTypes(['fused'])).toThrow(expect.objectContaining({ code: 'parameter_invalid' }));
   });
 });

@@ -58,6 +58,7 @@ describe('embed task rules', () => {
     expect(taskOptions({ scopes: [] })).toEqual({
       inputType: 'video',
       embeddingOptions: ['visual', 'audio'],
+      embeddingTypes: ['separate'],
       startSec: 0,
       clipLength: 6,
       scopes: ['clip'],

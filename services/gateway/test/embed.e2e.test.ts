@@ -364,7 +364,11 @@ describe('embed tasks', () => {
     const created = await client.embed.v2.tasks.create({
       inputType: 'video',
       modelName: 'marengo3.0',
-      video: { mediaSource: { url: files.url('video.mp4') }, embeddingOption: ['visual'] },
+      video: {
+        mediaSource: { url: files.url('video.mp4') },
+        embeddingOption: ['visual', 'audio'],
+        embeddingType: ['separate_embedding', 'fused_embedding'],
+      },
     });
     expect(created.status).toBe('processing');
     let task = await client.embed.v2.tasks.retrieve(created.id);
@@ -373,12 +377,27 @@ describe('embed tasks', () => {
       task = await client.embed.v2.tasks.retrieve(created.id);
     }
     expect(task.status).toBe('ready');
+    const data = task.data ?? [];
     expect(
-      task.data?.map((d) => [d.embeddingOption, d.embeddingScope, d.startSec, Math.round((d.endSec ?? 0) * 10) / 10, d.embedding.length]),
+      data
+        .filter((d) => d.embeddingOption === 'visual')
+        .map((d) => [d.embeddingScope, d.startSec, Math.round((d.endSec ?? 0) * 10) / 10, d.embedding.length]),
     ).toEqual([
-      ['visual', 'clip', 0, 6, 512],
-      ['visual', 'clip', 6, 8, 512],
-      ['visual', 'asset', 0, 8, 512],
+      ['clip', 0, 6, 512],
+      ['clip', 6, 8, 512],
+      ['asset', 0, 8, 512],
+    ]);
+    // Separate and fused: each option's three vectors, then three of both options together.
+    expect(data.map((d) => d.embeddingOption)).toEqual([
+      'visual',
+      'visual',
+      'visual',
+      'audio',
+      'audio',
+      'audio',
+      'fused',
+      'fused',
+      'fused',
     ]);
     const listed: (string | undefined)[] = [];
     for await (const item of await client.embed.v2.tasks.list()) listed.push(item.id);

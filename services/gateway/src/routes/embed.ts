@@ -206,6 +206,7 @@ export function parseEmbedV2(body: Fields): { inputType: string; request: Create
           ...(fixed === undefined ? {} : { clip_length: fixed }),
           embedding_scopes: stringList(part.embedding_scope, 'audio.embedding_scope'),
           embedding_options: stringList(part.embedding_option, 'audio.embedding_option'),
+          embedding_types: syncAudioTypes(part),
         },
       };
     }
@@ -261,6 +262,18 @@ export function parseEmbedV2(body: Fields): { inputType: string; request: Create
   }
 }
 
+/** Synchronous audio is embedded per option only: a fused vector is made by an embed task (or with video). */
+function syncAudioTypes(part: Fields): string[] {
+  const types = stringList(part.embedding_type, 'audio.embedding_type');
+  if (types.some((t) => t !== 'separate_embedding' && t !== 'fused_embedding'))
+    throw errors.invalid('audio.embedding_type', 'Use separate_embedding and/or fused_embedding.');
+  if (types.includes('fused_embedding'))
+    throw new ApiError('not_implemented', 'Fused audio embeddings are made by embed tasks on this server: use POST /embed-v2/tasks.', {
+      param: 'audio.embedding_type',
+    });
+  return types;
+}
+
 /**
  * The `video` or `audio` part of an /embed-v2 body (tasks, and synchronous video): its media source,
  * offsets, segmentation (dynamic is served as fixed clips of its minimum length: no shot-aware clips
@@ -295,6 +308,7 @@ function v2MediaPart(
     ...(clipLength === undefined ? {} : { clip_length: clipLength }),
     embedding_scopes: scopes.length > 0 ? scopes : ['clip', 'asset'],
     embedding_options: stringList(part.embedding_option, `${inputType}.embedding_option`),
+    embedding_types: stringList(part.embedding_type, `${inputType}.embedding_type`),
     source,
   };
 }
