@@ -148,9 +148,6 @@ export function rangeProblem(
   return undefined;
 }
 
-/** The message of rangeProblem, as a task fails with it. */
-export const taskRangeProblem = (...args: Parameters<typeof rangeProblem>): string | undefined => rangeProblem(...args)?.message;
-
 /** Copies a source to a local file (ffmpeg needs one): its URL through the SSRF guard, or the blob the gateway stored. */
 export async function fetchMediaFile(
   source: TaskSource,

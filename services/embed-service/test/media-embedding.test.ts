@@ -1,5 +1,5 @@
 import type { ConceptBag } from '@vus/models';
-import { embedClips, rangeProblem, taskRangeProblem, type RangeEvidence } from '../src/media-embedding';
+import { embedClips, rangeProblem, type RangeEvidence } from '../src/media-embedding';
 import { SYNC_VIDEO_LIMIT } from '../src/sync-video';
 import { embeddingTypes, taskEmbeddingOptions } from '../src/tasks';
 
@@ -94,13 +94,13 @@ describe('taskEmbeddingOptions', () => {
   });
 });
 
-describe('taskRangeProblem', () => {
+describe('rangeProblem: the message a task fails with', () => {
   it.each([
     [60, { startSec: 0 }, undefined],
     [60, { startSec: 60 }, 'The start offset 60 s is at or past the end of the 60.0 s audio.'],
     [5 * 3600, { startSec: 0 }, 'The audio is 18000 s long; embed tasks take at most 14400 s.'],
   ])('%d s from %j', (duration, options, problem) => {
-    expect(taskRangeProblem('audio', duration, options)).toBe(problem);
+    expect(rangeProblem('audio', duration, options)?.message).toBe(problem);
   });
 });
 
