@@ -2,35 +2,40 @@
  * embed-service as the model server of the other services: search-service's query vectors and the
  * indexing worker's clip vectors come from here, so no other service loads an embedding model.
  * Each vector model name is served by one provider of the model registry (CLIP for `clip`, CLAP
- * for `clap`); the API's model names (Marengo) are the bundled concept embedding (embed.ts).
+ * for `clap`) or is bundled (`scene`, the scene descriptor); the API's model names (Marengo) are
+ * the bundled concept embedding (embed.ts).
  */
 import { ApiError, errors } from '@vus/core';
-import { describeImage, type Capability, type ModelRegistry } from '@vus/models';
+import { describeImage, sceneDescriptor, SCENE_DESCRIPTOR_DIMENSIONS, type Capability, type ModelRegistry } from '@vus/models';
 import type { DecodedAudio } from './audio';
 import { SYNC_LIMITS } from './embed';
 
-/** The vector model of visual segments: what search's queries and the worker's clips are embedded with, stored with each vector. */
+/** The learned vector model of visual segments, when MODELS_DIR has it: text and images in one space. */
 export const VISUAL_VECTOR_MODEL = 'clip';
+/** The bundled vector model of visual segments without CLIP: images only (a query image finds the shots that look like it). */
+export const SCENE_VECTOR_MODEL = 'scene';
 /** The vector model of sounds (and text in the same space). */
 export const AUDIO_VECTOR_MODEL = 'clap';
 
 type Modality = 'text' | 'image' | 'audio';
 
-/** A learned model name, the registry capability whose provider serves it, and the inputs it takes. */
-export interface VectorModel {
-  readonly name: string;
-  readonly capability: Extract<Capability, 'visual_embedder' | 'audio_embedder'>;
-  readonly inputs: readonly Modality[];
-}
+/** A vector model name, what serves it (a registry capability, or bundled), and the inputs it takes. */
+export type VectorModel =
+  | {
+      readonly name: string;
+      readonly capability: Extract<Capability, 'visual_embedder' | 'audio_embedder'>;
+      readonly inputs: readonly Modality[];
+    }
+  | { readonly name: string; readonly bundled: 'scene-descriptor'; readonly inputs: readonly Modality[] };
 
-export const VECTOR_MODELS: readonly VectorModel[] = [
-  { name: VISUAL_VECTOR_MODEL, capability: 'visual_embedder', inputs: ['text', 'image'] },
-  { name: AUDIO_VECTOR_MODEL, capability: 'audio_embedder', inputs: ['text', 'audio'] },
-];
+const CLIP: VectorModel = { name: VISUAL_VECTOR_MODEL, capability: 'visual_embedder', inputs: ['text', 'image'] };
+const SCENE: VectorModel = { name: SCENE_VECTOR_MODEL, bundled: 'scene-descriptor', inputs: ['image'] };
+const CLAP: VectorModel = { name: AUDIO_VECTOR_MODEL, capability: 'audio_embedder', inputs: ['text', 'audio'] };
+export const VECTOR_MODELS: readonly VectorModel[] = [CLIP, SCENE, CLAP];
 
-/** The learned model of a request's name (empty: the visual one); undefined for any other name (an API model name). */
+/** The vector model of that name; undefined for any other name (an API model name) and for the empty name (see visualModel). */
 export function vectorModel(name: string): VectorModel | undefined {
-  const wanted = name.trim().toLowerCase() || VISUAL_VECTOR_MODEL;
+  const wanted = name.trim().toLowerCase();
   return VECTOR_MODELS.find((m) => m.name === wanted);
 }
 
@@ -76,6 +81,15 @@ async function checkImage(bytes: Buffer): Promise<void> {
 
 export function createModelServer(deps: ModelServerDeps) {
   const { models } = deps;
+
+  /**
+   * The vector model of visual segments here (what the empty model name means): CLIP when
+   * MODELS_DIR has it, otherwise the bundled scene descriptor. Asking loads CLIP.
+   */
+  async function visualModel(): Promise<VectorModel> {
+    return (await models.find('visual_embedder')) ? CLIP : SCENE;
+  }
+
   return {
     /**
      * Vectors of a learned model for the inputs, in their order. Not an error when its provider
@@ -86,6 +100,15 @@ export function createModelServer(deps: ModelServerDeps) {
     async embed(model: VectorModel, inputs: readonly QueryInput[]): Promise<QueryVectors> {
       const wrong = inputs.map(modalityOf).find((m) => !model.inputs.includes(m));
       if (wrong) throw errors.invalid('inputs', `The model ${model.name} embeds ${model.inputs.join(' and ')}, not ${wrong}.`);
+      if ('bundled' in model) {
+        const vectors: Float32Array[] = [];
+        for (const input of inputs) {
+          if (!('image' in input)) continue;
+          await checkImage(input.image);
+          vectors.push(await sceneDescriptor(input.image));
+        }
+        return { available: true, modelName: model.name, dimensions: SCENE_DESCRIPTOR_DIMENSIONS, vectors };
+      }
       const embedder = await models.find(model.capability);
       if (!embedder) return { available: false, modelName: model.name, reason: unavailableReason(models, model.capability) };
       const vectors: Float32Array[] = [];
@@ -103,6 +126,25 @@ export function createModelServer(deps: ModelServerDeps) {
       return { available: true, modelName: model.name, dimensions: embedder.dimensions, vectors };
     },
 
+    visualModel,
+
+    /**
+     * Vectors of the visual model here (the empty model name). Text without CLIP is not an error
+     * but unavailable, with the reason: search then answers on words and labels, as without vectors.
+     */
+    async embedVisual(inputs: readonly QueryInput[]): Promise<QueryVectors> {
+      const model = await visualModel();
+      if (model === SCENE && inputs.some((input) => 'text' in input)) {
+        const why = unavailableReason(models, 'visual_embedder');
+        return {
+          available: false,
+          modelName: model.name,
+          reason: `text needs CLIP (${why}); the bundled scene descriptor embeds images only`,
+        };
+      }
+      return this.embed(model, inputs);
+    },
+
     /** The distinct objects the detector sees in an image, best first; not available without a detector. */
     async imageLabels(image: Buffer): Promise<ImageLabels> {
       await checkImage(image);
@@ -113,7 +155,7 @@ export function createModelServer(deps: ModelServerDeps) {
 
     /** The learned model names each registry provider serves (for the models listing). */
     modelNamesOf(capability: Capability): string[] {
-      return VECTOR_MODELS.filter((m) => m.capability === capability).map((m) => m.name);
+      return VECTOR_MODELS.filter((m) => 'capability' in m && m.capability === capability).map((m) => m.name);
     },
   };
 }

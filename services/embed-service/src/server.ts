@@ -8,7 +8,7 @@ import { optionalTimestamp, toTimestamp } from '@vus/grpc';
 import type { EmbedTask__Input } from '@vus/grpc/types/embed/v1/EmbedTask';
 import { errors as coreErrors, knownId, listPage } from '@vus/core';
 import type { EmbedService, MediaInput, ModalityEmbedding } from './embed';
-import { AUDIO_VECTOR_MODEL, vectorModel, type ModelServer, type QueryInput } from './model-server';
+import { AUDIO_VECTOR_MODEL, SCENE_VECTOR_MODEL, vectorModel, type ModelServer, type QueryInput } from './model-server';
 import {
   optionOf,
   taskEmbeddingOptions,
@@ -275,8 +275,9 @@ export function embedServiceImplementation(
             throw new ApiError('parameter_not_provided', 'An input has no text, image or audio.', { param: 'inputs' });
           }),
         );
-        const learned = vectorModel(request.model_name);
-        if (!learned) {
+        const named = request.model_name.trim() !== '';
+        const learned = named ? vectorModel(request.model_name) : undefined;
+        if (named && !learned) {
           // An API model name: the bundled concept embedding, always available.
           const concept = inputs.filter((input): input is Exclude<QueryInput, { audio: Buffer }> => !('audio' in input));
           if (concept.length < inputs.length)
@@ -287,7 +288,7 @@ export function embedServiceImplementation(
           const { modelName, vectors } = await embed.embedQuery(request.model_name, concept);
           return { available: true, model_name: modelName, vectors: vectors.map((v) => ({ values: Array.from(v) })) };
         }
-        const result = await modelServer.embed(learned, inputs);
+        const result = learned ? await modelServer.embed(learned, inputs) : await modelServer.embedVisual(inputs);
         if (!result.available) return { available: false, model_name: result.modelName, vectors: [], reason: result.reason };
         return {
           available: true,
@@ -311,9 +312,19 @@ export function embedServiceImplementation(
           error: '',
           model_names: models.map((m) => m.name),
         };
+        // The bundled image model of visual segments where CLIP is not loaded.
+        const scene = {
+          capability: 'visual_embedder',
+          name: 'scene-descriptor',
+          source: 'bundled',
+          loaded: true,
+          error: '',
+          model_names: [SCENE_VECTOR_MODEL],
+        };
         return {
           providers: [
             concept,
+            scene,
             ...providers.map((p) => ({
               capability: p.capability,
               name: p.provider,

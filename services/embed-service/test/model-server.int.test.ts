@@ -23,6 +23,7 @@ const tinyModels = require('../../../scripts/models/make-tiny-models.js') as {
 const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 const ctx = { orgId: newId() };
 const norm = (v: readonly number[]): number => Math.sqrt(v.reduce((sum, x) => sum + x * x, 0));
+const dot = (a: readonly number[], b: readonly number[]): number => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 
 describe('embed-service as the model server', () => {
   let dir: string;
@@ -111,11 +112,43 @@ describe('embed-service as the model server', () => {
   }, 60_000);
 
   it('is not an error when a model is missing from MODELS_DIR: unavailable, with the reason', async () => {
-    const answer = await bareClient.embedQuery(ctx, { model_name: '', inputs: [{ text: 'a cat' }] });
+    const answer = await bareClient.embedQuery(ctx, { model_name: 'clip', inputs: [{ text: 'a cat' }] });
     expect(answer).toMatchObject({ available: false, model_name: 'clip', vectors: [] });
     expect(answer.reason).toMatch(/^clip: CLIP model tiny\/clip is not in MODELS_DIR/);
     expect((await bareClient.embedQuery(ctx, { model_name: 'clap', inputs: [] })).reason).toMatch(/^clap: CLAP model tiny\/clap/);
     expect(await bareClient.detectImageLabels(ctx, { image: catPhoto })).toMatchObject({ available: false, labels: [] });
+  });
+
+  describe('without CLIP, the visual model (model name empty) is the bundled scene descriptor', () => {
+    it('embeds images: 512-d unit vectors under the name `scene`, the same picture nearer itself than another', async () => {
+      const cells = await readFile(await photoPath('cells'));
+      const answer = await bareClient.embedQuery(ctx, {
+        model_name: '',
+        inputs: [{ image: catPhoto }, { image: cells }, { image: catPhoto }],
+      });
+      expect(answer).toMatchObject({ available: true, model_name: 'scene', dimensions: 512 });
+      const [cat, other, again] = answer.vectors.map((v) => v.values);
+      for (const v of [cat!, other!]) expect(norm(v)).toBeCloseTo(1, 5);
+      expect(dot(cat!, again!)).toBeCloseTo(1, 5);
+      expect(dot(cat!, other!)).toBeLessThan(0.7);
+      // Only whether it is there, as the worker asks once per video.
+      expect(await bareClient.embedQuery(ctx, { model_name: '', inputs: [] })).toMatchObject({ available: true, model_name: 'scene' });
+    });
+
+    it('has no vector for text, and says why (search then runs on words and labels)', async () => {
+      const answer = await bareClient.embedQuery(ctx, { model_name: '', inputs: [{ text: 'a cat' }] });
+      expect(answer).toMatchObject({ available: false, model_name: 'scene', vectors: [] });
+      expect(answer.reason).toMatch(
+        /^text needs CLIP \(clip: CLIP model tiny\/clip is not in MODELS_DIR.*scene descriptor embeds images only$/,
+      );
+    });
+
+    it.each([
+      ['text, named', { model_name: 'scene', inputs: [{ text: 'a cat' }] }, 'parameter_invalid'],
+      ['a broken frame', { model_name: '', inputs: [{ image: Buffer.from('not an image') }] }, 'unsupported_file_type'],
+    ])('refuses %s', async (_name, request, code) => {
+      expect(await codeOf(bareClient.embedQuery(ctx, request))).toBe(code);
+    });
   });
 
   it('lists which provider serves which model name', async () => {
@@ -123,6 +156,7 @@ describe('embed-service as the model server', () => {
     const served = Object.fromEntries(providers.filter((p) => p.model_names.length > 0).map((p) => [p.name, p.model_names]));
     expect(served).toEqual({
       'concept-embedding': ['Marengo-retrieval-2.6', 'Marengo-retrieval-2.7', 'marengo3.0'],
+      'scene-descriptor': ['scene'],
       clip: ['clip'],
       clap: ['clap'],
     });

@@ -193,6 +193,13 @@ const QUERY_IMAGE_MIN_SIDE = 64;
  * twice sits around 0.8–0.9 in CLIP space, unrelated pictures around 0.4–0.5.
  */
 const IMAGE_QUERY_BAND = { floor: 0.5, ceiling: 0.85 } as const;
+/**
+ * The bundled scene descriptor's band (embed-service's visual model without CLIP, `scene`): the same
+ * shot seen again scores about 0.95–1; another angle of the same scene about 0.85 (a medium
+ * match); the same footage in half the frame about 0.7 (weak); unrelated shots 0.2–0.6 (nothing).
+ */
+const SCENE_QUERY_BAND = { floor: 0.6, ceiling: 0.92 } as const;
+const imageQueryBand = (model: string) => (model === 'scene' ? SCENE_QUERY_BAND : IMAGE_QUERY_BAND);
 
 export function createSearch(deps: SearchDeps) {
   const { store, indexes } = deps;
@@ -326,30 +333,39 @@ export function createSearch(deps: SearchDeps) {
   }
 
   /**
-   * Segments answering an image: nearest CLIP vectors when CLIP is loaded; otherwise the objects
-   * the detector sees in the image, searched as visual labels.
+   * Segments answering an image: the nearest vectors of embed-service's visual model (CLIP, or the
+   * bundled scene descriptor: shots that look like it) where vectors are stored, and the objects
+   * the detector sees in it, searched as visual labels. Both count; a moment with both scores higher.
    */
   async function imageMatches(scope: Scope, image: Buffer): Promise<SegmentMatch[]> {
-    const query = (await store.vectorsEnabled()) ? await deps.models.embed(scope.orgId, { image }) : undefined;
-    if (query) {
-      return (await store.nearest(scope, query.model, [...query.vector], NEAREST_CANDIDATES))
-        .map((hit) => matchOf(hit, 'visual', vectorScore(hit.similarity, IMAGE_QUERY_BAND)))
-        .filter((m) => m.score > 0);
-    }
-    const labels = await deps.models.imageLabels(scope.orgId, image);
-    if (!labels) {
+    const [query, labels] = await Promise.all([
+      (await store.vectorsEnabled()) ? deps.models.embed(scope.orgId, { image }) : undefined,
+      deps.models.imageLabels(scope.orgId, image),
+    ]);
+    if (!query && !labels) {
       throw new ApiError(
         'model_unavailable',
-        'Searching by image needs the CLIP model or the object detector, and neither is available on this server.',
+        'Searching by image needs an image model or the object detector, and neither is available on this server.',
       );
     }
-    if (labels.length === 0) return [];
-    // Each detected object is one alternative of one group: a scene showing any of them matches.
-    const groups: TermGroup[] = [{ term: labels.join(' '), alternatives: labels.map((label) => ({ text: label, weight: 1 })) }];
-    const plan = lexicalPlan(groups);
-    if (!plan) return [];
-    const hits = await store.lexical(scope, ['visual'], plan, CANDIDATES_PER_OPTION);
-    return hits.map((hit) => matchOf(hit, 'visual', scoreHit(groups, plan, hit.kinds)));
+    const matches: SegmentMatch[] = [];
+    if (query) {
+      const band = imageQueryBand(query.model);
+      for (const hit of await store.nearest(scope, query.model, [...query.vector], NEAREST_CANDIDATES)) {
+        const score = vectorScore(hit.similarity, band);
+        if (score > 0) matches.push(matchOf(hit, 'visual', score));
+      }
+    }
+    if (labels && labels.length > 0) {
+      // Each detected object is one alternative of one group: a scene showing any of them matches.
+      const groups: TermGroup[] = [{ term: labels.join(' '), alternatives: labels.map((label) => ({ text: label, weight: 1 })) }];
+      const plan = lexicalPlan(groups);
+      if (plan) {
+        const hits = await store.lexical(scope, ['visual'], plan, CANDIDATES_PER_OPTION);
+        matches.push(...hits.map((hit) => matchOf(hit, 'visual', scoreHit(groups, plan, hit.kinds))));
+      }
+    }
+    return matches;
   }
 
   async function matchesOf(
