@@ -371,7 +371,8 @@ const CONSONANT = /[bcdfghjklmnpqrstvwxz]/;
  */
 export function detachmentCandidates(word: string, pos: PartOfSpeech): string[] {
   const candidates: string[] = [];
-  const irregular = IRREGULAR[pos][word];
+  // Own keys only: a word such as "constructor" would otherwise find Object's and break the lookup.
+  const irregular = Object.hasOwn(IRREGULAR[pos], word) ? IRREGULAR[pos][word] : undefined;
   if (irregular !== undefined) candidates.push(irregular);
   for (const [suffix, replacement] of DETACHMENTS[pos]) {
     if (!word.endsWith(suffix)) continue;

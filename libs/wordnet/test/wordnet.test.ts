@@ -68,6 +68,9 @@ describe('detachmentCandidates', () => {
     ['bigger', 'adj', ['bigg', 'big', 'bigge']],
     ['car', 'noun', []],
     ['quickly', 'adv', []],
+    // A property every object has is not an irregular form (words of speech reach base forms).
+    ['constructor', 'noun', []],
+    ['constructor', 'verb', []],
   ])('%s (%s) → %j', (word, pos, expected) => {
     expect(detachmentCandidates(word, pos).sort()).toEqual([...new Set(expected)].sort());
   });
@@ -93,6 +96,7 @@ describe('baseForms (real WordNet 3.1)', () => {
     ['Traffic Lights', 'noun', ['traffic_light']],
     ['car', 'noun', ['car']],
     ['zxqv', 'noun', []],
+    ['constructor', 'noun', ['constructor']],
     ['', 'noun', []],
   ])('%s (%s) → %j', (word, pos, expected) => {
     expect(wordnet.baseForms(word, pos)).toEqual(expected);
