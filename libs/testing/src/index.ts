@@ -34,6 +34,7 @@ export {
   speechFixture,
   speechFixtures,
   speechFixtureWav,
+  speechFixtureExcerpt,
   labelsFound,
   SPEECH_LABEL_TOLERANCE_SEC,
   type SpeechFixture,

@@ -1,4 +1,4 @@
-import { extractAudio } from '@vus/media';
+import { extractAudio, runFfmpeg } from '@vus/media';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { cachedFixture } from './cache';
@@ -56,6 +56,35 @@ export function speechFixtureWav(fixture: SpeechFixture): Promise<string> {
   return cachedFixture(`speech-${fixture.name}`, 'wav', { file: fixture.file, package: fixture.package }, async (out) => {
     await extractAudio(fixture.path, out);
   });
+}
+
+/**
+ * The first `durationSec` of the fixture's media, re-encoded (libx264 ultrafast, AAC) so that it
+ * starts on a key frame and ends where asked; cached. For end-to-end tests that index all of a
+ * video's modalities, where the whole 160 s would cost minutes of frame analysis.
+ */
+export function speechFixtureExcerpt(fixture: SpeechFixture, durationSec: number): Promise<string> {
+  return cachedFixture(
+    `speech-${fixture.name}-${durationSec}s`,
+    'mp4',
+    { file: fixture.file, package: fixture.package, durationSec },
+    (out) =>
+      runFfmpeg([
+        '-i',
+        fixture.path,
+        '-t',
+        String(durationSec),
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-c:a',
+        'aac',
+        '-f',
+        'mp4',
+        out,
+      ]),
+  );
 }
 
 /**

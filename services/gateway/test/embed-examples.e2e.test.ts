@@ -8,12 +8,9 @@
  * the example's promise is kept so the test knows when it is done.
  */
 import { serveFiles, type FileServer } from '@vus/testing';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import ts from 'typescript';
+import { join } from 'node:path';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
-
-const examples = join(dirname(require.resolve('twelvelabs-js/package.json')), 'examples');
+import { runSdkExample, SDK_EXAMPLES_DIR } from './sdk-examples';
 
 /** The remote media of the examples, and the example asset served in its place. */
 const REMOTE_MEDIA: readonly [string, string][] = [
@@ -22,30 +19,12 @@ const REMOTE_MEDIA: readonly [string, string][] = [
   ['https://github.com/twelvelabs-io/twelvelabs-python/raw/refs/heads/main/examples/assets/audio_sample.mp3', 'audio_sample.mp3'],
 ];
 
-/** Runs an example (CommonJS, its imports resolved from here) and returns what it printed. */
-async function runExample(file: string, files: FileServer): Promise<string[]> {
-  let source = readFileSync(join(examples, file), 'utf8');
-  for (const [remote, local] of REMOTE_MEDIA) source = source.split(remote).join(files.url(local));
-  expect(source).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
-  // The example starts its async main without awaiting it; keep its promise.
-  expect(source).toContain('\n(async () => {');
-  source = source.replace('\n(async () => {', '\nexports.done = (async () => {');
-  const code = ts.transpileModule(source, {
-    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, esModuleInterop: true },
-  }).outputText;
-  const printed: string[] = [];
-  const console = { log: (...values: unknown[]) => printed.push(values.map(String).join(' ')) };
-  const exports: { done?: Promise<void> } = {};
-  // The module wrapper Node itself gives a CommonJS file (the Function constructor, as speech.e2e's example runner uses).
-  const ModuleFunction = Object.getPrototypeOf(function () {}).constructor as new (...args: string[]) => (...values: unknown[]) => void;
-  new ModuleFunction('exports', 'require', '__dirname', 'console', code)(exports, require, examples, console);
-  try {
-    await exports.done;
-  } catch (error) {
-    throw new Error(`${file} failed after printing:\n${printed.join('\n')}\n${String(error)}`, { cause: error });
-  }
-  return printed;
-}
+/** Runs an example with its remote media served locally, and returns what it printed. */
+const runExample = (file: string, files: FileServer) =>
+  runSdkExample(
+    file,
+    REMOTE_MEDIA.map(([remote, local]) => [remote, files.url(local)]),
+  );
 
 /** The embeddings lines the examples print: `Embedding: [a, b, …...] (total: n values)` and `  embeddings: […]`. */
 const vectorsIn = (lines: readonly string[]) =>
@@ -58,7 +37,7 @@ describe("twelvelabs-js 1.x's own embeddings examples, as written, on local medi
 
   beforeAll(async () => {
     stack = await startIndexingStack({ embed: true, database: 'pglite' });
-    files = await serveFiles(Object.fromEntries(REMOTE_MEDIA.map(([, local]) => [local, join(examples, 'assets', local)])));
+    files = await serveFiles(Object.fromEntries(REMOTE_MEDIA.map(([, local]) => [local, join(SDK_EXAMPLES_DIR, 'assets', local)])));
     process.env.API_KEY = (await stack.newOrg()).key;
     process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
   }, 120_000);

@@ -1,0 +1,46 @@
+/**
+ * Runs an official 1.x SDK example (node_modules/twelvelabs-js/examples/<file>) as written: its
+ * TwelveLabs client from API_KEY and TWELVELABS_BASE_URL, its own assets (its __dirname is the
+ * examples folder), its own polling. The only edits are the ones a user makes before running it
+ * (`replacements`: an index id for its placeholder, local URLs for remote media, since tests never
+ * reach the network; a remote URL left over is an error). The example's promise is kept so the
+ * test knows when it is done, and what it printed is returned.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import ts from 'typescript';
+
+export const SDK_EXAMPLES_DIR = join(dirname(require.resolve('twelvelabs-js/package.json')), 'examples');
+
+export async function runSdkExample(file: string, replacements: readonly (readonly [string, string])[] = []): Promise<string[]> {
+  let source = readFileSync(join(SDK_EXAMPLES_DIR, file), 'utf8');
+  for (const [from, to] of replacements) source = source.split(from).join(to);
+  if (/https?:\/\/(?!127\.0\.0\.1)/.test(source)) throw new Error(`${file} still names a remote URL`);
+  // The example starts its async main without awaiting it; keep its promise.
+  if (!source.includes('\n(async () => {')) throw new Error(`${file} does not start with an async main`);
+  source = source.replace('\n(async () => {', '\nexports.done = (async () => {');
+  const code = ts.transpileModule(source, {
+    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, esModuleInterop: true },
+  }).outputText;
+  const printed: string[] = [];
+  const console = { log: (...values: unknown[]) => printed.push(values.map(String).join(' ')) };
+  const exports: { done?: Promise<void> } = {};
+  // The module wrapper Node itself gives a CommonJS file.
+  const ModuleFunction = Object.getPrototypeOf(function () {}).constructor as new (...args: string[]) => (...values: unknown[]) => void;
+  new ModuleFunction('exports', 'require', '__dirname', 'console', code)(exports, require, SDK_EXAMPLES_DIR, console);
+  try {
+    await exports.done;
+  } catch (error) {
+    throw new Error(`${file} failed after printing:\n${printed.join('\n')}\n${String(error)}`, { cause: error });
+  }
+  return printed;
+}
+
+/** The lines an example printed under `title` (a line of its own), up to the next line that does not start with a space. */
+export function printedUnder(printed: readonly string[], title: string): string[] {
+  const start = printed.indexOf(title);
+  if (start < 0) throw new Error(`nothing printed ${JSON.stringify(title)}:\n${printed.join('\n')}`);
+  const rest = printed.slice(start + 1);
+  const end = rest.findIndex((line) => !line.startsWith(' '));
+  return end < 0 ? rest : rest.slice(0, end);
+}
