@@ -84,13 +84,15 @@ it('names PocketSphinx when Whisper is not in MODELS_DIR, in every version’s e
     expect(listing).toMatchObject({ data: expect.any(Array), providers: { speech } });
     expect((listing.data as unknown[]).length).toBeGreaterThan(0);
   }
-  // Without CLIP or CLAP files the API's model names are the bundled concept embedding's.
-  const embeddings = Object.fromEntries(
-    ['Marengo-retrieval-2.6', 'Marengo-retrieval-2.7', 'marengo3.0'].map((name) => [
+  // Without CLIP or CLAP files the API's model names are the bundled concept embedding's, and the
+  // visual vectors the bundled scene descriptor's.
+  const embeddings = Object.fromEntries([
+    ...['Marengo-retrieval-2.6', 'Marengo-retrieval-2.7', 'marengo3.0'].map((name) => [
       name,
       { provider: 'concept-embedding', source: 'bundled', available: true },
     ]),
-  );
+    ['scene', { provider: 'scene-descriptor', source: 'bundled', available: true }],
+  ]);
   expect(await getJson(`${url}/health`)).toEqual({ status: 'ok', providers: { speech, embeddings } });
 }, 120_000);
 
