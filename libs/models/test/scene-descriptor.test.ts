@@ -43,7 +43,7 @@ describe('the bundled scene descriptor', () => {
     ['red is nearer dark red than blue', [200, 30, 30], [150, 20, 20], [30, 30, 200]],
     ['grey is nearer light grey than green', [128, 128, 128], [160, 160, 160], [30, 200, 30]],
   ] as const)('%s', async (_title, a, b, c) => {
-    const [x, y, z] = await Promise.all([a, b, c].map(async (rgb) => sceneDescriptor(await plain(...rgb))));
+    const [x, y, z] = await Promise.all([a, b, c].map(async (rgb) => sceneDescriptor(await plain(rgb[0], rgb[1], rgb[2]))));
     expect(cosine(x!, y!)).toBeGreaterThan(cosine(x!, z!));
   });
 });

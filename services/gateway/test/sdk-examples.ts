@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { TwelveLabs } from 'twelvelabs-js';
 import ts from 'typescript';
 
 export const SDK_EXAMPLES_DIR = join(dirname(require.resolve('twelvelabs-js/package.json')), 'examples');
@@ -43,4 +44,26 @@ export function printedUnder(printed: readonly string[], title: string): string[
   const rest = printed.slice(start + 1);
   const end = rest.findIndex((line) => !line.startsWith(' '));
   return end < 0 ? rest : rest.slice(0, end);
+}
+
+/**
+ * Runs one search of an SDK example as written: its statements from the `console.log("<title>: ")`
+ * that opens the search to the next `console.log("Search …`, with the example's `client` and
+ * `index` given (a client of the caller's, an index of the caller's), and what it printed returned.
+ */
+export async function runSdkExampleSection(file: string, title: string, client: TwelveLabs, indexId: string): Promise<string[]> {
+  const source = readFileSync(join(SDK_EXAMPLES_DIR, file), 'utf8');
+  const start = source.indexOf(`console.log("${title}: ");`);
+  const end = source.indexOf('console.log("Search', start + 1);
+  if (start < 0 || end < 0) throw new Error(`${file} has no section ${JSON.stringify(title)} followed by another search`);
+  const code = ts.transpileModule(`let searchPager;\n${source.slice(start, end)}`, {
+    compilerOptions: { target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  const printed: string[] = [];
+  const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (
+    ...args: string[]
+  ) => (...values: unknown[]) => Promise<void>;
+  const index = await client.indexes.retrieve(indexId);
+  await new AsyncFunction('client', 'index', 'console', code)(client, index, { log: (line: string) => printed.push(line) });
+  return printed;
 }

@@ -7,37 +7,13 @@
  */
 import { missingPocketSphinx, POCKETSPHINX_DEFAULTS } from '@vus/models';
 import { labelsFound, speechFixture, SPEECH_LABEL_TOLERANCE_SEC, type SpeechFixture, type SpeechLabel } from '@vus/testing';
-import { createReadStream, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createReadStream } from 'node:fs';
 import { TwelveLabs as TwelveLabsV1 } from 'twelvelabs-js';
 import { TwelveLabs as TwelveLabsV0 } from 'twelvelabs-js-v0';
-import ts from 'typescript';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
+import { runSdkExampleSection } from './sdk-examples';
 
 const missing = missingPocketSphinx(POCKETSPHINX_DEFAULTS);
-
-/**
- * Runs one search of an official 1.x SDK example (node_modules/twelvelabs-js/examples/<file>) as
- * written: its statements from the `console.log("<title>: ")` that opens the search to the next
- * `console.log("Search …`, with the example's `client` and `index` given, and what it prints returned.
- */
-async function runExampleSection(file: string, title: string, client: TwelveLabsV1, indexId: string): Promise<string[]> {
-  const source = readFileSync(join(dirname(require.resolve('twelvelabs-js/package.json')), 'examples', file), 'utf8');
-  const start = source.indexOf(`console.log("${title}: ");`);
-  const end = source.indexOf('console.log("Search', start + 1);
-  expect(start).toBeGreaterThanOrEqual(0);
-  expect(end).toBeGreaterThan(start);
-  const code = ts.transpileModule(`let searchPager;\n${source.slice(start, end)}`, {
-    compilerOptions: { target: ts.ScriptTarget.ES2022 },
-  }).outputText;
-  const printed: string[] = [];
-  const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (
-    ...args: string[]
-  ) => (...values: unknown[]) => Promise<void>;
-  const index = await client.indexes.retrieve(indexId);
-  await new AsyncFunction('client', 'index', 'console', code)(client, index, { log: (line: string) => printed.push(line) });
-  return printed;
-}
 
 /** The clip holds the labelled moment, give or take the tolerance. */
 function expectAt(clip: { start?: number; end?: number } | undefined, label: SpeechLabel): void {
@@ -106,7 +82,7 @@ if (missing) {
       process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
       // The example's code itself, run against this server: its semantic transcription search
       // ("couple of chemicals"), which prints one line per clip.
-      const printed = await runExampleSection(
+      const printed = await runSdkExampleSection(
         'search.ts',
         'Search (semantic transcription only)',
         new TwelveLabsV1({ apiKey: key }),
