@@ -1,18 +1,32 @@
 #!/usr/bin/env node
 /**
- * Search benchmark (issue 5): p50/p99 latency and requests/s of text, exact_match and combined
- * queries through the gateway, on one index of 10,000 synthetic videos (≈ 500k segments).
+ * Search benchmark (issues 5 and 16): p50/p99 latency and requests/s of text, visual-only,
+ * exact_match and combined queries through the gateway, on one index of 10,000 synthetic videos
+ * (≈ 500k segments).
  *
  * 1. index-service, search-service, billing-service and the gateway run in this process on
  *    loopback, each on a throwaway database of the local PostgreSQL (TEST_DATABASE_URL, default
  *    postgres://postgres@127.0.0.1:5432/postgres), all dropped at the end. Without pgvector there
  *    (Debian's PostgreSQL) search-service stores no vectors: the text path, as production runs it
- *    on such a server. `--pglite` runs search-service on PGlite (with pgvector) instead and sends
- *    512-d vectors for visual segments; PGlite loads slowly (≈ 350 segments/s here, HNSW inserts
- *    and one connection), so that mode loads 1,000 videos (≈ 2½ min) unless told otherwise, and a
- *    stand-in text embedder (a hash of the text into a unit vector) replaces CLIP, whose own
- *    inference time is therefore not counted. Billing, index-service and the gateway stay on
- *    PostgreSQL.
+ *    on such a server. Billing, index-service and the gateway always stay on PostgreSQL.
+ *    `--pglite` runs search-service on PGlite (with pgvector 0.8), in a folder of its own, and
+ *    stores a vector for each visual segment (issue 16's "search latency with the new visual
+ *    vectors"):
+ *    - The vectors are the bundled concept embedding's (libs/models concept/), `--dimensions`
+ *      (default 512: CLIP ViT-B/32's size, the only one migration 0002's partial HNSW index
+ *      covers). With nothing downloaded the product has no visual model: embed-service's visual
+ *      slot (model name '', `clip`) is CLIP from MODELS_DIR only, and search is then lexical. So
+ *      the bench puts the concept embedding in that slot of an embed-service it starts
+ *      (conceptVisualModel): search's query vectors come from the real EmbedQuery path. The worker
+ *      would embed each scene's keyframe; the bench has no images, only the scene's COCO labels,
+ *      so a segment's vector is the same embedder's vector of those labels as detections, at
+ *      detector-like scores (labelVectors). The bench checks that embed-service's query vector is
+ *      the bench embedder's (cosine 1).
+ *    - Bulk load as one does with pgvector: the HNSW index is dropped before the load and built
+ *      after it, from its own definition (migrateWithoutHnsw, buildHnsw). Inserting through the
+ *      index was the load's cost (≈ 460 segments/s against ≈ 2,200 without it, measured on
+ *      search-service's store); the bench then EXPLAIN ANALYZEs search's own nearest-vector
+ *      statement to show whether the index is used.
  * 2. Videos are created on index-service (CreateVideo) and their segments ingested on
  *    search-service (IngestSegments), several in flight: conversation lines drawn from a
  *    Zipf-ranked vocabulary (WordNet's SemCor counts, with function words and recurring phrases),
@@ -25,13 +39,37 @@
  *    answer 200, and each kind to find something.
  *
  *   npm run build && node scripts/bench/search.js [--videos 10000] [--duration 15] [--warmup 3]
- *     [--connections 1,10] [--concurrency 8] [--seed 1] [--pglite] [--keep] [--profile DIR]
+ *     [--connections 1,10] [--concurrency 8] [--seed 1] [--pglite [--dimensions 512]] [--keep]
+ *     [--profile DIR]
  *
- * `--keep` leaves the databases in place (their URLs are printed) for EXPLAIN ANALYZE afterwards;
- * `--profile DIR` writes a CPU profile of the services process per measured run (.cpuprofile,
- * opens in Chrome DevTools); BENCH_LOG_LEVEL=warn shows the services' logs.
+ * `--keep` leaves the databases in place (their URLs, or PGlite's folder, are printed) for EXPLAIN
+ * ANALYZE afterwards; `--profile DIR` writes a CPU profile of the services process per measured
+ * run (.cpuprofile, opens in Chrome DevTools); BENCH_LOG_LEVEL=warn shows the services' logs.
  * Targets on this 2-core machine: p50 ≤ 30 ms, p99 ≤ 100 ms.
+ *
+ * `--pglite --videos 10000`, 2026-11-25, this machine (2 cores; another person's tests ran at the
+ * same time: load average 3.7–4.3 over the run): 500,322 segments loaded in 185 s (2,700/s, 8 in
+ * flight) + HNSW build 112 s + VACUUM ANALYZE 4 s, ≈ 5 min in all (inserting through the index,
+ * ≈ 350 segments/s, it would take ≈ 24 min); 149,953 visual vectors (85,602 distinct: scenes with the same confident labels embed
+ * alike), 512-d, 738 MB with their indexes. search's nearest-vector statement uses
+ * segment_vectors_hnsw_512 (27 ms in EXPLAIN ANALYZE) — and the index scan gave 187 rows for
+ * LIMIT 200: HNSW returns at most hnsw.ef_search (40) graph elements, each with up to 10 equal
+ * vectors, so with distinct vectors (CLIP's) a search would get ≤ 40 nearest candidates, not 200.
+ *
+ *   kind                      conns   p50     p99     req/s
+ *   text, all options           1     90 ms   569 ms    8.1
+ *                              10    743 ms  3519 ms   10.0
+ *   visual only                 1     49 ms    75 ms   22.7
+ *                              10    551 ms   930 ms   18.6
+ *   exact_match conversation    1     10 ms    32 ms   86.6
+ *                              10    103 ms   195 ms   91.7
+ *   combined $and/$or/$not      1     58 ms   253 ms   14.8
+ *                              10    526 ms  1379 ms   17.3
+ *
+ * PGlite is one session in one thread: ten connections queue behind each other, so latency at 10
+ * is queueing (compare the PostgreSQL figures in the README).
  */
+'use strict';
 'use strict';
 const { fork } = require('node:child_process');
 const { readFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
@@ -41,11 +79,14 @@ const { join } = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { parseArgs } = require('node:util');
 const { createLogger, newId } = require('@vus/core');
-const { createIndexClient, createSearchClient } = require('@vus/clients');
+const { createEmbedClient, createIndexClient, createSearchClient } = require('@vus/clients');
+const { Database } = require('@vus/db');
 const { startIndexService } = require('@vus/index-service');
-const { startSearchService } = require('@vus/search-service');
+const { searchService: searchServiceDefinition, startSearchService } = require('@vus/search-service');
 const { startEmbedService } = require('@vus/embed-service');
-const { ModelRegistry } = require('@vus/models');
+const { ConceptEmbedder, ModelRegistry, mergeConcepts, openWordVectors } = require('@vus/models');
+const { migrateService } = require('@vus/service');
+const { openWordNet } = require('@vus/wordnet');
 const { startBillingService } = require('@vus/billing-service');
 const { startGateway } = require('@vus/gateway');
 const { benchRun, seededRandom } = require('./lib');
@@ -59,20 +100,22 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     seed: { type: 'string', default: '1' },
     pglite: { type: 'boolean', default: false },
+    dimensions: { type: 'string', default: '512' },
     keep: { type: 'boolean', default: false },
     profile: { type: 'string' },
   },
 });
-const VIDEOS = Number(args.videos ?? (args.pglite ? 1000 : 10000));
+const VIDEOS = Number(args.videos ?? 10000);
 const DURATION_SEC = Number(args.duration);
 const WARMUP_SEC = Number(args.warmup);
 /** Each kind is measured at each of these: 1 gives a request's own latency, 10 the latency under load. */
 const CONNECTION_COUNTS = args.connections.split(',').map(Number);
-const LOAD_CONCURRENCY = args.pglite ? 2 : Number(args.concurrency);
+const LOAD_CONCURRENCY = Number(args.concurrency);
 const SEED = Number(args.seed);
 const TARGET = { p50: 30, p99: 100 };
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
-const VECTOR_DIMENSIONS = 512;
+/** The size of the visual vectors (--pglite): 512 is CLIP ViT-B/32's, the one the HNSW index of migration 0002 covers. */
+const VECTOR_DIMENSIONS = Number(args.dimensions);
 const logger = createLogger({ service: 'bench', level: process.env.BENCH_LOG_LEVEL ?? 'silent' });
 
 // ---------------------------------------------------------------------------------------------
@@ -291,7 +334,8 @@ const MODALITY_SHARES = [
   ['logo', 0.08],
 ];
 
-function createCorpus(seed, withVectors) {
+/** `vectorOf` (--pglite): a visual segment's vector from its labels; without it no vectors are sent. */
+function createCorpus(seed, vectorOf) {
   const random = seededRandom(seed);
   const content = zipf(contentVocabulary(4000), random);
   const functionWord = zipf(FUNCTION_WORDS, random);
@@ -320,17 +364,6 @@ function createCorpus(seed, withVectors) {
     if (labels.has('person') && random() < 0.3) labels.add('face');
     return [...labels];
   };
-  const unitVector = () => {
-    const v = new Array(VECTOR_DIMENSIONS);
-    let norm = 0;
-    for (let i = 0; i < v.length; i++) {
-      // Box–Muller: normal components make the direction uniform on the sphere.
-      v[i] = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-      norm += v[i] * v[i];
-    }
-    norm = Math.sqrt(norm);
-    return v.map((x) => x / norm);
-  };
   const modality = () => {
     let x = random();
     for (const [name, share] of MODALITY_SHARES) if ((x -= share) < 0) return name;
@@ -352,8 +385,8 @@ function createCorpus(seed, withVectors) {
         modality: modalityName,
         text,
         labels,
-        vector: modalityName === 'visual' && withVectors ? unitVector() : [],
-        vector_model: modalityName === 'visual' && withVectors ? 'clip' : '',
+        vector: modalityName === 'visual' && vectorOf ? vectorOf(labels) : [],
+        vector_model: modalityName === 'visual' && vectorOf ? VISUAL_VECTOR_MODEL : '',
         thumbnail_key: `videos/${videoId}/thumbnails/${Math.round(s * 1000)}.jpg`,
       });
     };
@@ -387,30 +420,55 @@ function createCorpus(seed, withVectors) {
   };
 }
 
+/** The name embed-service's visual model answers to and segment vectors are stored under (model server's VISUAL_VECTOR_MODEL). */
+const VISUAL_VECTOR_MODEL = 'clip';
+
 /**
- * Stands in for CLIP in --pglite mode, in the registry of the embed-service search asks for query
- * vectors: a text's hash as a unit vector (exercises the query-vector call and nearest(), not the model).
+ * embed-service's visual model in --pglite mode: the bundled concept embedding. With nothing
+ * downloaded the product has none: the visual slot (model name '', what search's query vectors and
+ * the worker's clip vectors ask for) is CLIP from MODELS_DIR only, and without it search is lexical.
+ * The bench puts the concept embedding in that slot, so that query vectors take the real path
+ * (search-service → EmbedQuery → model server → this provider) and land in the space of the stored ones.
  */
-function hashEmbedder() {
-  const embed = async (text) => {
-    let hash = 2166136261;
-    for (const ch of String(text)) hash = Math.imul(hash ^ ch.charCodeAt(0), 16777619);
-    const random = seededRandom(hash);
-    const v = new Float32Array(VECTOR_DIMENSIONS).map(() => random() - 0.5);
-    const norm = Math.hypot(...v);
-    return v.map((x) => x / norm);
+function conceptVisualModel(embedder, dimensions) {
+  const visual = {
+    dimensions,
+    embedText: async (text) => embedder.embed(embedder.textConcepts(text), dimensions),
+    embedImage: async (image) => embedder.embed(await embedder.imageConcepts(image), dimensions),
   };
-  const embedder = { dimensions: VECTOR_DIMENSIONS, embedText: embed, embedImage: embed };
   return new ModelRegistry([
     {
       capability: 'visual_embedder',
-      name: 'hash',
-      model: 'bench/hash',
+      name: 'concept-embedding',
+      model: `bundled/concept-embedding-${dimensions}`,
       kind: 'bundled',
       check: async () => undefined,
-      load: async () => embedder,
+      load: async () => visual,
     },
   ]);
+}
+
+/**
+ * The visual segments' vectors (--pglite), from the same concept embedder. The worker embeds a
+ * scene's keyframe, whose concepts are its detections (plus OCR words and colour); the bench has no
+ * images, only each scene's COCO labels, so it embeds what imageConcepts makes of those detections:
+ * each label at a detector-like score, merged. Scores come from a generator of their own, so that
+ * the corpus is the same as without vectors. A label's concepts are cached per score (to 0.05), so
+ * 150k vectors cost seconds of hashing instead of WordNet walks.
+ */
+function labelVectors(embedder, dimensions, seed) {
+  const random = seededRandom(seed ^ 0x5c0e);
+  const bags = new Map();
+  const conceptsOf = (label, score) => {
+    const key = `${label}@${score}`;
+    if (!bags.has(key)) bags.set(key, embedder.labelConcepts(label, score));
+    return bags.get(key);
+  };
+  return (labels) => {
+    const bag = new Map();
+    for (const label of labels) mergeConcepts(bag, conceptsOf(label, Math.round((0.3 + 0.7 * random()) * 20) / 20));
+    return Array.from(embedder.embed(bag, dimensions));
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -429,6 +487,21 @@ const TEXT_QUERIES = [
   'a woman working on a laptop',
   'birthday party with a cake',
   'train arriving at the station',
+];
+/** Things a scene shows: what visual-only searches (option `visual`: labels and, with vectors, nearest vectors) look for. */
+const VISUAL_QUERIES = [
+  'a dog',
+  'person riding a motorcycle',
+  'cars and trucks on the road',
+  'a cat sleeping on a couch',
+  'pizza and a glass of wine',
+  'elephants and giraffes',
+  'a boat on the water',
+  'someone holding an umbrella',
+  'a laptop and a cell phone on a table',
+  'horse',
+  'a child with a teddy bear',
+  'a vehicle',
 ];
 const EXACT_PHRASES = [
   'thank you so much',
@@ -479,6 +552,18 @@ function queryKinds(indexId, key) {
           ['query_text', q],
           ['search_options', 'visual'],
           ['search_options', 'audio'],
+        ]),
+      })),
+    },
+    {
+      name: 'visual only (v1.3 POST /search, multipart, visual)',
+      requests: VISUAL_QUERIES.map((q) => ({
+        path: '/v1.3/search',
+        headers: { 'x-api-key': key, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+        body: multipart([
+          ['index_id', indexId],
+          ['query_text', q],
+          ['search_options', 'visual'],
         ]),
       })),
     },
@@ -571,6 +656,122 @@ async function load(corpus, ctx, indexId, indexes, search) {
   return { segments, seconds: (performance.now() - started) / 1000 };
 }
 
+/** The bundled concept embedding on WordNet and the word vectors (embed-service's own, without image extractors: no images here). */
+function openConceptEmbedder() {
+  const wordnet = openWordNet();
+  const vectors = openWordVectors();
+  return { embedder: new ConceptEmbedder(wordnet, vectors), close: () => (wordnet.close(), vectors.close()) };
+}
+
+function cosine(a, b) {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return dot / Math.sqrt(na * nb);
+}
+
+/**
+ * --pglite, before search-service starts: its database migrated here, then its HNSW indexes
+ * dropped (their definitions returned). This is how one bulk-loads pgvector: the graph is built
+ * once over all rows after the load, not grown by one insert after another. Here inserting
+ * through HNSW was the load's cost (≈ 460 segments/s against ≈ 2,200 without it, 50 segments of
+ * which 17 with vectors per video); buildHnsw creates the same indexes again from their own
+ * definitions. PGlite serves one process at a time: search-service is not running meanwhile.
+ */
+async function migrateWithoutHnsw(dataDir) {
+  const db = await Database.open({ kind: 'pglite', dataDir });
+  try {
+    await migrateService(db, searchServiceDefinition);
+    const { rows } = await db.query(
+      `SELECT indexname AS name, indexdef AS definition FROM pg_indexes WHERE tablename = 'segment_vectors' AND indexdef LIKE '% USING hnsw %'`,
+    );
+    for (const index of rows) await db.query(`DROP INDEX ${index.name}`);
+    return rows;
+  } finally {
+    await db.close();
+  }
+}
+
+/** search-service's SQL (its store), for EXPLAIN ANALYZE of the very statement a visual search runs. */
+const { createSegmentStore } = require(join(__dirname, '..', '..', 'services', 'search-service', 'dist', 'store.js'));
+/** search.ts's NEAREST_CANDIDATES: the vector candidates a search reads. */
+const NEAREST_CANDIDATES = 200;
+
+/**
+ * --pglite, after the load, search-service stopped: the HNSW indexes migrateWithoutHnsw dropped,
+ * created again from their definitions, then VACUUM ANALYZE (as autovacuum would have done), and
+ * EXPLAIN ANALYZE of search's nearest-vector statement for `vector`: whether it uses the index.
+ */
+async function buildHnsw(dataDir, indexes, scope, vector) {
+  const db = await Database.open({ kind: 'pglite', dataDir });
+  // Outside the pool: a client of its own has no statement timeout, and a build takes minutes.
+  const client = await db.connect();
+  try {
+    // The graph must fit in maintenance_work_mem, or the build goes on far more slowly (pgvector's NOTICE).
+    await client.query(`SET maintenance_work_mem = '1GB'`);
+    for (const index of indexes) {
+      const started = performance.now();
+      await client.query(index.definition);
+      console.log(`${index.name} built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    }
+    await client.query('RESET maintenance_work_mem');
+    let started = performance.now();
+    await client.query('VACUUM ANALYZE');
+    console.log(`VACUUM ANALYZE ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    const { rows } = await client.query(
+      `SELECT count(*)::int AS vectors, count(DISTINCT md5(embedding::text))::int AS distinct, min(dimensions) AS dimensions,
+              pg_size_pretty(pg_total_relation_size('segment_vectors')) AS size,
+              pg_size_pretty((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('segments'))) AS segments
+       FROM segment_vectors`,
+    );
+    const facts = rows[0];
+    console.log(
+      `segment_vectors: ${facts.vectors.toLocaleString('en')} vectors (${facts.distinct.toLocaleString('en')} distinct), ${facts.dimensions}-d, ${facts.size} with indexes; segments ${facts.segments}`,
+    );
+    const plans = [];
+    const explaining = {
+      query: async (text, values) => {
+        if (!text.includes('FROM segment_vectors v')) return client.query(text, values);
+        plans.push((await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, values)).rows.map((r) => r['QUERY PLAN']));
+        return { rows: [] };
+      },
+    };
+    started = performance.now();
+    await createSegmentStore(explaining).nearest(scope, VISUAL_VECTOR_MODEL, vector, NEAREST_CANDIDATES);
+    const plan = plans[0] ?? ['(no statement ran)'];
+    const hnsw = indexes.filter((index) => plan.some((line) => line.includes(index.name)));
+    console.log(
+      `search's nearest-vector statement (LIMIT ${NEAREST_CANDIDATES}): ${hnsw.length > 0 ? `uses ${hnsw.map((i) => i.name).join(', ')}` : 'uses NO HNSW index'}; its plan:`,
+    );
+    // The query vector is printed as […]: 512 numbers say nothing here.
+    for (const line of plan) console.log(`    ${line.replace(/'\[[^\]]*\]'/g, "'[…]'")}`);
+  } finally {
+    client.release();
+    await db.close();
+  }
+}
+
+/** After search-service starts again: the gateway's channel to it reconnects; wait until a search answers. */
+async function searchAnswers(url, key, indexId) {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const res = await fetch(`${url}/v1.2/search`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ index_id: indexId, query: 'dog', search_options: ['visual'] }),
+    });
+    await res.arrayBuffer();
+    if (res.status === 200) return;
+    if (Date.now() > until) throw new Error(`search-service does not answer after its restart: ${res.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 /** A CPU profiler of this process (the services), started and stopped around each measured run. */
 function profiler(dir) {
   if (!dir) return { start: async () => undefined, stop: async () => undefined };
@@ -643,18 +844,32 @@ async function main() {
     const searchDb = args.pglite ? undefined : await throwaway('search');
     const index = await startIndexService({ bind: '127.0.0.1:0', database: { kind: 'postgres', url: indexDb.url }, logger });
     bench.onStop(() => index.stop());
-    // The model server of search's query vectors (--pglite: the hash stand-in for CLIP).
-    const embed = args.pglite
-      ? await startEmbedService({ bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, logger, models: hashEmbedder() })
+    // --pglite: the bundled concept embedding, as embed-service's visual model and as the stored
+    // vectors' model (see conceptVisualModel); search asks embed-service for its query vectors.
+    const concepts = args.pglite ? openConceptEmbedder() : undefined;
+    if (concepts) bench.onStop(() => concepts.close());
+    const embed = concepts
+      ? await startEmbedService({
+          bind: '127.0.0.1:0',
+          database: { kind: 'pglite', dataDir: 'memory://' },
+          logger,
+          models: conceptVisualModel(concepts.embedder, VECTOR_DIMENSIONS),
+        })
       : undefined;
     if (embed) bench.onStop(() => embed.stop());
-    const searchService = await startSearchService({
-      bind: '127.0.0.1:0',
-      database: searchDb ? { kind: 'postgres', url: searchDb.url } : { kind: 'pglite', dataDir: 'memory://' },
-      indexServiceAddress: index.address,
-      embedServiceAddress: embed?.address,
-      logger,
-    });
+    // --pglite: search-service's PGlite in a folder, so that the bench can open it between two runs of the service.
+    const searchDataDir = args.pglite ? mkdtempSync(join(tmpdir(), 'vus-bench-search-')) : undefined;
+    if (searchDataDir && !args.keep) bench.onStop(() => rmSync(searchDataDir, { recursive: true, force: true }));
+    const hnswIndexes = searchDataDir ? await migrateWithoutHnsw(searchDataDir) : [];
+    const startSearch = (bind) =>
+      startSearchService({
+        bind,
+        database: searchDb ? { kind: 'postgres', url: searchDb.url } : { kind: 'pglite', dataDir: searchDataDir },
+        indexServiceAddress: index.address,
+        embedServiceAddress: embed?.address,
+        logger,
+      });
+    let searchService = await startSearch('127.0.0.1:0');
     bench.onStop(() => searchService.stop());
     const billing = await startBillingService({
       bind: '127.0.0.1:0',
@@ -676,7 +891,7 @@ async function main() {
     });
     bench.onStop(() => gateway.stop());
 
-    let vectors = 'on (PGlite + pgvector; stand-in text embedder)';
+    let vectors = `on (PGlite + pgvector; the bundled concept embedding, ${VECTOR_DIMENSIONS}-d, as the visual model)`;
     if (searchDb) {
       const { rows } = await searchDb.db.query(`SELECT to_regclass('segment_vectors') IS NOT NULL AS present`);
       vectors = rows[0].present
@@ -717,10 +932,26 @@ async function main() {
     console.log(
       `\nloading ${VIDEOS.toLocaleString('en')} videos, ${LOAD_CONCURRENCY} in flight (IngestSegments; CreateVideo one at a time)`,
     );
-    const loaded = await load(createCorpus(SEED, Boolean(args.pglite)), ctx, created.id, indexes, search);
+    const vectorOf = concepts ? labelVectors(concepts.embedder, VECTOR_DIMENSIONS, SEED) : undefined;
+    const loaded = await load(createCorpus(SEED, vectorOf), ctx, created.id, indexes, search);
     console.log(
       `loaded ${loaded.segments.toLocaleString('en')} segments in ${loaded.seconds.toFixed(1)} s: ${(loaded.segments / loaded.seconds).toFixed(0)} segments/s, ${(VIDEOS / loaded.seconds).toFixed(0)} videos/s`,
     );
+    if (searchDataDir) {
+      // The HNSW indexes are built now, on a stopped search-service (see migrateWithoutHnsw), then it runs again on the same port.
+      const { address } = searchService;
+      await searchService.stop();
+      const embedClient = createEmbedClient(embed.address);
+      const query = await embedClient.embedQuery(ctx(), { model_name: '', inputs: [{ text: VISUAL_QUERIES[0] }] });
+      embedClient.close();
+      const local = concepts.embedder.embed(concepts.embedder.textConcepts(VISUAL_QUERIES[0]), VECTOR_DIMENSIONS);
+      console.log(
+        `query vector from embed-service (${query.model_name}, ${query.vectors[0].values.length}-d): cosine ${cosine(query.vectors[0].values, local).toFixed(4)} with the bench's concept embedder's`,
+      );
+      await buildHnsw(searchDataDir, hnswIndexes, { orgId: org.id, indexId: created.id }, query.vectors[0].values);
+      searchService = await startSearch(address);
+      await searchAnswers(gateway.url, key, created.id);
+    }
     if (searchDb) {
       const started = performance.now();
       await searchDb.db.query('VACUUM ANALYZE segments');
@@ -773,7 +1004,10 @@ async function main() {
     console.log(
       `\npeak RSS of the services process (gateway, search-, index- and billing-service${args.pglite ? ', PGlite' : ''}; PostgreSQL not counted): ${mib(process.resourceUsage().maxRSS * 1024)} over the whole run`,
     );
-    if (args.keep) console.log(`\nkept databases:\n${bench.databases.map((d) => `  ${d.url}`).join('\n')}`);
+    if (args.keep)
+      console.log(
+        `\nkept databases:\n${[...bench.databases.map((d) => d.url), ...(searchDataDir ? [`PGlite folder ${searchDataDir}`] : [])].map((d) => `  ${d}`).join('\n')}`,
+      );
   } finally {
     await bench.stop({ keep: args.keep });
     rmSync(mailDir, { recursive: true, force: true });
