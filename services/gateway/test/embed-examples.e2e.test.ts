@@ -10,7 +10,7 @@
 import { serveFiles, type FileServer } from '@vus/testing';
 import { join } from 'node:path';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
-import { runSdkExample, SDK_EXAMPLES_DIR } from './sdk-examples';
+import { pointSdkExamplesAt, runSdkExample, SDK_EXAMPLES_DIR } from './sdk-examples';
 
 /** The remote media of the examples, and the example asset served in its place. */
 const REMOTE_MEDIA: readonly [string, string][] = [
@@ -33,23 +33,16 @@ const vectorsIn = (lines: readonly string[]) =>
 describe("twelvelabs-js 1.x's own embeddings examples, as written, on local media", () => {
   let stack: IndexingStack;
   let files: FileServer;
-  const saved = { baseUrl: process.env.TWELVELABS_BASE_URL, apiKey: process.env.API_KEY };
+  let restoreEnvironment: (() => void) | undefined;
 
   beforeAll(async () => {
     stack = await startIndexingStack({ embed: true, database: 'pglite' });
     files = await serveFiles(Object.fromEntries(REMOTE_MEDIA.map(([, local]) => [local, join(SDK_EXAMPLES_DIR, 'assets', local)])));
-    process.env.API_KEY = (await stack.newOrg()).key;
-    process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+    restoreEnvironment = pointSdkExamplesAt(stack.url, (await stack.newOrg()).key);
   }, 120_000);
 
   afterAll(async () => {
-    for (const [name, value] of [
-      ['TWELVELABS_BASE_URL', saved.baseUrl],
-      ['API_KEY', saved.apiKey],
-    ] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    restoreEnvironment?.();
     await files?.close();
     await stack?.stop();
   });

@@ -67,3 +67,19 @@ export async function runSdkExampleSection(file: string, title: string, client: 
   await new AsyncFunction('client', 'index', 'console', code)(client, index, { log: (line: string) => printed.push(line) });
   return printed;
 }
+
+/**
+ * Points the examples at a server as a user does, through the environment they read (API_KEY and
+ * TWELVELABS_BASE_URL, v1.3); returns what puts the environment back as it was.
+ */
+export function pointSdkExamplesAt(baseUrl: string, apiKey: string): () => void {
+  const saved = { TWELVELABS_BASE_URL: process.env.TWELVELABS_BASE_URL, API_KEY: process.env.API_KEY };
+  process.env.TWELVELABS_BASE_URL = `${baseUrl}/v1.3`;
+  process.env.API_KEY = apiKey;
+  return () => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+}
