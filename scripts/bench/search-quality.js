@@ -19,7 +19,7 @@
  * 2. Searching: the cached segments are ingested into a fresh index and every labelled query runs
  *    through search-service's Search RPC with the options it names and the default threshold (low).
  *
- *   npx tsc -b services/search-service services/task-service libs/testing && node scripts/bench/search-quality.js [--reindex] [--verbose]
+ *   npx tsc -b services/search-service services/task-service libs/testing && node scripts/bench/search-quality.js [--reindex] [--verbose] [--fixtures topics,objects]
  */
 'use strict';
 const { readFile, writeFile, mkdtemp, rm } = require('node:fs/promises');
@@ -40,7 +40,11 @@ const { startTaskService } = require('@vus/task-service');
 const { cachedFixture, objectsVideo, speechFixture, topicsVideo, wordsAndSubtitlesVideo } = require('@vus/testing');
 
 const { values: args } = parseArgs({
-  options: { reindex: { type: 'boolean', default: false }, verbose: { type: 'boolean', default: false } },
+  options: {
+    reindex: { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: false },
+    fixtures: { type: 'string' },
+  },
 });
 const logger = createLogger({ service: 'bench', level: process.env.BENCH_LOG_LEVEL ?? 'silent' });
 const ALL_OPTIONS = ['visual', 'conversation', 'text_in_video', 'logo'];
@@ -228,9 +232,22 @@ async function segmentsOf(fixture) {
 
 const overlaps = (clip, [start, end]) => Math.min(clip.end, end) - Math.max(clip.start, start) > 0.1;
 
+/**
+ * The fixtures named by `--fixtures a,b` (all when absent). Every chosen fixture shares one index,
+ * so the others are distractors: compare runs only over the same selection.
+ */
+function chosenFixtures() {
+  if (args.fixtures === undefined) return FIXTURES;
+  const names = args.fixtures.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !FIXTURES.some((f) => f.name === name));
+  if (unknown.length > 0) throw new Error(`unknown fixtures: ${unknown.join(', ')} (known: ${FIXTURES.map((f) => f.name).join(', ')})`);
+  return FIXTURES.filter((f) => names.includes(f.name));
+}
+
 async function main() {
+  const fixtures = chosenFixtures();
   const segmentsByFixture = new Map();
-  for (const fixture of FIXTURES) segmentsByFixture.set(fixture.name, await segmentsOf(fixture));
+  for (const fixture of fixtures) segmentsByFixture.set(fixture.name, await segmentsOf(fixture));
 
   const stack = await startStack(false);
   const rows = [];
@@ -240,14 +257,14 @@ async function main() {
     const ctx = { orgId: newId() };
     const index = await createIndex(stack, ctx, 'quality');
     const videoIds = new Map();
-    for (const [i, fixture] of FIXTURES.entries()) {
-      // Fixed ids: ties between videos are broken by id, and runs must compare.
-      const videoId = `6700000000000000000000${String(i).padStart(2, '0')}`;
+    for (const fixture of fixtures) {
+      // Fixed ids (by place in FIXTURES): ties between videos are broken by id, and runs must compare.
+      const videoId = `6700000000000000000000${String(FIXTURES.indexOf(fixture)).padStart(2, '0')}`;
       videoIds.set(fixture.name, videoId);
       const segments = segmentsByFixture.get(fixture.name).map((s) => ({ ...s, vector: [], vector_model: '' }));
       await stack.search.ingestSegments(ctx, { index_id: index.id, video_id: videoId, segments });
     }
-    for (const fixture of FIXTURES) {
+    for (const fixture of fixtures) {
       const videoId = videoIds.get(fixture.name);
       for (const [query, options, moments] of fixture.queries) {
         const page = await stack.search.search(ctx, {
