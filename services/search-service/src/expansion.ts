@@ -5,7 +5,8 @@
  */
 import type { Logger } from '@vus/core';
 import { expandQuery, labelTerms, type WordNetReader } from '@vus/wordnet';
-import { wordVectorNeighbours } from './semantic';
+import { definitionNeighbours, loadDefinitions, type Definitions } from './definitions';
+import { wordVectorNeighbours, type Neighbour } from './semantic';
 
 export * from '@vus/wordnet';
 
@@ -23,9 +24,40 @@ export function siblingKinds(a: string, b: string, wordnet: WordNetReader): bool
   return tb.broader.some((t) => shared.has(t));
 }
 
-/** A query's expansion as search uses it: WordNet's (expandQuery), and word-vector neighbours among the index's words that are not sibling kinds. */
+/**
+ * definitionNeighbours on the bundled WordNet. The noun definitions are indexed from the start
+ * (definitions.ts: 1–2 s a piece per event-loop turn, 5.6 MB; unlike the word vectors' 140 MB, not
+ * worth waiting for a first query), and queries go on without definition neighbours until that is
+ * done; when it fails they go on without them and the log says why, once.
+ */
+function wordNetDefinitionNeighbours(
+  wordnet: WordNetReader,
+  logger: Logger,
+  onStop: (close: () => void) => void,
+): (word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>) => Neighbour[] {
+  let definitions: (Definitions & { close(): void }) | undefined;
+  void loadDefinitions(wordnet).then(
+    (loaded) => (definitions = loaded),
+    (error: unknown) => logger.warn({ err: error }, 'WordNet definitions unavailable: queries are expanded without them'),
+  );
+  // A vocabulary (search keeps each index's for a while, the same array) becomes a set once.
+  const vocabularies = new WeakMap<readonly string[], ReadonlySet<string>>();
+  onStop(() => definitions?.close());
+  return (word, vocabulary, exclude) => {
+    if (!definitions) return [];
+    let packed = vocabularies.get(vocabulary);
+    if (!packed) vocabularies.set(vocabulary, (packed = new Set(vocabulary)));
+    return definitionNeighbours(word, packed, definitions, exclude).map((n) => ({ ...n, byDefinition: true }));
+  };
+}
+
+/**
+ * A query's expansion as search uses it: WordNet's (expandQuery), and among the index's words, the
+ * word-vector neighbours and the definition neighbours that are not sibling kinds.
+ */
 export function queryExpansion(wordnet: WordNetReader, logger: Logger, onStop: (close: () => void) => void) {
   const nearest = wordVectorNeighbours(logger, onStop);
+  const defined = wordNetDefinitionNeighbours(wordnet, logger, onStop);
   // WordNet's answer for a pair never changes: a query word asked again costs no lookups.
   const siblings = new Map<string, boolean>();
   const isSibling = (a: string, b: string): boolean => {
@@ -39,7 +71,10 @@ export function queryExpansion(wordnet: WordNetReader, logger: Logger, onStop: (
   };
   return {
     expand: (text: string) => expandQuery(text, wordnet),
-    neighbours: (word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>) =>
-      nearest(word, vocabulary, exclude).filter((n) => !isSibling(word, n.word)),
+    neighbours: (word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>): Neighbour[] => {
+      const byVectors = nearest(word, vocabulary, exclude).filter((n) => !isSibling(word, n.word));
+      const taken = new Set([...exclude, ...byVectors.map((n) => n.word)]);
+      return [...byVectors, ...defined(word, vocabulary, taken).filter((n) => !isSibling(word, n.word))];
+    },
   };
 }

