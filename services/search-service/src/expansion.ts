@@ -26,28 +26,30 @@ export function siblingKinds(a: string, b: string, wordnet: WordNetReader): bool
 
 /**
  * definitionNeighbours on the bundled WordNet. The noun definitions are indexed from the start
- * (definitions.ts: 1–2 s a piece per event-loop turn, 5.6 MB; unlike the word vectors' 140 MB, not
- * worth waiting for a first query), and queries go on without definition neighbours until that is
- * done; when it fails they go on without them and the log says why, once.
+ * (definitions.ts: 1–2 s a piece per event-loop turn, 5.6 MB); `ready` settles when that is done
+ * or has failed (then queries go on without definition neighbours and the log says why, once).
  */
 function wordNetDefinitionNeighbours(
   wordnet: WordNetReader,
   logger: Logger,
   onStop: (close: () => void) => void,
-): (word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>) => Neighbour[] {
+): { defined(word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>): Neighbour[]; ready: Promise<void> } {
   let definitions: (Definitions & { close(): void }) | undefined;
-  void loadDefinitions(wordnet).then(
-    (loaded) => (definitions = loaded),
+  const ready = loadDefinitions(wordnet).then(
+    (loaded) => void (definitions = loaded),
     (error: unknown) => logger.warn({ err: error }, 'WordNet definitions unavailable: queries are expanded without them'),
   );
   // A vocabulary (search keeps each index's for a while, the same array) becomes a set once.
   const vocabularies = new WeakMap<readonly string[], ReadonlySet<string>>();
   onStop(() => definitions?.close());
-  return (word, vocabulary, exclude) => {
-    if (!definitions) return [];
-    let packed = vocabularies.get(vocabulary);
-    if (!packed) vocabularies.set(vocabulary, (packed = new Set(vocabulary)));
-    return definitionNeighbours(word, packed, definitions, exclude).map((n) => ({ ...n, byDefinition: true }));
+  return {
+    ready,
+    defined(word, vocabulary, exclude) {
+      if (!definitions) return [];
+      let packed = vocabularies.get(vocabulary);
+      if (!packed) vocabularies.set(vocabulary, (packed = new Set(vocabulary)));
+      return definitionNeighbours(word, packed, definitions, exclude).map((n) => ({ ...n, byDefinition: true }));
+    },
   };
 }
 
@@ -56,8 +58,8 @@ function wordNetDefinitionNeighbours(
  * word-vector neighbours and the definition neighbours that are not sibling kinds.
  */
 export function queryExpansion(wordnet: WordNetReader, logger: Logger, onStop: (close: () => void) => void) {
-  const nearest = wordVectorNeighbours(logger, onStop);
-  const defined = wordNetDefinitionNeighbours(wordnet, logger, onStop);
+  const vectors = wordVectorNeighbours(logger, onStop);
+  const definitions = wordNetDefinitionNeighbours(wordnet, logger, onStop);
   // WordNet's answer for a pair never changes: a query word asked again costs no lookups.
   const siblings = new Map<string, boolean>();
   const isSibling = (a: string, b: string): boolean => {
@@ -72,9 +74,12 @@ export function queryExpansion(wordnet: WordNetReader, logger: Logger, onStop: (
   return {
     expand: (text: string) => expandQuery(text, wordnet),
     neighbours: (word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>): Neighbour[] => {
-      const byVectors = nearest(word, vocabulary, exclude).filter((n) => !isSibling(word, n.word));
+      const byVectors = vectors.nearest(word, vocabulary, exclude).filter((n) => !isSibling(word, n.word));
       const taken = new Set([...exclude, ...byVectors.map((n) => n.word)]);
-      return [...byVectors, ...defined(word, vocabulary, taken).filter((n) => !isSibling(word, n.word))];
+      return [...byVectors, ...definitions.defined(word, vocabulary, taken).filter((n) => !isSibling(word, n.word))];
+    },
+    neighboursReady: async (): Promise<void> => {
+      await Promise.all([vectors.ready(), definitions.ready]);
     },
   };
 }

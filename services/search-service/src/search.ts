@@ -114,6 +114,11 @@ export interface SearchDeps {
    * out `exclude`; absent: no semantic neighbours (WordNet only).
    */
   neighbours?: ((word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>) => Neighbour[]) | undefined;
+  /**
+   * Settles when what `neighbours` draws on is loaded (or has failed): the word vectors load on the
+   * first query, and a query answered before would silently miss what it means.
+   */
+  neighboursReady?: (() => Promise<void>) | undefined;
   models: QueryModels;
   clock: Clock;
   logger: Logger;
@@ -162,6 +167,13 @@ export interface ResultPage {
   /** Per video of the page, only when asked for. */
   userMetadata?: Map<string, Record<string, PlainMetadataValue>> | undefined;
 }
+
+/**
+ * How long a query waits for the semantic neighbours to load (the word vectors: 2–8 s on the first
+ * query after start, more on a loaded machine) before it goes on with WordNet alone. Under the
+ * gateway's 30 s request timeout.
+ */
+export const NEIGHBOURS_READY_WAIT_MS = 20_000;
 
 /** The most words of an index compared with a query's words (semantic neighbours). */
 const VOCABULARY_LIMIT = 50_000;
@@ -223,6 +235,12 @@ export function createSearch(deps: SearchDeps) {
     const groups = deps.expand(text);
     const neighbours = deps.neighbours;
     if (!neighbours || !withWordNeighbours || groups.length === 0) return groups;
+    if (deps.neighboursReady && !(await settlesWithin(deps.neighboursReady(), NEIGHBOURS_READY_WAIT_MS))) {
+      deps.logger.warn(
+        { waitedMs: NEIGHBOURS_READY_WAIT_MS },
+        'semantic neighbours still loading: this query is expanded with WordNet only',
+      );
+    }
     const vocabulary = await vocabularyOf(scope);
     return withNeighbours(groups, (word, exclude) => neighbours(word, vocabulary, exclude));
   }
@@ -510,5 +528,22 @@ export async function checkQueryImage(image: Buffer): Promise<void> {
       'query_media_file',
       `The image is ${facts.width}x${facts.height}; at least ${QUERY_IMAGE_MIN_SIDE}x${QUERY_IMAGE_MIN_SIDE} pixels are needed.`,
     );
+  }
+}
+
+/** Whether `promise` settles within `ms` (it is not cancelled either way). */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  try {
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -109,44 +109,55 @@ export function withNeighbours(
   });
 }
 
+/** Word-vector neighbours, and a promise of their being loaded. */
+export interface WordVectorNeighbours {
+  nearest(word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>): Neighbour[];
+  /** Starts loading the vectors if nothing has yet; settles (never rejects) once they can be used or have failed. */
+  ready(): Promise<void>;
+}
+
 /**
- * nearestWords on the bundled word vectors. The first query starts finding the words in the
- * 307 MB file, a chunk per event-loop turn (2–8 s, about 140 MB kept, as in embed-service), and
- * queries go on with WordNet only until that is done. When the package cannot be read, they go on
- * with WordNet only and the log says why, once.
+ * nearestWords on the bundled word vectors. The first query (or `ready`) starts finding the words
+ * in the 307 MB file, a chunk per event-loop turn (2–8 s, about 140 MB kept, as in embed-service);
+ * `nearest` answers nothing until that is done, so search awaits `ready` first (search.ts). When the
+ * package cannot be read, queries go on with WordNet only and the log says why, once.
  */
-export function wordVectorNeighbours(
-  logger: Logger,
-  onStop: (close: () => void) => void,
-): (word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>) => Neighbour[] {
+export function wordVectorNeighbours(logger: Logger, onStop: (close: () => void) => void): WordVectorNeighbours {
   let vectors: WordVectors | undefined;
   let vectorOf: ((word: string) => Float32Array | undefined) | undefined;
+  let loaded: Promise<void> | undefined;
   // A vocabulary (search keeps each index's for a while, the same array) is packed once, and each
   // query word's neighbours in it are kept: a word asked again costs nothing.
   const matrices = new WeakMap<readonly string[], { matrix: VocabularyMatrix; answers: Map<string, Neighbour[]> }>();
   onStop(() => vectors?.close());
-  return (word, vocabulary, exclude) => {
-    if (!vectors) {
+  const unavailable = (error: unknown) => logger.warn({ err: error }, 'word vectors unavailable: queries are expanded with WordNet only');
+  const ready = (): Promise<void> => {
+    if (!loaded) {
       try {
         const opened = (vectors = openWordVectors());
-        opened.prepare().then(
-          () => (vectorOf = centredWordVectors(opened)),
-          (error: unknown) => logger.warn({ err: error }, 'word vectors unavailable: queries are expanded with WordNet only'),
-        );
+        loaded = opened.prepare().then(() => void (vectorOf = centredWordVectors(opened)), unavailable);
       } catch (error) {
-        logger.warn({ err: error }, 'word vectors unavailable: queries are expanded with WordNet only');
+        unavailable(error);
+        loaded = Promise.resolve();
       }
     }
-    if (!vectorOf) return [];
-    let packed = matrices.get(vocabulary);
-    if (!packed) matrices.set(vocabulary, (packed = { matrix: vocabularyMatrix(vocabulary, vectorOf), answers: new Map() }));
-    const key = `${word}\n${[...exclude].join('\n')}`;
-    let answer = packed.answers.get(key);
-    if (!answer) {
-      answer = nearestWords(word, packed.matrix, vectorOf, exclude);
-      if (packed.answers.size >= 10_000) packed.answers.clear();
-      packed.answers.set(key, answer);
-    }
-    return answer;
+    return loaded;
+  };
+  return {
+    ready,
+    nearest(word, vocabulary, exclude) {
+      void ready();
+      if (!vectorOf) return [];
+      let packed = matrices.get(vocabulary);
+      if (!packed) matrices.set(vocabulary, (packed = { matrix: vocabularyMatrix(vocabulary, vectorOf), answers: new Map() }));
+      const key = `${word}\n${[...exclude].join('\n')}`;
+      let answer = packed.answers.get(key);
+      if (!answer) {
+        answer = nearestWords(word, packed.matrix, vectorOf, exclude);
+        if (packed.answers.size >= 10_000) packed.answers.clear();
+        packed.answers.set(key, answer);
+      }
+      return answer;
+    },
   };
 }

@@ -166,6 +166,24 @@ describe('search (domain, on a memory store)', () => {
     await memory.store.replaceVideoSegments(ORG, 'idx1', 'v2', [segment('conversation', 0, 'nothing to see')]);
   });
 
+  it('waits for the semantic neighbours to load before the first query expands with them', async () => {
+    // The word vectors load on the first query; answered before, "vehicle" would miss the car line.
+    let loaded = false;
+    const semantic = createSearch({
+      store: memory.store,
+      indexes: directory([INDEX]),
+      expand: literal,
+      neighbours: (word) => (loaded && word === 'vehicle' ? [{ word: 'car', similarity: 0.6 }] : []),
+      neighboursReady: () => new Promise<void>((resolve) => setTimeout(() => resolve(void (loaded = true)), 20)),
+      models: { embed: async () => undefined, imageLabels: async () => undefined },
+      clock,
+      logger,
+      pageTtlMs: 60_000,
+    });
+    const page = await semantic.search(ORG, 'idx1', { text: 'vehicle' }, params({ options: ['conversation'] }), false);
+    expect(page.clips.map((c) => [c.videoId, c.start])).toEqual([['v1', 0]]);
+  });
+
   it('ingests labels with their other names, so that a query for one finds the other', async () => {
     const page = await search().search(ORG, 'idx1', { text: 'automobile' }, params(), false);
     expect(page.clips.map((c) => [c.videoId, c.start, c.modules.map((m) => m.option)])).toEqual([['v1', 10, ['visual']]]);
