@@ -4,7 +4,7 @@
  * saying which options matched it and how well); clips are then filtered, ranked and, with
  * `group_by=video`, grouped — the same clips either way.
  */
-import { CANONICAL_OPTIONS, scoreOverTime, type CanonicalOption, type Moment } from '@vus/core';
+import { CANONICAL_OPTIONS, intersect, scoreOverTime, unionAll, type CanonicalOption, type Moment } from '@vus/core';
 import {
   CONFIDENCE_CUTS,
   MOMENT_MERGE_GAP_SEC,
@@ -102,6 +102,37 @@ export function clipsOf(matches: readonly SegmentMatch[], rules: ClipRules): Cli
     }
   }
   return rankClips(clips);
+}
+
+/**
+ * A composed query (text and an image) asks for moments that answer both: each side's matches are
+ * kept only where the other side matches the same video at the same time, cut to that shared
+ * time, so the clips are where both hold and their evidence adds up (instantScore). A side with
+ * no match at all leaves nothing. Pure.
+ */
+export function composedMatches(byText: readonly SegmentMatch[], byImage: readonly SegmentMatch[]): SegmentMatch[] {
+  /** Each video's matched time (scores aside). */
+  const timesOf = (matches: readonly SegmentMatch[]) => {
+    const byVideo = new Map<string, Moment[]>();
+    for (const m of matches) {
+      const times = byVideo.get(m.videoId) ?? [];
+      times.push({ start: m.start, end: m.end, score: 1 });
+      byVideo.set(m.videoId, times);
+    }
+    return new Map([...byVideo].map(([videoId, times]) => [videoId, unionAll([times])]));
+  };
+  const [textTimes, imageTimes] = [timesOf(byText), timesOf(byImage)];
+  const shared = new Map<string, Moment[]>();
+  for (const [videoId, times] of textTimes) {
+    const other = imageTimes.get(videoId);
+    if (other) shared.set(videoId, intersect(times, other));
+  }
+  return [...byText, ...byImage].flatMap((m) =>
+    (shared.get(m.videoId) ?? []).flatMap((both) => {
+      const [start, end] = [Math.max(m.start, both.start), Math.min(m.end, both.end)];
+      return end - start >= MIN_OVERLAP_SEC ? [{ ...m, start, end }] : [];
+    }),
+  );
 }
 
 /** Sorts by score (stable ties) and numbers the clips. */

@@ -6,7 +6,7 @@ import { ApiError, errors, type Clock, type Logger } from '@vus/core';
 import type { PlainMetadataValue } from '@vus/grpc';
 import type { VideoFilter__Input } from '@vus/grpc/types/index/v1/VideoFilter';
 import { describeImage } from '@vus/models';
-import { clipsOf, groupByVideo, type Clip, type SearchOption, type SegmentMatch, type VideoGroup } from './clips';
+import { clipsOf, composedMatches, groupByVideo, type Clip, type SearchOption, type SegmentMatch, type VideoGroup } from './clips';
 import { hitCoverage, lexicalPlan, scoreHit, type LexicalPlan, type TermGroup } from './lexical';
 import { newResultSetId, parsePageToken, slicePage } from './pages';
 import { coverageScore, vectorScore, type Threshold } from './scoring';
@@ -392,10 +392,10 @@ export function createSearch(deps: SearchDeps) {
     params: Pick<SearchParams, 'options' | 'conversationOption'>,
   ): Promise<SegmentMatch[]> {
     if (scope.videoIds && scope.videoIds.length === 0) return [];
-    const matches: SegmentMatch[] = [];
-    if (query.text !== undefined) matches.push(...(await textMatches(scope, query.text, params.options, params.conversationOption)));
-    if (query.image) matches.push(...(await imageMatches(scope, query.image)));
-    return matches;
+    const byText = query.text !== undefined ? await textMatches(scope, query.text, params.options, params.conversationOption) : undefined;
+    const byImage = query.image ? await imageMatches(scope, query.image) : undefined;
+    if (byText && byImage) return composedMatches(byText, byImage);
+    return byText ?? byImage ?? [];
   }
 
   async function saveAndServe(

@@ -1,4 +1,4 @@
-import { clipsOf, groupByVideo, instantScore, mergeMoments, momentsOf, type SegmentMatch } from '../src/clips';
+import { clipsOf, composedMatches, groupByVideo, instantScore, mergeMoments, momentsOf, type SegmentMatch } from '../src/clips';
 import { LENGTH_BONUS_CAP, confidenceOf, coverageScore, momentScore } from '../src/scoring';
 
 const match = (start: number, end: number, option: SegmentMatch['option'], score: number, coverage?: number[]): SegmentMatch => ({
@@ -165,5 +165,55 @@ describe('one result set, two views', () => {
     const clips = clipsOf(matches, { operator: 'or', options: ['visual', 'conversation'], threshold: 'low', adjustConfidenceLevel: 0.5 });
     const grouped = groupByVideo(clips, 'score').flatMap((g) => g.clips);
     expect([...grouped].sort((x, y) => x.rank - y.rank)).toEqual(clips);
+  });
+});
+
+describe('composedMatches: text and image together ask for moments that answer both', () => {
+  const on = (videoId: string, m: SegmentMatch): SegmentMatch => ({ ...m, videoId });
+  const span = (m: SegmentMatch) => [m.videoId, m.option, m.start, m.end];
+  it.each([
+    [
+      'each side is cut to the time both match',
+      [match(0, 60, 'conversation', 0.5)],
+      [match(11, 24, 'visual', 0.7), match(46, 60, 'visual', 0.4)],
+      [
+        ['v', 'conversation', 11, 24],
+        ['v', 'conversation', 46, 60],
+        ['v', 'visual', 11, 24],
+        ['v', 'visual', 46, 60],
+      ],
+    ],
+    ['no shared time: nothing', [match(0, 10, 'conversation', 0.9)], [match(10, 20, 'visual', 0.9)], []],
+    ['the same time in another video does not count', [match(0, 10, 'conversation', 0.9)], [on('w', match(0, 10, 'visual', 0.9))], []],
+    ['a side with no match leaves nothing', [match(0, 10, 'conversation', 0.9)], [], []],
+    [
+      'overlapping matches of one side both stay, each cut',
+      [match(0, 6, 'conversation', 0.5), match(4, 12, 'text_in_video', 0.6)],
+      [match(5, 8, 'visual', 0.7)],
+      [
+        ['v', 'conversation', 5, 6],
+        ['v', 'text_in_video', 5, 8],
+        ['v', 'visual', 5, 8],
+      ],
+    ],
+  ])('%s', (_title, byText, byImage, expected) => {
+    expect(composedMatches(byText, byImage).map(span)).toEqual(expected);
+  });
+
+  it('ranks first the moment where more of the text holds beside the image', () => {
+    // "a man talking": speech covers "talking" throughout, a person seen covers "man" from 46 s;
+    // the image matches 11–24 and 46–60 equally.
+    const byText = [match(0, 60, 'conversation', 0.375, [0, 1]), match(46, 60, 'visual', 0.5, [1, 0])];
+    const byImage = [match(11, 24, 'visual', 0.7), match(46, 60, 'visual', 0.7)];
+    const clips = clipsOf(composedMatches(byText, byImage), {
+      operator: 'or',
+      options: ['visual', 'conversation'],
+      threshold: 'none',
+      adjustConfidenceLevel: 0.5,
+    });
+    expect(clips.map((c) => [c.start, c.end])).toEqual([
+      [46, 60],
+      [11, 24],
+    ]);
   });
 });
