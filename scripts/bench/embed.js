@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * The bundled concept embedding: cross-modal cosines on generated fixtures, then texts and images
- * embedded per second (one process; the machine has 2 cores). Uses the built libs:
+ * embedded per second, and the scene descriptor (the visual vectors without CLIP) per second (one
+ * process; the machine has 2 cores). Uses the built libs:
  *
  *   npx tsc -b libs/models libs/testing libs/media && node scripts/bench/embed.js
  *
@@ -71,6 +72,12 @@ async function main() {
   console.log(
     `\ntexts per second: ${(n / textSec).toFixed(0)}   images per second (detector + OCR + colour): ${(m / imageSec).toFixed(2)}`,
   );
+  // The visual model without CLIP (embed-service's `scene`): one vector per keyframe and per query image.
+  started = process.hrtime.bigint();
+  let k = 0;
+  for (; k < 100; k += 1) await models.sceneDescriptor(frame);
+  const sceneSec = Number(process.hrtime.bigint() - started) / 1e9;
+  console.log(`scene descriptors per second (${frame.length} byte JPEG): ${(k / sceneSec).toFixed(0)}`);
 
   const video = await textScenesVideo();
   started = process.hrtime.bigint();
