@@ -48,23 +48,25 @@
  * Targets on this 2-core machine: p50 ≤ 30 ms, p99 ≤ 100 ms.
  *
  * `--pglite --videos 10000`, 2026-11-25, this machine (2 cores; another person's tests ran at the
- * same time: load average 3.7–4.3 over the run): 500,322 segments loaded in 185 s (2,700/s, 8 in
- * flight) + HNSW build 112 s + VACUUM ANALYZE 4 s, ≈ 5 min in all (inserting through the index,
- * ≈ 350 segments/s, it would take ≈ 24 min); 149,953 visual vectors (85,602 distinct: scenes with the same confident labels embed
- * alike), 512-d, 738 MB with their indexes. search's nearest-vector statement uses
- * segment_vectors_hnsw_512 (27 ms in EXPLAIN ANALYZE) — and the index scan gave 187 rows for
- * LIMIT 200: HNSW returns at most hnsw.ef_search (40) graph elements, each with up to 10 equal
- * vectors, so with distinct vectors (CLIP's) a search would get ≤ 40 nearest candidates, not 200.
+ * same time: load average 3–4.3 over the runs), two runs: 500,322 segments loaded in 185 / 167 s
+ * (2,700 / 3,000 per s, 8 in flight) + HNSW build 112 / 89 s + VACUUM ANALYZE 4 s: ≈ 5 min in all
+ * (through the index, ≈ 350 segments/s, it would take ≈ 24 min). 149,953 visual vectors, 512-d
+ * (85,602 distinct: scenes with the same confidently seen labels embed alike), 740 MB with their
+ * indexes. search's nearest-vector statement uses segment_vectors_hnsw_512 (9–27 ms in EXPLAIN
+ * ANALYZE), and its index scan gave 187 / 162 rows for LIMIT 200: an HNSW scan yields at most
+ * hnsw.ef_search (40) graph elements, each holding up to 10 equal vectors, so with distinct
+ * vectors (CLIP's) a search gets ≤ 40 nearest candidates, not 200 (MatchClips asks 10,000). With
+ * ef_search 200 the statement gave 200 rows in 16 ms instead of 9.
  *
- *   kind                      conns   p50     p99     req/s
- *   text, all options           1     90 ms   569 ms    8.1
- *                              10    743 ms  3519 ms   10.0
- *   visual only                 1     49 ms    75 ms   22.7
- *                              10    551 ms   930 ms   18.6
- *   exact_match conversation    1     10 ms    32 ms   86.6
- *                              10    103 ms   195 ms   91.7
- *   combined $and/$or/$not      1     58 ms   253 ms   14.8
- *                              10    526 ms  1379 ms   17.3
+ *   kind (run 1; run 2)        conns   p50             p99               req/s
+ *   text, all options            1     90;  75 ms      569;  357 ms      8.1; 10.3
+ *                               10    743; 742 ms     3519; 3504 ms     10.0; 11.3
+ *   visual only                  1     49;  52 ms       75;   81 ms     22.7; 21.3
+ *                               10    551; 525 ms      930;  676 ms     18.6; 20.6
+ *   exact_match conversation     1     10;   9 ms       32;   20 ms     86.6; 99.3
+ *                               10    103; 103 ms      195;  186 ms     91.7; 93.5
+ *   combined $and/$or/$not       1     58;  65 ms      253;  128 ms     14.8; 16.1
+ *                               10    526; 624 ms     1379; 1225 ms     17.3; 16.6
  *
  * PGlite is one session in one thread: ten connections queue behind each other, so latency at 10
  * is queueing (compare the PostgreSQL figures in the README).
@@ -741,8 +743,8 @@ async function buildHnsw(dataDir, indexes, scope, vector) {
         return { rows: [] };
       },
     };
-    started = performance.now();
-    await createSegmentStore(explaining).nearest(scope, VISUAL_VECTOR_MODEL, vector, NEAREST_CANDIDATES);
+    const store = createSegmentStore(explaining);
+    await store.nearest(scope, VISUAL_VECTOR_MODEL, vector, NEAREST_CANDIDATES);
     const plan = plans[0] ?? ['(no statement ran)'];
     const hnsw = indexes.filter((index) => plan.some((line) => line.includes(index.name)));
     console.log(
@@ -750,6 +752,18 @@ async function buildHnsw(dataDir, indexes, scope, vector) {
     );
     // The query vector is printed as […]: 512 numbers say nothing here.
     for (const line of plan) console.log(`    ${line.replace(/'\[[^\]]*\]'/g, "'[…]'")}`);
+    if (hnsw.length > 0) {
+      // An HNSW scan yields at most hnsw.ef_search graph elements (40 by default), fewer than the
+      // LIMIT: the same statement with ef_search at the LIMIT, for what it would cost to get them all.
+      await client.query(`SET hnsw.ef_search = ${NEAREST_CANDIDATES}`);
+      await store.nearest(scope, VISUAL_VECTOR_MODEL, vector, NEAREST_CANDIDATES);
+      await client.query('RESET hnsw.ef_search');
+      const summary = (lines) => {
+        const scan = lines.find((line) => line.includes('Index Scan using segment_vectors_hnsw'));
+        return `${/rows=([\d.]+) loops/.exec(scan ?? '')?.[1] ?? '?'} rows from the index scan, ${lines.find((line) => line.startsWith('Execution Time'))}`;
+      };
+      console.log(`  hnsw.ef_search 40 (default): ${summary(plan)}; ef_search ${NEAREST_CANDIDATES}: ${summary(plans[1] ?? [])}`);
+    }
   } finally {
     client.release();
     await db.close();
