@@ -7,6 +7,8 @@ export interface SegmentFields {
   modality: string;
   text: string;
   labels: readonly string[];
+  /** Those of `labels` seen only tentatively (search.proto Segment.tentative_labels). */
+  tentativeLabels?: readonly string[] | undefined;
   vector?: Float32Array | readonly number[] | undefined;
   vectorModel?: string | undefined;
   thumbnailKey?: string | undefined;
@@ -20,6 +22,7 @@ export function toProtoSegment(s: SegmentFields): Segment__Input {
     modality: s.modality,
     text: s.text,
     labels: [...s.labels],
+    tentative_labels: [...(s.tentativeLabels ?? [])],
     vector: s.vector ? [...s.vector] : [],
     vector_model: s.vectorModel ?? '',
     thumbnail_key: s.thumbnailKey ?? '',

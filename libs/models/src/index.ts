@@ -18,6 +18,7 @@ export * from './ocr/paddle-ocr';
 export * from './vision/coco-detector';
 export * from './vision/blazeface';
 export { COCO_LABELS } from './vision/coco-labels';
+export { CLEAR_DETECTION_SCORE, tentativeLabels } from './vision/label-scores';
 export { sceneDescriptor, sceneDescriptorOf, SCENE_DESCRIPTOR_DIMENSIONS, SCENE_THUMBNAIL_SIDE } from './vision/scene-descriptor';
 export * from './hf/clip';
 export * from './hf/clap';

@@ -1,4 +1,4 @@
-import { confidentDetections, LABEL_MIN_SCORES, minScoreOf, type LabelMinScores } from '../src/vision/label-scores';
+import { confidentDetections, LABEL_MIN_SCORES, minScoreOf, tentativeLabels, type LabelMinScores } from '../src/vision/label-scores';
 
 describe('confidentDetections', () => {
   const table: LabelMinScores = { default: 0.4, byLabel: { person: 0.35, bed: 0.6 } };
@@ -38,5 +38,34 @@ describe('the calibrated table', () => {
     ['the motorcycle', 'motorcycle', 0.71, true],
   ])('%s', (_name, label, score, kept) => {
     expect(score >= minScoreOf(label, LABEL_MIN_SCORES)).toBe(kept);
+  });
+});
+
+describe('tentativeLabels', () => {
+  it.each([
+    ['nothing seen', [], []],
+    ['a clear sighting is not tentative', [{ label: 'cat', score: 0.69 }], []],
+    ['at the clear score is clear', [{ label: 'cat', score: 0.5 }], []],
+    ['a sighting under the clear score is', [{ label: 'cat', score: 0.31 }], ['cat']],
+    [
+      'one clear detection of a label makes the label clear',
+      [
+        { label: 'person', score: 0.4 },
+        { label: 'person', score: 0.77 },
+      ],
+      [],
+    ],
+    [
+      'each label once, in the order first seen',
+      [
+        { label: 'cup', score: 0.34 },
+        { label: 'person', score: 0.4 },
+        { label: 'cup', score: 0.35 },
+        { label: 'horse', score: 0.6 },
+      ],
+      ['cup', 'person'],
+    ],
+  ])('%s', (_name, detections, expected) => {
+    expect(tentativeLabels(detections)).toEqual(expected);
   });
 });

@@ -12,6 +12,8 @@ export interface IncomingSegment {
   modality: SearchOption;
   text: string;
   labels: string[];
+  /** Those of `labels` the detector only guessed at (empty from producers that do not grade labels). */
+  tentative_labels: string[];
   vector: number[];
   vector_model: string;
   thumbnail_key: string;
@@ -24,13 +26,22 @@ export interface NewSegment {
   modality: SearchOption;
   text: string;
   labels: string[];
-  /** Other names of the labels (WordNet synonyms, aliases): matched like the labels themselves (weight A). */
+  /** Other names of the clearly seen labels (WordNet synonyms, aliases): matched like the labels themselves (weight A). */
   labelNames: string[];
-  /** Broader terms of the labels (WordNet hypernyms): weight B, an expanded match. */
+  /** Broader terms of the clearly seen labels (WordNet hypernyms): weight B, an expanded match. */
   broaderTerms: string[];
+  /** The labels seen only tentatively (a subset of `labels`), their other names and broader terms: weights C and D. */
+  tentative: LabelTerms;
   thumbnailKey: string;
   vector?: number[] | undefined;
   vectorModel?: string | undefined;
+}
+
+/** Labels with their WordNet expansions. */
+export interface LabelTerms {
+  labels: string[];
+  names: string[];
+  broader: string[];
 }
 
 /** What ingest needs from storage: store.ts implements it on SQL, tests on memory. */
@@ -69,22 +80,31 @@ export function createIngest(deps: IngestDeps) {
     return found;
   };
 
+  const termsOfAll = (labels: readonly string[]): LabelTerms => ({
+    labels: [...labels],
+    names: [...new Set(labels.flatMap((label) => termsOf(label).names))],
+    broader: [...new Set(labels.flatMap((label) => termsOf(label).broader))],
+  });
+
   return {
     async replace(orgId: string, indexId: string, videoId: string, segments: readonly IncomingSegment[]): Promise<void> {
-      const rows = segments.map((s): NewSegment => ({
-        start: s.start,
-        end: s.end,
-        modality: s.modality,
-        text: s.text,
-        labels: s.labels,
-        labelNames: [...new Set(s.labels.flatMap((label) => termsOf(label).names))],
-        broaderTerms: [
-          ...new Set([...s.labels.flatMap((label) => termsOf(label).broader), ...(s.modality === 'conversation' ? SPEECH_TERMS : [])]),
-        ],
-        thumbnailKey: s.thumbnail_key,
-        vector: s.vector.length > 0 ? s.vector : undefined,
-        vectorModel: s.vector_model || undefined,
-      }));
+      const rows = segments.map((s): NewSegment => {
+        const tentative = new Set(s.tentative_labels);
+        const clear = termsOfAll(s.labels.filter((label) => !tentative.has(label)));
+        return {
+          start: s.start,
+          end: s.end,
+          modality: s.modality,
+          text: s.text,
+          labels: s.labels,
+          labelNames: clear.names,
+          broaderTerms: [...new Set([...clear.broader, ...(s.modality === 'conversation' ? SPEECH_TERMS : [])])],
+          tentative: termsOfAll(s.labels.filter((label) => tentative.has(label))),
+          thumbnailKey: s.thumbnail_key,
+          vector: s.vector.length > 0 ? s.vector : undefined,
+          vectorModel: s.vector_model || undefined,
+        };
+      });
       await deps.store.replaceVideoSegments(orgId, indexId, videoId, rows);
       deps.logger.debug({ orgId, indexId, videoId, segments: rows.length }, 'segments ingested');
     },

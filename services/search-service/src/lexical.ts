@@ -22,10 +22,17 @@ export function queryWords(phrase: string): string[] {
 }
 
 /**
+ * Where a segment's words sit in its document (store.ts): A its own words (text, clearly seen labels
+ * and their other names), B their broader terms, C the labels seen only tentatively and their other
+ * names, D the broader terms of those.
+ */
+export type DocWeight = 'A' | 'B' | 'C' | 'D';
+
+/**
  * A phrase as a tsquery text: its words in sequence (`<->`), each restricted to `weight` when
  * given. Undefined when the phrase has no words.
  */
-export function tsQueryText(phrase: string, weight?: 'A'): string | undefined {
+export function tsQueryText(phrase: string, weight?: DocWeight): string | undefined {
   const words = queryWords(phrase);
   if (words.length === 0) return undefined;
   return words.map((w) => (weight ? `${w}:${weight}` : w)).join(' <-> ');
@@ -101,18 +108,19 @@ export function lexicalPlan(groups: readonly TermGroup[]): LexicalPlan | undefin
   };
 }
 
+/** The store's match kinds, one character per alternative (`-`: no match). */
+const KIND_OF_CHARACTER: Readonly<Record<string, MatchKind>> = { d: 'direct', e: 'expanded', t: 'tentative', u: 'tentative-expanded' };
+
 /**
  * A hit's coverage of the query's word groups from the store's match kinds (one character per
- * alternative: `d` direct, `e` expanded, `-` none): per group, its best alternative's weight.
+ * alternative: `d` direct, `e` expanded, `t` tentative, `u` tentative and expanded, `-` none):
+ * per group, its best alternative's weight.
  */
 export function hitCoverage(groups: readonly TermGroup[], plan: LexicalPlan, kinds: string): number[] {
   return groupCoverage(groups, (g, a): MatchKind | undefined => {
     const slot = plan.slots[g]?.[a];
     if (slot === undefined) return undefined;
-    const kind = kinds[slot];
-    if (kind === 'd') return 'direct';
-    if (kind === 'e') return 'expanded';
-    return undefined;
+    return KIND_OF_CHARACTER[kinds[slot] ?? '-'];
   });
 }
 

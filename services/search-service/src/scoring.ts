@@ -13,14 +13,32 @@
 export type Confidence = 'high' | 'medium' | 'low' | 'none';
 export type Threshold = Confidence;
 
-/** How one alternative of a query word matched a segment. */
-export type MatchKind = 'direct' | 'expanded';
+/**
+ * How one alternative of a query word matched a segment: its own words or a label seen clearly
+ * (direct), a label's broader word (expanded), or the same through a label the detector only
+ * guessed at (tentative, tentative-expanded).
+ */
+export type MatchKind = 'direct' | 'expanded' | 'tentative' | 'tentative-expanded';
 
 /**
  * Weight of a match found only among a label's WordNet expansions (the segment shows a car, the
  * query said vehicle): a guess one step removed from what was seen.
  */
 export const EXPANDED_MATCH_FACTOR = 0.75;
+
+/**
+ * Weight of a match on a label seen only tentatively (a detection under the detector's clear score,
+ * @vus/models CLEAR_DETECTION_SCORE). With the longest moment's bonus it stays under `high`'s cut
+ * (0.7 + 0.05 < 0.8), so a weak detection alone never answers with high confidence.
+ */
+export const TENTATIVE_MATCH_FACTOR = 0.7;
+
+const MATCH_FACTORS: Readonly<Record<MatchKind, number>> = {
+  direct: 1,
+  expanded: EXPANDED_MATCH_FACTOR,
+  tentative: TENTATIVE_MATCH_FACTOR,
+  'tentative-expanded': TENTATIVE_MATCH_FACTOR * EXPANDED_MATCH_FACTOR,
+};
 
 export interface WeightedAlternative {
   /** 1 for the word itself, less for synonyms and hypernyms (libs expansion). */
@@ -41,7 +59,7 @@ export function groupCoverage(
     group.alternatives.forEach((alternative, a) => {
       const kind = matchOf(g, a);
       if (!kind) return;
-      best = Math.max(best, alternative.weight * (kind === 'expanded' ? EXPANDED_MATCH_FACTOR : 1));
+      best = Math.max(best, alternative.weight * MATCH_FACTORS[kind]);
     });
     return best;
   });

@@ -25,6 +25,7 @@ const segmentSchema = z
     vector: z.array(finite).max(4096),
     vector_model: z.string().max(100),
     labels: z.array(z.string().min(1).max(200)).max(200),
+    tentative_labels: z.array(z.string().min(1).max(200)).max(200),
     thumbnail_key: z.string().max(1000),
   })
   .refine((s) => s.end >= s.start, { message: 'end must not be before start', path: ['end'] })

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { SearchOption } from './clips';
 import type { NewSegment, SegmentWriter } from './ingest';
-import type { LexicalPlan } from './lexical';
+import { tsQueryText, type DocWeight, type LexicalPlan } from './lexical';
 import type { LexicalHit, Scope, SearchStore, SegmentHit, StoredResultSet, VectorHit } from './search';
 
 /**
@@ -79,15 +79,21 @@ export function createSegmentStore(db: Database): SegmentStore {
       batch.length,
     ]);
     const ids = idRows.map((r) => r.id);
+    // The document's weights: A the segment's own words (text, clearly seen labels and their names),
+    // B their broader terms, C the tentatively seen labels and their names, D their broader terms
+    // (lexical.ts DocWeight; the store's match kinds read them back).
     await tx.query(
-      `INSERT INTO segments (id, org_id, index_id, video_id, modality, start_sec, end_sec, text, labels, thumbnail_key, doc, words)
+      `INSERT INTO segments (id, org_id, index_id, video_id, modality, start_sec, end_sec, text, labels, tentative_labels, thumbnail_key, doc, words)
        SELECT u.id::bigint, $1, $2, $3, u.modality, u.start_sec, u.end_sec, u.text,
-              array_remove(string_to_array(u.labels, E'\\n'), ''), u.thumbnail_key,
-              setweight(to_tsvector('english', u.text || ' ' || replace(u.labels, E'\\n', ' ') || ' ' || replace(u.names, E'\\n', ' ')), 'A')
-                || setweight(to_tsvector('english', replace(u.broader, E'\\n', ' ')), 'B'),
+              array_remove(string_to_array(u.labels, E'\\n'), ''), array_remove(string_to_array(u.tentative, E'\\n'), ''), u.thumbnail_key,
+              setweight(to_tsvector('english', u.text || ' ' || replace(u.clear, E'\\n', ' ') || ' ' || replace(u.names, E'\\n', ' ')), 'A')
+                || setweight(to_tsvector('english', replace(u.broader, E'\\n', ' ')), 'B')
+                || setweight(to_tsvector('english', replace(u.tentative, E'\\n', ' ') || ' ' || replace(u.tentative_names, E'\\n', ' ')), 'C')
+                || setweight(to_tsvector('english', replace(u.tentative_broader, E'\\n', ' ')), 'D'),
               to_tsvector('simple', u.text)
-       FROM unnest($4::text[], $5::text[], $6::float8[], $7::float8[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
-         AS u(id, modality, start_sec, end_sec, text, labels, names, broader, thumbnail_key)`,
+       FROM unnest($4::text[], $5::text[], $6::float8[], $7::float8[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
+                   $13::text[], $14::text[], $15::text[], $16::text[])
+         AS u(id, modality, start_sec, end_sec, text, labels, clear, names, broader, tentative, tentative_names, tentative_broader, thumbnail_key)`,
       [
         orgId,
         indexId,
@@ -98,8 +104,12 @@ export function createSegmentStore(db: Database): SegmentStore {
         batch.map((s) => s.end),
         batch.map((s) => s.text),
         batch.map((s) => joinWords(s.labels)),
+        batch.map((s) => joinWords(s.labels.filter((label) => !s.tentative.labels.includes(label)))),
         batch.map((s) => joinWords(s.labelNames)),
         batch.map((s) => joinWords(s.broaderTerms)),
+        batch.map((s) => joinWords(s.tentative.labels)),
+        batch.map((s) => joinWords(s.tentative.names)),
+        batch.map((s) => joinWords(s.tentative.broader)),
         batch.map((s) => s.thumbnailKey),
       ],
     );
@@ -194,12 +204,16 @@ export function createSegmentStore(db: Database): SegmentStore {
       // One test per alternative, written out so that each tsquery is parsed once, at planning
       // (a subquery over an array of them cost 13 ms per 500 rows). Most alternatives miss, and
       // cost one test each.
+      // Where the document matched tells the kind (lexical.ts DocWeight): own words direct, broader
+      // terms expanded, a tentative label's words tentative, their broader terms both.
       const kinds = plan.alternatives
         .map((alternative) => {
           const query = tsquery(alternative.query);
+          const at = (weight: DocWeight) => tsquery(tsQueryText(alternative.query, weight) ?? alternative.query);
           return alternative.ownOnly
             ? `CASE WHEN s.own @@ ${query} THEN 'd' ELSE '-' END`
-            : `CASE WHEN s.doc @@ ${query} THEN CASE WHEN s.own @@ ${query} THEN 'd' ELSE 'e' END ELSE '-' END`;
+            : `CASE WHEN s.doc @@ ${query} THEN CASE WHEN s.own @@ ${query} THEN 'd' WHEN s.doc @@ ${at('B')} THEN 'e'
+               WHEN s.doc @@ ${at('C')} THEN 't' ELSE 'u' END ELSE '-' END`;
         })
         .join(' || ');
       const { rows } = await db.query<HitRow & { kinds: string }>(

@@ -8,6 +8,8 @@ export interface StoredSegment {
   modality: SearchOption;
   text: string;
   labels: string[];
+  /** Those of `labels` seen only tentatively. */
+  tentativeLabels: string[];
   thumbnailKey: string;
 }
 
@@ -20,7 +22,7 @@ export function createVideoSegmentReader(db: Queryable): VideoSegmentReader {
   return {
     async videoSegments(orgId, indexId, videoId) {
       const { rows } = await db.query<StoredSegment & Record<string, unknown>>(
-        `SELECT start_sec AS start, end_sec AS "end", modality, text, labels, thumbnail_key AS "thumbnailKey" FROM segments
+        `SELECT start_sec AS start, end_sec AS "end", modality, text, labels, tentative_labels AS "tentativeLabels", thumbnail_key AS "thumbnailKey" FROM segments
           WHERE org_id = $1 AND index_id = $2 AND video_id = $3 ORDER BY start_sec, modality, end_sec`,
         [orgId, indexId, videoId],
       );

@@ -40,6 +40,7 @@ describe('nearest on the HNSW index', () => {
         labels: [],
         labelNames: [],
         broaderTerms: [],
+        tentative: { labels: [], names: [], broader: [] },
         thumbnailKey: '',
         vector: vectorOf(v * 1000 + i),
         vectorModel: 'clip',

@@ -220,6 +220,26 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
     expect(car.clips[0]!.score).toBeGreaterThan(vehicle.clips.find((c) => c.video_id === videos.street)!.score);
   });
 
+  it('weighs a label the detector only guessed at below a clear sighting: a weak detection alone is never high', async () => {
+    const farm = newId();
+    await addVideo(indexId, farm, 20, [
+      { start: 0, end: 20, modality: 'visual', labels: ['horse', 'cat'], tentative_labels: ['cat', 'dog'] },
+    ]);
+    const clip = async (query: string) => (await run(query, ['visual'])).clips.find((c) => c.video_id === farm);
+    const [horse, cat, equine, feline] = await Promise.all(['horse', 'cat', 'equine', 'feline'].map(clip));
+    expect(horse).toMatchObject({ confidence: 'high' });
+    // 0.7 for the tentative label, plus the longest moment's bonus of 0.05: medium.
+    expect(cat).toMatchObject({ confidence: 'medium', score: 75 });
+    // Through a broader word: 0.75 of a clear label, 0.75 × 0.7 of a tentative one.
+    expect(equine).toMatchObject({ score: 80 });
+    expect(feline).toMatchObject({ score: 57.5 });
+    // A tentative label that is not among the labels is ignored, and the listing tells which labels were guessed at.
+    expect(await clip('dog')).toBeUndefined();
+    const listed = await search.listVideoSegments(ctx, indexId, farm);
+    expect(listed.segments.map((s) => [s.labels, s.tentative_labels])).toEqual([[['horse', 'cat'], ['cat']]]);
+    await search.deleteVideoSegments(ctx, indexId, farm);
+  });
+
   it("matches a query's broader words against a segment's own words only", async () => {
     // "truck" has the hypernym "motor vehicle"; so has the car label (as a broader term, weight B):
     // siblings must not meet through their common parent.

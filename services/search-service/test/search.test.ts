@@ -119,6 +119,7 @@ const segment = (modality: SearchOption, start: number, text: string, labels: st
   labels,
   labelNames: [],
   broaderTerms: [],
+  tentative: { labels: [], names: [], broader: [] },
   thumbnailKey: `t${start}`,
 });
 
@@ -157,11 +158,22 @@ describe('search (domain, on a memory store)', () => {
         modality: 'conversation',
         text: 'a red car drives by',
         labels: [],
+        tentative_labels: [],
         vector: [],
         vector_model: '',
         thumbnail_key: 't0',
       },
-      { start: 10, end: 15, modality: 'visual', text: '', labels: ['car'], vector: [], vector_model: '', thumbnail_key: 't10' },
+      {
+        start: 10,
+        end: 15,
+        modality: 'visual',
+        text: '',
+        labels: ['car'],
+        tentative_labels: [],
+        vector: [],
+        vector_model: '',
+        thumbnail_key: 't10',
+      },
     ]);
     await memory.store.replaceVideoSegments(ORG, 'idx1', 'v2', [segment('conversation', 0, 'nothing to see')]);
   });
@@ -301,6 +313,37 @@ describe('search (domain, on a memory store)', () => {
         expect(grouped[0]!.pageInfo.totalResults).toBe(new Set(clips.map((c) => c.videoId)).size);
       }
     }
+  });
+
+  it('ingests the labels seen only tentatively apart, with their own names and broader terms', async () => {
+    const terms: Record<string, { names: string[]; broader: string[] }> = {
+      cat: { names: ['true cat'], broader: ['feline', 'animal'] },
+      horse: { names: ['equus caballus'], broader: ['equine', 'animal'] },
+    };
+    const written: NewSegment[] = [];
+    const writer: SegmentWriter = {
+      replaceVideoSegments: async (_org, _index, _video, rows) => void written.push(...rows),
+      deleteVideo: async () => 0,
+      deleteIndex: async () => 0,
+    };
+    const ingest = createIngest({ store: writer, labelTerms: (label) => terms[label] ?? { names: [], broader: [] }, logger });
+    await ingest.replace(ORG, 'idx1', 'farm', [
+      {
+        ...segment('visual', 0, ''),
+        labels: ['horse', 'cat'],
+        tentative_labels: ['cat', 'dog'],
+        vector: [],
+        vector_model: '',
+        thumbnail_key: '',
+      },
+    ]);
+    expect(written[0]).toMatchObject({
+      labels: ['horse', 'cat'],
+      labelNames: ['equus caballus'],
+      broaderTerms: ['equine', 'animal'],
+      // 'dog' is not among the labels: nothing was seen to be tentative about.
+      tentative: { labels: ['cat'], names: ['true cat'], broader: ['feline', 'animal'] },
+    });
   });
 
   it('deletes a video’s and an index’s segments', async () => {

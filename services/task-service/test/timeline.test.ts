@@ -160,9 +160,23 @@ describe('scenesOf', () => {
       { ...frame(2, [], ['cat']), changed: true },
     ];
     expect(scenesOf(observations, 1, 2.4)).toEqual([
-      { start: 0, end: 2, labels: ['person', 'cup'], keyframeSec: 0 },
-      { start: 2, end: 2.4, labels: ['cat'], keyframeSec: 2 },
+      { start: 0, end: 2, labels: ['person', 'cup'], tentativeLabels: [], keyframeSec: 0 },
+      { start: 2, end: 2.4, labels: ['cat'], tentativeLabels: [], keyframeSec: 2 },
     ]);
+  });
+
+  it.each([
+    ['seen only tentatively: tentative', [['cat'], ['cat']], ['cat']],
+    ['seen clearly on one frame of the scene: clear', [['cat'], []], []],
+    ['seen clearly first, then tentatively: clear', [[], ['cat']], []],
+    ['tentative on one frame, absent from the next: tentative', [['cat'], null], ['cat']],
+  ])('a label %s', (_name, tentativeByFrame, expected) => {
+    const observations = tentativeByFrame.map((tentative, i) => ({
+      ...frame(i, [], tentative === null ? [] : ['cat']),
+      tentativeLabels: tentative ?? [],
+      changed: i === 0,
+    }));
+    expect(scenesOf(observations, 1, 2)).toEqual([{ start: 0, end: 2, labels: ['cat'], tentativeLabels: expected, keyframeSec: 0 }]);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
- * When a COCO detection is trusted enough to become a label. A label is a claim a search matches
- * in full (a segment's labels carry no score), so a weak guess must not become one: each label
- * has a minimum score, the default or its own.
+ * When a COCO detection is trusted enough to become a label. A label is a claim search matches
+ * (a segment carries no scores, only which of its labels were seen clearly: CLEAR_DETECTION_SCORE),
+ * so a weak guess must not become one: each label has a minimum score, the default or its own.
  *
  * Calibrated on labelled photos with the letterboxed MB3-CenterNet (2026-11, issue 23): scikit-image's
  * astronaut, camera, chelsea (cat), coffee, horse, motorcycle and rocket; @vladmandic/face-api's six
@@ -43,4 +43,22 @@ export function minScoreOf(label: string, table: LabelMinScores): number {
 /** The detections that reach their label's minimum score, in the order given. Pure. */
 export function confidentDetections<T extends { label: string; score: number }>(detections: readonly T[], table: LabelMinScores): T[] {
   return detections.filter((d) => d.score >= minScoreOf(d.label, table));
+}
+
+/**
+ * A detection at or above this score is a clear sighting; one between its label's minimum and this
+ * is tentative, and search weighs it below a clear one, so that a weak guess alone never answers a
+ * query with `high` confidence. In the calibration above, every wrong detection scored under 0.36
+ * but bed (0.53) and remote (0.52), whose own minimums keep them out; right ones scored 0.29–0.78,
+ * about half of them under this cut.
+ */
+export const CLEAR_DETECTION_SCORE = 0.5;
+
+/**
+ * The labels of `detections` that are only tentative: no detection of the label reaches the clear
+ * score. Each label once, in the order first seen. Pure.
+ */
+export function tentativeLabels(detections: readonly { label: string; score: number }[], clearScore = CLEAR_DETECTION_SCORE): string[] {
+  const clear = new Set(detections.filter((d) => d.score >= clearScore).map((d) => d.label));
+  return [...new Set(detections.map((d) => d.label))].filter((label) => !clear.has(label));
 }

@@ -430,6 +430,7 @@ export class TaskPipeline {
           modality: 'visual',
           text: '',
           labels: s.labels,
+          tentativeLabels: s.tentativeLabels,
           vector: frames.vectors.find((v) => v.timeSec === s.keyframeSec)?.vector,
           vectorModel,
         })),

@@ -9,6 +9,8 @@ export interface Segment {
   modality: CanonicalOption;
   text: string;
   labels: string[];
+  /** Those of `labels` no frame of the segment saw clearly. */
+  tentativeLabels?: string[] | undefined;
   vector?: Float32Array | undefined;
   vectorModel?: string | undefined;
   /** Blob key of a stored frame that shows the segment (search results' thumbnail_url). */

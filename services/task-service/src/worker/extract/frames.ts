@@ -1,5 +1,5 @@
 import { FrameChangeDetector, sampleFrames, type MediaProbe } from '@vus/media';
-import type { FaceDetector, ObjectDetector, TextReader } from '@vus/models';
+import { tentativeLabels, type FaceDetector, type ObjectDetector, type TextReader } from '@vus/models';
 import type { FrameObservation } from './timeline';
 
 /** The models that look at frames; an absent one is not run. */
@@ -131,6 +131,7 @@ export async function analyseFrames(
         timeSec: frame.timeSec,
         lines: lines.map((l) => ({ text: l.text, confidence: l.confidence })),
         labels: [...new Set([...objects.map((o) => o.label), ...(faces.length > 0 ? ['face'] : [])])],
+        tentativeLabels: tentativeLabels(objects),
       };
       thumbnails = decimate([...thumbnails, { timeSec: frame.timeSec, jpeg: frame.data }], options.maxThumbnails);
     }

@@ -17,6 +17,8 @@ export interface FrameObservation {
   lines: readonly { text: string; confidence: number }[];
   /** Object and face labels. */
   labels: readonly string[];
+  /** Those of `labels` the detector only guessed at (under its clear score: @vus/models tentativeLabels). */
+  tentativeLabels?: readonly string[];
 }
 
 function round2(n: number): number {
@@ -205,36 +207,38 @@ export interface VisualScene {
   start: number;
   end: number;
   labels: string[];
+  /** Those of `labels` that no frame of the scene saw clearly. */
+  tentativeLabels: string[];
   /** Time of the frame that represents the scene (its first). */
   keyframeSec: number;
 }
 
 /**
  * Scenes from the frames the change detector let through: each changed frame starts a scene that
- * lasts until the next one; the labels are those seen in the scene's frames.
+ * lasts until the next one; the labels are those seen in the scene's frames, tentative where no
+ * frame saw them clearly.
  */
 export function scenesOf(
   observations: readonly (FrameObservation & { changed: boolean })[],
   step: number,
   duration: number,
 ): VisualScene[] {
-  const scenes: VisualScene[] = [];
+  const scenes: (VisualScene & { clear: Set<string> })[] = [];
   for (const o of observations) {
-    const current = scenes[scenes.length - 1];
+    let current = scenes[scenes.length - 1];
     if (o.changed || !current) {
       if (current) current.end = round2(o.timeSec);
-      scenes.push({
-        start: round2(o.timeSec),
-        end: round2(Math.min(duration, o.timeSec + step)),
-        labels: [...new Set(o.labels)],
-        keyframeSec: o.timeSec,
-      });
-    } else {
-      current.end = round2(Math.min(duration, o.timeSec + step));
-      for (const label of o.labels) if (!current.labels.includes(label)) current.labels.push(label);
+      current = { start: round2(o.timeSec), end: 0, labels: [], tentativeLabels: [], keyframeSec: o.timeSec, clear: new Set() };
+      scenes.push(current);
+    }
+    current.end = round2(Math.min(duration, o.timeSec + step));
+    const tentative = new Set(o.tentativeLabels);
+    for (const label of o.labels) {
+      if (!current.labels.includes(label)) current.labels.push(label);
+      if (!tentative.has(label)) current.clear.add(label);
     }
   }
-  return scenes;
+  return scenes.map(({ clear, ...scene }) => ({ ...scene, tentativeLabels: scene.labels.filter((label) => !clear.has(label)) }));
 }
 
 /** Percent of the indexing done, from the position reached in the video (0–100, two decimals). */
