@@ -543,32 +543,19 @@ function multipart(fields) {
 
 function queryKinds(indexId, key) {
   const json = { 'x-api-key': key, 'content-type': 'application/json' };
+  /** v1.3 POST /search as the SDK sends it: multipart, one part per search option. */
+  const multipartSearches = (queries, options) =>
+    queries.map((q) => ({
+      path: '/v1.3/search',
+      headers: { 'x-api-key': key, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      body: multipart([['index_id', indexId], ['query_text', q], ...options.map((option) => ['search_options', option])]),
+    }));
   return [
     {
       name: 'text, all options (v1.3 POST /search, multipart, visual+audio)',
-      requests: TEXT_QUERIES.map((q) => ({
-        path: '/v1.3/search',
-        headers: { 'x-api-key': key, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
-        body: multipart([
-          ['index_id', indexId],
-          ['query_text', q],
-          ['search_options', 'visual'],
-          ['search_options', 'audio'],
-        ]),
-      })),
+      requests: multipartSearches(TEXT_QUERIES, ['visual', 'audio']),
     },
-    {
-      name: 'visual only (v1.3 POST /search, multipart, visual)',
-      requests: VISUAL_QUERIES.map((q) => ({
-        path: '/v1.3/search',
-        headers: { 'x-api-key': key, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
-        body: multipart([
-          ['index_id', indexId],
-          ['query_text', q],
-          ['search_options', 'visual'],
-        ]),
-      })),
-    },
+    { name: 'visual only (v1.3 POST /search, multipart, visual)', requests: multipartSearches(VISUAL_QUERIES, ['visual']) },
     {
       name: 'exact_match conversation (v1.2 POST /search, JSON)',
       requests: EXACT_PHRASES.map((q) => ({
