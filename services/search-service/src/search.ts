@@ -2,7 +2,7 @@
  * Single search: which segments answer a query through each requested option, scored, merged into
  * clips, filtered, ranked, stored as a result set and served a page at a time.
  */
-import { ApiError, errors, type Clock, type Logger } from '@vus/core';
+import { ApiError, currentCaller, errors, type Clock, type Logger } from '@vus/core';
 import type { PlainMetadataValue } from '@vus/grpc';
 import type { VideoFilter__Input } from '@vus/grpc/types/index/v1/VideoFilter';
 import { describeImage } from '@vus/models';
@@ -174,6 +174,17 @@ export interface ResultPage {
  * gateway's 30 s request timeout.
  */
 export const NEIGHBOURS_READY_WAIT_MS = 20_000;
+/** What a search needs after that wait, kept back from its caller's deadline (seconds on a loaded machine). */
+export const NEIGHBOURS_WAIT_RESERVE_MS = 3_000;
+
+/**
+ * How long a query may wait for the neighbours: NEIGHBOURS_READY_WAIT_MS, but never so long that the
+ * caller's deadline passes before the search answers (a gRPC client's own 10 s default, say). Pure.
+ */
+export function neighboursWaitMs(nowMs: number, deadline: Date | undefined): number {
+  if (!deadline) return NEIGHBOURS_READY_WAIT_MS;
+  return Math.max(0, Math.min(NEIGHBOURS_READY_WAIT_MS, deadline.getTime() - nowMs - NEIGHBOURS_WAIT_RESERVE_MS));
+}
 
 /** The most words of an index compared with a query's words (semantic neighbours). */
 const VOCABULARY_LIMIT = 50_000;
@@ -235,11 +246,10 @@ export function createSearch(deps: SearchDeps) {
     const groups = deps.expand(text);
     const neighbours = deps.neighbours;
     if (!neighbours || !withWordNeighbours || groups.length === 0) return groups;
-    if (deps.neighboursReady && !(await settlesWithin(deps.neighboursReady(), NEIGHBOURS_READY_WAIT_MS))) {
-      deps.logger.warn(
-        { waitedMs: NEIGHBOURS_READY_WAIT_MS },
-        'semantic neighbours still loading: this query is expanded with WordNet only',
-      );
+    // Deadlines are wall-clock instants: Date.now(), not the injected clock (a manual one in tests).
+    const waitMs = neighboursWaitMs(Date.now(), currentCaller()?.deadline);
+    if (deps.neighboursReady && !(await settlesWithin(deps.neighboursReady(), waitMs))) {
+      deps.logger.warn({ waitedMs: waitMs }, 'semantic neighbours still loading: this query is expanded with WordNet only');
     }
     const vocabulary = await vocabularyOf(scope);
     return withNeighbours(groups, (word, exclude) => neighbours(word, vocabulary, exclude));

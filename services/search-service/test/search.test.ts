@@ -4,12 +4,28 @@ import { createIngest, type NewSegment, type SegmentWriter } from '../src/ingest
 import { queryWords, type TermGroup } from '../src/lexical';
 import {
   createSearch,
+  neighboursWaitMs,
+  NEIGHBOURS_READY_WAIT_MS,
+  NEIGHBOURS_WAIT_RESERVE_MS,
   type IndexDirectory,
   type IndexInfo,
   type SearchParams,
   type SearchStore,
   type StoredResultSet,
 } from '../src/search';
+
+describe('neighboursWaitMs', () => {
+  const now = 1_000_000;
+  it.each([
+    ['no deadline: the whole wait', undefined, NEIGHBOURS_READY_WAIT_MS],
+    ['a far deadline: the whole wait', now + 60_000, NEIGHBOURS_READY_WAIT_MS],
+    ["a gRPC client's 10 s default: what leaves the search its reserve", now + 10_000, 10_000 - NEIGHBOURS_WAIT_RESERVE_MS],
+    ['a deadline inside the reserve: no wait', now + 1_000, 0],
+    ['a deadline passed: no wait', now - 5_000, 0],
+  ])('%s', (_name, deadline, expected) => {
+    expect(neighboursWaitMs(now, deadline === undefined ? undefined : new Date(deadline))).toBe(expected);
+  });
+});
 
 /** Search's domain on a memory store, as store.ts is on SQL (the SQL itself: search.int.test.ts). */
 interface StoredSegment {
