@@ -27,6 +27,13 @@ module.exports = {
     [`^@vus/(${workspaces('libs')})$`]: '<rootDir>/libs/$1/src',
     [`^@vus/(${workspaces('services')})$`]: '<rootDir>/services/$1/src/main.ts',
   },
-  testTimeout: 30000,
+  // Two workers on CI's two cores: most suites spend their time waiting on servers (PostgreSQL,
+  // gRPC, child processes), so the run takes about half as long as one worker's. Each worker is
+  // a process of its own, recycled between files once it holds more than 1.5 GB: one process for
+  // every file grew to 6.8 GB, and its collections slowed the later suites past their timeouts.
+  maxWorkers: 2,
+  workerIdleMemoryLimit: '1.5GB',
+  // Hooks and tests under two workers' load: a stack's start took over 30 s once.
+  testTimeout: 60000,
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.js'],
 };
