@@ -11,8 +11,9 @@ describe('relatedness by WordNet definitions', () => {
   let definitions: Awaited<ReturnType<typeof loadDefinitions>>;
 
   beforeAll(async () => {
+    // 1–5 s alone; tens of seconds on two cores shared with other suites.
     definitions = await loadDefinitions(wordnet);
-  }, 30_000);
+  }, 180_000);
 
   afterAll(() => {
     definitions?.close();
