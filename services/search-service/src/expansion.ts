@@ -25,26 +25,31 @@ export function siblingKinds(a: string, b: string, wordnet: WordNetReader): bool
 }
 
 /**
- * definitionNeighbours on the bundled WordNet. The noun definitions are indexed from the start
- * (definitions.ts: 1–2 s a piece per event-loop turn, 5.6 MB); `ready` settles when that is done
- * or has failed (then queries go on without definition neighbours and the log says why, once).
+ * definitionNeighbours on the bundled WordNet. The noun definitions are indexed when the first
+ * query or the first ingest asks for them, as the word vectors are read (definitions.ts: 1–5 s of
+ * CPU a piece per event-loop turn, 5.6 MB): a service that is started and never used, as in most
+ * test suites, does not pay for them. `ready` starts that and settles when it is done or has failed (then
+ * queries go on without definition neighbours and the log says why, once).
  */
 function wordNetDefinitionNeighbours(
   wordnet: WordNetReader,
   logger: Logger,
   onStop: (close: () => void) => void,
-): { defined(word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>): Neighbour[]; ready: Promise<void> } {
+): { defined(word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>): Neighbour[]; ready(): Promise<void> } {
   let definitions: (Definitions & { close(): void }) | undefined;
-  const ready = loadDefinitions(wordnet).then(
-    (loaded) => void (definitions = loaded),
-    (error: unknown) => logger.warn({ err: error }, 'WordNet definitions unavailable: queries are expanded without them'),
-  );
+  let loaded: Promise<void> | undefined;
+  const ready = (): Promise<void> =>
+    (loaded ??= loadDefinitions(wordnet).then(
+      (found) => void (definitions = found),
+      (error: unknown) => logger.warn({ err: error }, 'WordNet definitions unavailable: queries are expanded without them'),
+    ));
   // A vocabulary (search keeps each index's for a while, the same array) becomes a set once.
   const vocabularies = new WeakMap<readonly string[], ReadonlySet<string>>();
   onStop(() => definitions?.close());
   return {
     ready,
     defined(word, vocabulary, exclude) {
+      void ready();
       if (!definitions) return [];
       let packed = vocabularies.get(vocabulary);
       if (!packed) vocabularies.set(vocabulary, (packed = new Set(vocabulary)));
@@ -79,7 +84,7 @@ export function queryExpansion(wordnet: WordNetReader, logger: Logger, onStop: (
       return [...byVectors, ...definitions.defined(word, vocabulary, taken).filter((n) => !isSibling(word, n.word))];
     },
     neighboursReady: async (): Promise<void> => {
-      await Promise.all([vectors.ready(), definitions.ready]);
+      await Promise.all([vectors.ready(), definitions.ready()]);
     },
   };
 }

@@ -57,6 +57,12 @@ export interface IngestDeps {
   store: SegmentWriter;
   /** A label's other names and broader terms (expansion.ts labelTerms). */
   labelTerms(label: string): { names: string[]; broader: string[] };
+  /**
+   * Starts loading what queries are expanded with (word vectors, WordNet definitions: seconds of
+   * CPU), if nothing has yet: segments arriving mean searches are coming, and the first would
+   * otherwise wait for it. Not awaited.
+   */
+  prepareSearch?: (() => void) | undefined;
   logger: Logger;
 }
 
@@ -88,6 +94,7 @@ export function createIngest(deps: IngestDeps) {
 
   return {
     async replace(orgId: string, indexId: string, videoId: string, segments: readonly IncomingSegment[]): Promise<void> {
+      deps.prepareSearch?.();
       const rows = segments.map((s): NewSegment => {
         const tentative = new Set(s.tentative_labels);
         const clear = termsOfAll(s.labels.filter((label) => !tentative.has(label)));

@@ -37,7 +37,7 @@ export const searchService = defineService({
       logger,
       pageTtlMs: (options.pageTtlSeconds ?? 3600) * 1000,
     });
-    const ingest = createIngest({ store, labelTerms: (label) => labelTerms(label, wordnet), logger });
+    const ingest = createIngest({ store, labelTerms: (label) => labelTerms(label, wordnet), prepareSearch: search.prepare, logger });
     const fetchImage = queryImageFetcher(options.fetchAllowHosts);
     return {
       implementation: searchServiceImplementation(

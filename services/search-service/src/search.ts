@@ -462,6 +462,9 @@ export function createSearch(deps: SearchDeps) {
     matchesOf,
     saveAndServe,
 
+    /** Starts loading what queries are expanded with (word vectors, WordNet definitions), if nothing has yet; not awaited. */
+    prepare: (): void => void deps.neighboursReady?.(),
+
     async search(orgId: string, indexId: string, query: Query, params: SearchParams, includeUserMetadata: boolean): Promise<ResultPage> {
       // The image is checked inside the work: an index error is still the one reported first.
       const { index, result: matches } = await onSearchableIndex(orgId, indexId, params.options, params.filter, async (scope) => {

@@ -362,6 +362,19 @@ describe('search (domain, on a memory store)', () => {
     });
   });
 
+  it('starts preparing the search on each ingest: segments arriving mean queries are coming', async () => {
+    let prepared = 0;
+    const ingest = createIngest({
+      store: memory.store,
+      labelTerms: () => ({ names: [], broader: [] }),
+      prepareSearch: () => void prepared++,
+      logger,
+    });
+    expect(prepared).toBe(0);
+    await ingest.replace(ORG, 'idx1', 'v3', []);
+    expect(prepared).toBe(1);
+  });
+
   it('deletes a video’s and an index’s segments', async () => {
     expect(
       await createIngest({ store: memory.store, labelTerms: () => ({ names: [], broader: [] }), logger }).deleteVideo(ORG, 'idx1', 'v2'),

@@ -93,8 +93,8 @@ describe('semantic matching, transcription options and combined evidence', () =>
   });
 
   it('finds speech by meaning beyond WordNet: "fish" the line about sardines, "space" the rocket and the astronaut', async () => {
-    // The first query starts reading the word vectors, the WordNet definitions are indexed from the
-    // start, and queries go on without them meanwhile.
+    // The first query starts reading the word vectors and indexing the WordNet definitions, and
+    // waits for them while its deadline allows; queries go on without them after that.
     const started = Date.now();
     const ready = async () =>
       (await run('fish', ['conversation'])).clips.length > 0 && (await run('space', ['conversation'])).clips.some((c) => c.start === 6.5);
