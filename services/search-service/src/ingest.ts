@@ -59,8 +59,9 @@ export interface IngestDeps {
   labelTerms(label: string): { names: string[]; broader: string[] };
   /**
    * Starts loading what queries are expanded with (word vectors, WordNet definitions: seconds of
-   * CPU), if nothing has yet: segments arriving mean searches are coming, and the first would
-   * otherwise wait for it. Not awaited.
+   * CPU), if nothing has yet: words said or shown arriving mean searches for them are coming, and
+   * the first would otherwise wait for it. Not awaited. Visual segments alone do not call it: word
+   * neighbours are matched against words, not labels (search.ts).
    */
   prepareSearch?: (() => void) | undefined;
   logger: Logger;
@@ -94,7 +95,7 @@ export function createIngest(deps: IngestDeps) {
 
   return {
     async replace(orgId: string, indexId: string, videoId: string, segments: readonly IncomingSegment[]): Promise<void> {
-      deps.prepareSearch?.();
+      if (segments.some((s) => s.modality !== 'visual')) deps.prepareSearch?.();
       const rows = segments.map((s): NewSegment => {
         const tentative = new Set(s.tentative_labels);
         const clear = termsOfAll(s.labels.filter((label) => !tentative.has(label)));

@@ -362,7 +362,7 @@ describe('search (domain, on a memory store)', () => {
     });
   });
 
-  it('starts preparing the search on each ingest: segments arriving mean queries are coming', async () => {
+  it('starts preparing the search on an ingest of words said or shown, not of visual scenes alone', async () => {
     let prepared = 0;
     const ingest = createIngest({
       store: memory.store,
@@ -370,8 +370,16 @@ describe('search (domain, on a memory store)', () => {
       prepareSearch: () => void prepared++,
       logger,
     });
+    const incoming = (modality: SearchOption) => ({
+      ...segment(modality, 0, ''),
+      tentative_labels: [],
+      vector: [],
+      vector_model: '',
+      thumbnail_key: '',
+    });
+    await ingest.replace(ORG, 'idx1', 'v3', [incoming('visual'), incoming('visual')]);
     expect(prepared).toBe(0);
-    await ingest.replace(ORG, 'idx1', 'v3', []);
+    await ingest.replace(ORG, 'idx1', 'v3', [incoming('visual'), incoming('conversation')]);
     expect(prepared).toBe(1);
   });
 
