@@ -170,12 +170,15 @@ export interface ResultPage {
 
 /**
  * How long a query waits for the semantic neighbours to load (the word vectors: 2–8 s on the first
- * query after start, more on a loaded machine) before it goes on with WordNet alone. Under the
- * gateway's 30 s request timeout.
+ * query after start, more on a loaded machine) before it goes on with WordNet alone, at most
+ * (neighboursWaitMs: half the time its caller gives it, so 15 s under the gateway's 30 s).
  */
 export const NEIGHBOURS_READY_WAIT_MS = 20_000;
-/** What a search needs after that wait, kept back from its caller's deadline (seconds on a loaded machine). */
-export const NEIGHBOURS_WAIT_RESERVE_MS = 3_000;
+/**
+ * The share of the time left before the caller's deadline that a query may spend waiting: the rest
+ * is the search's, which runs while the loading goes on beside it (seconds on a loaded machine).
+ */
+export const NEIGHBOURS_WAIT_SHARE = 0.5;
 
 /**
  * How long a query may wait for the neighbours: NEIGHBOURS_READY_WAIT_MS, but never so long that the
@@ -183,7 +186,7 @@ export const NEIGHBOURS_WAIT_RESERVE_MS = 3_000;
  */
 export function neighboursWaitMs(nowMs: number, deadline: Date | undefined): number {
   if (!deadline) return NEIGHBOURS_READY_WAIT_MS;
-  return Math.max(0, Math.min(NEIGHBOURS_READY_WAIT_MS, deadline.getTime() - nowMs - NEIGHBOURS_WAIT_RESERVE_MS));
+  return Math.max(0, Math.min(NEIGHBOURS_READY_WAIT_MS, Math.floor((deadline.getTime() - nowMs) * NEIGHBOURS_WAIT_SHARE)));
 }
 
 /** The most words of an index compared with a query's words (semantic neighbours). */

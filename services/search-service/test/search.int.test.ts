@@ -373,6 +373,9 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
         clock,
       });
       const client = createSearchClient(cut.address);
+      // A fresh service's first query starts loading the word neighbours beside it: a minute, not
+      // a client's 10 s default, on two cores shared with other suites.
+      const patient = { ...ctx, deadline: new Date(Date.now() + 60_000) };
       try {
         const video = newId();
         await index.createVideo(ctx, {
@@ -382,7 +385,7 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
           extractors_run: ALL_OPTIONS,
           media_blob_key: '',
         });
-        await client.ingestSegments(ctx, {
+        await client.ingestSegments(patient, {
           index_id: indexId,
           video_id: video,
           segments: [
@@ -390,13 +393,13 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
             { start: 0, end: 4, modality: 'visual', labels: ['boat'], vector: axisVector('blue'), vector_model: 'clip' },
           ],
         });
-        const page = await client.search(ctx, {
+        const page = await client.search(patient, {
           index_id: indexId,
           query_text: 'zanzibar boat',
           search_options: ['visual', 'text_in_video'],
         });
         expect(page.clips.map((c) => c.video_id)).toEqual([video]);
-        const image = client.search(ctx, {
+        const image = client.search(patient, {
           index_id: indexId,
           query_media: { media_type: 'image', data: await solidPng({ r: 10, g: 10, b: 250 }) },
           search_options: ['visual'],

@@ -6,7 +6,6 @@ import {
   createSearch,
   neighboursWaitMs,
   NEIGHBOURS_READY_WAIT_MS,
-  NEIGHBOURS_WAIT_RESERVE_MS,
   type IndexDirectory,
   type IndexInfo,
   type SearchParams,
@@ -19,8 +18,8 @@ describe('neighboursWaitMs', () => {
   it.each([
     ['no deadline: the whole wait', undefined, NEIGHBOURS_READY_WAIT_MS],
     ['a far deadline: the whole wait', now + 60_000, NEIGHBOURS_READY_WAIT_MS],
-    ["a gRPC client's 10 s default: what leaves the search its reserve", now + 10_000, 10_000 - NEIGHBOURS_WAIT_RESERVE_MS],
-    ['a deadline inside the reserve: no wait', now + 1_000, 0],
+    ['the gateway’s 30 s: 15 s, 15 s left for the search', now + 30_000, 15_000],
+    ["a gRPC client's 10 s default: half of it, the other half the search's", now + 10_000, 5_000],
     ['a deadline passed: no wait', now - 5_000, 0],
   ])('%s', (_name, deadline, expected) => {
     expect(neighboursWaitMs(now, deadline === undefined ? undefined : new Date(deadline))).toBe(expected);
