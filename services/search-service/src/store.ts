@@ -266,10 +266,11 @@ export function createSegmentStore(db: Database): SegmentStore {
       // The 512-d HNSW index is a partial expression index: the query must use the same expression.
       const distance = vector.length === 512 ? `(v.embedding::vector(512)) <=> $4::vector(512)` : `v.embedding <=> $4::vector`;
       const rows = await db.withTx(async (tx) => {
-        await tx.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [
+        // One round trip for both settings (iterative_scan is unknown to pgvector before 0.8).
+        const iterative = iterativeScans ? `, set_config('hnsw.iterative_scan', 'strict_order', true)` : '';
+        await tx.query(`SELECT set_config('hnsw.ef_search', $1, true)${iterative}`, [
           String(Math.min(HNSW_MAX_EF_SEARCH, Math.max(HNSW_DEFAULT_EF_SEARCH, limit))),
         ]);
-        if (iterativeScans) await tx.query(`SELECT set_config('hnsw.iterative_scan', 'strict_order', true)`);
         const result = await tx.query<HitRow & { similarity: number }>(
           `SELECT ${HIT_COLUMNS}, 1 - (${distance}) AS similarity
            FROM segment_vectors v JOIN segments s ON s.id = v.segment_id AND s.modality = v.modality

@@ -223,12 +223,13 @@ export function scenesOf(
   step: number,
   duration: number,
 ): VisualScene[] {
-  const scenes: (VisualScene & { clear: Set<string> })[] = [];
+  // Labels seen clearly on some frame, per scene: a scene's tentative labels are the rest, at the end.
+  const scenes: (Omit<VisualScene, 'tentativeLabels'> & { clear: Set<string> })[] = [];
   for (const o of observations) {
     let current = scenes[scenes.length - 1];
     if (o.changed || !current) {
       if (current) current.end = round2(o.timeSec);
-      current = { start: round2(o.timeSec), end: 0, labels: [], tentativeLabels: [], keyframeSec: o.timeSec, clear: new Set() };
+      current = { start: round2(o.timeSec), end: 0, labels: [], keyframeSec: o.timeSec, clear: new Set() };
       scenes.push(current);
     }
     current.end = round2(Math.min(duration, o.timeSec + step));
