@@ -238,3 +238,59 @@ describe('the outbound HTTP client', () => {
     });
   });
 });
+
+/**
+ * A server that closes the connection after its answer, read by a caller that starts late: when the
+ * body's last bytes fill the reader's buffer, undici's parser is paused as the connection ends.
+ * Undici 7 failed an assertion there, in a socket handler no caller can catch, and the process
+ * died (nodejs/undici#5360, fixed in 8.x, which needs Node 22.19): patches/undici+7.30.2.patch.
+ */
+describe('a connection that ends while the body waits for its reader', () => {
+  let server: TcpServer;
+  let base: string;
+
+  beforeAll(async () => {
+    server = createTcpServer((socket) => {
+      socket.once('data', (request) => {
+        const [, path = ''] = /^GET (\S+)/.exec(request.toString()) ?? [];
+        const [, framing = '', size = '0'] = path.split('/');
+        const body = Buffer.alloc(Number(size), 'v');
+        const head: Record<string, string> = {
+          length: `Content-Length: ${body.length}\r\n`,
+          eof: '',
+          truncated: `Content-Length: ${body.length + 10}\r\n`,
+        };
+        socket.write(`HTTP/1.1 200 OK\r\n${head[framing] ?? ''}Connection: close\r\n\r\n`);
+        socket.end(body);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  /** Reads the body once it has all arrived: what was read, or the error that ended the reading. */
+  const readLate = async (path: string): Promise<number | string> => {
+    const response = await send({ url: new URL(path, base), deadlines: { connectMs: 2_000, idleMs: 5_000 } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    let read = 0;
+    try {
+      for await (const chunk of response.body) read += (chunk as Buffer).length;
+      return read;
+    } catch (error) {
+      return (response.explain(error) as { code?: string }).code ?? String(error);
+    }
+  };
+
+  // Around the reader's 64 KiB buffer, where the pause falls on the body's last bytes.
+  const sizes = [1_000, 65_536, 65_537, 100_000, 300_000];
+  it.each(sizes)('a body of %i bytes with a length arrives whole', async (size) => {
+    expect(await readLate(`/length/${size}`)).toBe(size);
+  });
+  it.each(sizes)('a body of %i bytes that lasts until the connection ends arrives whole', async (size) => {
+    expect(await readLate(`/eof/${size}`)).toBe(size);
+  });
+  it.each(sizes)('a body of %i bytes cut short of its length is an error, not a whole body', async (size) => {
+    expect(await readLate(`/truncated/${size}`)).toBe('UND_ERR_RES_CONTENT_LENGTH_MISMATCH');
+  });
+});
