@@ -39,6 +39,7 @@ export default tseslint.config(
   {
     // libs/media/src/tools.ts: FFMPEG_PATH/FFPROBE_PATH locate binaries like PATH does, and children inherit the environment.
     // libs/models/src/speech/pocketsphinx.ts: pocketsphinx_continuous is found on PATH.
+    // libs/testing/src/npm-start.ts: the server it starts inherits the environment, as from a shell.
     files: [
       '**/src/main.ts',
       'libs/core/src/**',
@@ -47,6 +48,7 @@ export default tseslint.config(
       'libs/db/src/testing.ts',
       'libs/media/src/tools.ts',
       'libs/models/src/speech/pocketsphinx.ts',
+      'libs/testing/src/npm-start.ts',
     ],
     rules: { 'no-restricted-properties': 'off' },
   },

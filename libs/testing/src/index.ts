@@ -41,3 +41,4 @@ export {
   type SpeechLabel,
 } from './speech';
 export { waitFor } from './wait';
+export { startNpmStart, EMBEDDED_MAIN, type NpmStart } from './npm-start';

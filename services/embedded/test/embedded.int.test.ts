@@ -2,66 +2,21 @@
  * `npm start` as a person runs it: the built embedded server in its own process, on a fresh data
  * folder. Requires the build (npm test builds first).
  */
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { textScenesVideo } from '@vus/testing';
+import { execFile } from 'node:child_process';
+import { startNpmStart, textScenesVideo, type NpmStart } from '@vus/testing';
 import { existsSync, mkdtempSync, openAsBlob, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 const ROOT = resolve(__dirname, '../../..');
-const MAIN = join(ROOT, 'services/embedded/dist/main.js');
 const KEYS_CLI = join(ROOT, 'services/gateway/dist/cli/keys.js');
 
 // Each start opens one PGlite (WASM PostgreSQL) per service: slow on a busy 2-core machine.
 jest.setTimeout(120_000);
 
-interface Running {
-  child: ChildProcess;
-  baseUrl: string;
-  apiKey: string | undefined;
-  output: () => string;
-}
-
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-});
-
-function start(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', VUS_BOOTSTRAP_API_KEY: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  return new Promise((resolvePromise, reject) => {
-    const fail = (error: Error) => {
-      clearInterval(poll);
-      clearTimeout(timer);
-      reject(error);
-    };
-    const timer = setTimeout(() => fail(new Error(`no start-up within 60 s:\n${out}`)), 60_000);
-    child.on('exit', (code) => fail(new Error(`exited ${code}:\n${out}`)));
-    const poll = setInterval(() => {
-      const base = /^Base URL: (\S+)$/m.exec(out);
-      if (!base || !/^Data: /m.test(out)) return;
-      clearInterval(poll);
-      clearTimeout(timer);
-      child.removeAllListeners('exit');
-      resolvePromise({ child, baseUrl: base[1]!, apiKey: /^API key: (\S+)$/m.exec(out)?.[1], output: () => out });
-    }, 50);
-  });
-}
-
-function stop(running: Running): Promise<number | null> {
-  return new Promise((resolvePromise) => {
-    running.child.on('exit', (code) => resolvePromise(code));
-    running.child.kill('SIGINT');
-  });
-}
+const start = (dataDir: string, env: Record<string, string> = {}) => startNpmStart({ DATA_DIR: dataDir, ...env });
+const stop = (running: NpmStart) => running.stop();
 
 const keysCli = (dataDir: string, ...args: string[]) =>
   promisify(execFile)(process.execPath, [KEYS_CLI, ...args], {

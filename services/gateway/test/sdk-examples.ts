@@ -1,19 +1,38 @@
 /**
  * Runs an official 1.x SDK example (node_modules/twelvelabs-js/examples/<file>) as written: its
- * TwelveLabs client from API_KEY and TWELVELABS_BASE_URL, its own assets (its __dirname is the
- * examples folder), its own polling. The only edits are the ones a user makes before running it
- * (`replacements`: an index id for its placeholder, local URLs for remote media, since tests never
- * reach the network; a remote URL left over is an error). The example's promise is kept so the
- * test knows when it is done, and what it printed is returned.
+ * TwelveLabs client from API_KEY and TWELVELABS_BASE_URL, its assets (its __dirname is the
+ * examples folder, or one with some of its assets swapped for local media), its own polling. The
+ * only edits are the ones a user makes before running it (`replacements`: an index id for its
+ * placeholder, local URLs for remote media, since tests never reach the network; a remote URL left
+ * over is an error). The example's promise is kept so the test knows when it is done, and what it
+ * printed is returned.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TwelveLabs } from 'twelvelabs-js';
 import ts from 'typescript';
 
 export const SDK_EXAMPLES_DIR = join(dirname(require.resolve('twelvelabs-js/package.json')), 'examples');
 
-export async function runSdkExample(file: string, replacements: readonly (readonly [string, string])[] = []): Promise<string[]> {
+/**
+ * A folder to run the examples from (their __dirname) whose assets/ is the SDK's, but for the files
+ * `swapped` names (asset name to local file): the SDK's own video is 160 s, and an example that
+ * embeds it whole spends minutes on what a shorter cut of it shows as well.
+ */
+export function sdkExamplesWithAssets(swapped: Readonly<Record<string, string>>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'vus-sdk-examples-'));
+  mkdirSync(join(dir, 'assets'));
+  for (const name of readdirSync(join(SDK_EXAMPLES_DIR, 'assets')))
+    symlinkSync(swapped[name] ?? join(SDK_EXAMPLES_DIR, 'assets', name), join(dir, 'assets', name));
+  return dir;
+}
+
+export async function runSdkExample(
+  file: string,
+  replacements: readonly (readonly [string, string])[] = [],
+  dir: string = SDK_EXAMPLES_DIR,
+): Promise<string[]> {
   let source = readFileSync(join(SDK_EXAMPLES_DIR, file), 'utf8');
   for (const [from, to] of replacements) source = source.split(from).join(to);
   if (/https?:\/\/(?!127\.0\.0\.1)/.test(source)) throw new Error(`${file} still names a remote URL`);
@@ -28,7 +47,7 @@ export async function runSdkExample(file: string, replacements: readonly (readon
   const exports: { done?: Promise<void> } = {};
   // The module wrapper Node itself gives a CommonJS file.
   const ModuleFunction = Object.getPrototypeOf(function () {}).constructor as new (...args: string[]) => (...values: unknown[]) => void;
-  new ModuleFunction('exports', 'require', '__dirname', 'console', code)(exports, require, SDK_EXAMPLES_DIR, console);
+  new ModuleFunction('exports', 'require', '__dirname', 'console', code)(exports, require, dir, console);
   try {
     await exports.done;
   } catch (error) {
