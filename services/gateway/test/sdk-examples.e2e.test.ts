@@ -6,8 +6,9 @@
  *
  * Local media only (tests never reach the network): the examples' remote URLs are the same files
  * served on loopback (the server is told FETCH_ALLOW_HOSTS=127.0.0.1, as an operator would), and
- * their assets/example.mp4 (160 s of news footage) is its first 30 s for the embeddings, which
- * embed it three times over (sync, task, legacy task) and show nothing more on all of it.
+ * their assets/example.mp4 (160 s of news footage) is its first 15 s for the embeddings (three
+ * clips of 6 s, the news anchor and the first aerial shot, speech throughout), which embed it
+ * three times over (sync, task, legacy task) and show nothing more on all of it.
  *
  * Search indexes the first 60 s of that footage through the real worker with everything a v1.3
  * index sees: frames (detector, OCR, the bundled concept embedding) and speech (the bundled
@@ -25,7 +26,7 @@ import { join } from 'node:path';
 import { TwelveLabs } from 'twelvelabs-js';
 import { pointSdkExamplesAt, printedUnder, runSdkExample, sdkExamplesWithAssets, SDK_EXAMPLES_DIR } from './sdk-examples';
 
-const EMBED_VIDEO_SEC = 30;
+const EMBED_VIDEO_SEC = 15;
 const SEARCH_VIDEO_SEC = 60;
 /** The examples' clip length (the API's default video_clip_length). */
 const CLIP_SEC = 6;
@@ -39,7 +40,7 @@ const missingSpeech = missingPocketSphinx(POCKETSPHINX_DEFAULTS);
 
 let server: NpmStart;
 let dataDir: string;
-/** The examples' folder, with the 30 s cut as assets/example.mp4. */
+/** The examples' folder, with the 15 s cut as assets/example.mp4. */
 let examplesDir: string;
 let embedVideo: string;
 let files: FileServer;
