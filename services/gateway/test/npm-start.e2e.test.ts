@@ -1,29 +1,45 @@
 /*
- * The official 1.x SDK's own embeddings and search examples (twelvelabs-js examples/embed.ts,
- * examples/embed_legacy.ts and examples/search.ts, from the npm tarball) run as written against
- * `npm start`: the built embedded server in a process of its own on a fresh data folder, its first
- * API key, a TwelveLabs client from API_KEY and TWELVELABS_BASE_URL, the examples' own polling.
+ * `npm start` end to end, with the official SDKs: the built embedded server in a process of its
+ * own on a fresh data folder, its first API key, TwelveLabs clients from API_KEY and
+ * TWELVELABS_BASE_URL.
  *
- * Local media only (tests never reach the network): the examples' remote URLs are the same files
- * served on loopback (the server is told FETCH_ALLOW_HOSTS=127.0.0.1, as an operator would), and
- * their assets/example.mp4 (160 s of news footage) is its first 15 s for the embeddings (three
- * clips of 6 s, the news anchor and the first aerial shot, speech throughout), which embed it
- * three times over (sync, task, legacy task) and show nothing more on all of it.
+ * The 1.x SDK's own embeddings and search examples (twelvelabs-js examples/embed.ts,
+ * examples/embed_legacy.ts and examples/search.ts, from the npm tarball) run as written, with their
+ * own polling. Local media only (tests never reach the network): the examples' remote URLs are the
+ * same files served on loopback (the server is told FETCH_ALLOW_HOSTS=127.0.0.1, as an operator
+ * would), and their assets/example.mp4 (160 s of news footage) is its first 15 s for the
+ * embeddings (three clips of 6 s, the news anchor and the first aerial shot, speech throughout),
+ * which embed it three times over (sync, task, legacy task) and show nothing more on all of it.
  *
  * Search indexes the first 60 s of that footage through the real worker with everything a v1.3
  * index sees: frames (detector, OCR, the bundled concept embedding) and speech (the bundled
  * PocketSphinx): a news anchor, the derailment seen from the air, a correspondent. Each of the
  * example's five searches must print clips: grouped, ungrouped, semantic transcription, by image
- * (its search_sample.png, a frame of the footage) and text + image (where both hold). On a machine
+ * (its search_sample.png, a frame of the footage) and text + image (where both hold). The speech
+ * (issue 22) is checked on the same video against key words labelled once (@vus/testing
+ * speechFixture, fixtures/speech-labels.json; five of the six are said in these 60 s): the
+ * transcription, and conversation search from the 0.x SDK (v1.2), each within 1.5 s of its time.
+ * The recogniser itself is checked on all 160 s in libs/models pocketsphinx.int. On a machine
  * without PocketSphinx the search part is one skipped test that names it.
  */
 import { probe } from '@vus/media';
 import { missingPocketSphinx, POCKETSPHINX_DEFAULTS } from '@vus/models';
-import { serveFiles, speechFixture, speechFixtureExcerpt, startNpmStart, type FileServer, type NpmStart } from '@vus/testing';
+import {
+  labelsFound,
+  serveFiles,
+  speechFixture,
+  speechFixtureExcerpt,
+  SPEECH_LABEL_TOLERANCE_SEC,
+  startNpmStart,
+  type FileServer,
+  type NpmStart,
+  type SpeechLabel,
+} from '@vus/testing';
 import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TwelveLabs } from 'twelvelabs-js';
+import { TwelveLabs as TwelveLabsV0 } from 'twelvelabs-js-v0';
 import { pointSdkExamplesAt, printedUnder, runSdkExample, sdkExamplesWithAssets, SDK_EXAMPLES_DIR } from './sdk-examples';
 
 const EMBED_VIDEO_SEC = 15;
@@ -143,6 +159,7 @@ if (missingSpeech) {
   it.skip(`the SDK's search example: skipped, ${missingSpeech}`, () => undefined);
 } else {
   describe("twelvelabs-js 1.x's own examples/search.ts, as written, against npm start, on the example's footage", () => {
+    let indexId: string;
     let videoId: string;
     let printed: string[];
 
@@ -153,11 +170,12 @@ if (missingSpeech) {
         indexName: 'search example',
         models: [{ modelName: 'marengo3.0', modelOptions: ['visual', 'audio'] }],
       });
-      const created = await client.tasks.create({ indexId: index.id!, videoFile: createReadStream(footage) });
+      indexId = index.id!;
+      const created = await client.tasks.create({ indexId, videoFile: createReadStream(footage) });
       const done = await client.tasks.waitForDone(created.id!, { sleepInterval: 1 });
       expect(done.status).toBe('ready');
       videoId = created.videoId!;
-      printed = await runSdkExample('search.ts', [['<YOUR_INDEX_ID>', index.id!]], SDK_EXAMPLES_DIR);
+      printed = await runSdkExample('search.ts', [['<YOUR_INDEX_ID>', indexId]], SDK_EXAMPLES_DIR);
     }, 1_200_000);
 
     it('"A man talking", grouped by video: the one video, with a few moments rather than one-second slices', () => {
@@ -196,6 +214,47 @@ if (missingSpeech) {
       expectMoments(clips, videoId);
       // The aerial shots (about 10–25 s) and the correspondent beside them (from about 45 s).
       for (const clip of clips) expect((clip.start >= 9 && clip.end <= 26) || clip.start >= 44).toBe(true);
+    });
+
+    describe('speech without subtitles, recognised by the bundled PocketSphinx', () => {
+      /** The labelled key words said within the footage. */
+      const labels = speechFixture('twelvelabs-example').labels.filter(
+        (label) => label.time < SEARCH_VIDEO_SEC - SPEECH_LABEL_TOLERANCE_SEC,
+      );
+      /** The clip holds the labelled moment, give or take the tolerance. */
+      const expectAt = (clip: { start?: number; end?: number } | undefined, label: SpeechLabel) => {
+        expect(clip).toBeDefined();
+        expect(clip!.start! - SPEECH_LABEL_TOLERANCE_SEC).toBeLessThanOrEqual(label.time);
+        expect(clip!.end! + SPEECH_LABEL_TOLERANCE_SEC).toBeGreaterThanOrEqual(label.time);
+      };
+
+      it('the transcription holds every labelled key word within 1.5 s of its time', async () => {
+        const video = await new TwelveLabs({ apiKey: server.apiKey! }).indexes.videos.retrieve(indexId, videoId, { transcription: true });
+        const lines = (video.transcription ?? []).map((t) => ({ start: t.start!, end: t.end!, text: t.value! }));
+        expect(labels.length).toBe(5);
+        expect(lines.length).toBeGreaterThan(8);
+        expect(labelsFound(lines, labels)).toEqual(labels);
+      });
+
+      it.each(['semantic', 'exact_match'] as const)(
+        'conversation search (twelvelabs-js 0.2.8, v1.2), %s: each labelled moment comes first',
+        async (conversationOption) => {
+          // The 0.x SDK appends /v1.2 to the base URL it reads.
+          const v13 = process.env.TWELVELABS_BASE_URL;
+          process.env.TWELVELABS_BASE_URL = server.baseUrl;
+          try {
+            const client = new TwelveLabsV0({ apiKey: server.apiKey!, version: 'v1.2' });
+            for (const label of labels) {
+              const result = await client.search.query({ indexId, queryText: label.words, options: ['conversation'], conversationOption });
+              const [top] = result.data as { videoId?: string; start?: number; end?: number }[];
+              expect({ label: label.words, videoId: top?.videoId }).toEqual({ label: label.words, videoId });
+              expectAt(top, label);
+            }
+          } finally {
+            process.env.TWELVELABS_BASE_URL = v13;
+          }
+        },
+      );
     });
   });
 }
