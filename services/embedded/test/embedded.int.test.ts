@@ -3,7 +3,7 @@
  * folder. Requires the build (npm test builds first).
  */
 import { execFile } from 'node:child_process';
-import { startNpmStart, textScenesVideo, type NpmStart } from '@vus/testing';
+import { startNpmStart, textScenesVideo } from '@vus/testing';
 import { existsSync, mkdtempSync, openAsBlob, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,7 +16,6 @@ const KEYS_CLI = join(ROOT, 'services/gateway/dist/cli/keys.js');
 jest.setTimeout(120_000);
 
 const start = (dataDir: string, env: Record<string, string> = {}) => startNpmStart({ DATA_DIR: dataDir, ...env });
-const stop = (running: NpmStart) => running.stop();
 
 const keysCli = (dataDir: string, ...args: string[]) =>
   promisify(execFile)(process.execPath, [KEYS_CLI, ...args], {
@@ -50,13 +49,13 @@ describe('embedded mode', () => {
 
     // A second server on the same data folder is refused.
     await expect(start(dataDir)).rejects.toThrow(/Another server/);
-    expect(await stop(first)).toBe(0);
+    expect(await first.stop()).toBe(0);
 
     const second = await start(dataDir);
     expect(second.apiKey).toBeUndefined();
     const listed = await fetch(`${second.baseUrl}/v1.2/indexes`, { headers: { 'x-api-key': first.apiKey! } });
     expect(((await listed.json()) as { data: { index_name: string }[] }).data.map((i) => i.index_name)).toEqual(['kept']);
-    expect(await stop(second)).toBe(0);
+    expect(await second.stop()).toBe(0);
   });
 
   it('uses VUS_BOOTSTRAP_API_KEY when set, and never prints it or any part of it; keeps a webhook secret key', async () => {
@@ -71,7 +70,7 @@ describe('embedded mode', () => {
     expect(listed).not.toContain('Zq7X');
     // Webhook signing secrets are encrypted under a key kept beside the admin token, owner-only.
     expect(statSync(join(dataDir, 'webhook-secret-key')).mode & 0o777).toBe(0o600);
-    expect(await stop(running)).toBe(0);
+    expect(await running.stop()).toBe(0);
   });
 
   it('indexes an uploaded video in the same process (blob folder and worker under DATA_DIR)', async () => {
@@ -113,7 +112,7 @@ describe('embedded mode', () => {
     for (let i = 0; i < 100 && filesLeft().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
     expect(filesLeft()).toEqual([]);
     expect((await fetch(video.hls.video_url)).status).toBe(404);
-    expect(await stop(running)).toBe(0);
+    expect(await running.stop()).toBe(0);
   });
 
   it('refuses to start with invalid configuration, naming it', async () => {

@@ -40,7 +40,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TwelveLabs } from 'twelvelabs-js';
 import { TwelveLabs as TwelveLabsV0 } from 'twelvelabs-js-v0';
-import { pointSdkExamplesAt, printedUnder, runSdkExample, sdkExamplesWithAssets, SDK_EXAMPLES_DIR } from './sdk-examples';
+import { pointSdkExamplesAt, printedUnder, runSdkExample, sdkExamplesWithAssets } from './sdk-examples';
 
 const EMBED_VIDEO_SEC = 15;
 const SEARCH_VIDEO_SEC = 60;
@@ -53,12 +53,16 @@ const REMOTE_MEDIA: readonly [string, string][] = [
   ['https://github.com/twelvelabs-io/twelvelabs-python/raw/refs/heads/main/examples/assets/audio_sample.mp3', 'audio_sample.mp3'],
 ];
 const missingSpeech = missingPocketSphinx(POCKETSPHINX_DEFAULTS);
+/** The SDK's assets/example.mp4, with its labelled key words. */
+const FOOTAGE = speechFixture('twelvelabs-example');
 
 let server: NpmStart;
 let dataDir: string;
 /** The examples' folder, with the 15 s cut as assets/example.mp4. */
 let examplesDir: string;
 let embedVideo: string;
+/** 6 s clips per option of the embeddings' video. */
+let embedClips: number;
 let files: FileServer;
 let restoreEnvironment: (() => void) | undefined;
 
@@ -66,8 +70,9 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'vus-sdk-examples-data-'));
   [server, embedVideo] = await Promise.all([
     startNpmStart({ DATA_DIR: dataDir, FETCH_ALLOW_HOSTS: '127.0.0.1' }, 120_000),
-    speechFixtureExcerpt(speechFixture('twelvelabs-example'), EMBED_VIDEO_SEC),
+    speechFixtureExcerpt(FOOTAGE, EMBED_VIDEO_SEC),
   ]);
+  embedClips = Math.ceil((await probe(embedVideo)).durationSec / CLIP_SEC);
   examplesDir = sdkExamplesWithAssets({ 'example.mp4': embedVideo });
   files = await serveFiles(Object.fromEntries(REMOTE_MEDIA.map(([, name]) => [name, join(examplesDir, 'assets', name)])));
   restoreEnvironment = pointSdkExamplesAt(server.baseUrl, server.apiKey!);
@@ -91,7 +96,6 @@ describe("twelvelabs-js 1.x's own embeddings examples, as written, against npm s
   /** The embeddings lines the examples print: `Embedding: [a, b, …...] (total: n values)` and `  embeddings: […]`. */
   const vectorsIn = (lines: readonly string[]) =>
     lines.filter((line) => /^\s*(Embedding|embeddings): \[-?\d/.test(line)).map((line) => Number(/total: (\d+) values/.exec(line)?.[1]));
-  const clipsOf = async (file: string) => Math.ceil((await probe(file)).durationSec / CLIP_SEC);
 
   it('examples/embed.ts: text, image (URL, base64), audio, video (sync), then video and audio tasks until ready', async () => {
     const printed = await runExample('embed.ts');
@@ -109,7 +113,7 @@ describe("twelvelabs-js 1.x's own embeddings examples, as written, against npm s
       expect.arrayContaining(['Embedding option: visual', 'Embedding option: audio', 'Embedding scope: clip', 'Embedding scope: asset']),
     );
     expect(printed).toEqual(expect.arrayContaining(['Video embedding done: ready', 'Audio embedding done: ready']));
-    expect(vectorsIn(after('Video embedding done: ready')).length).toBeGreaterThan(2 * (await clipsOf(embedVideo)));
+    expect(vectorsIn(after('Video embedding done: ready')).length).toBeGreaterThan(2 * embedClips);
     expect(vectorsIn(after('Audio embedding done: ready')).length).toBeGreaterThan(1);
   }, 1_200_000);
 
@@ -119,7 +123,7 @@ describe("twelvelabs-js 1.x's own embeddings examples, as written, against npm s
     for (const title of ['Created text embedding', 'Created image embedding', 'Created audio embedding'])
       expect(vectorsIn(after(title))[0]).toBe(512);
     expect(printed).toContain('Embedding done: ready');
-    expect(vectorsIn(after('Embedding done: ready')).length).toBe(2 * (await clipsOf(embedVideo)));
+    expect(vectorsIn(after('Embedding done: ready')).length).toBe(2 * embedClips);
   }, 1_200_000);
 });
 
@@ -164,7 +168,7 @@ if (missingSpeech) {
     let printed: string[];
 
     beforeAll(async () => {
-      const footage = await speechFixtureExcerpt(speechFixture('twelvelabs-example'), SEARCH_VIDEO_SEC);
+      const footage = await speechFixtureExcerpt(FOOTAGE, SEARCH_VIDEO_SEC);
       const client = new TwelveLabs({ apiKey: server.apiKey! });
       const index = await client.indexes.create({
         indexName: 'search example',
@@ -175,7 +179,7 @@ if (missingSpeech) {
       const done = await client.tasks.waitForDone(created.id!, { sleepInterval: 1 });
       expect(done.status).toBe('ready');
       videoId = created.videoId!;
-      printed = await runSdkExample('search.ts', [['<YOUR_INDEX_ID>', indexId]], SDK_EXAMPLES_DIR);
+      printed = await runSdkExample('search.ts', [['<YOUR_INDEX_ID>', indexId]]);
     }, 1_200_000);
 
     it('"A man talking", grouped by video: the one video, with a few moments rather than one-second slices', () => {
@@ -218,9 +222,7 @@ if (missingSpeech) {
 
     describe('speech without subtitles, recognised by the bundled PocketSphinx', () => {
       /** The labelled key words said within the footage. */
-      const labels = speechFixture('twelvelabs-example').labels.filter(
-        (label) => label.time < SEARCH_VIDEO_SEC - SPEECH_LABEL_TOLERANCE_SEC,
-      );
+      const labels = FOOTAGE.labels.filter((label) => label.time < SEARCH_VIDEO_SEC - SPEECH_LABEL_TOLERANCE_SEC);
       /** The clip holds the labelled moment, give or take the tolerance. */
       const expectAt = (clip: { start?: number; end?: number } | undefined, label: SpeechLabel) => {
         expect(clip).toBeDefined();

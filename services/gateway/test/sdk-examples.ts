@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import type { TwelveLabs } from 'twelvelabs-js';
 import ts from 'typescript';
 
-export const SDK_EXAMPLES_DIR = join(dirname(require.resolve('twelvelabs-js/package.json')), 'examples');
+const SDK_EXAMPLES_DIR = join(dirname(require.resolve('twelvelabs-js/package.json')), 'examples');
 
 /**
  * A folder to run the examples from (their __dirname) whose assets/ is the SDK's, but for the files
