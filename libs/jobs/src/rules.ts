@@ -86,3 +86,40 @@ export function orgsKeptOut(runningOrgs: readonly string[], concurrency: number)
   if (concurrency < 2 || free !== 1) return [];
   return [...new Set(runningOrgs)].sort();
 }
+
+/** One organization's first due job of a kind, as a claim sees it. */
+export interface ClaimCandidate {
+  id: string;
+  orgId: string;
+  runAt: Date;
+  /** Jobs of the organization running now (the claim's kinds, in every runner). */
+  running: number;
+  /** When a job of the organization (this kind) was last claimed; null: never, or so long ago that it was pruned. */
+  lastClaimedAt: Date | null;
+}
+
+export interface ClaimLimits {
+  /** Organizations not to take a job of (the runner's last free slot; see orgsKeptOut). */
+  keptOut?: readonly string[] | undefined;
+  /** At most this many running jobs per organization. */
+  perOrgLimit?: number | undefined;
+}
+
+/**
+ * The job a claim takes, round robin between organizations: the organization with the fewest jobs
+ * running, then the one whose turn came longest ago (never first), then the job due first. So a
+ * second organization's job is next once the current one ends, however many jobs the first one
+ * queued before it (a FIFO would run all of those first).
+ */
+export function nextToClaim(candidates: readonly ClaimCandidate[], limits: ClaimLimits = {}): ClaimCandidate | undefined {
+  const keptOut = new Set(limits.keptOut ?? []);
+  const allowed = candidates.filter((c) => !keptOut.has(c.orgId) && (limits.perOrgLimit === undefined || c.running < limits.perOrgLimit));
+  return allowed.reduce<ClaimCandidate | undefined>((best, c) => (!best || claimOrder(c, best) < 0 ? c : best), undefined);
+}
+
+/** Negative when `a` goes before `b` (see nextToClaim). */
+function claimOrder(a: ClaimCandidate, b: ClaimCandidate): number {
+  const turn = (c: ClaimCandidate) => (c.lastClaimedAt === null ? Number.NEGATIVE_INFINITY : c.lastClaimedAt.getTime());
+  const compare = (x: number | string, y: number | string) => (x < y ? -1 : x > y ? 1 : 0);
+  return compare(a.running, b.running) || compare(turn(a), turn(b)) || compare(a.runAt.getTime(), b.runAt.getTime()) || compare(a.id, b.id);
+}

@@ -2,7 +2,7 @@ import { newId } from '@vus/core';
 import { currentTraceparent } from '@vus/telemetry';
 import type { Database, Queryable } from '@vus/db';
 import { join } from 'node:path';
-import type { JobState } from './rules';
+import { nextToClaim, type ClaimCandidate, type ClaimLimits, type JobState } from './rules';
 
 /** Every service that runs background jobs applies these beside its own migrations (before them). */
 export const JOBS_MIGRATIONS = {
@@ -99,19 +99,16 @@ export function leaseHeldSql(kind: string, subject: string, owner: string, now: 
             AND j.state = 'running' AND j.lease_owner = ${owner} AND j.lease_expires_at > ${now})`;
 }
 
-export interface ClaimOptions {
-  /** Organizations not to take a job of (the runner's last free slot; see orgsKeptOut). */
-  keptOut?: readonly string[];
-  /** At most this many running jobs (of these kinds, in every worker) per organization. */
-  perOrgLimit?: number | undefined;
-}
+/** Organizations kept out of a claim and the per-organization cap (rules.ts ClaimLimits). */
+export type ClaimOptions = ClaimLimits;
 
 /** The queue's own statements: claims, heartbeats and the end of each run. */
 export interface JobStore {
   /**
    * Takes a due job of one of `kinds` (queued, or running under an expired lease: a takeover),
-   * from the organization with the fewest running jobs, then the job due first; leases it to
-   * `owner` until `now + leaseMs` and counts the attempt. Concurrent claimers never get the same job.
+   * round robin between organizations (rules.ts nextToClaim: the fewest running, then the turn
+   * longest ago, then the job due first); leases it to `owner` until `now + leaseMs` and counts
+   * the attempt. Concurrent claimers never get the same job.
    */
   claim(owner: string, kinds: readonly string[], now: Date, leaseMs: number, options?: ClaimOptions): Promise<ClaimedJob | undefined>;
   /** Extends the lease; false when `owner` no longer holds it (taken over, cancelled, finished). */
@@ -141,7 +138,7 @@ export function createJobStore(db: Database): JobStore {
     async claim(owner, kinds, now, leaseMs, options = {}) {
       return db.withTx(async (tx) => {
         await tx.query(CLAIM_LOCK_SQL);
-        const { rows } = await tx.query<JobRow>(
+        const { rows: candidates } = await tx.query<ClaimCandidate & Record<string, unknown>>(
           `WITH RECURSIVE heads AS (
              -- Each organization with unfinished jobs of each kind, walked along jobs_org_due (a
              -- skip scan: one index probe per organization).
@@ -156,26 +153,33 @@ export function createJobStore(db: Database): JobStore {
              SELECT org_id, count(*)::int AS n FROM jobs
              WHERE kind = ANY($1::text[]) AND state = 'running' AND lease_expires_at > $2
              GROUP BY org_id
-           ), candidates AS (
-             -- Each organization's first due job that nobody holds (queued, or its lease expired).
-             SELECT c.id, c.org_id, c.run_at FROM heads h, LATERAL (
-               SELECT j.id, j.org_id, j.run_at FROM jobs j
-               WHERE j.kind = h.kind AND j.org_id = h.org_id AND j.state IN ('queued', 'running') AND j.run_at <= $2
-                 AND (j.state = 'queued' OR j.lease_expires_at <= $2)
-               ORDER BY j.run_at, j.id LIMIT 1
-             ) c
-             WHERE h.org_id IS NOT NULL AND NOT (h.org_id = ANY($3::text[]))
-           ), next AS (
-             SELECT c.id FROM candidates c LEFT JOIN running r ON r.org_id = c.org_id
-             WHERE $4::int IS NULL OR coalesce(r.n, 0) < $4
-             ORDER BY coalesce(r.n, 0), c.run_at, c.id
-             LIMIT 1
            )
-           UPDATE jobs SET state = 'running', lease_owner = $5, lease_expires_at = $6, attempts = attempts + 1, updated_at = $2
-           FROM next
-           WHERE jobs.id = next.id AND (jobs.state = 'queued' OR jobs.lease_expires_at <= $2)
+           -- Each organization's first due job that nobody holds (queued, or its lease expired),
+           -- with what the turn order needs: its running jobs and its last claim (jobs_org_claimed).
+           SELECT c.id, c.org_id AS "orgId", c.run_at AS "runAt", coalesce(r.n, 0) AS running,
+                  (SELECT max(l.claimed_at) FROM jobs l WHERE l.kind = h.kind AND l.org_id = h.org_id) AS "lastClaimedAt"
+           FROM heads h
+           CROSS JOIN LATERAL (
+             SELECT j.id, j.org_id, j.run_at FROM jobs j
+             WHERE j.kind = h.kind AND j.org_id = h.org_id AND j.state IN ('queued', 'running') AND j.run_at <= $2
+               AND (j.state = 'queued' OR j.lease_expires_at <= $2)
+             ORDER BY j.run_at, j.id LIMIT 1
+           ) c
+           LEFT JOIN running r ON r.org_id = c.org_id
+           WHERE h.org_id IS NOT NULL`,
+          [kinds, now],
+        );
+        const next = nextToClaim(
+          candidates.map((c) => ({ ...c, runAt: new Date(c.runAt), lastClaimedAt: c.lastClaimedAt && new Date(c.lastClaimedAt) })),
+          options,
+        );
+        if (!next) return undefined;
+        const { rows } = await tx.query<JobRow>(
+          `UPDATE jobs SET state = 'running', lease_owner = $2, lease_expires_at = $3, attempts = attempts + 1,
+             updated_at = $4, claimed_at = $4
+           WHERE id = $1 AND (state = 'queued' OR lease_expires_at <= $4)
            RETURNING ${JOB_FIELDS}`,
-          [kinds, now, options.keptOut ?? [], options.perOrgLimit ?? null, owner, new Date(now.getTime() + leaseMs)],
+          [next.id, owner, new Date(now.getTime() + leaseMs), now],
         );
         return rows[0] as ClaimedJob | undefined;
       });

@@ -165,6 +165,21 @@ describe.each(DATABASE_KINDS)('job queue on %s', (_kind, create) => {
       expect(order).toEqual(['a1', 'b1', 'c1', 'a2', 'a3']);
     });
 
+    it('takes turns between organizations: B’s one job goes next, not after all of A’s earlier ones', async () => {
+      for (let n = 0; n < 4; n++) await enqueue(`a${n}`, 'org-a', at(n));
+      await enqueue('b0', 'org-b', at(10));
+      await enqueue('b1', 'org-b', at(11));
+      // One slot: each job ends before the next claim (a FIFO would run a0..a3, then b0).
+      const order: string[] = [];
+      for (let n = 0; n < 6; n++) {
+        const now = at(100 + n);
+        const job = (await store.claim('w1', ['work'], now, LEASE_MS))!;
+        order.push(job.subjectId);
+        await store.finish(job.id, 'w1', now, { state: 'succeeded' });
+      }
+      expect(order).toEqual(['a0', 'b0', 'a1', 'b1', 'a2', 'a3']);
+    });
+
     it('keeps organizations out when asked, and holds each to perOrgLimit across claimers', async () => {
       await enqueue('a1', 'org-a', t0);
       await enqueue('a2', 'org-a', at(1));

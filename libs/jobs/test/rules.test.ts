@@ -1,4 +1,14 @@
-import { endOfRun, orgsKeptOut, retryAt, retryDelayMs, type JobOutcome, type RunEnd } from '../src/rules';
+import {
+  endOfRun,
+  nextToClaim,
+  orgsKeptOut,
+  retryAt,
+  retryDelayMs,
+  type ClaimCandidate,
+  type ClaimLimits,
+  type JobOutcome,
+  type RunEnd,
+} from '../src/rules';
 
 describe('endOfRun', () => {
   const now = new Date('2026-01-01T00:00:00Z');
@@ -64,5 +74,32 @@ describe('orgsKeptOut (fairness of a runner’s slots)', () => {
     ['two of four free', ['a', 'a'], 4, []],
   ] as [string, string[], number, string[]][])('%s', (_name, running, concurrency, keptOut) => {
     expect(orgsKeptOut(running, concurrency)).toEqual(keptOut);
+  });
+});
+
+describe('nextToClaim (round robin between organizations)', () => {
+  const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+  /** A candidate: `org:id`, due at second `due`, `running` jobs of its org, its org's last claim at second `last` (null: never). */
+  const c = (id: string, due: number, running: number, last: number | null): ClaimCandidate => ({
+    id,
+    orgId: id.split(':')[0]!,
+    runAt: at(due),
+    running,
+    lastClaimedAt: last === null ? null : at(last),
+  });
+  it.each([
+    ['nothing due', [], {}, undefined],
+    ['one candidate', [c('a:1', 0, 0, null)], {}, 'a:1'],
+    ['never served before served, though due later', [c('a:1', 0, 0, 50), c('b:1', 40, 0, null)], {}, 'b:1'],
+    ['the turn longest ago first', [c('a:1', 0, 0, 50), c('b:1', 10, 0, 30), c('c:1', 5, 0, 45)], {}, 'b:1'],
+    ['fewer running beats an older turn', [c('a:1', 0, 1, 10), c('b:1', 20, 0, 50)], {}, 'b:1'],
+    ['same turn: the job due first', [c('a:1', 9, 0, null), c('b:1', 3, 0, null)], {}, 'b:1'],
+    ['same turn and due time: by id', [c('b:1', 3, 0, 7), c('a:1', 3, 0, 7)], {}, 'a:1'],
+    ['a kept-out organization waits', [c('a:1', 0, 1, null), c('b:1', 5, 1, 60)], { keptOut: ['a'] }, 'b:1'],
+    ['everyone kept out', [c('a:1', 0, 1, null)], { keptOut: ['a'] }, undefined],
+    ['at the per-organization cap', [c('a:1', 0, 2, null), c('b:1', 5, 2, 60)], { perOrgLimit: 2 }, undefined],
+    ['under the cap', [c('a:1', 0, 2, null), c('b:1', 5, 1, 60)], { perOrgLimit: 2 }, 'b:1'],
+  ] as [string, ClaimCandidate[], ClaimLimits, string | undefined][])('%s', (_name, candidates, limits, id) => {
+    expect(nextToClaim(candidates, limits)?.id).toBe(id);
   });
 });
