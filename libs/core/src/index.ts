@@ -14,3 +14,4 @@ export * from './transcription';
 export * from './secret-box';
 export * from './intervals';
 export * from './token-pages';
+export * from './keyed-gate';
