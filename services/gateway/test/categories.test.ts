@@ -7,6 +7,12 @@ describe('rate-limit categories of SPEC §8', () => {
     ['POST', '/tasks/transfers', {}, ['index']],
     ['POST', '/indexes/6528dde58f9cd95a98cbd075/indexed-assets', {}, ['index']],
     ['POST', '/assets', {}, ['upload']],
+    // A multipart upload is one upload: created once, in Upload; reporting its chunks and asking for
+    // more URLs are parts of that upload (and its chunk PUTs are outside the API), not more uploads.
+    ['POST', '/assets/multipart-uploads', {}, ['upload']],
+    ['POST', '/assets/multipart-uploads/:uploadId', {}, []],
+    ['POST', '/assets/multipart-uploads/:uploadId/presigned-urls', {}, []],
+    ['GET', '/assets/multipart-uploads', {}, []],
     ['POST', '/search', {}, ['search']],
     ['POST', '/search-v2', {}, ['search']],
     ['POST', '/combined-search', {}, ['search']],

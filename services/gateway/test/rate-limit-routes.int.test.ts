@@ -14,7 +14,7 @@ describe('rate limits follow the route, not the spelling of the path', () => {
   });
   afterAll(() => stack.stop());
 
-  const post = (key: string, path: string) => request(stack.url).post(path).set('x-api-key', key).send({});
+  const post = (key: string, path: string, body: object = {}) => request(stack.url).post(path).set('x-api-key', key).send(body);
   /** What is left of the organization's index-request budget, read from a canonical POST /tasks (which uses one). */
   const indexRequestsLeft = async (key: string) => {
     const res = await post(key, '/v1.3/tasks');
@@ -60,6 +60,54 @@ describe('rate limits follow the route, not the spelling of the path', () => {
     expect(res.status).toBe(status);
     expect(res.headers['x-ratelimit-request-remaining']).toBeUndefined();
     expect(await indexRequestsLeft(key)).toBe(before - 1);
+  });
+
+  describe('issue 28 item 11: a multipart upload counts in Upload, once', () => {
+    /** What is left of the organization's upload-request budget, read from a POST /assets (400, which uses one). */
+    const uploadRequestsLeft = async (key: string) => {
+      const res = await post(key, '/v1.3/assets');
+      expect(res.status).toBe(400);
+      return Number(res.headers['x-ratelimit-request-remaining']);
+    };
+
+    it('POST /assets/multipart-uploads sends the Upload headers and is refused with 429 past the limit', async () => {
+      const { key } = await stack.newOrg();
+      // Free plan: 60 upload requests a minute, shared with POST /assets.
+      for (let used = 1; used <= 60; used++) {
+        const res = await post(key, '/v1.3/assets/multipart-uploads');
+        expect([res.status, res.headers['x-ratelimit-request-limit'], res.headers['x-ratelimit-request-remaining']]).toEqual([
+          400,
+          '60',
+          String(60 - used),
+        ]);
+        expect(Number(res.headers['x-ratelimit-request-reset'])).toBeGreaterThan(Date.now() / 1000);
+      }
+      const refused = await post(key, '/v1.3/assets/multipart-uploads');
+      expect([refused.status, refused.body.code]).toEqual([429, 'too_many_requests']);
+      expect(refused.body.message).toMatch(/^You have exceeded the rate limit \(RPM:60\/minute\)/);
+      expect(refused.headers['retry-after']).toBeDefined();
+      expect((await post(key, '/v1.3/assets')).status).toBe(429);
+    });
+
+    it('creating, PUTting its chunk, asking for URLs and reporting use one upload request', async () => {
+      const { key } = await stack.newOrg();
+      const before = await uploadRequestsLeft(key);
+      const created = await post(key, '/v1.3/assets/multipart-uploads', { filename: 'x.png', type: 'image', total_size: 10 });
+      expect(created.status).toBe(201);
+      expect(created.headers['x-ratelimit-request-remaining']).toBe(String(before - 1));
+      const uploadId = created.body.upload_id as string;
+      const url = new URL(created.body.upload_urls[0].url as string);
+      const put = await request(stack.url).put(`${url.pathname}${url.search}`).send(Buffer.alloc(10));
+      expect(put.status).toBe(200);
+      const more = await post(key, `/v1.3/assets/multipart-uploads/${uploadId}/presigned-urls`, { start: 1, count: 1 });
+      expect(more.status).toBe(200);
+      const report = await post(key, `/v1.3/assets/multipart-uploads/${uploadId}`, {
+        completed_chunks: [{ chunk_index: 1, proof: put.headers.etag, proof_type: 'etag', chunk_size: 10 }],
+      });
+      expect(report.status).toBe(200);
+      for (const res of [put, more, report]) expect(res.headers['x-ratelimit-request-remaining']).toBeUndefined();
+      expect(await uploadRequestsLeft(key)).toBe(before - 2);
+    });
   });
 
   it('search in another case is refused and uses no search request', async () => {

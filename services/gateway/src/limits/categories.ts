@@ -12,6 +12,9 @@ const FIXED: readonly [pattern: RegExp, category: Category][] = [
   [/^(?:\/indexes)?\/tasks\/transfers\/?$/, 'index'],
   [/^\/indexes\/[^/]+\/indexed-assets\/?$/, 'index'],
   [/^\/assets\/?$/, 'upload'],
+  // Creating a multipart upload is an upload (one file, up to 4 GiB). Its chunk PUTs (signed URLs,
+  // outside the API), its reports and its further URLs are parts of that one upload: not counted again.
+  [/^\/assets\/multipart-uploads\/?$/, 'upload'],
   // v1.2's multipart search and combined queries are the same search; fetching a next page
   // (GET /search/{token}) is free (API-CONTRACT §2.6).
   [/^\/(search|search-v2|combined-search|search\/combined|beta\/search)\/?$/, 'search'],
