@@ -107,6 +107,31 @@ export class FileBlobStore implements BlobStore {
     return deleted;
   }
 
+  async *list(folder: string): AsyncIterable<BlobInfo> {
+    assertValidBlobPrefix(folder);
+    const base = folder.replace(/\/$/, '');
+    yield* this.walk(base);
+  }
+
+  /** The files under a key's folder (depth first), skipping what is not a file. */
+  private async *walk(key: string): AsyncIterable<BlobInfo> {
+    let names: string[];
+    try {
+      names = await readdir(this.pathOf(key));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (isAbsent(error) || code === 'ENOTDIR') return;
+      throw error;
+    }
+    for (const name of names) {
+      if (name.startsWith('.')) continue;
+      const child = `${key}/${name}`;
+      const info = await stat(this.pathOf(child)).catch(() => undefined);
+      if (info?.isDirectory()) yield* this.walk(child);
+      else if (info?.isFile()) yield { key: child, size: info.size, modifiedAt: info.mtime };
+    }
+  }
+
   /** The file of a key (validated). Exposed for the gateway's file serving and for tests. */
   pathOf(key: string): string {
     assertValidBlobKey(key);

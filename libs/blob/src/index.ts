@@ -1,6 +1,6 @@
 /**
  * @vus/blob: the BlobStore port (streamed put with a byte limit, get as a stream, stat, download to a
- * local file, delete, deletePrefix) and its filesystem implementation (atomic temp file + rename,
+ * local file, delete, deletePrefix, list) and its filesystem implementation (atomic temp file + rename,
  * validated keys). S3-compatible storage is not built: selecting it is a ConfigError.
  *
  * ```ts
@@ -13,4 +13,5 @@ export type { BlobStore, BlobInfo, PutOptions, ByteRange } from './store';
 export { FileBlobStore } from './fs-store';
 export { isValidBlobKey, assertValidBlobKey, MAX_KEY_LENGTH } from './keys';
 export { openBlobStore, blobEnvShape, type BlobStoreConfig } from './config';
+export { EMBED_MEDIA_FOLDER, embedMediaKey, isEmbedMediaKey } from './embed-media-keys';
 export { videoBlobPrefix, videoStreamFolder, videoOfStreamFolder, deletedVideoBlobs, type DeletedVideoBlobs } from './video-keys';

@@ -40,4 +40,6 @@ export interface BlobStore {
    * also matches `videos/abc.mp4`). Returns how many were deleted.
    */
   deletePrefix(prefix: string): Promise<number>;
+  /** Every blob under a folder prefix (`embed-tasks/`), with its size and time; for sweeps of leftovers. */
+  list(folder: string): AsyncIterable<BlobInfo>;
 }

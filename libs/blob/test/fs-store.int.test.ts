@@ -187,6 +187,19 @@ describe('FileBlobStore', () => {
       expect(await store.deletePrefix('videos/v1/')).toBe(0);
     });
 
+    it('lists the blobs under a folder, with their sizes; an absent folder or a file lists nothing', async () => {
+      const listed = async (folder: string) => {
+        const keys: string[] = [];
+        for await (const info of store.list(folder)) keys.push(`${info.key}:${info.size}`);
+        return keys.sort();
+      };
+      expect(await listed('videos/v1/')).toEqual(['videos/v1/original:18', 'videos/v1/thumbs/0:18', 'videos/v1/thumbs/1:18']);
+      expect(await listed('videos/v1')).toEqual(await listed('videos/v1/'));
+      expect(await listed('videos/none/')).toEqual([]);
+      expect(await listed('videos/v2/original')).toEqual([]);
+      await expect(store.list('../x/')[Symbol.asyncIterator]().next()).rejects.toMatchObject({ code: 'parameter_invalid' });
+    });
+
     it('deletes a name prefix across siblings', async () => {
       expect(await store.deletePrefix('videos/v1')).toBe(4);
       expect(await store.stat('videos/v2/original')).toBeDefined();
