@@ -42,7 +42,8 @@ export function inheritCaller(ctx: OutgoingContext): OutgoingContext {
 /**
  * Calls one unary RPC with the caller's identity and deadline (inherited from the call being
  * handled, if any) and this deployment's internal secret, retrying only UNAVAILABLE with
- * exponential backoff and jitter, and turning failures into ApiErrors.
+ * exponential backoff and jitter, and turning failures into ApiErrors. Aborting `ctx.signal`
+ * cancels the call (its handler's own signal fires) and ends it with the cancellation's error.
  */
 export async function callUnary<Res>(
   invoke: UnaryInvoker<Res>,
@@ -52,18 +53,27 @@ export async function callUnary<Res>(
 ): Promise<Res> {
   const outgoing = inheritCaller(ctx);
   const deadline = outgoing.deadline ?? new Date(Date.now() + policy.defaultTimeoutMs);
+  const { signal } = ctx;
   for (let attempt = 0; ; attempt++) {
     try {
       return await new Promise<Res>((resolve, reject) => {
-        invoke(toMetadata({ ...outgoing, deadline }, secret), { deadline }, (error, response) =>
-          error ? reject(error) : resolve(response as Res),
-        );
+        const call = invoke(toMetadata({ ...outgoing, deadline }, secret), { deadline }, (error, response) => {
+          signal?.removeEventListener('abort', cancel);
+          if (error) reject(error);
+          else resolve(response as Res);
+        });
+        // The server sees the cancellation (its handler's ctx.signal) and stops the work.
+        function cancel() {
+          (call as Partial<grpc.ClientUnaryCall> | undefined)?.cancel?.();
+        }
+        if (signal?.aborted) cancel();
+        else signal?.addEventListener('abort', cancel, { once: true });
       });
     } catch (error) {
       const serviceError = error as grpc.ServiceError;
       // The one backoff (libs/core): 1–2× backoffMs, then 2–4× …; the caller's deadline bounds it.
       const delay = jitteredBackoff(policy.backoffMs, Number.MAX_SAFE_INTEGER, attempt + 1);
-      const retryable = serviceError.code === grpc.status.UNAVAILABLE && attempt < policy.retries;
+      const retryable = serviceError.code === grpc.status.UNAVAILABLE && attempt < policy.retries && !signal?.aborted;
       if (!retryable || Date.now() + delay >= deadline.getTime()) throw fromServiceError(serviceError);
       await new Promise((r) => setTimeout(r, delay));
     }

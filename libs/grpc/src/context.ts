@@ -20,6 +20,11 @@ export interface CallContext {
   readonly deadline: Date | undefined;
   readonly traceparent: string | undefined;
   readonly logger: Logger;
+  /**
+   * Aborted when the call is cancelled: its caller went away or its deadline passed (grpc-js also
+   * reports a call that closed after it was answered; by then its handler is done).
+   */
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -28,9 +33,13 @@ export interface CallContext {
  */
 export interface OutgoingContext extends CallerContext {
   readonly orgId?: string | undefined;
+  /** Aborting it cancels the call (the caller's own caller went away); never inherited. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export function readCallContext(call: grpc.ServerUnaryCall<unknown, unknown>, logger: Logger): CallContext {
+  const cancelled = new AbortController();
+  call.once('cancelled', () => cancelled.abort(new ApiError('request_canceled_or_timed_out', 'The caller cancelled the call.')));
   const requestId = firstString(call.metadata, REQUEST_ID_KEY) ?? randomUUID();
   const orgId = firstString(call.metadata, ORG_ID_KEY);
   const grpcDeadline = call.getDeadline();
@@ -45,6 +54,7 @@ export function readCallContext(call: grpc.ServerUnaryCall<unknown, unknown>, lo
     deadline,
     traceparent: firstString(call.metadata, TRACEPARENT_KEY),
     logger: logger.child({ requestId, orgId }),
+    signal: cancelled.signal,
   };
 }
 

@@ -119,4 +119,62 @@ describe('caller context across hops', () => {
       expect(seenByB!.deadline!.getTime()).toBeLessThanOrEqual(gatewayDeadline.getTime());
     });
   });
+  // The gateway's client went away: aborting the outgoing call's signal cancels it, and the
+  // handler's ctx.signal tells it to stop.
+  describe('cancellation', () => {
+    let server: RunningGrpcServer;
+    let client: IndexServiceClient;
+    let handlerSignal: AbortSignal | undefined;
+    let started!: () => void;
+    const handlerStarted = new Promise<void>((resolve) => (started = resolve));
+
+    beforeAll(async () => {
+      server = await startGrpcServer({
+        bind: '127.0.0.1:0',
+        logger,
+        services: [
+          {
+            name: 'slow',
+            definition: indexService().service,
+            implementation: implement<IndexServiceHandlers>(
+              {
+                async GetIndex(request, ctx) {
+                  handlerSignal = ctx.signal;
+                  started();
+                  // Works until cancelled (a generous bound keeps a broken test from hanging).
+                  await new Promise((resolve) => {
+                    ctx.signal.addEventListener('abort', resolve);
+                    setTimeout(resolve, 20_000).unref();
+                  });
+                  return { id: request.index_id, name: 'too late' };
+                },
+              },
+              logger,
+            ),
+          },
+        ],
+      });
+      client = createClient(indexService(), server.address);
+    });
+
+    afterAll(async () => {
+      client.close();
+      await server.stop();
+    });
+
+    it("aborting the caller's signal cancels the call and aborts the handler's ctx.signal", async () => {
+      const leaving = new AbortController();
+      const call = callUnary((md, opts, cb) => client.GetIndex({ index_id: 'i' }, md, opts, cb), {
+        orgId: ORG,
+        deadline: new Date(Date.now() + 30_000),
+        signal: leaving.signal,
+      });
+      await handlerStarted;
+      expect(handlerSignal?.aborted).toBe(false);
+      leaving.abort();
+      await expect(call).rejects.toMatchObject({ code: 'request_canceled_or_timed_out' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(handlerSignal?.aborted).toBe(true);
+    });
+  });
 });
