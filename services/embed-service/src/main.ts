@@ -11,6 +11,7 @@ import { embedServiceImplementation } from './server';
 import { createUsageStore } from './store';
 import { embedTaskRunner } from './task-job';
 import { createEmbedTaskStore } from './task-store';
+import { discardRequestMedia, mediaSweep } from './request-media';
 import { createEmbedTasks } from './tasks';
 import { createIndexedVideoEmbedding } from './indexed-video';
 import { createSyncVideoEmbedding } from './sync-video';
@@ -35,7 +36,12 @@ export const embedService = defineService({
     const media = { embedder, blobs: options.blobs, fetchPolicy: taskPolicy, clock };
     const runner = embedTaskRunner({ ...media, db, tasks: taskTable, logger, pollMs: options.taskPollMs });
     const modelServer = createModelServer({ models: options.models, decodeAudio });
-    const tasks = createEmbedTasks({ store: taskTable, clock, queued: () => runner.wake() });
+    const tasks = createEmbedTasks({
+      store: taskTable,
+      clock,
+      queued: () => runner.wake(),
+      discardMedia: (source) => discardRequestMedia(options.blobs, source, logger),
+    });
     const video = createSyncVideoEmbedding({ ...media, usage: createVideoUsageStore(db, eventsWritten) });
     const indexedVideo = createIndexedVideoEmbedding(embedder);
     const syncMedia = { video, blobs: options.blobs };
@@ -45,6 +51,8 @@ export const embedService = defineService({
         { name: 'embed-tasks', start: () => (runner.start(), runner) },
         // Results are kept 7 days (API-CONTRACT §5.8).
         intervalJob({ name: 'purge-embed-tasks', everyMs: 3_600_000, logger, run: () => taskTable.purge(clock.now()) }),
+        // Request media left by a crash or by servers before it was removed: swept at start, then hourly.
+        ...(options.blobs ? [mediaSweep(options.blobs, () => taskTable.mediaInUse(), clock, logger)] : []),
       ],
     };
   },

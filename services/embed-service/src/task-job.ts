@@ -9,9 +9,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { embeddingModel } from './model-names';
+import { discardRequestMedia } from './request-media';
 import { EMBED_TASK_JOB, type EmbedTaskTable } from './task-store';
 import { embedMediaFile, fetchMediaFile } from './media-embedding';
-import { optionsOf } from './tasks';
+import { optionsOf, type EmbedTaskRecord } from './tasks';
 
 export interface TaskJobDeps {
   db: Database;
@@ -32,7 +33,17 @@ export function embedTaskRunner(deps: TaskJobDeps): JobRunner {
 
   async function run(job: ClaimedJob, context: JobContext): Promise<JobOutcome> {
     const task = await tasks.byId(job.subjectId);
-    if (!task || task.status !== 'processing') return { kind: 'succeeded' };
+    if (!task) return { kind: 'succeeded' };
+    // Done before a crash took its cleanup: its media goes now.
+    if (task.status !== 'processing') return (await discardRequestMedia(deps.blobs, task.source, logger), { kind: 'succeeded' });
+    const outcome = await attempt(task, context);
+    // Ready or failed for good (its last attempt too): the media the gateway stored for it is no longer needed; a retry keeps it.
+    const done = outcome.kind === 'succeeded' || (outcome.kind === 'retry' && context.retryAt() === null);
+    if (done) await discardRequestMedia(deps.blobs, task.source, logger);
+    return outcome;
+  }
+
+  async function attempt(task: EmbedTaskRecord, context: JobContext): Promise<JobOutcome> {
     const dir = await mkdtemp(join(tmpdir(), 'vus-embed-task-'));
     try {
       const file = join(dir, 'media');

@@ -17,6 +17,7 @@ export function createEmbedTaskStore(
   finish(id: string, result: TaskResult, at: Date): Promise<void>;
   fail(id: string, message: string, at: Date): Promise<void>;
   purge(before: Date): Promise<number>;
+  mediaInUse(): Promise<Set<string>>;
 } {
   const one = async (q: Queryable, sql: string, params: unknown[]) => (await q.query(sql, params)).rows[0] as EmbedTaskRecord | undefined;
   return {
@@ -97,6 +98,14 @@ export function createEmbedTaskStore(
         `UPDATE embed_tasks SET status = 'failed', error_message = $2, updated_at = $3 WHERE id = $1 AND status = 'processing'`,
         [id, message.slice(0, 1000), at],
       );
+    },
+    /** The blob keys of unfinished tasks' media: what the media sweep keeps. */
+    async mediaInUse() {
+      const { rows } = await db.query<{ key: string }>(
+        `SELECT source->>'blobKey' AS key FROM embed_tasks WHERE status = 'processing' AND source ? 'blobKey'`,
+        [],
+      );
+      return new Set(rows.map((row) => row.key));
     },
     async purge(before) {
       return (await db.query(`DELETE FROM embed_tasks WHERE expires_at < $1`, [before])).rowCount ?? 0;

@@ -176,7 +176,13 @@ export function clipWindows(start: number, end: number, clipLength: number): { s
   return windows;
 }
 
-export function createEmbedTasks(deps: { store: EmbedTaskStore; clock: Clock; queued: () => void }) {
+export function createEmbedTasks(deps: {
+  store: EmbedTaskStore;
+  clock: Clock;
+  queued: () => void;
+  /** Removes media stored for a request that made no task (its idempotency key's task already has its own). */
+  discardMedia?: (source: TaskSource) => Promise<void>;
+}) {
   const { store, clock } = deps;
   return {
     async create(orgId: string, request: NewTaskRequest): Promise<EmbedTaskRecord> {
@@ -198,6 +204,7 @@ export function createEmbedTasks(deps: { store: EmbedTaskStore; clock: Clock; qu
         expiresAt: new Date(now.getTime() + TASK_RULES.keepMs),
       };
       const stored = await store.create(task, request.idempotencyKey || undefined);
+      if (stored.id !== task.id) await deps.discardMedia?.(request.source);
       deps.queued();
       return stored;
     },

@@ -5,15 +5,18 @@
  * fetched by URL, embedded per clip and as a whole by the job queue's runner; cross-modal ranking
  * on its clips, idempotent creation, limits and other organizations.
  */
+import { embedMediaKey, FileBlobStore } from '@vus/blob';
 import { createEmbedClient, type EmbedClient } from '@vus/clients';
 import { createLogger, isApiError, newId } from '@vus/core';
 import type { EmbedTask } from '@vus/grpc/types/embed/v1/EmbedTask';
 import { cocoDetectorProvider, cosine, ModelRegistry, paddleOcrProvider } from '@vus/models';
 import { generateVideo, serveFiles, type FileServer } from '@vus/testing';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, utimes } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbedService, type RunningEmbedService } from '../src/main';
+import { sweepRequestMedia } from '../src/request-media';
 import { clipWindows, taskOptions } from '../src/tasks';
 
 const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -72,6 +75,8 @@ describe('embed tasks over gRPC', () => {
   let service: RunningEmbedService;
   let client: EmbedClient;
   let files: FileServer;
+  let blobs: FileBlobStore;
+  let videoBytes: Buffer;
   const models = new ModelRegistry([cocoDetectorProvider(), paddleOcrProvider()]);
   const ctx = { orgId: newId() };
 
@@ -89,7 +94,10 @@ describe('embed tasks over gRPC', () => {
       ],
     });
     files = await serveFiles({ 'video.mp4': video.path });
+    videoBytes = await readFile(video.path);
+    blobs = await FileBlobStore.open(join(dir, 'blobs'));
     service = await startEmbedService({
+      blobs,
       bind: '127.0.0.1:0',
       database: { kind: 'pglite', dataDir: join(dir, 'db') },
       logger,
@@ -176,4 +184,57 @@ describe('embed tasks over gRPC', () => {
     expect(done.status).toBe('failed');
     expect(done.error_message).not.toBe('');
   }, 60_000);
+
+  describe('issue 28 item 8: the media the gateway stored for a task is removed once the task is done', () => {
+    const store = async (bytes: Buffer) => {
+      const key = embedMediaKey(ctx.orgId, newId());
+      await blobs.put(key, Readable.from([bytes]));
+      return key;
+    };
+    const create = (blobKey: string, idempotencyKey = '') =>
+      client.createEmbedTask(ctx, {
+        model_name: 'Marengo-retrieval-2.7',
+        media: { blob_key: blobKey },
+        clip_length: 4,
+        idempotency_key: idempotencyKey,
+      });
+
+    it('ready, failed, or made by an idempotency key already used: nothing is left; an asset file is kept', async () => {
+      const embedded = await store(videoBytes);
+      const broken = await store(Buffer.from('not a video'));
+      const ready = await create(embedded, 'media-1');
+      const replay = await store(videoBytes);
+      expect((await create(replay, 'media-1')).id).toBe(ready.id);
+      expect(await blobs.stat(replay)).toBeUndefined();
+      const failed = await create(broken);
+      // An asset's file is named by its own key (not a request's media): it stays.
+      const asset = 'uploads/asset-file/video';
+      await blobs.put(asset, Readable.from([videoBytes]));
+      const fromAsset = await create(asset);
+      expect((await waitForDone(ready.id)).status).toBe('ready');
+      expect((await waitForDone(failed.id)).status).toBe('failed');
+      expect((await waitForDone(fromAsset.id)).status).toBe('ready');
+      // The media goes just after the status is written.
+      const gone = async (key: string) => {
+        for (let i = 0; i < 50 && (await blobs.stat(key)); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+        return (await blobs.stat(key)) === undefined;
+      };
+      expect(await gone(embedded)).toBe(true);
+      expect(await gone(broken)).toBe(true);
+      expect(await blobs.stat(asset)).toBeDefined();
+    }, 120_000);
+
+    it('the sweep removes old media no unfinished task uses, and keeps recent or used media', async () => {
+      const old = new Date(Date.now() - 2 * 3600_000);
+      const leftover = await store(Buffer.from('left by a crash'));
+      const recent = await store(Buffer.from('about to be used'));
+      const used = await store(Buffer.from('an unfinished task'));
+      await utimes(blobs.pathOf(leftover), old, old);
+      await utimes(blobs.pathOf(used), old, old);
+      expect(await sweepRequestMedia(blobs, async () => new Set([used]), new Date())).toBe(1);
+      expect(await blobs.stat(leftover)).toBeUndefined();
+      expect(await blobs.stat(recent)).toBeDefined();
+      expect(await blobs.stat(used)).toBeDefined();
+    });
+  });
 });
