@@ -215,6 +215,8 @@ export async function gatherEvidence(
       durationSec: range.end - range.start,
       signal,
     })) {
+      // A cancelled caller (or a passed deadline) stops the models too, not only ffmpeg.
+      signal?.throwIfAborted();
       frames.push({ time: frame.timeSec, bag: await embedder.imageConcepts(frame.data) });
     }
   }
@@ -238,20 +240,23 @@ export async function hearRange(
   wav: string,
   range: { start: number; end: number },
   options: ClipOptions,
-  deps: Pick<GatherDeps, 'embedder'>,
+  deps: Pick<GatherDeps, 'embedder' | 'signal'>,
 ): Promise<RangeEvidence> {
-  const { embedder } = deps;
+  const { embedder, signal } = deps;
   if (options.embeddingOptions.includes('transcription') && !(await embedder.canTranscribe()))
     throw new ApiError('not_implemented', 'Transcription embeddings need a speech recogniser, and none is installed on this server.', {
       param: 'embedding_option',
     });
   const speech: TimedText[] = [];
   for (let at = range.start; at < range.end; at += SPEECH_CHUNK_SEC) {
+    signal?.throwIfAborted();
     const samples = await readWavSamples(wav, at, Math.min(SPEECH_CHUNK_SEC, range.end - at));
     for (const s of await embedder.transcribe(samples)) speech.push({ start: at + s.start, end: at + s.end, text: s.text });
   }
   const sounds: ConceptBag[] = [];
-  for (const window of clipWindows(range.start, range.end, options.clipLength))
+  for (const window of clipWindows(range.start, range.end, options.clipLength)) {
+    signal?.throwIfAborted();
     sounds.push(embedder.soundConcepts(await readWavSamples(wav, window.start, window.end - window.start)));
+  }
   return { frames: [], speech, sounds };
 }

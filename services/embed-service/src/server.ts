@@ -66,7 +66,7 @@ async function videoEmbedding(
   orgId: string,
   request: CreateEmbeddingRequest,
   media: SyncMedia,
-  deadline: Date | undefined,
+  ctx: { deadline: Date | undefined; signal: AbortSignal },
 ): Promise<Embedding__Input> {
   const source = request.video!;
   if (source.source !== 'url' && source.source !== 'blob_key')
@@ -87,7 +87,8 @@ async function videoEmbedding(
       embeddingOptions: request.embedding_options,
       embeddingTypes: request.embedding_types,
     },
-    deadline ? AbortSignal.timeout(Math.max(0, deadline.getTime() - Date.now())) : undefined,
+    // The caller going away (the gateway cancels when its client disconnects) stops the work, as its deadline does.
+    ctx.deadline ? AbortSignal.any([ctx.signal, AbortSignal.timeout(Math.max(0, ctx.deadline.getTime() - Date.now()))]) : ctx.signal,
   );
   return {
     model_name: modelName,
@@ -170,7 +171,7 @@ export function embedServiceImplementation(
     {
       async CreateEmbedding(request, ctx) {
         const orgId = requireOrg(ctx);
-        if (request.video?.source) return videoEmbedding(orgId, request, media, ctx.deadline);
+        if (request.video?.source) return videoEmbedding(orgId, request, media, ctx);
         const [image, audio, ...moreImages] = await Promise.all([
           mediaOf(request.image, 'image', fetchMedia, media.blobs),
           mediaOf(request.audio, 'audio', fetchMedia, media.blobs),
