@@ -108,6 +108,20 @@ describe('rate limits follow the route, not the spelling of the path', () => {
       for (const res of [put, more, report]) expect(res.headers['x-ratelimit-request-remaining']).toBeUndefined();
       expect(await uploadRequestsLeft(key)).toBe(before - 2);
     });
+
+    it('one organization holds at most 10 open multipart uploads; the 11th is refused with 429 saying why', async () => {
+      const { key } = await stack.newOrg();
+      const create = () => post(key, '/v1.3/assets/multipart-uploads', { filename: 'x.mp4', type: 'video', total_size: 4 * 1024 ** 3 });
+      for (let i = 0; i < 10; i++) expect((await create()).status).toBe(201);
+      const refused = await create();
+      expect([refused.status, refused.body.code]).toEqual([429, 'usage_limit_exceeded']);
+      expect(refused.body.message).toMatch(/^This organization already has 10 multipart uploads open, the most it may have at once\./);
+      // Another organization starts its own.
+      const other = await stack.newOrg();
+      expect((await post(other.key, '/v1.3/assets/multipart-uploads', { filename: 'x.mp4', type: 'video', total_size: 10 })).status).toBe(
+        201,
+      );
+    });
   });
 
   it('search in another case is refused and uses no search request', async () => {

@@ -3,12 +3,12 @@ import { createLogger, ManualClock, newId } from '@vus/core';
 import { DEFAULT_FETCH_POLICY } from '@vus/fetch';
 import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
 import { migrateService } from '@vus/service';
-import { codeOf } from '@vus/testing';
+import { codeOf, errorOf } from '@vus/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { createAssetService, type AssetService } from '../src/assets/assets';
+import { createAssetService, MULTIPART_LIMITS, type AssetService } from '../src/assets/assets';
 import { AssetProcessor, blobHead } from '../src/assets/processor';
 import { joinChunkBlobs, quickCheck } from '../src/assets/start';
 import { createAssetStore, PROCESS_ASSET_JOB } from '../src/assets/store';
@@ -210,6 +210,58 @@ describe.each(DATABASE_KINDS)('assets on %s', (_kind, create) => {
     expect((await assets.getUpload(ORG, upload.id)).status).toBe('expired');
     expect(await blobs.stat(key)).toBeUndefined();
     expect(await assets.expireUploads()).toBe(0);
+  });
+
+  describe('issue 28 item 11: open multipart uploads per organization are capped', () => {
+    const CAP = MULTIPART_LIMITS.maxOpenUploads;
+    const open = (orgId: string, idempotencyKey: string | null = null) =>
+      assets.createUpload(orgId, { filename: 'x.png', type: 'image', totalSize: 4, idempotencyKey });
+    const assetCount = async (orgId: string) =>
+      (await database.db.query<{ n: number }>('SELECT count(*)::int AS n FROM assets WHERE org_id = $1', [orgId])).rows[0]!.n;
+
+    it(`holds at most ${CAP} at once; beyond, 429 with what to do, and nothing is stored`, async () => {
+      expect(CAP).toBeGreaterThanOrEqual(10);
+      expect(CAP).toBeLessThanOrEqual(20);
+      const org = newId();
+      const first = await open(org, 'first-upload');
+      for (let i = 1; i < CAP; i++) await open(org);
+      const refused = await errorOf(open(org));
+      expect(refused && [refused.code, refused.message]).toEqual([
+        'usage_limit_exceeded',
+        expect.stringMatching(new RegExp(`^This organization already has ${CAP} multipart uploads open`)),
+      ]);
+      expect(await assetCount(org)).toBe(CAP);
+      // A replayed create (same idempotency key) is the earlier upload, not a new one: answered as before.
+      expect((await open(org, 'first-upload')).upload.id).toBe(first.upload.id);
+      // Another organization is not concerned.
+      await open(newId());
+    });
+
+    it('a completed upload frees its place, and so does an expired one', async () => {
+      const org = newId();
+      const uploads = [];
+      for (let i = 0; i < CAP; i++) uploads.push((await open(org)).upload);
+      expect(await codeOf(open(org))).toBe('usage_limit_exceeded');
+      const done = uploads[0]!;
+      const key = `multipart/${done.id}/chunk-1-${newId()}`;
+      await blobs.put(key, Readable.from([PNG.subarray(0, 4)]));
+      await assets.recordChunk(org, done.id, { index: 1, size: 4, etag: 'e1', blobKey: key });
+      expect(await assets.reportChunks(org, done.id, [{ index: 1, proof: 'e1', proofType: 'etag' }])).toMatchObject({ complete: true });
+      await open(org);
+      expect(await codeOf(open(org))).toBe('usage_limit_exceeded');
+      // Past their 24 h, the open ones no longer count, even before the sweep marks them expired.
+      clock.advance(MULTIPART_LIMITS.ttlMs + 1);
+      await open(org);
+    });
+
+    it('concurrent creates do not overshoot the cap', async () => {
+      const org = newId();
+      const results = await Promise.allSettled(Array.from({ length: CAP + 5 }, () => open(org)));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(CAP);
+      const reasons = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as { code: string }).code] : []));
+      expect(reasons).toEqual(Array(5).fill('usage_limit_exceeded'));
+      expect(await assetCount(org)).toBe(CAP);
+    });
   });
 
   it('refuses to delete an asset an unfinished task reads, and keeps the file while a video uses it', async () => {

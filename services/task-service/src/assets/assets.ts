@@ -80,11 +80,21 @@ export interface AssetFilter {
 /** What the asset API needs from storage: store.ts implements it on SQL. */
 export interface AssetStore {
   /**
-   * Inserts the asset (and its processing job when it is `processing` with its file or URL, and
-   * its multipart upload when given) in one transaction. With an idempotency key already used in
-   * the organization, inserts nothing and returns the earlier asset (and upload).
+   * Inserts the asset and its processing job (it has its file or URL) in one transaction. With an
+   * idempotency key already used in the organization, inserts nothing and returns the earlier asset.
    */
-  insert(asset: AssetRecord, upload?: UploadRecord): Promise<{ asset: AssetRecord; upload: UploadRecord | undefined }>;
+  insert(asset: AssetRecord): Promise<{ asset: AssetRecord; upload: UploadRecord | undefined }>;
+  /**
+   * Inserts a multipart upload and its asset in one transaction, unless the organization would then
+   * hold more than `maxOpen` open uploads (active, not expired): then nothing, and 'too_many_open'.
+   * Creates of one organization are serialized, so concurrent ones cannot overshoot. A replayed
+   * idempotency key returns the earlier asset (and upload), as insert does.
+   */
+  insertUpload(
+    asset: AssetRecord,
+    upload: UploadRecord,
+    maxOpen: number,
+  ): Promise<{ asset: AssetRecord; upload: UploadRecord | undefined } | 'too_many_open'>;
   get(orgId: string, id: string): Promise<AssetRecord | undefined>;
   list(orgId: string, filter: AssetFilter, limit: number, offset: number): Promise<{ rows: AssetRecord[]; total: number }>;
   /** Deletes the asset unless an unfinished indexing task still reads it; undefined if absent. */
@@ -124,6 +134,8 @@ export const MULTIPART_LIMITS = Object.freeze({
   maxTotalBytes: 4 * 1024 ** 3,
   /** An upload's URLs and the upload itself expire this long after creation. */
   ttlMs: 24 * 3_600_000,
+  /** Open (active, unexpired) uploads one organization may hold at once: each may reserve up to 4 GiB of chunks. */
+  maxOpenUploads: 10,
 });
 
 /** The chunk size and count for a file of `totalSize` bytes. Pure. */
@@ -189,6 +201,16 @@ const UPLOAD_EXPIRED: AssetFailure = {
   message: 'The multipart upload expired before all its chunks were reported. Upload the file again.',
 };
 const cleanName = (name: string, fallback: string) => name.trim().slice(0, MAX_FILENAME) || fallback;
+/**
+ * 429, as a concurrency cap is: a place frees when an upload completes or expires. Not
+ * `too_many_requests`, whose message SPEC §7 reserves for the rate limits' sentence.
+ */
+const tooManyOpenUploads = (cap: number) =>
+  new ApiError(
+    'usage_limit_exceeded',
+    `This organization already has ${cap} multipart uploads open, the most it may have at once. ` +
+      'Complete one (report all its chunks) or wait until one expires (24 hours after it was created), then start this one.',
+  );
 
 export function createAssetService({ store, blobs, head, quickCheck, joinChunks, clock, chunkBytes }: AssetDeps) {
   const found = async (orgId: string, id: string): Promise<AssetRecord> => {
@@ -284,7 +306,8 @@ export function createAssetService({ store, blobs, head, quickCheck, joinChunks,
         createdAt: now,
         updatedAt: now,
       };
-      const stored = await store.insert(asset, upload);
+      const stored = await store.insertUpload(asset, upload, MULTIPART_LIMITS.maxOpenUploads);
+      if (stored === 'too_many_open') throw tooManyOpenUploads(MULTIPART_LIMITS.maxOpenUploads);
       if (!stored.upload) throw errors.invalid('idempotency_key', 'The key was used for an asset that is not a multipart upload.');
       return { asset: stored.asset, upload: stored.upload };
     },

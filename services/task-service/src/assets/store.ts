@@ -110,61 +110,98 @@ const toChunk = (row: ChunkRow): ChunkRecord => ({
 const queueProcessing = (tx: Queryable, asset: Pick<AssetRecord, 'id' | 'orgId'>, at: Date) =>
   enqueueJob(tx, { kind: PROCESS_ASSET_JOB, subjectId: asset.id, orgId: asset.orgId, runAt: at });
 
+/** Thrown inside the transaction to roll back an upload over its organization's cap. */
+class OverOpenUploadsCap extends Error {}
+
+/** Open uploads: active and not expired (one past its time counts no more, even before the sweep marks it). */
+const countOpenUploads = async (tx: Queryable, orgId: string, now: Date) =>
+  (
+    await tx.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM multipart_uploads WHERE org_id = $1 AND status = 'active' AND expires_at > $2",
+      [orgId, now],
+    )
+  ).rows[0]?.n ?? 0;
+
+type Inserted = { asset: AssetRecord; upload: UploadRecord | undefined };
+/**
+ * The asset, and either its multipart upload (within the organization's cap of open uploads) or its
+ * processing job, in one transaction; a replayed idempotency key returns the earlier asset and upload.
+ */
+function insertAsset(db: Database, asset: AssetRecord): Promise<Inserted>;
+function insertAsset(
+  db: Database,
+  asset: AssetRecord,
+  multipart: { upload: UploadRecord; maxOpen: number },
+): Promise<Inserted | 'too_many_open'>;
+async function insertAsset(
+  db: Database,
+  asset: AssetRecord,
+  multipart?: { upload: UploadRecord; maxOpen: number },
+): Promise<Inserted | 'too_many_open'> {
+  try {
+    return await db.withTx(async (tx) => {
+      // One organization's creates one at a time, so that the count below cannot be raced past.
+      if (multipart) await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`vus.multipart-uploads.${asset.orgId}`]);
+      await tx.query(
+        `INSERT INTO assets (id, org_id, method, status, filename, source_url, blob_key, idempotency_key, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [
+          asset.id,
+          asset.orgId,
+          asset.method,
+          asset.status,
+          asset.filename,
+          asset.sourceUrl,
+          asset.blobKey,
+          asset.idempotencyKey,
+          asset.createdAt,
+          asset.updatedAt,
+        ],
+      );
+      if (!multipart) {
+        await queueProcessing(tx, asset, asset.createdAt);
+        return { asset, upload: undefined };
+      }
+      const { upload, maxOpen } = multipart;
+      await tx.query(
+        `INSERT INTO multipart_uploads (id, org_id, asset_id, status, total_size, chunk_size, total_chunks, expires_at, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [
+          upload.id,
+          upload.orgId,
+          upload.assetId,
+          upload.status,
+          upload.totalSize,
+          upload.chunkSize,
+          upload.totalChunks,
+          upload.expiresAt,
+          upload.createdAt,
+          upload.updatedAt,
+        ],
+      );
+      // Counted after the insert: a replayed key never gets here (the asset's insert conflicts first).
+      if ((await countOpenUploads(tx, asset.orgId, upload.createdAt)) > maxOpen) throw new OverOpenUploadsCap();
+      return { asset, upload };
+    });
+  } catch (error) {
+    if (error instanceof OverOpenUploadsCap) return 'too_many_open';
+    if (!isUniqueViolation(error, 'assets_idempotency') || asset.idempotencyKey === null) throw error;
+    const { rows } = await db.query<AssetRow>('SELECT * FROM assets WHERE org_id = $1 AND idempotency_key = $2', [
+      asset.orgId,
+      asset.idempotencyKey,
+    ]);
+    if (!rows[0]) throw error;
+    const earlier = await db.query<UploadRow>('SELECT * FROM multipart_uploads WHERE asset_id = $1', [rows[0].id]);
+    return { asset: toAsset(rows[0]), upload: earlier.rows[0] && toUpload(earlier.rows[0]) };
+  }
+}
+
 /** Assets, multipart uploads and their chunks on SQL. */
 export function createAssetStore(db: Database): AssetStore & AssetProcessingStore {
   return {
-    async insert(asset, upload) {
-      try {
-        return await db.withTx(async (tx) => {
-          await tx.query(
-            `INSERT INTO assets (id, org_id, method, status, filename, source_url, blob_key, idempotency_key, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-            [
-              asset.id,
-              asset.orgId,
-              asset.method,
-              asset.status,
-              asset.filename,
-              asset.sourceUrl,
-              asset.blobKey,
-              asset.idempotencyKey,
-              asset.createdAt,
-              asset.updatedAt,
-            ],
-          );
-          if (upload) {
-            await tx.query(
-              `INSERT INTO multipart_uploads (id, org_id, asset_id, status, total_size, chunk_size, total_chunks, expires_at, created_at, updated_at)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-              [
-                upload.id,
-                upload.orgId,
-                upload.assetId,
-                upload.status,
-                upload.totalSize,
-                upload.chunkSize,
-                upload.totalChunks,
-                upload.expiresAt,
-                upload.createdAt,
-                upload.updatedAt,
-              ],
-            );
-          } else {
-            await queueProcessing(tx, asset, asset.createdAt);
-          }
-          return { asset, upload };
-        });
-      } catch (error) {
-        if (!isUniqueViolation(error, 'assets_idempotency') || asset.idempotencyKey === null) throw error;
-        const { rows } = await db.query<AssetRow>('SELECT * FROM assets WHERE org_id = $1 AND idempotency_key = $2', [
-          asset.orgId,
-          asset.idempotencyKey,
-        ]);
-        if (!rows[0]) throw error;
-        const earlier = await db.query<UploadRow>('SELECT * FROM multipart_uploads WHERE asset_id = $1', [rows[0].id]);
-        return { asset: toAsset(rows[0]), upload: earlier.rows[0] && toUpload(earlier.rows[0]) };
-      }
-    },
+    insert: (asset) => insertAsset(db, asset),
+
+    insertUpload: (asset, upload, maxOpen) => insertAsset(db, asset, { upload, maxOpen }),
 
     async get(orgId, id) {
       const { rows } = await db.query<AssetRow>('SELECT * FROM assets WHERE org_id = $1 AND id = $2', [orgId, id]);
