@@ -164,11 +164,12 @@ export function isStatementTimeout(error: unknown): boolean {
   return e?.code === '57014' || e?.message === 'Query read timeout';
 }
 
-/** The connection to the server went away (the embedded engine's thread ended, say). */
+/** The connection to the server went away (the embedded engine's thread ended, say: its socket file goes with it). */
 function isConnectionLost(error: unknown): boolean {
   const e = error as { code?: string; message?: string } | undefined;
   return (
     e?.code === 'ECONNREFUSED' ||
+    e?.code === 'ENOENT' ||
     e?.code === 'ECONNRESET' ||
     e?.code === 'EPIPE' ||
     /Connection terminated|not queryable|Client has encountered a connection error/i.test(e?.message ?? '')

@@ -2,15 +2,34 @@ import type * as Pglite from '@electric-sql/pglite';
 import type * as PgliteVector from '@electric-sql/pglite-pgvector';
 import type * as PgliteSocket from '@electric-sql/pglite-socket';
 import type * as Fs from 'node:fs';
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type * as WorkerThreads from 'node:worker_threads';
 
 /**
  * The embedded database engine: PGlite (PostgreSQL compiled to WASM) served over the wire protocol
- * on loopback, in a worker thread of its own.
+ * on a unix socket, in a worker thread of its own.
+ *
+ * Why a unix socket in a private folder: PGlite lets in whoever connects, as `postgres`, with no
+ * password (its socket server checks none). On a loopback TCP port that was any local user or process
+ * — the gateway's `api_keys` could be read and written. The socket's folder is made with mkdtemp
+ * (0700): only this user can reach it. node-postgres connects with `host` the folder and `port`
+ * naming the socket in it (`.s.PGSQL.<port>`).
  *
  * Why a thread: PGlite runs a statement synchronously, and it honours no statement_timeout (WASM has
  * no timer signals). In the main thread a runaway statement — a 2,000-term expression built from a
@@ -19,10 +38,12 @@ import type * as WorkerThreads from 'node:worker_threads';
  * the thread; the database is then opened again from its folder (see Database).
  */
 export class EmbeddedEngine {
+  /** node-postgres's connection to it: `host` is the socket's folder, `port` names the socket there. */
+  readonly port = SOCKET_PORT;
+
   private constructor(
     private readonly worker: Worker,
     readonly host: string,
-    readonly port: number,
   ) {}
 
   static async start(dataDir: string): Promise<EmbeddedEngine> {
@@ -40,13 +61,14 @@ export class EmbeddedEngine {
   }
 
   private static async serve(dataDir: string, template: Uint8Array | undefined): Promise<EmbeddedEngine> {
-    const worker = startThread({ kind: 'serve', dataDir, template });
+    const folder = privateSocketFolder(dataDir);
+    const worker = startThread({ kind: 'serve', dataDir, template, socketPath: socketPath(folder) });
     try {
-      const { ready } = await firstAnswer<{ ready: string }>(worker);
-      const [host, port] = ready.split(':');
-      return new EmbeddedEngine(worker, host!, Number(port));
+      await firstAnswer<{ ready: true }>(worker);
+      return new EmbeddedEngine(worker, folder);
     } catch (error) {
       await worker.terminate();
+      removeSocketFolder(folder);
       throw error;
     }
   }
@@ -60,15 +82,68 @@ export class EmbeddedEngine {
     this.worker.postMessage('stop');
     await stopped;
     await this.worker.terminate();
+    removeSocketFolder(this.host);
   }
 
   /** Ends the thread at once, whatever it is running (a runaway statement). */
   async kill(): Promise<void> {
     await this.worker.terminate();
+    removeSocketFolder(this.host);
   }
 }
 
-type ThreadTask = { kind: 'serve'; dataDir: string; template?: Uint8Array | undefined } | { kind: 'dump' };
+/** The longest unix socket path that works everywhere: sun_path is 108 bytes on Linux, 104 on macOS (its NUL included). */
+export const MAX_SOCKET_PATH = 103;
+/** Any number: each engine has a folder of its own, and node-postgres names the socket in it after the port. */
+const SOCKET_PORT = 5432;
+/** Beside a database's folder (in DATA_DIR, in embedded mode): the owner-only folder of its engines' socket folders. */
+export const SOCKETS_FOLDER = '.db-sockets';
+
+const socketPath = (folder: string) => join(folder, `.s.PGSQL.${SOCKET_PORT}`);
+
+/**
+ * A new owner-only folder for one engine's socket: under SOCKETS_FOLDER beside the database, or —
+ * for a database in memory, or one so deep that the socket's path would be too long for a unix
+ * socket — in the temp folder. mkdtemp makes it 0700, with a name no one else can have chosen.
+ */
+function privateSocketFolder(dataDir: string): string {
+  if (!dataDir.startsWith('memory://')) {
+    const sockets = join(dirname(resolve(dataDir)), SOCKETS_FOLDER);
+    if (socketPath(join(sockets, 'XXXXXX')).length <= MAX_SOCKET_PATH) {
+      mkdirSync(sockets, { recursive: true, mode: 0o700 });
+      chmodSync(sockets, 0o700); // made before this rule, or under a lax umask
+      return liveSocketFolder(mkdtempSync(sockets + sep));
+    }
+  }
+  return liveSocketFolder(mkdtempSync(join(tmpdir(), 'vus-db-')));
+}
+
+/** Socket folders of engines still running, removed if the process exits without stopping them. */
+const liveSocketFolders = new Set<string>();
+let removedOnExit = false;
+
+function liveSocketFolder(folder: string): string {
+  if (!removedOnExit) process.once('exit', () => [...liveSocketFolders].forEach(removeSocketFolder));
+  removedOnExit = true;
+  liveSocketFolders.add(folder);
+  return folder;
+}
+
+function removeSocketFolder(folder: string): void {
+  liveSocketFolders.delete(folder);
+  rmSync(folder, { recursive: true, force: true });
+}
+
+/**
+ * Removes the socket folders a crashed process left beside its databases in `parentDir`. Only for
+ * the one process using that folder (embedded mode, under its DATA_DIR lock): it would remove the
+ * sockets of running engines too.
+ */
+export function removeLeftoverSockets(parentDir: string): void {
+  rmSync(join(parentDir, SOCKETS_FOLDER), { recursive: true, force: true });
+}
+
+type ThreadTask = { kind: 'serve'; dataDir: string; socketPath: string; template?: Uint8Array | undefined } | { kind: 'dump' };
 
 function startThread(task: ThreadTask): Worker {
   return new Worker(`(${engineThread.toString()})(require('node:worker_threads'))`, {
@@ -111,14 +186,12 @@ let template: Promise<Uint8Array> | undefined;
 function emptyDatabaseTemplate(): Promise<Uint8Array> {
   template ??= (async () => {
     const file = templateFile();
-    if (existsSync(file)) return new Uint8Array(readFileSync(file));
+    const kept = readTrustedTemplate(file);
+    if (kept) return kept;
     const worker = startThread({ kind: 'dump' });
     try {
       const { dump } = await firstAnswer<{ dump: Uint8Array }>(worker);
-      // Written whole under a private name, then renamed: a reader never sees half a file.
-      const partial = `${file}.${process.pid}.${Date.now()}`;
-      writeFileSync(partial, dump);
-      renameSync(partial, file);
+      keepTemplate(file, dump);
       return dump;
     } finally {
       await worker.terminate();
@@ -126,6 +199,41 @@ function emptyDatabaseTemplate(): Promise<Uint8Array> {
   })();
   template.catch(() => (template = undefined));
   return template;
+}
+
+/**
+ * The kept template, if this user made it. The temp folder is everyone's: a template another user
+ * put there first (with rows of their choosing — a key in `api_keys`) would become every new database.
+ */
+function readTrustedTemplate(file: string): Uint8Array | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    return isTrustedTemplate(fstatSync(fd), process.getuid?.()) ? new Uint8Array(readFileSync(fd)) : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Only a file of this user (`ownUid`; none where there are no uids) that no one else can write. */
+export function isTrustedTemplate(stats: { uid: number; mode: number }, ownUid: number | undefined): boolean {
+  return (ownUid === undefined || stats.uid === ownUid) && (stats.mode & 0o022) === 0;
+}
+
+/** Written whole under a new private name, then renamed: a reader never sees half a file. Best effort. */
+function keepTemplate(file: string, dump: Uint8Array): void {
+  const partial = `${file}.${process.pid}.${Date.now()}`;
+  try {
+    writeFileSync(partial, dump, { mode: 0o600, flag: 'wx' });
+    // Fails where another user's file has the name (the temp folder is sticky): this process goes without.
+    renameSync(partial, file);
+  } catch {
+    rmSync(partial, { force: true });
+  }
 }
 
 function templateFile(): string {
@@ -165,7 +273,7 @@ function engineThread({ parentPort, workerData }: typeof WorkerThreads): void {
   const { PGlite } = require(data.modules.pglite) as typeof Pglite;
   const { vector } = require(data.modules.vector) as typeof PgliteVector;
   const { PGLiteSocketServer } = require(data.modules.socket) as typeof PgliteSocket;
-  const { mkdirSync } = require('node:fs') as typeof Fs;
+  const { chmodSync, mkdirSync } = require('node:fs') as typeof Fs;
   /* eslint-enable @typescript-eslint/no-require-imports */
   const { task } = data;
   void (async () => {
@@ -176,12 +284,16 @@ function engineThread({ parentPort, workerData }: typeof WorkerThreads): void {
       parentPort!.postMessage({ dump }, [dump.buffer]);
       return;
     }
-    if (!task.dataDir.startsWith('memory://')) mkdirSync(task.dataDir, { recursive: true });
+    if (!task.dataDir.startsWith('memory://')) {
+      mkdirSync(task.dataDir, { recursive: true, mode: 0o700 });
+      // Owner-only, whatever the umask: PGlite gives the files in it mode 0666 (they hold every row).
+      chmodSync(task.dataDir, 0o700);
+    }
     // pgvector is offered (not created): a service's migration enables it where it needs vectors.
     const loadDataDir = task.template && new Blob([task.template]);
     const db = await PGlite.create(task.dataDir, { extensions: { vector }, ...(loadDataDir && { loadDataDir }) });
     // PGlite is single-session; two connections: the pool's one and a dedicated one (migrations).
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 2 });
+    const server = new PGLiteSocketServer({ db, path: task.socketPath, maxConnections: 2 });
     await server.start();
     parentPort!.on('message', () => {
       void (async () => {
@@ -190,6 +302,6 @@ function engineThread({ parentPort, workerData }: typeof WorkerThreads): void {
         parentPort!.postMessage('stopped');
       })();
     });
-    parentPort!.postMessage({ ready: server.getServerConn() });
+    parentPort!.postMessage({ ready: true });
   })().catch((error: unknown) => parentPort!.postMessage({ error: error instanceof Error ? error.message : String(error) }));
 }
