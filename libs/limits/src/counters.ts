@@ -123,10 +123,11 @@ export class UsageCounters {
   }
 
   /**
-   * Checks every applicable dimension of a category and takes one request from each request
-   * dimension. A rejected request takes nothing: whatever was consumed is refunded.
+   * Checks every applicable dimension of a category and takes `units` requests (1; more for a
+   * request that does the work of several, see requestUnits) from each request dimension. A
+   * rejected request takes nothing: whatever was consumed is refunded.
    */
-  async admitRequest(orgId: string, category: Category, limits: readonly RateLimit[]): Promise<Admission> {
+  async admitRequest(orgId: string, category: Category, limits: readonly RateLimit[], units = 1): Promise<Admission> {
     const key = counterKey(orgId, category);
     const applicable = limitsOf(limits, category);
     const now = Date.now();
@@ -134,12 +135,15 @@ export class UsageCounters {
       applicable.map(async (limit) => {
         const limiter = this.limiterOf(limit);
         if (DIMENSION_RULES[limit.dimension].kind === 'request') {
-          const { ok, res } = await settle(limiter.consume(key, 1));
-          return { limit, limiter, consumed: true, ok, state: stateOf(limit, res, now) };
+          const { ok, res } = await settle(limiter.consume(key, units));
+          const state = stateOf(limit, res, now);
+          // Where the window stands once these units are given back (a refusal takes nothing).
+          const refunded = { ...state, remainingUnits: Math.max(0, unitsOf(limit) - Math.max(0, res.consumedPoints - units)) };
+          return { limit, limiter, consumed: true, ok, state, refunded };
         }
         const res = await limiter.get(key);
         const state = stateOf(limit, res, now);
-        return { limit, limiter, consumed: false, ok: state.remainingUnits > 0, state };
+        return { limit, limiter, consumed: false, ok: state.remainingUnits > 0, state, refunded: state };
       }),
     );
     const states = outcomes.map((o) => o.state);
@@ -147,15 +151,14 @@ export class UsageCounters {
     if (rejected.length === 0) return { admitted: true, states };
 
     // Rejected consumes still count in rate-limiter-flexible, so every consume is given back.
-    await Promise.all(outcomes.filter((o) => o.consumed).map((o) => o.limiter.reward(key, 1)));
-    const refunded = outcomes.map((o) => (o.consumed && o.ok ? { ...o.state, remainingUnits: o.state.remainingUnits + 1 } : o.state));
-    return { admitted: false, states: refunded, exceeded: latestReset(rejected.map((o) => o.state)) };
+    await Promise.all(outcomes.filter((o) => o.consumed).map((o) => o.limiter.reward(key, units)));
+    return { admitted: false, states: outcomes.map((o) => o.refunded), exceeded: latestReset(rejected.map((o) => o.state)) };
   }
 
-  /** Gives back the request an admitted request took (its sibling category refused it). */
-  async refundRequest(orgId: string, category: Category, limits: readonly RateLimit[]): Promise<void> {
+  /** Gives back the requests an admitted request took (its sibling category, or its later weight, was refused). */
+  async refundRequest(orgId: string, category: Category, limits: readonly RateLimit[], units = 1): Promise<void> {
     const key = counterKey(orgId, category);
-    await Promise.all(limitsOfKind(limits, category, 'request').map((l) => this.limiterOf(l).reward(key, 1)));
+    await Promise.all(limitsOfKind(limits, category, 'request').map((l) => this.limiterOf(l).reward(key, units)));
   }
 
   /**

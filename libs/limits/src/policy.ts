@@ -76,6 +76,19 @@ export const FREE_PLAN_LIMITS: LimitTable = FREE_ROWS.flatMap(([category, dpd, d
   return pairs.flatMap(([dimension, limit]) => (limit === null ? [] : [{ category, dimension, limit }]));
 });
 
+/** The most searches one classification runs (API-CONTRACT §5.6: at most 100 prompts per request). */
+export const CLASSIFY_MAX_SEARCHES = 100;
+
+/**
+ * The Search requests a classification counts as: one per search it runs, that is per distinct
+ * prompt of each class (a search of one prompt costs the same whatever its options, as a
+ * search request does). 100 classes of one prompt are 100 searches, not one.
+ */
+export function classifyRequestUnits(classes: readonly { prompts: readonly string[] }[]): number {
+  const searches = classes.reduce((sum, c) => sum + new Set(c.prompts).size, 0);
+  return Math.min(CLASSIFY_MAX_SEARCHES, Math.max(1, searches));
+}
+
 export function limitsOf(table: LimitTable, category: Category): RateLimit[] {
   return table.filter((l) => l.category === category);
 }

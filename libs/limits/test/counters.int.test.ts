@@ -62,6 +62,23 @@ describe.each(SOURCES)('usage counters on %s', (_kind, makeSource) => {
     expect(refused.states.find((s) => s.dimension === 'RPD')?.remainingUnits).toBe(2);
   });
 
+  it('a request of several units takes them all, or none when fewer are left', async () => {
+    const admitted = await counters.admitRequest(org, 'search', SEARCH, 2);
+    expect(admitted.admitted).toBe(true);
+    expect(admitted.states.find((s) => s.dimension === 'RPM')?.remainingUnits).toBe(1);
+    const refused = await counters.admitRequest(org, 'search', SEARCH, 2);
+    if (refused.admitted) throw new Error('two units were admitted with one left');
+    expect(refused.exceeded.dimension).toBe('RPM');
+    // Nothing was taken: the one unit left is still there, in both windows.
+    expect(refused.states.map((s) => [s.dimension, s.remainingUnits])).toEqual([
+      ['RPM', 1],
+      ['RPD', 3],
+    ]);
+    expect((await counters.admitRequest(org, 'search', SEARCH)).admitted).toBe(true);
+    await counters.refundRequest(org, 'search', SEARCH, 3);
+    expect((await counters.admitRequest(org, 'search', SEARCH, 3)).admitted).toBe(true);
+  });
+
   it('keeps organizations and categories apart', async () => {
     for (let i = 0; i < 3; i++) await counters.admitRequest(org, 'search', SEARCH);
     expect((await counters.admitRequest(newId(), 'search', SEARCH)).admitted).toBe(true);

@@ -1,4 +1,13 @@
-import { FREE_PLAN_LIMITS, limitsOf, rateLimitMessage, rateLimitHeaders, type Category, type Dimension, type DimensionState } from '../src';
+import {
+  classifyRequestUnits,
+  FREE_PLAN_LIMITS,
+  limitsOf,
+  rateLimitMessage,
+  rateLimitHeaders,
+  type Category,
+  type Dimension,
+  type DimensionState,
+} from '../src';
 
 describe('the Free plan table of SPEC §8', () => {
   const row = (category: Category) => Object.fromEntries(limitsOf(FREE_PLAN_LIMITS, category).map((l) => [l.dimension, l.limit]));
@@ -14,6 +23,19 @@ describe('the Free plan table of SPEC §8', () => {
     ['embed_text_image', { RPD: 3_000, RPM: 600 }],
   ] as const)('%s', (category, expected) => {
     expect(row(category)).toEqual(expected);
+  });
+});
+
+describe('what a classification counts as in Search', () => {
+  const classes = (n: number, prompts: string[]) => Array.from({ length: n }, () => ({ prompts }));
+  it.each([
+    ['one class of one prompt', classes(1, ['a dog']), 1],
+    ['100 classes of one prompt (the amplification of issue 28)', classes(100, ['x'.repeat(990)]), 100],
+    ['prompts repeated within a class are searched once', classes(2, ['a', 'b', 'a']), 4],
+    ['at most the 100 searches a classification may run', classes(100, ['a', 'b']), 100],
+    ['no prompt still counts one request', classes(1, []), 1],
+  ])('%s', (_, given, units) => {
+    expect(classifyRequestUnits(given)).toBe(units);
   });
 });
 
