@@ -3,11 +3,24 @@ import type { ClaimedJob } from '@vus/jobs';
 import type { TaskStatus } from './status';
 import type { ExtractorReport, SystemMetadata, TaskFailure, TaskHls, TaskRecord } from './tasks';
 
-/** The job (libs/jobs) that carries a task through the worker: one per task, queued when it is created. */
+/**
+ * The jobs (libs/jobs) that carry a task through the worker, one stage each. A `video_url` task
+ * starts with its fetch-task job: the download into the blob store, I/O that runs in the fetch
+ * stage's own slots; the same transaction that stores the download's key queues its index-task
+ * job. An upload starts with its index-task job: validate, reserve, index (CPU: the indexing
+ * slots). So a slow download never holds a slot indexing needs. At most one of them is unfinished.
+ */
+export const FETCH_TASK_JOB = 'fetch-task';
 export const INDEX_TASK_JOB = 'index-task';
+export const TASK_JOB_KINDS: readonly string[] = [FETCH_TASK_JOB, INDEX_TASK_JOB];
+
+/** The job a new task starts with: a URL is fetched first, an upload is already stored. */
+export function firstJobKind(source: { kind: 'upload' | 'url' }): string {
+  return source.kind === 'url' ? FETCH_TASK_JOB : INDEX_TASK_JOB;
+}
 
 /**
- * Work on a task is done under its job's lease: a worker claims the job until `leaseExpiresAt` and
+ * Work on a task is done under the lease of its job (of either kind): a worker claims the job until `leaseExpiresAt` and
  * renews the lease while it works. A worker that dies stops renewing; once the lease has expired
  * any worker may claim the job again and carry on from the task's status. Every write checks that
  * the writer still holds the lease, so a worker that lost it (paused, partitioned) changes nothing.
@@ -36,6 +49,8 @@ export interface TaskUpdate {
   /** A status change; refused (undefined result) unless the task is still in `from`. */
   status?: { from: TaskStatus; to: TaskStatus };
   changes?: TaskChanges;
+  /** Queues the task's job of this kind in the same transaction: the next stage takes the task over. */
+  nextJob?: typeof INDEX_TASK_JOB;
 }
 
 export interface TaskLeaseStore {

@@ -1,7 +1,7 @@
 import { isUniqueViolation, Where, type Database, type Queryable } from '@vus/db';
 import { enqueueEvents } from '@vus/events';
 import { enqueueJob, leaseHeldSql, type ClaimedJob } from '@vus/jobs';
-import { INDEX_TASK_JOB, type ClaimedTask, type TaskChanges, type TaskLeaseStore } from './leases';
+import { firstJobKind, TASK_JOB_KINDS, type ClaimedTask, type TaskChanges, type TaskLeaseStore } from './leases';
 import { TASK_STATUSES, type TaskStatus } from './status';
 import type { StatusCounts, TaskFilter, TaskHls, TaskRecord, TaskStore, UserMetadata } from './tasks';
 
@@ -181,8 +181,8 @@ export function createTaskStore(db: Database): TaskStore {
             ],
           );
           await appendHistory(tx, task.id, task.status, task.createdAt);
-          // The worker's job, committed with the task: no task without one, no job without its task.
-          await enqueueJob(tx, { kind: INDEX_TASK_JOB, subjectId: task.id, orgId: task.orgId, runAt: task.createdAt });
+          // The worker's first job, committed with the task: no task without one, no job without its task.
+          await enqueueJob(tx, { kind: firstJobKind(task.source), subjectId: task.id, orgId: task.orgId, runAt: task.createdAt });
           await enqueueEvents(tx, events);
           return task;
         });
@@ -220,7 +220,7 @@ export function createTaskStore(db: Database): TaskStore {
         const row = await selectTask(tx, id);
         if (!row || row.org_id !== orgId || !statuses.includes(row.status)) return undefined;
         await tx.query('DELETE FROM tasks WHERE id = $1 AND status = ANY($2::text[])', [id, statuses]);
-        await tx.query('DELETE FROM jobs WHERE kind = $1 AND subject_id = $2', [INDEX_TASK_JOB, id]);
+        await tx.query('DELETE FROM jobs WHERE kind = ANY($1::text[]) AND subject_id = $2', [TASK_JOB_KINDS, id]);
         return toRecord(row);
       });
     },
@@ -285,7 +285,8 @@ export function createTaskLeaseStore(db: Database): TaskLeaseStore {
         }
         const result = await tx.query(
           `UPDATE tasks SET ${sets.join(', ')}
-           WHERE id = $1 AND ${leaseHeldSql(`'${INDEX_TASK_JOB}'`, 'tasks.id', '$2', '$3')} AND ($4::text IS NULL OR status = $4)`,
+           WHERE id = $1 AND (${TASK_JOB_KINDS.map((kind) => leaseHeldSql(`'${kind}'`, 'tasks.id', '$2', '$3')).join(' OR ')})
+             AND ($4::text IS NULL OR status = $4)`,
           params,
         );
         if (result.rowCount !== 1) return undefined;
@@ -293,6 +294,7 @@ export function createTaskLeaseStore(db: Database): TaskLeaseStore {
         const row = await selectTask(tx, id);
         if (!row) return undefined;
         const task = toRecord(row);
+        if (update.nextJob) await enqueueJob(tx, { kind: update.nextJob, subjectId: id, orgId: task.orgId, runAt: now });
         await enqueueEvents(tx, events(task));
         return task;
       });

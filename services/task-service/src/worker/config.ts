@@ -10,7 +10,12 @@ import type { IndexingWorkerConfig } from './start';
 export const workerEnvShape = {
   /** Run the indexing worker in the task-service process. */
   WORKER_ENABLED: envBoolean.default(true),
+  /** Tasks indexed at once (CPU: ffmpeg and the models). */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  /** video_url downloads at once, in slots of their own (I/O: a slow download never holds an indexing slot). */
+  WORKER_FETCH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** At most this many downloads of one organization at once by all workers together. */
+  WORKER_FETCH_ORG_LIMIT: z.coerce.number().int().min(1).default(2),
   WORKER_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
   WORKER_POLL_MS: z.coerce.number().int().min(100).default(5_000),
   WORKER_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(3),
@@ -78,6 +83,8 @@ export function workerConfigFromEnv(
     },
     workRoot: env.WORK_DIR,
     concurrency: env.WORKER_CONCURRENCY,
+    fetchConcurrency: env.WORKER_FETCH_CONCURRENCY,
+    fetchPerOrgLimit: env.WORKER_FETCH_ORG_LIMIT,
     leaseMs: env.WORKER_LEASE_MS,
     pollMs: env.WORKER_POLL_MS,
     maxAttempts: env.WORKER_MAX_ATTEMPTS,

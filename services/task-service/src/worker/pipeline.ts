@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { IndexClient } from '../index-client';
 import { videoBlobPrefix } from '../video-blobs';
-import type { ClaimedTask, TaskChanges, TaskLeaseStore } from '../tasks/leases';
+import { INDEX_TASK_JOB, type ClaimedTask, type TaskChanges, type TaskLeaseStore, type TaskUpdate } from '../tasks/leases';
 import type { TaskStatus } from '../tasks/status';
 import { failureOf, statusChangedEvent, type ExtractorReport, type SystemMetadata, type TaskHls, type TaskRecord } from '../tasks/tasks';
 import { extractConversation } from './extract/conversation';
@@ -59,7 +59,8 @@ export interface PipelineDeps {
 }
 
 export type PipelineOutcome =
-  | { kind: 'ready' | 'failed' | 'lost'; task: TaskRecord }
+  /** `fetched`: the fetch stage stored the media and handed the task to its index-task job. */
+  | { kind: 'fetched' | 'ready' | 'failed' | 'lost'; task: TaskRecord }
   /** `error`: what went wrong this time (kept on the task's job). */
   | { kind: 'retry'; task: TaskRecord; error: string };
 
@@ -167,7 +168,8 @@ function rpcContext(orgId: string): OutgoingContext {
 }
 
 /**
- * Runs one claimed task from whatever status it is in to `ready` or `failed`. Each stage ends in a
+ * Runs one claimed task from whatever status it is in to `ready` or `failed`, in two stages (one
+ * job each): `fetch` downloads a video_url, `run` validates and indexes. Each step ends in a
  * status change written under the lease (with its event), so a task taken over from a dead worker
  * resumes at the stage that did not finish. Everything a stage does is safe to do twice: the video
  * id is fixed, CreateVideo and PutVideoArtifacts are idempotent, blobs are overwritten.
@@ -179,11 +181,45 @@ export class TaskPipeline {
   ) {}
 
   /**
-   * Takes the task as far as it goes. `ready`/`failed`: finished; `retry`: a passing problem (an
-   * outage, a timeout), give the task back for later; `lost`: the lease went (or the run was
-   * aborted), another worker carries on.
+   * The index stage (the task's index-task job): takes the task as far as it goes. `ready`/`failed`:
+   * finished; `retry`: a passing problem (an outage, a timeout), give the task back for later;
+   * `lost`: the lease went (or the run was aborted), another worker carries on.
    */
-  async run(claimed: ClaimedTask, signal: AbortSignal): Promise<PipelineOutcome> {
+  run(claimed: ClaimedTask, signal: AbortSignal): Promise<PipelineOutcome> {
+    return this.attempt(claimed, signal, [
+      // Fetched here only when the task's job was queued before downloads had a stage of their own.
+      (task) => (task.status === 'uploading' ? this.fetchSource(task, signal) : task),
+      (task, workDir) => (task.status === 'validating' ? this.validate(task, workDir, signal) : task),
+      async (task) => {
+        if (task.status !== 'pending') return task;
+        // Once per task: a task taken over after `queued` was already charged.
+        if (!claimed.mediaReserved) await this.reserveMinutes(task);
+        // The usage event commits with the reservation's mark: the spend is reported exactly when it is charged.
+        return this.advance(task, 'queued', { mediaReserved: true }, claimed.mediaReserved ? [] : [this.usageOf(task)]);
+      },
+      (task) => (task.status === 'queued' ? this.advance(task, 'indexing', { progress: 0 }) : task),
+      (task, workDir) => (task.status === 'indexing' ? this.index(task, workDir, signal) : task),
+    ]);
+  }
+
+  /**
+   * The fetch stage (the task's fetch-task job): downloads the video_url into the blob store and
+   * hands the task to its index-task job; `fetched` then. Only I/O, so it runs in slots of its own.
+   */
+  fetch(claimed: ClaimedTask, signal: AbortSignal): Promise<PipelineOutcome> {
+    return this.attempt(claimed, signal, [(task) => (task.status === 'uploading' ? this.fetchSource(task, signal) : task)]);
+  }
+
+  /**
+   * One claim's work on the task: each step takes it on from its status (or leaves it), and the
+   * outcome says where it got: `failed` or `ready` when it ended, `fetched` when it moved on to
+   * the next stage's job. A failure is written from the status the last step reached.
+   */
+  private async attempt(
+    claimed: ClaimedTask,
+    signal: AbortSignal,
+    steps: readonly ((task: TaskRecord, workDir: string) => TaskRecord | Promise<TaskRecord>)[],
+  ): Promise<PipelineOutcome> {
     let task: TaskRecord = claimed;
     const workDir = await mkdtemp(join(this.deps.workRoot, `task-${claimed.id}-`));
     try {
@@ -191,17 +227,8 @@ export class TaskPipeline {
         // Each claim counts: a task that keeps killing (or outliving) its workers stops here.
         throw new ApiError('internal_error', `Indexing was interrupted ${claimed.attempts - 1} times; the video could not be indexed.`);
       }
-      if (task.status === 'uploading') task = await this.fetchSource(task, signal);
-      if (task.status === 'validating') task = await this.validate(task, workDir, signal);
-      if (task.status === 'pending') {
-        // Once per task: a task taken over after `queued` was already charged.
-        if (!claimed.mediaReserved) await this.reserveMinutes(task);
-        // The usage event commits with the reservation's mark: the spend is reported exactly when it is charged.
-        task = await this.advance(task, 'queued', { mediaReserved: true }, claimed.mediaReserved ? [] : [this.usageOf(task)]);
-      }
-      if (task.status === 'queued') task = await this.advance(task, 'indexing', { progress: 0 });
-      if (task.status === 'indexing') task = await this.index(task, workDir, signal);
-      return { kind: task.status === 'failed' ? 'failed' : 'ready', task };
+      for (const step of steps) task = await step(task, workDir);
+      return { kind: task.status === 'failed' ? 'failed' : task.status === 'ready' ? 'ready' : 'fetched', task };
     } catch (error) {
       if (error instanceof LeaseLost || signal.aborted) return { kind: 'lost', task };
       if (isRetryable(error) && claimed.attempts < this.deps.maxAttempts) {
@@ -240,8 +267,9 @@ export class TaskPipeline {
     to: TaskStatus,
     changes: TaskChanges = {},
     events: readonly EventEnvelope[] = [],
+    nextJob?: TaskUpdate['nextJob'],
   ): Promise<TaskRecord> {
-    const updated = await this.write(task, { status: { from: task.status, to }, changes }, events);
+    const updated = await this.write(task, { status: { from: task.status, to }, changes, ...(nextJob ? { nextJob } : {}) }, events);
     if (!updated) throw new LeaseLost(task.id);
     this.deps.logger.info({ taskId: task.id, from: task.status, to }, 'task status changed');
     return updated;
@@ -251,7 +279,11 @@ export class TaskPipeline {
     if (!(await this.write(task, { changes: { progress: percent } }))) throw new LeaseLost(task.id);
   }
 
-  /** uploading → validating: the URL's bytes go to the blob store under the SSRF rules. */
+  /**
+   * uploading → validating: the URL's bytes go to the blob store under the SSRF rules (and
+   * libs/fetch's bounds: idle time, a minimum rate, the whole download's time), and the task's
+   * index-task job is queued with the status (nothing when it exists: a task fetched in its index stage).
+   */
   private async fetchSource(task: TaskRecord, signal: AbortSignal): Promise<TaskRecord> {
     if (task.source.kind !== 'url') throw new Error(`task ${task.id} is uploading without a URL`);
     const key = fetchedMediaKey(task.id);
@@ -260,7 +292,7 @@ export class TaskPipeline {
       const body = await openUrl(source.url, 'video_url', this.deps.fetchPolicy, signal);
       await this.deps.blobs.put(key, body, { maxBytes: this.deps.fetchPolicy.maxBytes, signal });
     });
-    return this.advance(task, 'validating', { mediaBlobKey: key });
+    return this.advance(task, 'validating', { mediaBlobKey: key }, [], INDEX_TASK_JOB);
   }
 
   private async localMedia(task: TaskRecord, workDir: string): Promise<string> {

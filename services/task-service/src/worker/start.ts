@@ -28,7 +28,12 @@ export interface IndexingWorkerConfig {
   fetch?: Partial<FetchPolicy> | undefined;
   /** Temporary files; default: the OS temp folder. */
   workRoot?: string | undefined;
+  /** Tasks indexed at once by this worker (CPU). */
   concurrency?: number | undefined;
+  /** video_url downloads at once by this worker (I/O, beside the indexing slots). */
+  fetchConcurrency?: number | undefined;
+  /** At most this many downloads of one organization at once across all workers. */
+  fetchPerOrgLimit?: number | undefined;
   leaseMs?: number | undefined;
   pollMs?: number | undefined;
   maxAttempts?: number | undefined;
@@ -41,6 +46,10 @@ export interface IndexingWorkerConfig {
 
 export const WORKER_DEFAULTS = {
   concurrency: 1,
+  // Downloads wait on the network, not a core: several at once cost little, and one organization
+  // gets half of them at most, so another organization's video_url starts at once.
+  fetchConcurrency: 4,
+  fetchPerOrgLimit: 2,
   leaseMs: 60_000,
   pollMs: 5_000,
   maxAttempts: 3,
@@ -100,6 +109,8 @@ export async function startIndexingWorker(
     {
       owner,
       concurrency: config.concurrency ?? WORKER_DEFAULTS.concurrency,
+      fetchConcurrency: config.fetchConcurrency ?? WORKER_DEFAULTS.fetchConcurrency,
+      fetchPerOrgLimit: config.fetchPerOrgLimit ?? WORKER_DEFAULTS.fetchPerOrgLimit,
       leaseMs: config.leaseMs ?? WORKER_DEFAULTS.leaseMs,
       pollMs: config.pollMs ?? WORKER_DEFAULTS.pollMs,
       maxAttempts: config.maxAttempts ?? WORKER_DEFAULTS.maxAttempts,
@@ -107,7 +118,14 @@ export async function startIndexingWorker(
     },
   );
   await worker.start();
-  logger.info({ owner, concurrency: config.concurrency ?? WORKER_DEFAULTS.concurrency }, 'indexing worker started');
+  logger.info(
+    {
+      owner,
+      concurrency: config.concurrency ?? WORKER_DEFAULTS.concurrency,
+      fetchConcurrency: config.fetchConcurrency ?? WORKER_DEFAULTS.fetchConcurrency,
+    },
+    'indexing worker started',
+  );
   // Once per start: whether videos without subtitles will get speech, and if not, why (npm start
   // prints the same as its Speech line).
   const speech = describeSpeechProviders(await config.models.probe());
