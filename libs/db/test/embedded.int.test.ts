@@ -93,3 +93,17 @@ describe('isTrustedTemplate: a template in the shared temp folder is loaded only
     expect(isTrustedTemplate(stats, OWNER)).toBe(trusted);
   });
 });
+
+it('opens the engine again when its thread dies (its socket file goes with it)', async () => {
+  const db = await Database.open({ kind: 'pglite', dataDir: join(dir, 'search-service') });
+  try {
+    await db.query('CREATE TABLE kept (n int)');
+    await db.query('INSERT INTO kept VALUES (1)');
+    // The thread ends by itself (not through kill()): its socket is gone, its folder stays.
+    await (db as unknown as { engine: { worker: { terminate(): Promise<number> } } }).engine.worker.terminate();
+    await expect(db.query('SELECT n FROM kept')).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await db.query('SELECT n FROM kept')).rows).toEqual([{ n: 1 }]);
+  } finally {
+    await db.close();
+  }
+});
