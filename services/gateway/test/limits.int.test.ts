@@ -205,6 +205,32 @@ describe('request dimensions', () => {
     expect429(await send(daily), 'RPD', 1, 'day');
   });
 
+  // Issue 28 item 6: 100 classes of one 990-character prompt, four options, ran 100 searches and counted one.
+  it('a classification counts one search request per prompt, and a refused one takes none', async () => {
+    const { key } = await newOrg([
+      { category: 'search', dimension: 'RPM', limit: 150 },
+      { category: 'search', dimension: 'RPD', limit: 1000 },
+    ]);
+    const heavy = {
+      index_id: '6528dde58f9cd95a98cbd075',
+      options: ['visual', 'conversation', 'text_in_video', 'logo'],
+      classes: Array.from({ length: 100 }, (_, i) => ({ name: `class ${i}`, prompts: [`${i} ${'x'.repeat(985)}`] })),
+    };
+    const first = await post(key, '/v1.2/classify/bulk', heavy);
+    expect(first.status).not.toBe(429);
+    expect(first.headers['x-ratelimit-request-remaining']).toBe('50');
+    const refused = await post(key, '/v1.2/classify/bulk', heavy);
+    expect429(refused, 'RPM', 150, 'minute');
+    expect(refused.headers['x-ratelimit-request-remaining']).toBe('50');
+    // The refused classification took nothing: a search still finds its 50.
+    const search = await post(key, '/v1.3/search', {
+      index_id: '6528dde58f9cd95a98cbd075',
+      query_text: 'a dog',
+      search_options: ['visual'],
+    });
+    expect(search.headers['x-ratelimit-request-remaining']).toBe('49');
+  });
+
   it('search, search-v2 and combined-search share one limit', async () => {
     const { orgId, key } = await newOrg([{ category: 'search', dimension: 'RPM', limit: 2 }]);
     expect((await post(key, '/v1.2/search')).status).not.toBe(429);

@@ -1,5 +1,6 @@
 import type { Logger } from '@vus/core';
 import type { OutgoingContext } from '@vus/grpc';
+import type { Category } from '@vus/limits';
 import { SpanKind, contextFromTraceparent, markFailed, recordHttpRequest, tracer, withActiveSpan } from '@vus/telemetry';
 import type { RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
@@ -14,6 +15,11 @@ export interface RequestLocals {
   orgId?: string;
   /** The endpoint that will serve the request (http/route-table.ts routeFinder); absent when none does. */
   route?: RouteEntry;
+  /**
+   * Makes the request count as `units` requests of a category it was admitted in, once its body
+   * shows it does the work of several (limits/middleware.ts); rejects with the 429 when they are not left.
+   */
+  countRequestAs?: (category: Category, units: number) => Promise<void>;
 }
 
 export function locals(res: Response): RequestLocals {
@@ -49,6 +55,18 @@ export function requestContext(logger: Logger): RequestHandler {
     });
     withActiveSpan(span, next);
   };
+}
+
+/**
+ * Aborted when the client disconnects before its response is written: the work done for it can
+ * stop (pass it as an outgoing call's `signal`, which cancels the call).
+ */
+export function clientGone(res: Response): AbortSignal {
+  const gone = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  return gone.signal;
 }
 
 /** The context passed to downstream calls: identity, request id and an absolute deadline. */

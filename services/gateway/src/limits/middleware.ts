@@ -1,6 +1,14 @@
-import { rateLimitHeaders, tooManyRequests, type Admission, type Category, type LimitsSource, type UsageCounters } from '@vus/limits';
+import {
+  DIMENSION_RULES,
+  rateLimitHeaders,
+  tooManyRequests,
+  type Admission,
+  type Category,
+  type LimitsSource,
+  type UsageCounters,
+} from '@vus/limits';
 import { countRateLimitRejection } from '@vus/telemetry';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { locals } from '../http/context';
 import { categoriesOf } from './categories';
 
@@ -10,6 +18,8 @@ import { categoriesOf } from './categories';
  * The category follows the route that will serve the request (`res.locals.route`, its path
  * pattern), never the path as spelt: a request no built endpoint serves counts in none. Headers
  * for those dimensions go on the response whatever its outcome; an exceeded limit answers 429.
+ * A request that does the work of several (a classification runs a search per prompt) counts as
+ * those once its route has read it, through `res.locals.countRequestAs`.
  */
 export function rateLimits(counters: UsageCounters, limits: LimitsSource): RequestHandler {
   return (req, res, next) => {
@@ -18,12 +28,19 @@ export function rateLimits(counters: UsageCounters, limits: LimitsSource): Reque
     if (categories.length === 0) return next();
     const orgId = locals(res).orgId!;
     admit(counters, limits, orgId, categories).then((admission) => {
-      res.set(rateLimitHeaders(admission.states));
-      if (admission.admitted) return next();
-      res.set('Retry-After', String(Math.max(1, Math.ceil((admission.exceeded.resetAt.getTime() - Date.now()) / 1000))));
-      next(tooManyRequests(admission.exceeded));
+      if (!answer(res, admission)) return next(tooManyRequests(admission.exceeded));
+      locals(res).countRequestAs = (category, units) => countAs(counters, limits, res, orgId, categories, category, units);
+      next();
     }, next);
   };
+}
+
+/** The limit headers of an admission (and Retry-After of a refusal); true when it was admitted. */
+function answer(res: Response, admission: Admission): admission is Admission & { admitted: true } {
+  res.set(rateLimitHeaders(admission.states));
+  if (admission.admitted) return true;
+  res.set('Retry-After', String(Math.max(1, Math.ceil((admission.exceeded.resetAt.getTime() - Date.now()) / 1000))));
+  return false;
 }
 
 /** Admits a request in all its categories, or in none: a refusal in one gives back the others. */
@@ -42,4 +59,37 @@ async function admit(counters: UsageCounters, limits: LimitsSource, orgId: strin
     admitted.push(category);
   }
   return { admitted: true, states };
+}
+
+/**
+ * Makes an admitted request count as `units` requests of `category`: takes the ones beyond the one
+ * it took on arrival (its headers then show what is left). A refusal takes nothing, gives back
+ * what the request took on arrival, and throws the 429.
+ */
+async function countAs(
+  counters: UsageCounters,
+  limits: LimitsSource,
+  res: Response,
+  orgId: string,
+  admittedIn: readonly Category[],
+  category: Category,
+  units: number,
+): Promise<void> {
+  if (!admittedIn.includes(category)) throw new Error(`the request was not admitted in ${category}`);
+  const more = Math.ceil(units) - 1;
+  if (more <= 0) return;
+  const table = await limits.limitsFor(orgId);
+  const admission = await counters.admitRequest(orgId, category, table, more);
+  if (admission.admitted) {
+    answer(res, admission);
+    return;
+  }
+  countRateLimitRejection(category, admission.exceeded.dimension);
+  await Promise.all(admittedIn.map((c) => counters.refundRequest(orgId, c, table)));
+  // What is left once the arrival's request is given back too.
+  const states = admission.states.map((s) =>
+    DIMENSION_RULES[s.dimension].kind === 'request' ? { ...s, remainingUnits: s.remainingUnits + 1 } : s,
+  );
+  answer(res, { ...admission, states });
+  throw tooManyRequests(admission.exceeded);
 }

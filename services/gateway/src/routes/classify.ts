@@ -1,7 +1,10 @@
 import { ApiError } from '@vus/core';
+import type { OutgoingContext } from '@vus/grpc';
+import type { ClassifyRequest__Input } from '@vus/grpc/types/classify/v1/ClassifyRequest';
+import { classifyRequestUnits } from '@vus/limits';
 import { Router, type Request, type Response } from 'express';
 import type { ClassifyClient } from '../clients';
-import { outgoing } from '../http/context';
+import { clientGone, locals, outgoing } from '../http/context';
 import { presentClassification, type ClipThumbnail } from '../presenters/classify';
 import type { ClassifyShape } from '../versions';
 import { parseClassify, parseClassifyBulk } from './classify.schema';
@@ -31,16 +34,25 @@ export function classifyRoutes(classify: ClassifyClient | undefined, timeoutMs: 
     return shape;
   };
 
+  /**
+   * A classification runs a search per prompt: it counts as that many Search requests (the one it
+   * took on arrival included), and a client that leaves cancels it.
+   */
+  const countAndCall = async (res: Response, classes: ClassifyRequest__Input['classes']): Promise<OutgoingContext> => {
+    await locals(res).countRequestAs?.('search', classifyRequestUnits((classes ?? []).map((c) => ({ prompts: c.prompts ?? [] }))));
+    return { ...outgoing(res, timeoutMs), signal: clientGone(res) };
+  };
+
   router.post('/classify', async (req: Request, res: Response) => {
-    const [version, service] = [versionOf(res), client()];
-    const { request, names } = parseClassify(version, shapeOf(res), req.body as Record<string, unknown>);
-    const page = await service.classify(outgoing(res, timeoutMs), request);
+    const { request, names } = parseClassify(versionOf(res), shapeOf(res), req.body as Record<string, unknown>);
+    const call = await countAndCall(res, request.classes);
+    const page = await client().classify(call, request);
     res.json(presentClassification(page, presentation(req, res), { ...names, videoId: request.video_ids?.[0] }));
   });
   router.post('/classify/bulk', async (req: Request, res: Response) => {
-    const [version, service] = [versionOf(res), client()];
-    const { request, names } = parseClassifyBulk(version, shapeOf(res), req.body as Record<string, unknown>);
-    res.json(presentClassification(await service.classifyBulk(outgoing(res, timeoutMs), request), presentation(req, res), names));
+    const { request, names } = parseClassifyBulk(versionOf(res), shapeOf(res), req.body as Record<string, unknown>);
+    const call = await countAndCall(res, request.classes);
+    res.json(presentClassification(await client().classifyBulk(call, request), presentation(req, res), names));
   });
   router.get('/classify/:pageToken', async (req: Request, res: Response) => {
     const service = client();
