@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Written for the `keys` CLI, which talks to the running server's admin API. */
@@ -9,6 +9,34 @@ export interface EmbeddedState {
   base_url: string;
   admin_token: string;
   pid: number;
+}
+
+/**
+ * What embedded mode writes is its user's alone: the umask of this process while it runs (restored
+ * by the returned function). Its databases, blobs, work files, mail and the files ffmpeg writes (a
+ * child inherits the umask) come out owner-only, each creator unchanged. Set here and not in
+ * FileBlobStore or libs/db: cluster-mode services, which may share a BLOB_DIR volume between
+ * containers, keep the operator's umask.
+ */
+export function writeOwnerOnly(): () => void {
+  const previous = process.umask(0o077);
+  return () => void process.umask(previous);
+}
+
+/** What a data folder from before this rule kept readable by others: the secrets and the blobs. */
+const OWNER_ONLY_ENTRIES = ['blobs', 'admin-token', 'webhook-secret-key', 'server.pid', 'embedded.json'];
+
+/**
+ * DATA_DIR, created or existing, open to its owner only (0700): nothing in it can then be reached by
+ * another user. Its secrets and blobs/ of an older start lose their group and other bits too.
+ */
+export function makeDataDirPrivate(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
+  for (const entry of OWNER_ONLY_ENTRIES) {
+    const path = join(dataDir, entry);
+    if (existsSync(path)) chmodSync(path, statSync(path).mode & 0o700);
+  }
 }
 
 /** One PGlite folder cannot be opened by two processes: refuse to start a second server on it. */

@@ -12,10 +12,10 @@ import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/
 import { searchService } from '@vus/search-service';
 import { inProcessServices } from '@vus/service';
 import { mediaMeter, parseAllowList, taskService, workerEnvShape } from '@vus/task-service';
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { adminToken, lockDataDir, webhookSecretKey, writeState } from './data-dir';
+import { removeLeftoverSockets } from '@vus/db';
+import { adminToken, lockDataDir, makeDataDirPrivate, webhookSecretKey, writeOwnerOnly, writeState } from './data-dir';
 
 const embeddedEnv = z.object({
   DATA_DIR: z.string().default('./.data'),
@@ -44,8 +44,19 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
   const config = loadConfig(embeddedEnv, env);
   const log = logger ?? createLogger({ service: 'embedded', level: config.LOG_LEVEL });
   const dataDir = resolve(config.DATA_DIR);
-  mkdirSync(dataDir, { recursive: true });
-  const unlock = lockDataDir(dataDir);
+  // Owner-only, as is everything written in it: its databases take no password (on unix sockets
+  // in DATA_DIR/.db-sockets, see @vus/db), and it holds the admin token and every organization's data.
+  const restoreUmask = writeOwnerOnly();
+  let unlock: () => void;
+  try {
+    makeDataDirPrivate(dataDir);
+    unlock = lockDataDir(dataDir);
+  } catch (error) {
+    restoreUmask();
+    throw error;
+  }
+  // This process alone uses the folder now: sockets a crashed one left behind go.
+  removeLeftoverSockets(dataDir);
   const bus = new InProcessEventBus({ logger: log });
   const services = inProcessServices({ dataDir, bus, logger: log });
   try {
@@ -133,11 +144,13 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
         await bus.close();
         removeState();
         unlock();
+        restoreUmask();
       },
     };
   } catch (error) {
     await services.stop().catch(() => undefined);
     unlock();
+    restoreUmask();
     throw error;
   }
 }
