@@ -7,7 +7,7 @@ import type { CreateEmbeddingRequest__Input } from '@vus/grpc/types/embed/v1/Cre
 import type { MediaSource__Input } from '@vus/grpc/types/embed/v1/MediaSource';
 import { Router, type Request, type Response } from 'express';
 import type { EmbedClient, TaskClient } from '../clients';
-import { outgoing } from '../http/context';
+import { clientGone, outgoing } from '../http/context';
 import { readQuery, list, scalar } from '../http/query';
 import { parsePageQuery } from '../http/paging';
 import { locals } from '../http/context';
@@ -514,7 +514,7 @@ export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, b
           request.more_images.map((source, i) => mediaFor(res, source, `multi_input.media_sources[${i + 1}]`, 'image', false)),
         );
       const deadline = inputType === 'video' ? Math.max(timeoutMs, SYNC_VIDEO_TIMEOUT_MS) : timeoutMs;
-      const embedding = await client().createEmbedding(outgoing(res, deadline), request);
+      const embedding = await client().createEmbedding({ ...outgoing(res, deadline), signal: clientGone(res) }, request);
       res.json(presentEmbeddingV2(embedding, inputType));
     } catch (error) {
       if (isApiError(error)) return writeV2Error(res, error);
