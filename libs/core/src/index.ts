@@ -15,3 +15,4 @@ export * from './secret-box';
 export * from './intervals';
 export * from './token-pages';
 export * from './keyed-gate';
+export * from './tokens';

@@ -3,7 +3,18 @@
  * version), runs the provider, counts output tokens, enforces max_tokens and records every
  * generation (finished, cut short or cancelled) with its usage.
  */
-import { ApiError, errors, familyOfEngine, type Clock, type Logger } from '@vus/core';
+import {
+  ApiError,
+  checkPromptText,
+  countTokens,
+  errors,
+  familyOfEngine,
+  PROMPT_LIMITS,
+  TokenTally,
+  truncateToTokens,
+  type Clock,
+  type Logger,
+} from '@vus/core';
 import type { MeteredUsage } from '@vus/events';
 import { randomUUID } from 'node:crypto';
 import { assembleTimeline, type EvidenceSources, type Timeline } from './evidence';
@@ -19,12 +30,11 @@ import {
   type SummarizeType,
 } from './provider';
 import { compileResponseSchema, type ResponseSchema } from './response-format';
-import { countTokens, truncateToTokens } from './text';
 
 /** The most output tokens one generation may produce (OAS-1.3: 4096). */
 export const MAX_OUTPUT_TOKENS = 4096;
 /** The longest prompt (API-CONTRACT §5.7: at most 2000 tokens). */
-export const MAX_PROMPT_TOKENS = 2000;
+export const MAX_PROMPT_TOKENS = PROMPT_LIMITS.tokens;
 
 /** A video as found for the caller's organization, with what tells its evidence apart over time. */
 export interface VideoRef {
@@ -148,9 +158,7 @@ function checkOptions(options: GenerationOptions): {
 function checkPrompt(prompt: string, required: boolean): string {
   const trimmed = prompt.trim();
   if (required && trimmed.length === 0) throw errors.notProvided('prompt');
-  if (countTokens(trimmed) > MAX_PROMPT_TOKENS) {
-    throw new ApiError('token_limit_exceeded', `The prompt is longer than ${MAX_PROMPT_TOKENS} tokens.`, { param: 'prompt' });
-  }
+  checkPromptText('prompt', trimmed);
   return trimmed;
 }
 
@@ -345,11 +353,13 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
         yield { type: 'start', generationId: id };
         let reported: number | undefined;
         const settings = { temperature, maxTokens, signal, usage: (tokens: number) => (reported = tokens) };
+        // What is written, counted as one text: a word split across pieces costs what it costs whole.
+        const written = new TokenTally();
         for await (const piece of untilAborted(pieces(timeline, asked, schema, settings), signal)) {
-          const cut = truncateToTokens(piece, maxTokens - outputTokens);
+          const cut = written.take(piece, maxTokens);
+          outputTokens = written.total;
           if (cut.text.length > 0) {
             output += cut.text;
-            outputTokens += countTokens(cut.text);
             yield { type: 'text', text: cut.text, outputTokens };
           }
           if (cut.truncated) {

@@ -48,7 +48,7 @@ export interface GenerationSettings {
 
 /**
  * A result with the output tokens its provider counted (a model server's own usage); without
- * them the caller counts the text (text.ts countTokens).
+ * them the caller counts the text (@vus/core countTokens).
  */
 export type Counted<T> = T & { outputTokens?: number | undefined };
 

@@ -1,6 +1,6 @@
 /**
- * Words, phrases and tokens: the small text tools the extractive provider and token accounting
- * share. Pure functions.
+ * Words and phrases: the small text tools of the extractive provider. Pure functions. (Tokens are
+ * counted by @vus/core's countTokens.)
  */
 
 /** Function words and fillers: never a key phrase, never what a prompt asks about. */
@@ -35,26 +35,6 @@ export function words(text: string): string[] {
 /** The words of a text that carry content: no stopwords, no lone digits or single letters. */
 export function contentWords(text: string): string[] {
   return words(text).filter((w) => !STOPWORDS.has(w) && w.length > 1 && !/^\d+$/.test(w));
-}
-
-/**
- * Output tokens as this server counts them: each run of letters or digits and each other
- * non-space character is one token (close to what word-piece tokenizers give for English prose,
- * and the same count for the same text on every provider that reports none of its own).
- */
-export function countTokens(text: string): number {
-  return text.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu)?.length ?? 0;
-}
-
-/** The longest prefix of `text` that is at most `maxTokens` tokens, and whether it was cut. */
-export function truncateToTokens(text: string, maxTokens: number): { text: string; truncated: boolean } {
-  const pattern = /[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu;
-  let count = 0;
-  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
-    count += 1;
-    if (count > maxTokens) return { text: text.slice(0, match.index).trimEnd(), truncated: true };
-  }
-  return { text, truncated: false };
 }
 
 /** `75.4` → `1:15`; hours when the video has them (`1:02:03`). */

@@ -2,7 +2,7 @@ import { openWordNet } from '@vus/wordnet';
 import { mergeRepeats, shotsOf, titleOfFile } from '../src/evidence';
 import { ExtractiveProvider, promptTerms } from '../src/extractive';
 import { compileResponseSchema } from '../src/response-format';
-import { clock, contentWords, countTokens, keyPhrases, truncateToTokens } from '../src/text';
+import { clock, contentWords, keyPhrases } from '../src/text';
 import { categoryOf, topicsOf } from '../src/topics';
 import { cookingTimeline, inventedWords, SENTENCE_GLUE } from './fixtures';
 
@@ -11,21 +11,7 @@ afterAll(() => wordnet.close());
 const provider = new ExtractiveProvider(wordnet);
 
 describe('text', () => {
-  it.each<[string, number]>([
-    ['', 0],
-    ['Hello, world!', 4],
-    ["It's 10:30 now.", 8],
-    ['  spaced   words  ', 2],
-    ['TOMATO PASTA', 2],
-  ])('countTokens(%j) = %d', (text, tokens) => expect(countTokens(text)).toBe(tokens));
-
-  it.each<[string, number, string, boolean]>([
-    ['one two three', 2, 'one two', true],
-    ['one two three', 3, 'one two three', false],
-    ['a, b.', 2, 'a,', true],
-    ['anything', 0, '', true],
-  ])('truncateToTokens(%j, %d)', (text, max, cut, truncated) => expect(truncateToTokens(text, max)).toEqual({ text: cut, truncated }));
-
+  // Tokens are counted by @vus/core (libs/core/test/tokens.test.ts).
   it.each<[number, string]>([
     [0, '0:00'],
     [75.4, '1:15'],

@@ -1,4 +1,4 @@
-import { errors, parseInput } from '@vus/core';
+import { checkPromptText, errors, parseInput } from '@vus/core';
 import type { ResponseFormat__Input } from '@vus/grpc/types/analyze/v1/ResponseFormat';
 import { z } from 'zod';
 import { firstValue, looseBoolean, looseInt, looseList } from '../http/coerce';
@@ -61,12 +61,20 @@ export interface GenerationRequest {
   response_format?: ResponseFormat__Input;
 }
 
+/** The prompt (empty when unsaid), refused over PROMPT_LIMITS before anything else of the request is read. */
+function promptOf(body: Record<string, unknown>): string {
+  const { prompt = '' } = parseInput(options.pick({ prompt: true }), body);
+  checkPromptText('prompt', prompt);
+  return prompt;
+}
+
 function generation(version: VersionAdapter, body: Record<string, unknown>): GenerationRequest & { stream: boolean | undefined } {
+  const prompt = promptOf(body);
   const videoId = videoIdOf(body);
   const o = parseInput(options, body);
   return {
     video_id: videoId,
-    prompt: o.prompt ?? '',
+    prompt,
     ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
     max_tokens: version.generate.responseFormat ? (o.max_tokens ?? 0) : 0,
     ...(responseFormatOf(version, o.response_format) ? { response_format: responseFormatOf(version, o.response_format) } : {}),
