@@ -3,7 +3,7 @@ import { migrateService } from '@vus/service';
 import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
 import { createJobStore, type JobStore } from '@vus/jobs';
 import { taskService } from '../src/main';
-import { INDEX_TASK_JOB, type TaskLeaseStore } from '../src/tasks/leases';
+import { FETCH_TASK_JOB, INDEX_TASK_JOB, type TaskLeaseStore } from '../src/tasks/leases';
 import { createTaskLeaseStore, createTaskStore } from '../src/tasks/store';
 import { createTaskService, statusChangedEvent, type CreateTaskInput, type IndexDirectory, type TaskService } from '../src/tasks/tasks';
 import { codeOf } from '@vus/testing';
@@ -260,6 +260,38 @@ describe.each(DATABASE_KINDS)('tasks on %s', (_kind, create) => {
         ['task.status-changed', 'failed', 'pending'],
       ]);
       expect(written[3]!.payload.failure).toEqual(failure);
+    });
+
+    it('downloads a URL task under its fetch-task job, which hands it to its index-task job with the status', async () => {
+      await parkOtherJobs();
+      const task = await tasks.create(ORG, upload(INDEX, { source: { kind: 'url', url: 'https://videos.example.com/a.mp4' } }));
+      // A URL task starts in the fetch stage: no index-task job claims it yet.
+      expect(await jobs.get(INDEX_TASK_JOB, task.id)).toBeUndefined();
+      expect(await jobs.claim('indexer', [INDEX_TASK_JOB], clock.now(), 60_000)).toBeUndefined();
+      const fetchJob = (await jobs.claim('fetcher', [FETCH_TASK_JOB], clock.now(), 60_000))!;
+      expect(fetchJob.subjectId).toBe(task.id);
+
+      // A fetcher whose lease expired (killed mid-download) is taken over; its late write changes nothing.
+      const later = new Date(clock.now().getTime() + 60_000);
+      expect((await jobs.claim('fetcher-2', [FETCH_TASK_JOB], later, 60_000))?.subjectId).toBe(task.id);
+      const handOver = {
+        status: { from: 'uploading', to: 'validating' },
+        changes: { mediaBlobKey: 'k' },
+        nextJob: INDEX_TASK_JOB,
+      } as const;
+      expect(await leases.update(task.id, 'fetcher', later, handOver, () => [])).toBeUndefined();
+      expect(await jobs.get(INDEX_TASK_JOB, task.id)).toBeUndefined();
+
+      // The holder's write moves the task on and queues its index-task job in the same transaction.
+      expect(await leases.update(task.id, 'fetcher-2', later, handOver, () => [])).toMatchObject({
+        status: 'validating',
+        mediaBlobKey: 'k',
+      });
+      const indexJob = (await jobs.claim('indexer', [INDEX_TASK_JOB], later, 60_000))!;
+      expect(indexJob).toMatchObject({ subjectId: task.id, orgId: ORG, attempts: 1 });
+      expect((await leases.update(task.id, 'indexer', later, { status: { from: 'validating', to: 'failed' } }, () => []))?.status).toBe(
+        'failed',
+      );
     });
 
     it('leaves a released task alone until its retry time', async () => {
