@@ -5,6 +5,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Clients } from './clients';
 import { parseBody, type BodyLimits } from './http/body';
 import { locals, outgoing, requestContext } from './http/context';
+import { noSniff } from './http/page-security';
 import { rateLimits } from './limits/middleware';
 import { errorHandler, writeError } from './http/errors';
 import { routeFinder, routesOf } from './http/route-table';
@@ -145,6 +146,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestContext(deps.logger));
+  app.use(noSniff);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

@@ -62,6 +62,8 @@ let key: string;
 let browser: Browser;
 let page: Page;
 const shot = (name: string) => page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
+/** What the pages' Content-Security-Policy refused, as Chromium reports it on the console (issue 28 item 11). */
+const refusedByPolicy: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(screenshots, { recursive: true });
@@ -73,6 +75,9 @@ beforeAll(async () => {
   ({ key } = await stack.newOrg());
   files = await serveFiles({ 'by-url.mp4': fixture.path });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('console', (message) => {
+    if (/Content Security Policy/.test(message.text())) refusedByPolicy.push(message.text());
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -252,5 +257,35 @@ describe('the playground page', () => {
     const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await shot('9-narrow');
+  });
+
+  it('did all of that under its Content-Security-Policy, which refused nothing', () => {
+    expect(refusedByPolicy).toEqual([]);
+  });
+});
+
+describe('the pages holding a key, under their policies', () => {
+  it('/docs renders the API reference, and its policy refuses nothing but eval', async () => {
+    refusedByPolicy.length = 0;
+    const response = await page.goto(`${stack.url}/docs`);
+    expect(response?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+    await page.getByText('Create an index').first().waitFor();
+    // Scalar probes once whether eval works (zod's JIT: it falls back without); nothing else may be refused.
+    expect(refusedByPolicy.filter((text) => !/unsafe-eval/.test(text))).toEqual([]);
+    await shot('10-docs');
+  });
+
+  it.each(['/', '/docs'])('%s is not shown in a frame of another page', async (path) => {
+    // A page of another origin (the file server's) that frames the page: Chromium refuses to show it there.
+    await page.goto(files.url('framing'));
+    const refused = page.waitForEvent('console', {
+      predicate: (message) => /frame-ancestors 'none'/.test(message.text()),
+      timeout: 10_000,
+    });
+    await page.setContent(`<iframe src="${stack.url}${path}"></iframe>`, { waitUntil: 'load' });
+    await refused;
+    const framed = page.frames().find((frame) => frame !== page.mainFrame());
+    expect(framed).toBeDefined();
+    await expect(framed!.getByLabel('API key').count()).resolves.toBe(0);
   });
 });

@@ -35,7 +35,44 @@ afterAll(() => {
   rmSync(empty, { recursive: true, force: true });
 });
 
+/** The sources of one directive of a Content-Security-Policy header (undefined when absent). */
+const directive = (csp: string | undefined, name: string) =>
+  csp
+    ?.split(';')
+    .map((d) => d.trim().split(/\s+/))
+    .find(([n]) => n === name)
+    ?.slice(1);
+
 describe('the playground route', () => {
+  // Issue 28 item 11: the page keeps the API key in local storage; it must not be framed, sniffed or given scripts from elsewhere.
+  it.each([
+    ['the page', () => built],
+    ['the page that says to build it', () => empty],
+  ])('%s: a strict Content-Security-Policy, no framing, no sniffing, no referrer', async (_name, dir) => {
+    const res = await request(appServing(dir())).get('/');
+    const csp = res.headers['content-security-policy'];
+    expect(directive(csp, 'default-src')).toEqual(["'self'"]);
+    // The bundle's files; the page that says to build it runs none.
+    expect(directive(csp, 'script-src')).toEqual(dir() === built ? ["'self'"] : ["'none'"]);
+    expect(directive(csp, 'frame-ancestors')).toEqual(["'none'"]);
+    expect(directive(csp, 'object-src')).toEqual(["'none'"]);
+    expect(directive(csp, 'base-uri')).toEqual(["'none'"]);
+    expect(csp).not.toMatch(/unsafe-(inline|eval)/);
+    expect([res.headers['x-frame-options'], res.headers['x-content-type-options'], res.headers['referrer-policy']]).toEqual([
+      'DENY',
+      'nosniff',
+      'no-referrer',
+    ]);
+  });
+
+  it('lets the player play what the page plays: its stream (MSE), a local file, a URL it indexed', async () => {
+    const csp = (await request(appServing(built)).get('/')).headers['content-security-policy'] as string;
+    expect(directive(csp, 'connect-src')).toEqual(["'self'"]);
+    expect(directive(csp, 'media-src')).toEqual(["'self'", 'blob:', 'https:', 'http:']);
+    // hls.js runs its transmuxer in a worker made from a blob: URL.
+    expect(directive(csp, 'worker-src')).toEqual(["'self'", 'blob:']);
+  });
+
   it('serves the page at / without a key, revalidated on every load', async () => {
     const res = await request(appServing(built)).get('/');
     expect(res.status).toBe(200);

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { dirname, join } from 'node:path';
+import { inlineHash, PAGE_CSP_BASE, pageSecurityHeaders } from '../http/page-security';
 
 /**
  * The API docs at /docs: Scalar's API reference (the browser bundle of @scalar/api-reference,
@@ -13,30 +14,10 @@ import { dirname, join } from 'node:path';
 /** The bundle: `dist/browser/standalone.js` beside the package's entry (its exports do not list it). */
 const scalarBundle = () => join(dirname(require.resolve('@scalar/api-reference')), 'browser', 'standalone.js');
 
-function page(versions: readonly string[]): string {
+/** The page's one inline script: the key form and Scalar's configuration over the versions' documents. */
+function pageScript(versions: readonly string[]): string {
   const sources = versions.map((version) => ({ title: version, slug: version, url: `/${version}/openapi.json` }));
-  return `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>API reference</title>
-  <style>
-    body { margin: 0; font-family: system-ui, sans-serif; }
-    #key { display: flex; gap: .5rem; align-items: center; padding: .5rem 1rem; border-bottom: 1px solid #ddd; font-size: 14px; }
-    #key input { flex: 0 1 28rem; font: inherit; padding: .25rem .5rem; }
-  </style>
-</head>
-<body>
-  <form id="key">
-    <label for="api-key">API key</label>
-    <input id="api-key" name="api-key" type="password" autocomplete="off" placeholder="Paste your x-api-key: it fills every example">
-    <button type="submit">Use</button>
-    <button type="button" id="forget">Forget</button>
-  </form>
-  <div id="reference"></div>
-  <script src="/docs/scalar.js"></script>
-  <script>
+  return `
     const SOURCES = ${JSON.stringify(sources)};
     const STORE = 'vus-docs-api-key';
     const wanted = new URLSearchParams(location.search).get('version');
@@ -67,7 +48,49 @@ function page(versions: readonly string[]): string {
       show();
     });
     show();
-  </script>
+  `;
+}
+
+/**
+ * The page's policy: scripts are Scalar's bundle from this server and the inline script by its
+ * hash; documents are fetched from, and "Test Request" sent to, this server only. Styles may be
+ * inline: Scalar and its editor insert <style> elements as they render (a style cannot run code).
+ * Images may be data: URLs (Scalar's icons). Scalar probes whether eval works (zod's JIT, which
+ * falls back without it): that probe is refused, and nothing else needs eval.
+ */
+function pageHeaders(script: string): Record<string, string> {
+  return pageSecurityHeaders({
+    ...PAGE_CSP_BASE,
+    'script-src': ["'self'", inlineHash(script)],
+    'style-src': ["'self'", "'unsafe-inline'"],
+    'img-src': ["'self'", 'data:'],
+    'connect-src': ["'self'"],
+  });
+}
+
+function page(script: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>API reference</title>
+  <style>
+    body { margin: 0; font-family: system-ui, sans-serif; }
+    #key { display: flex; gap: .5rem; align-items: center; padding: .5rem 1rem; border-bottom: 1px solid #ddd; font-size: 14px; }
+    #key input { flex: 0 1 28rem; font: inherit; padding: .25rem .5rem; }
+  </style>
+</head>
+<body>
+  <form id="key">
+    <label for="api-key">API key</label>
+    <input id="api-key" name="api-key" type="password" autocomplete="off" placeholder="Paste your x-api-key: it fills every example">
+    <button type="submit">Use</button>
+    <button type="button" id="forget">Forget</button>
+  </form>
+  <div id="reference"></div>
+  <script src="/docs/scalar.js"></script>
+  <script>${script}</script>
 </body>
 </html>
 `;
@@ -75,9 +98,11 @@ function page(versions: readonly string[]): string {
 
 export function docsRoutes(versions: readonly string[]): Router {
   const router = Router();
-  const html = page(versions);
+  const script = pageScript(versions);
+  const html = page(script);
+  const headers = pageHeaders(script);
   router.get('/docs', (_req, res) => {
-    res.type('html').send(html);
+    res.type('html').set(headers).send(html);
   });
   router.get('/docs/scalar.js', (_req, res, next) => {
     res.sendFile(scalarBundle(), { maxAge: '1d', headers: { 'content-type': 'text/javascript; charset=utf-8' } }, (error) => {

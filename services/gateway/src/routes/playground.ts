@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { inlineHash, PAGE_CSP_BASE, pageSecurityHeaders } from '../http/page-security';
 
 /**
  * The playground page at `/` (web/, package @vus/web): its built files from the package's dist/,
@@ -11,14 +12,33 @@ import { dirname, join } from 'node:path';
  */
 const bundleDir = (): string => join(dirname(require.resolve('@vus/web/package.json')), 'dist');
 
+const NOT_BUILT_STYLE = 'body { font-family: system-ui, sans-serif; margin: 2rem; }';
 const NOT_BUILT_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Playground not built</title></head>
-<body style="font-family: system-ui, sans-serif; margin: 2rem">
+<html lang="en"><head><meta charset="utf-8"><title>Playground not built</title><style>${NOT_BUILT_STYLE}</style></head>
+<body>
 <h1>The playground is not built</h1>
 <p>This server runs without the playground's files. Run <code>npm run build</code> at the repository root, then restart.
 The API works without it; its reference is at <a href="/docs">/docs</a>.</p>
 </body></html>
 `;
+
+/**
+ * The page's policy: Vite's bundle is files under /assets (no inline script or style; Preact sets
+ * styles through the DOM, which a policy does not restrict), its API calls go to this server. The
+ * player plays this server's HLS stream (hls.js feeds the video element a blob: URL and runs its
+ * transmuxer in a blob: worker), a file this browser uploaded (a blob: URL) or the http(s) URL it
+ * indexed, wherever that is: media never runs as script.
+ */
+const PLAYGROUND_HEADERS = pageSecurityHeaders({
+  ...PAGE_CSP_BASE,
+  'script-src': ["'self'"],
+  'style-src': ["'self'"],
+  'img-src': ["'self'", 'data:', 'blob:'],
+  'media-src': ["'self'", 'blob:', 'https:', 'http:'],
+  'connect-src': ["'self'"],
+  'worker-src': ["'self'", 'blob:'],
+});
+const NOT_BUILT_HEADERS = pageSecurityHeaders({ ...PAGE_CSP_BASE, 'script-src': ["'none'"], 'style-src': [inlineHash(NOT_BUILT_STYLE)] });
 
 export function playgroundRoutes(dir: string = bundleDir()): Router {
   const router = Router();
@@ -27,10 +47,10 @@ export function playgroundRoutes(dir: string = bundleDir()): Router {
   router.get('/', (_req, res, next) => {
     const page = join(dir, 'index.html');
     if (!existsSync(page)) {
-      res.status(503).type('html').set('cache-control', 'no-store').send(NOT_BUILT_PAGE);
+      res.status(503).type('html').set(NOT_BUILT_HEADERS).set('cache-control', 'no-store').send(NOT_BUILT_PAGE);
       return;
     }
-    res.sendFile(page, { headers: { 'cache-control': 'no-cache' } }, (error) => {
+    res.sendFile(page, { headers: { ...PLAYGROUND_HEADERS, 'cache-control': 'no-cache' } }, (error) => {
       if (error) next(error);
     });
   });
