@@ -3,8 +3,28 @@
  * to the videos being classified (search-service's MatchClips); scoring.ts turns the clips into
  * per-video class scores; the ranked list is stored as a result set and served a page at a time.
  */
-import { ApiError, errors, neighbourTokens, newResultSetId, parsePageToken, type CanonicalOption, type Clock } from '@vus/core';
-import { classifyVideos, type ClassMatches, type ClassScore, type PromptClip, type Thresholds } from './scoring';
+import {
+  ApiError,
+  errors,
+  KeyedGate,
+  neighbourTokens,
+  newResultSetId,
+  parsePageToken,
+  type CanonicalOption,
+  type Clock,
+  type KeyedGateLimits,
+} from '@vus/core';
+import {
+  byBestClass,
+  classifyVideo,
+  clipsByClassAndVideo,
+  type ClassMatches,
+  type ClassScore,
+  type PromptClip,
+  type Thresholds,
+  type VideoClassification,
+  type VideoToClassify,
+} from './scoring';
 
 export type ConversationOption = 'semantic' | 'exact_match';
 /** Search's confidence floor for the clips a prompt finds (v1.1's string threshold). */
@@ -31,8 +51,11 @@ export interface ClassifyDirectory {
   videos(orgId: string, videoIds: readonly string[]): Promise<VideoRef[]>;
   /** Every video of the organization's index; resource_not_exist for another's. */
   indexVideos(orgId: string, indexId: string): Promise<VideoRef[]>;
-  /** Every clip `prompt` matches in the videos (search_option_not_supported for options the index lacks). */
-  matchClips(orgId: string, indexId: string, prompt: string, search: PromptSearch): Promise<PromptClip[]>;
+  /**
+   * Every clip `prompt` matches in the videos (search_option_not_supported for options the index
+   * lacks); `signal` (the caller left) cancels the search.
+   */
+  matchClips(orgId: string, indexId: string, prompt: string, search: PromptSearch, signal?: AbortSignal): Promise<PromptClip[]>;
 }
 
 /** A video's classes as answered: detailed scores and clips only when the request asked for them. */
@@ -97,6 +120,8 @@ export interface ClassifyDeps {
   clock: Clock;
   /** How long a result set can be paged. */
   pageTtlMs: number;
+  /** Classifications one organization runs at once and may queue; default CLASSIFICATIONS_PER_ORGANIZATION. */
+  perOrganization?: KeyedGateLimits;
 }
 
 /** API-CONTRACT §5.6: at most 100 prompts per request and 10 hours of video. */
@@ -104,6 +129,13 @@ export const MAX_PROMPTS = 100;
 export const MAX_TOTAL_SECONDS = 10 * 3600;
 /** Prompts searched at once per request (each is one search over the videos). */
 const PROMPT_CONCURRENCY = 4;
+/**
+ * One organization's classifications at once, and waiting: each runs up to 100 searches, so
+ * without a bound one organization's few requests take every core from everyone else's searches.
+ */
+export const CLASSIFICATIONS_PER_ORGANIZATION: KeyedGateLimits = { running: 2, waiting: 4 };
+/** Videos scored between two turns of the event loop (other requests run in between). */
+const SCORING_BATCH = 100;
 
 /** The request's classes, checked: named, with non-empty prompts, at most MAX_PROMPTS in all. */
 export function checkClasses(classes: readonly ClassDefinition[], field = 'classes'): void {
@@ -119,12 +151,38 @@ export function checkClasses(classes: readonly ClassDefinition[], field = 'class
     throw errors.invalid(field, `The classes hold ${prompts} prompts; at most ${MAX_PROMPTS} are accepted per request.`);
 }
 
-/** Runs `work` over `items`, at most `limit` at a time, results in input order. */
-export async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+/** The classes of each video, best first: scored a batch of videos at a time, letting other work run in between. */
+async function scoreVideos(
+  videos: readonly VideoToClassify[],
+  classes: readonly ClassMatches[],
+  thresholds: Thresholds,
+  signal?: AbortSignal,
+): Promise<VideoClassification[]> {
+  const clipsByClass = clipsByClassAndVideo(classes);
+  const results: VideoClassification[] = [];
+  for (let i = 0; i < videos.length; i++) {
+    if (i % SCORING_BATCH === 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+      signal?.throwIfAborted();
+    }
+    const classified = classifyVideo(videos[i]!, classes, clipsByClass, thresholds);
+    if (classified) results.push(classified);
+  }
+  return results.sort(byBestClass);
+}
+
+/** Runs `work` over `items`, at most `limit` at a time, results in input order; none starts once `signal` aborted. */
+export async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+  signal?: AbortSignal,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const lane = async () => {
     while (next < items.length) {
+      signal?.throwIfAborted();
       const i = next++;
       results[i] = await work(items[i]!);
     }
@@ -135,12 +193,22 @@ export async function mapLimited<T, R>(items: readonly T[], limit: number, work:
 
 export function createClassify(deps: ClassifyDeps) {
   const { directory, store } = deps;
+  const gate = new KeyedGate(
+    deps.perOrganization ?? CLASSIFICATIONS_PER_ORGANIZATION,
+    (_orgId, load) =>
+      new ApiError(
+        'too_many_requests',
+        `This organization already has ${load.running} classifications running and ${load.waiting} waiting, the most it may have at once. ` +
+          'Try again when one has finished.',
+      ),
+  );
 
   /** Every prompt of every class searched over the videos, grouped per index; the classes' clips. */
   async function matchClasses(
     orgId: string,
     videosByIndex: Map<string, { videoIds: string[] }>,
     params: ClassifyParams,
+    signal: AbortSignal | undefined,
   ): Promise<ClassMatches[]> {
     const searches = params.classes.flatMap((c, classIndex) =>
       [...new Set(c.prompts)].flatMap((prompt) =>
@@ -157,7 +225,12 @@ export function createClassify(deps: ClassifyDeps) {
         })),
       ),
     );
-    const found = await mapLimited(searches, PROMPT_CONCURRENCY, (s) => directory.matchClips(orgId, s.indexId, s.prompt, s.search));
+    const found = await mapLimited(
+      searches,
+      PROMPT_CONCURRENCY,
+      (s) => directory.matchClips(orgId, s.indexId, s.prompt, s.search, signal),
+      signal,
+    );
     return params.classes.map((c, classIndex) => ({
       name: c.name,
       clips: searches.flatMap((s, i) => (s.classIndex === classIndex ? found[i]! : [])),
@@ -169,10 +242,11 @@ export function createClassify(deps: ClassifyDeps) {
     videos: readonly VideoRef[],
     byIndex: Map<string, { videoIds: string[] }>,
     params: ClassifyParams,
+    signal: AbortSignal | undefined,
   ): Promise<ClassifyPage> {
     checkClasses(params.classes);
-    const matches = await matchClasses(orgId, byIndex, params);
-    const items: ClassifiedVideo[] = classifyVideos(videos, matches, params.thresholds).map((video) => ({
+    const matches = await matchClasses(orgId, byIndex, params, signal);
+    const items: ClassifiedVideo[] = (await scoreVideos(videos, matches, params.thresholds, signal)).map((video) => ({
       videoId: video.videoId,
       // Stored as answered, so that every page shows what the request asked for.
       classes: video.classes.map(({ detailedScores, clips, ...c }) => ({
@@ -199,34 +273,53 @@ export function createClassify(deps: ClassifyDeps) {
     return { data: items, pageInfo: { limitPerPage: set.pageLimit, totalResults: total, ...tokens, expiresAt: set.expiresAt } };
   }
 
+  /** The given videos' classes (any of the organization's indexes; at most 10 hours in all). */
+  async function classifyGivenVideos(
+    orgId: string,
+    videoIds: readonly string[],
+    params: ClassifyParams,
+    signal: AbortSignal | undefined,
+  ): Promise<ClassifyPage> {
+    const videos = await directory.videos(orgId, [...new Set(videoIds)]);
+    const total = videos.reduce((sum, v) => sum + v.duration, 0);
+    if (total > MAX_TOTAL_SECONDS) {
+      throw errors.invalid(
+        'video_ids',
+        `The videos last ${Math.round(total)} seconds in all; at most ${MAX_TOTAL_SECONDS} seconds (10 hours) are classified per request.`,
+      );
+    }
+    const byIndex = new Map<string, { videoIds: string[] }>();
+    for (const video of videos) {
+      const group = byIndex.get(video.indexId);
+      if (group) group.videoIds.push(video.id);
+      else byIndex.set(video.indexId, { videoIds: [video.id] });
+    }
+    return classifyAndServe(orgId, videos, byIndex, params, signal);
+  }
+
   return {
-    /** Classifies the given videos (any of the organization's indexes; at most 10 hours in all). */
-    async classify(orgId: string, videoIds: readonly string[], params: ClassifyParams): Promise<ClassifyPage> {
+    /**
+     * Classifies the given videos once one of the organization's places is free (refused when its
+     * queue is full); `signal` (the caller left, its deadline passed) stops the work.
+     */
+    async classify(orgId: string, videoIds: readonly string[], params: ClassifyParams, signal?: AbortSignal): Promise<ClassifyPage> {
       if (videoIds.length === 0) throw errors.notProvided('video_ids');
       checkClasses(params.classes);
-      const videos = await directory.videos(orgId, [...new Set(videoIds)]);
-      const total = videos.reduce((sum, v) => sum + v.duration, 0);
-      if (total > MAX_TOTAL_SECONDS) {
-        throw errors.invalid(
-          'video_ids',
-          `The videos last ${Math.round(total)} seconds in all; at most ${MAX_TOTAL_SECONDS} seconds (10 hours) are classified per request.`,
-        );
-      }
-      const byIndex = new Map<string, { videoIds: string[] }>();
-      for (const video of videos) {
-        const group = byIndex.get(video.indexId);
-        if (group) group.videoIds.push(video.id);
-        else byIndex.set(video.indexId, { videoIds: [video.id] });
-      }
-      return classifyAndServe(orgId, videos, byIndex, params);
+      return gate.run(orgId, () => classifyGivenVideos(orgId, videoIds, params, signal), signal);
     },
 
-    /** Classifies every video of the index. */
-    async classifyIndex(orgId: string, indexId: string, params: ClassifyParams): Promise<ClassifyPage> {
+    /** Classifies every video of the index, as `classify` does. */
+    async classifyIndex(orgId: string, indexId: string, params: ClassifyParams, signal?: AbortSignal): Promise<ClassifyPage> {
       checkClasses(params.classes);
-      const videos = await directory.indexVideos(orgId, indexId);
-      // Empty: the whole index, so one search per prompt, however many videos it holds.
-      return classifyAndServe(orgId, videos, new Map([[indexId, { videoIds: [] }]]), params);
+      return gate.run(
+        orgId,
+        async () => {
+          const videos = await directory.indexVideos(orgId, indexId);
+          // Empty: the whole index, so one search per prompt, however many videos it holds.
+          return classifyAndServe(orgId, videos, new Map([[indexId, { videoIds: [] }]]), params, signal);
+        },
+        signal,
+      );
     },
 
     /** A later page. Unknown, malformed, another organization's and expired tokens all read as expired. */

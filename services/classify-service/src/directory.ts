@@ -47,9 +47,9 @@ export function serviceDirectory(index: IndexClient, search: SearchClient): Clas
         if (answer.data.length < LIST_PAGE || page >= (answer.page_info?.total_page ?? page)) return videos;
       }
     },
-    async matchClips(orgId, indexId, prompt, s) {
+    async matchClips(orgId, indexId, prompt, s, signal) {
       const answer = await search.matchClips(
-        { orgId },
+        { orgId, signal },
         {
           index_id: indexId,
           query_text: prompt,

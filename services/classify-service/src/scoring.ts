@@ -115,17 +115,9 @@ function scoreClass(
   };
 }
 
-/**
- * Every video that shows at least one class, best first: by its best class's score, then by id,
- * so the order (and every page cut from it) is the same each time. Classes of a video: by score,
- * then by their order in the request.
- */
-export function classifyVideos(
-  videos: readonly VideoToClassify[],
-  classes: readonly ClassMatches[],
-  thresholds: Thresholds,
-): VideoClassification[] {
-  const clipsByClassAndVideo = classes.map((c) => {
+/** Each class's clips by video, for classifyVideo. */
+export function clipsByClassAndVideo(classes: readonly ClassMatches[]): Map<string, PromptClip[]>[] {
+  return classes.map((c) => {
     const byVideo = new Map<string, PromptClip[]>();
     for (const clip of c.clips) {
       const list = byVideo.get(clip.videoId);
@@ -134,21 +126,44 @@ export function classifyVideos(
     }
     return byVideo;
   });
-  const results: VideoClassification[] = [];
-  for (const video of videos) {
-    const scored = classes
-      .map((c, i) => ({ order: i, found: scoreClass(c.name, clipsByClassAndVideo[i]!.get(video.id) ?? [], video, thresholds) }))
-      .filter((entry): entry is { order: number; found: NonNullable<typeof entry.found> } => entry.found !== undefined)
-      .sort((a, b) => b.found.score - a.found.score || a.order - b.order);
-    if (scored.length === 0) continue;
-    const best = scored[0]!.found.score;
-    results.push({
-      videoId: video.id,
-      classes: scored.map(({ found: { maxScore, avgScore, ...rest } }) => ({
-        ...rest,
-        detailedScores: { maxScore, avgScore, normalizedScore: best > 0 ? round2((100 * rest.score) / best) : 0 },
-      })),
-    });
-  }
-  return results.sort((a, b) => b.classes[0]!.score - a.classes[0]!.score || (a.videoId < b.videoId ? -1 : a.videoId > b.videoId ? 1 : 0));
+}
+
+/**
+ * One video's classes, by score, then by their order in the request; undefined when it shows none.
+ * `clipsByClass` is clipsByClassAndVideo(classes).
+ */
+export function classifyVideo(
+  video: VideoToClassify,
+  classes: readonly ClassMatches[],
+  clipsByClass: readonly Map<string, PromptClip[]>[],
+  thresholds: Thresholds,
+): VideoClassification | undefined {
+  const scored = classes
+    .map((c, i) => ({ order: i, found: scoreClass(c.name, clipsByClass[i]!.get(video.id) ?? [], video, thresholds) }))
+    .filter((entry): entry is { order: number; found: NonNullable<typeof entry.found> } => entry.found !== undefined)
+    .sort((a, b) => b.found.score - a.found.score || a.order - b.order);
+  if (scored.length === 0) return undefined;
+  const best = scored[0]!.found.score;
+  return {
+    videoId: video.id,
+    classes: scored.map(({ found: { maxScore, avgScore, ...rest } }) => ({
+      ...rest,
+      detailedScores: { maxScore, avgScore, normalizedScore: best > 0 ? round2((100 * rest.score) / best) : 0 },
+    })),
+  };
+}
+
+/** Videos best first: by their best class's score, then by id, so the order (and every page cut from it) is the same each time. */
+export function byBestClass(a: VideoClassification, b: VideoClassification): number {
+  return b.classes[0]!.score - a.classes[0]!.score || (a.videoId < b.videoId ? -1 : a.videoId > b.videoId ? 1 : 0);
+}
+
+/** Every video that shows at least one class, best first (byBestClass), each with its classes (classifyVideo). */
+export function classifyVideos(
+  videos: readonly VideoToClassify[],
+  classes: readonly ClassMatches[],
+  thresholds: Thresholds,
+): VideoClassification[] {
+  const clipsByClass = clipsByClassAndVideo(classes);
+  return videos.flatMap((video) => classifyVideo(video, classes, clipsByClass, thresholds) ?? []).sort(byBestClass);
 }

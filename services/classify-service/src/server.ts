@@ -101,6 +101,7 @@ function toProtoPage(page: ClassifyPage): ClassifyResultPage__Input {
 export function classifyServiceImplementation(classify: Classify, logger: Logger): UntypedServiceImplementation {
   return implement<ClassifyServiceHandlers>(
     {
+      // ctx.signal: the caller went away (the gateway cancels when its client disconnects) or its deadline passed.
       async Classify(request, ctx) {
         const params = classifyParams(request);
         const { video_ids } = parseInput(videoIdsSchema, request);
@@ -109,12 +110,13 @@ export function classifyServiceImplementation(classify: Classify, logger: Logger
             requireOrg(ctx),
             video_ids.map((id) => knownId('Video', id)),
             params,
+            ctx.signal,
           ),
         );
       },
       async ClassifyBulk(request, ctx) {
         const params = classifyParams(request);
-        return toProtoPage(await classify.classifyIndex(requireOrg(ctx), knownId('Index', request.index_id), params));
+        return toProtoPage(await classify.classifyIndex(requireOrg(ctx), knownId('Index', request.index_id), params, ctx.signal));
       },
       async GetClassifyPage(request, ctx) {
         return toProtoPage(await classify.page(requireOrg(ctx), request.page_token));

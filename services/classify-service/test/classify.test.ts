@@ -182,3 +182,98 @@ describe('classify (domain, on memory fakes)', () => {
     expect(await codeOf(page(f, first.pageInfo.nextPageToken))).toBe('search_page_token_expired page_token');
   });
 });
+
+/**
+ * Issue 28 item 6: one organization's heavy classifications (100 classes × a long prompt ×
+ * four options, 5.7 s of CPU each) slowed every other organization's searches.
+ */
+describe("one organization's share of classification", () => {
+  /** A directory whose org-A searches wait until released, counting A's classifications in flight. */
+  function heldDirectory() {
+    const inFlight = new Map<string, number>();
+    let mostAtOnce = 0;
+    let searches = 0;
+    const held: (() => void)[] = [];
+    const directory: ClassifyDirectory = {
+      videos: async () => [],
+      indexVideos: async (_orgId, indexId) => [{ id: `${indexId}-v`, indexId, duration: 10 }],
+      async matchClips(orgId, _indexId, prompt) {
+        searches++;
+        if (orgId !== 'org-a') return [];
+        // A classification's prompts are `<call>:<n>`: count calls with a search in flight.
+        const call = prompt.split(':')[0]!;
+        inFlight.set(call, (inFlight.get(call) ?? 0) + 1);
+        mostAtOnce = Math.max(mostAtOnce, inFlight.size);
+        await new Promise<void>((resolve) => held.push(resolve));
+        const left = inFlight.get(call)! - 1;
+        if (left === 0) inFlight.delete(call);
+        else inFlight.set(call, left);
+        return [];
+      },
+    };
+    const store = { saveResultSet: async () => undefined, loadPage: async () => undefined };
+    const classify = createClassify({ directory, store, clock: new ManualClock('2026-01-10T12:00:00Z'), pageTtlMs: 60_000 });
+    return {
+      classify,
+      mostAtOnce: () => mostAtOnce,
+      searches: () => searches,
+      releaseAll: () => held.splice(0).forEach((release) => release()),
+    };
+  }
+  const heavy = (call: string, prompts = 8) =>
+    params({ classes: Array.from({ length: prompts }, (_, i) => ({ name: `class ${i}`, prompts: [`${call}:${i}`] })) });
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  it('runs 2 of an organization’s classifications at once, queues 4, refuses the next; another organization is served', async () => {
+    const fake = heldDirectory();
+    const calls = Array.from({ length: 6 }, (_, i) => fake.classify.classifyIndex('org-a', 'idx-a', heavy(`c${i}`)));
+    await settle();
+    expect(await codeOf(fake.classify.classifyIndex('org-a', 'idx-a', heavy('c6')))).toBe('too_many_requests');
+    expect(await codeOf(fake.classify.classifyIndex('org-b', 'idx-b', heavy('b0')))).toBe('no error');
+    // Release rounds of searches until every call of A has finished.
+    let done = false;
+    void Promise.all(calls).then(() => (done = true));
+    for (let round = 0; !done && round < 500; round++) {
+      fake.releaseAll();
+      await settle();
+    }
+    expect(done).toBe(true);
+    expect(fake.mostAtOnce()).toBe(2);
+  });
+
+  it('stops searching once its caller has gone', async () => {
+    const fake = heldDirectory();
+    const leaving = new AbortController();
+    const outcome = codeOf(fake.classify.classifyIndex('org-a', 'idx-a', heavy('gone', 100), leaving.signal));
+    await settle();
+    const started = fake.searches();
+    expect(started).toBeGreaterThan(0);
+    leaving.abort();
+    fake.releaseAll();
+    await settle();
+    fake.releaseAll();
+    expect(await outcome).toMatch(/AbortError|aborted/);
+    expect(fake.searches()).toBe(started);
+  });
+
+  it('lets other work run while it scores many videos', async () => {
+    const videos = Array.from({ length: 2_000 }, (_, i) => ({ id: `v${i}`, indexId: 'idx', duration: 10 }));
+    const events: string[] = [];
+    const directory: ClassifyDirectory = {
+      videos: async () => [],
+      indexVideos: async () => videos,
+      matchClips: async (_orgId, indexId, prompt) =>
+        videos.map((v) => ({ videoId: v.id, indexId, start: 0, end: 5, score: 80, option: 'visual' as const, prompt, thumbnailKey: '' })),
+    };
+    const store = { saveResultSet: async () => void events.push('scored and saved'), loadPage: async () => undefined };
+    const classify = createClassify({ directory, store, clock: new ManualClock('2026-01-10T12:00:00Z'), pageTtlMs: 60_000 });
+    const classes = Array.from({ length: 10 }, (_, i) => ({ name: `class ${i}`, prompts: [`p${i}`] }));
+    const call = classify.classifyIndex('org-a', 'idx', params({ classes }));
+    // Searches answered at once (microtasks only): another request's turn comes only if scoring yields.
+    setImmediate(() => events.push('another request'));
+    await call;
+    expect(events).toEqual(['another request', 'scored and saved']);
+  });
+});
