@@ -254,6 +254,19 @@ describe.each(DATABASE_KINDS)('assets on %s', (_kind, create) => {
       await open(org);
     });
 
+    it("deleting an upload's asset frees its place and removes the chunks it received", async () => {
+      const org = newId();
+      const uploads = [];
+      for (let i = 0; i < CAP; i++) uploads.push(await open(org));
+      const { asset, upload } = uploads[0]!;
+      const key = `multipart/${upload.id}/chunk-1-${newId()}`;
+      await blobs.put(key, Readable.from([PNG.subarray(0, 4)]));
+      await assets.recordChunk(org, upload.id, { index: 1, size: 4, etag: 'e1', blobKey: key });
+      await assets.delete(org, asset.id);
+      expect(await blobs.stat(key)).toBeUndefined();
+      await open(org);
+    });
+
     it('concurrent creates do not overshoot the cap', async () => {
       const org = newId();
       const results = await Promise.allSettled(Array.from({ length: CAP + 5 }, () => open(org)));

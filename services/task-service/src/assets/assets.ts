@@ -97,8 +97,11 @@ export interface AssetStore {
   ): Promise<{ asset: AssetRecord; upload: UploadRecord | undefined } | 'too_many_open'>;
   get(orgId: string, id: string): Promise<AssetRecord | undefined>;
   list(orgId: string, filter: AssetFilter, limit: number, offset: number): Promise<{ rows: AssetRecord[]; total: number }>;
-  /** Deletes the asset unless an unfinished indexing task still reads it; undefined if absent. */
-  delete(orgId: string, id: string): Promise<{ deleted: AssetRecord; blobInUse: boolean } | 'in_use' | undefined>;
+  /**
+   * Deletes the asset (and its multipart upload) unless an unfinished indexing task still reads it;
+   * undefined if absent. `chunkKeys`: the blobs of an unfinished upload's chunks, which nothing will join.
+   */
+  delete(orgId: string, id: string): Promise<{ deleted: AssetRecord; blobInUse: boolean; chunkKeys: string[] } | 'in_use' | undefined>;
 
   getUpload(orgId: string, uploadId: string): Promise<UploadRecord | undefined>;
   listActiveUploads(orgId: string, now: Date, limit: number, offset: number): Promise<{ rows: UploadRecord[]; total: number }>;
@@ -281,6 +284,8 @@ export function createAssetService({ store, blobs, head, quickCheck, joinChunks,
       if (result === 'in_use') throw errors.invalid('asset_id', 'The asset is being indexed; delete it once its indexing tasks are done.');
       if (!result) throw errors.notFound('Asset', id);
       if (result.deleted.blobKey && !result.blobInUse) await blobs?.delete(result.deleted.blobKey).catch(() => false);
+      const remover = blobs;
+      if (remover) await Promise.all(result.chunkKeys.map((key) => remover.delete(key).catch(() => false)));
     },
 
     /** A multipart upload and its asset (`processing` until the chunks are in and processed). */

@@ -234,10 +234,15 @@ export function createAssetStore(db: Database): AssetStore & AssetProcessingStor
         );
         const usage = tasks.rows[0] ?? { active: 0, total: 0 };
         if (usage.active > 0) return 'in_use' as const;
+        // An unfinished multipart upload's chunks: nothing will join them now (its rows go with the asset).
+        const chunks = await tx.query<{ blob_key: string }>(
+          'DELETE FROM multipart_upload_chunks WHERE upload_id IN (SELECT id FROM multipart_uploads WHERE asset_id = $1) RETURNING blob_key',
+          [id],
+        );
         await tx.query('DELETE FROM assets WHERE id = $1', [id]);
         await tx.query('DELETE FROM jobs WHERE kind = $1 AND subject_id = $2', [PROCESS_ASSET_JOB, id]);
         // Videos indexed from it still read its file (streams, thumbnails later): it goes with the last of them.
-        return { deleted: toAsset(row), blobInUse: usage.total > 0 };
+        return { deleted: toAsset(row), blobInUse: usage.total > 0, chunkKeys: chunks.rows.map((r) => r.blob_key) };
       });
     },
 
