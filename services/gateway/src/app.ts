@@ -1,11 +1,12 @@
-import { ApiError, type Logger } from '@vus/core';
+import { ApiError, newId, type Logger } from '@vus/core';
 import type { BillingClient, LimitsSource, UsageCounters } from '@vus/limits';
-import type { BlobStore } from '@vus/blob';
+import { embedMediaKey, type BlobStore } from '@vus/blob';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Clients } from './clients';
 import { parseBody, type BodyLimits } from './http/body';
 import { locals, outgoing, requestContext } from './http/context';
 import { noSniff } from './http/page-security';
+import { bodyRateCheck } from './limits/before-body';
 import { rateLimits } from './limits/middleware';
 import { errorHandler, writeError } from './http/errors';
 import { routeFinder, routesOf } from './http/route-table';
@@ -13,7 +14,7 @@ import type { KeyService } from './keys';
 import { DEFAULT_PROVIDERS, type ProviderSettings } from './providers';
 import { adminRoutes, requireAdminToken } from './routes/admin';
 import { adminBillingRoutes } from './routes/admin-billing';
-import { embedRoutes } from './routes/embed';
+import { embedRoutes, isEmbedTaskUpload } from './routes/embed';
 import { docsRoutes } from './routes/docs';
 import { engineRoutes, providersListing } from './routes/engines';
 import { classifyRoutes } from './routes/classify';
@@ -125,16 +126,28 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     }),
     searchRoutes(deps.clients.search, deps.requestTimeoutMs, deps.thumbnails),
     generateRoutes(deps.clients.analyze, { timeoutMs: deps.requestTimeoutMs }),
-    embedRoutes(deps.clients.embed, deps.requestTimeoutMs, deps.uploads?.blobs, deps.clients.task),
+    embedRoutes(deps.clients.embed, deps.requestTimeoutMs, deps.uploads?.blobs, deps.clients.task, {
+      fieldBytes: deps.bodyLimits.field,
+      textBytes: deps.bodyLimits.json,
+    }),
     classifyRoutes(deps.clients.classify, deps.requestTimeoutMs, deps.thumbnails),
   ];
   // Which endpoint serves the request is known before its body is read or its quota is used.
   router.use(routeFinder(endpoints));
   router.use(versionMiddleware(adapterFor(version)));
-  const parse = parseBody(deps.bodyLimits);
-  // A POST /tasks or /assets upload streams its file to the blob store (routes/tasks.ts, assets.ts): not parsed here.
-  router.use((req, res, next) => (isTaskUpload(req) || isAssetUpload(req) ? ((req.body = {}), next()) : parse(req, res, next)));
-  router.use(rateLimits(deps.limits.counters, deps.limits.source));
+  // The rate check comes before the body wherever the route tells the category; /embed-v2's body
+  // tells it, and its parser asks for the check before it reads the media (limits/before-body.ts).
+  const rateCheck = bodyRateCheck(rateLimits(deps.limits.counters, deps.limits.source));
+  const parse = parseBody(deps.bodyLimits, {
+    blobs: deps.uploads?.blobs,
+    newKey: (_req, res) => embedMediaKey(locals(res).orgId!, newId()),
+    beforeMedia: rateCheck.beforeMedia,
+  });
+  // A POST /tasks, /assets or /embed/tasks upload streams its file to the blob store (routes/tasks.ts, assets.ts,
+  // embed.ts) after the rate check: not parsed here.
+  const streamsItsBody = (req: express.Request) => isTaskUpload(req) || isAssetUpload(req) || isEmbedTaskUpload(req);
+  router.use((req, res, next) => (streamsItsBody(req) ? ((req.body = {}), next()) : parse(req, res, next)));
+  router.use(rateCheck.afterBody);
   for (const endpoint of endpoints) router.use(endpoint);
   router.use(notBuiltRoutes());
   return router;

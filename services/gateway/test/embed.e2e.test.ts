@@ -8,7 +8,7 @@
 import { runFfmpeg } from '@vus/media';
 import { cosine } from '@vus/models';
 import { generateVideo, photoPath, serveFiles, type FileServer } from '@vus/testing';
-import { createReadStream } from 'node:fs';
+import { createReadStream, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -462,6 +462,56 @@ describe('embed tasks', () => {
     const res = await api().get(`/v1.3/embed/tasks/${created.body._id}`).set('x-api-key', other.key);
     expect([res.status, res.body.code]).toEqual([404, 'resource_not_exist']);
   });
+
+  it('issue 28 item 8: no media is left in the blob store after a synchronous video, a finished task and failed ones', async () => {
+    const org = await stack.newOrg();
+    const left = () => {
+      try {
+        return readdirSync(join(stack.blobDir, 'embed-tasks', org.orgId));
+      } catch {
+        return [];
+      }
+    };
+    const base64 = async (path: string) => (await readFile(path)).toString('base64');
+    const notVideo = Buffer.from('this is not a video at all').toString('base64');
+    const v2 = (path: string, body: object) => api().post(`/v1.3${path}`).set('x-api-key', org.key).send(body);
+    const video = (base64_string: string) => ({
+      input_type: 'video',
+      model_name: 'marengo3.0',
+      video: { media_source: { base64_string }, embedding_option: ['visual'] },
+    });
+    // Synchronous: embedded, or refused as not a video.
+    expect((await v2('/embed-v2', video(await base64(videoPath)))).status).toBe(200);
+    expect((await v2('/embed-v2', video(notVideo))).status).toBe(400);
+    // Tasks: a v1.2 upload that is embedded, a v1.3 base64 that fails, a v1.2 upload that fails.
+    const finished = await api()
+      .post('/v1.2/embed/tasks')
+      .set('x-api-key', org.key)
+      .field('engine_name', 'Marengo-retrieval-2.6')
+      .attach('video_file', videoPath)
+      .expect(200);
+    const failedV2 = await v2('/embed-v2/tasks', video(notVideo)).expect(202);
+    const failedUpload = await api()
+      .post('/v1.2/embed/tasks')
+      .set('x-api-key', org.key)
+      .field('engine_name', 'Marengo-retrieval-2.6')
+      .attach('video_file', Buffer.from('not a video either'), 'broken.mp4')
+      .expect(200);
+    const statusOf = async (id: string) => {
+      for (let i = 0; i < 600; i += 1) {
+        const { status } = (await api().get(`/v1.3/embed-v2/tasks/${id}`).set('x-api-key', org.key)).body as { status: string };
+        if (status !== 'processing') return status;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      return 'processing';
+    };
+    expect(await statusOf(finished.body._id)).toBe('ready');
+    expect(await statusOf(failedV2.body._id)).toBe('failed');
+    expect(await statusOf(failedUpload.body._id)).toBe('failed');
+    // A task's media is removed just after its status is written.
+    for (let i = 0; i < 50 && left().length > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(left()).toEqual([]);
+  }, 180_000);
 });
 
 describe("a video's embeddings (GET …/videos/{id} with embedding_option, or embed=true in v1.2)", () => {

@@ -1,7 +1,9 @@
+import type { BlobStore } from '@vus/blob';
 import { ApiError, errors } from '@vus/core';
 import busboy from 'busboy';
 import express, { type RequestHandler } from 'express';
 import { locals } from './context';
+import { discardStoredMedia, readMediaJson, trackStoredMedia } from './media-json';
 import { nulError } from './text-limits';
 
 export interface BodyLimits {
@@ -17,8 +19,8 @@ export type BodyFields = Record<string, string | string[]>;
 const QUERY_IMAGE_BYTES = 5 * 1024 * 1024;
 /** The largest audio file of a synchronous POST /embed (a few minutes of compressed audio). */
 const EMBED_AUDIO_BYTES = 25 * 1024 * 1024;
-/** The largest video file of POST /embed/tasks. */
-const EMBED_TASK_VIDEO_BYTES = 100 * 1024 * 1024;
+/** The largest video file of POST /embed/tasks (streamed to the blob store: routes/embed.ts). */
+export const EMBED_TASK_VIDEO_BYTES = 100 * 1024 * 1024;
 
 /**
  * Multipart file parts kept as bytes (not read as text), by the route that takes them (method and
@@ -33,11 +35,10 @@ const BINARY_PARTS: Readonly<Record<string, ReadonlyMap<string, number>>> = {
     ['image_file', QUERY_IMAGE_BYTES],
     ['audio_file', EMBED_AUDIO_BYTES],
   ]),
-  // POST /embed/tasks: a video held in memory, then put in the blob store (send larger videos as video_url).
-  'post /embed/tasks': new Map([['video_file', EMBED_TASK_VIDEO_BYTES]]),
+  // POST /embed/tasks' video_file streams to the blob store (routes/embed.ts): only a JSON or urlencoded body comes here.
 };
 /** The largest JSON body of POST /embed-v2 and /embed-v2/tasks: their media may be inline, base64 (12 MB of media; larger goes by URL or asset). */
-const EMBED_V2_JSON_BYTES = 16 * 1024 * 1024;
+export const EMBED_V2_JSON_BYTES = 16 * 1024 * 1024;
 const NO_BINARY_PARTS: ReadonlyMap<string, number> = new Map();
 
 /**
@@ -50,10 +51,10 @@ const NO_BINARY_PARTS: ReadonlyMap<string, number> = new Map();
  * ignored. The route's binary parts stay bytes. All the text of a multipart body together is held
  * to the JSON limit, so one request costs at most that plus its one image.
  */
-export function parseBody(limits: BodyLimits): RequestHandler {
+export function parseBody(limits: BodyLimits, media?: InlineMedia): RequestHandler {
   const json = express.json({ limit: limits.json, type: ['application/json', 'application/*+json'] });
   // POST /embed-v2 carries its media inline as base64: a 5 MB image is about 6.7 MB of JSON.
-  const mediaJson = express.json({ limit: Math.max(limits.json, EMBED_V2_JSON_BYTES), type: ['application/json', 'application/*+json'] });
+  const mediaJson = mediaJsonParser(limits, media);
   const urlencoded = express.urlencoded({ extended: false, limit: limits.json, parameterLimit: 1000 });
   return (req, res, next) => {
     const route = locals(res).route;
@@ -87,6 +88,50 @@ export function parseBody(limits: BodyLimits): RequestHandler {
 }
 
 const URL_NUL = /%00/i;
+
+/** Where the base64 media of /embed-v2 bodies goes, and what must happen before it is read. */
+export interface InlineMedia {
+  blobs: BlobStore | undefined;
+  /** The blob key of one media value of the request. */
+  newKey: (req: express.Request, res: express.Response) => string;
+  /** Awaited before the first media value is read, with the body so far (the rate check: it may refuse). */
+  beforeMedia: (
+    req: express.Request,
+    res: express.Response,
+    partial: Record<string, unknown>,
+    path: readonly (string | number)[],
+  ) => Promise<void>;
+}
+
+/**
+ * The JSON parser of /embed-v2 bodies: their base64 media streams into the blob store (http/media-json.ts)
+ * and is removed when the response is done, unless the route keeps it (a task); without `media`, held whole.
+ */
+function mediaJsonParser(limits: BodyLimits, media: InlineMedia | undefined): RequestHandler {
+  const bodyBytes = Math.max(limits.json, EMBED_V2_JSON_BYTES);
+  if (!media) return express.json({ limit: bodyBytes, type: ['application/json', 'application/*+json'] });
+  return (req, res, next) => {
+    readMediaJson(req, {
+      blobs: media.blobs,
+      newKey: () => media.newKey(req, res),
+      bodyBytes,
+      textBytes: limits.json,
+      beforeMedia: (partial, path) => media.beforeMedia(req, res, partial, path),
+    }).then(
+      (upload) => {
+        req.body = upload.body;
+        trackStoredMedia(req, upload);
+        res.once('close', () => void discardStoredMedia(req));
+        next();
+      },
+      (error: unknown) => {
+        // Refused before the whole body came (too large, the rate check, not JSON): the rest is not read.
+        if (!req.complete) res.set('Connection', 'close');
+        next(error);
+      },
+    );
+  };
+}
 
 /**
  * Parts and fields one multipart body may have: the SDKs send a dozen at most (repeated

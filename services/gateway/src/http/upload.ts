@@ -47,6 +47,8 @@ export async function receiveMultipart(
   blobs: BlobStore | undefined,
   fileFields: ReadonlySet<string>,
   limits: UploadLimits,
+  /** The blob key of the next stored file (default: `uploads/<upload id>/<part>-<n>`). */
+  keyOf?: (field: string) => string,
 ): Promise<MultipartUpload> {
   const uploadId = newId();
   const files: StoredFile[] = [];
@@ -101,7 +103,7 @@ export async function receiveMultipart(
           new ApiError('service_unavailable', `File uploads (${name}) are not available: this server has no blob store configured.`),
         );
       }
-      const blobKey = `uploads/${uploadId}/${name}-${stored++}`;
+      const blobKey = keyOf ? keyOf(name) : `uploads/${uploadId}/${name}-${stored++}`;
       const maxBytes = Math.min(limits.fileBytes, limits.fileBytesOf?.[name] ?? Infinity);
       try {
         const info = await blobs.put(blobKey, stream, { maxBytes, signal: abort.signal });

@@ -1,8 +1,10 @@
-import type { BlobStore } from '@vus/blob';
+import { embedMediaKey, type BlobStore } from '@vus/blob';
 import { ApiError, errors, isApiError, knownId, newId } from '@vus/core';
 import { toTimestamp } from '@vus/grpc';
 import type { CreateEmbedTaskRequest__Input } from '@vus/grpc/types/embed/v1/CreateEmbedTaskRequest';
-import { Readable } from 'node:stream';
+import { EMBED_TASK_VIDEO_BYTES } from '../http/body';
+import { keepStoredMedia, StoredMedia } from '../http/media-json';
+import { receiveMultipart, type StoredFile, type UploadLimits } from '../http/upload';
 import type { CreateEmbeddingRequest__Input } from '@vus/grpc/types/embed/v1/CreateEmbeddingRequest';
 import type { MediaSource__Input } from '@vus/grpc/types/embed/v1/MediaSource';
 import { Router, type Request, type Response } from 'express';
@@ -70,7 +72,7 @@ function values(fields: Fields, name: string): string[] {
 export function parseEmbedTask(
   fields: Fields,
   shape: EmbedShape,
-): Omit<CreateEmbedTaskRequest__Input, 'media'> & { videoUrl?: string; videoFile?: Buffer } {
+): Omit<CreateEmbedTaskRequest__Input, 'media'> & { videoUrl?: string; videoFile?: StoredFile } {
   const modelName = text(fields, shape.modelField) ?? text(fields, 'model_name') ?? text(fields, 'engine_name');
   if (modelName === undefined) throw errors.notProvided(shape.modelField);
   const videoUrl = text(fields, 'video_url');
@@ -78,7 +80,7 @@ export function parseEmbedTask(
   // The URL wins when both come (py 0.4 sends video_url twice, once as a file part: API-CONTRACT §5.3).
   if (videoUrl === undefined && file === undefined)
     throw new ApiError('parameter_not_provided', 'Provide video_url or video_file.', { param: 'video_file' });
-  if (videoUrl === undefined && !Buffer.isBuffer(file)) throw errors.invalid('video_file', 'It must be a file part.');
+  if (videoUrl === undefined && !isStoredFile(file)) throw errors.invalid('video_file', 'It must be a file part.');
   const start = seconds(fields, 'video_start_offset_sec');
   const end = seconds(fields, 'video_end_offset_sec');
   const clip = seconds(fields, 'video_clip_length');
@@ -89,8 +91,16 @@ export function parseEmbedTask(
     ...(end === undefined ? {} : { end_sec: end }),
     ...(clip === undefined ? {} : { clip_length: clip }),
     embedding_scopes: values(fields, 'video_embedding_scope'),
-    ...(videoUrl !== undefined ? { videoUrl } : { videoFile: file as Buffer }),
+    ...(videoUrl !== undefined ? { videoUrl } : { videoFile: file as StoredFile }),
   };
+}
+
+const isStoredFile = (value: unknown): value is StoredFile =>
+  typeof value === 'object' && value !== null && typeof (value as StoredFile).blobKey === 'string';
+
+/** A v1.2/v1.3 POST /embed/tasks with a multipart body: its video_file streams to the blob store in the route, after the rate check. */
+export function isEmbedTaskUpload(req: Request): boolean {
+  return req.method === 'POST' && /^\/embed\/tasks\/?$/.test(req.path) && req.is('multipart/form-data') === 'multipart/form-data';
 }
 
 /** POST /embed (multipart, urlencoded or JSON; API-CONTRACT §5.8) → the canonical request. */
@@ -137,6 +147,12 @@ function v2MediaSource(value: unknown, name: string): MediaSource__Input {
   if (given.length > 1) throw errors.invalid(name, `Give one of url, base64_string or asset_id, not ${given.join(' and ')}.`);
   const key = given[0]!;
   const raw = source[key];
+  // Base64 media read as it streamed is already in the blob store (http/media-json.ts).
+  if (key === 'base64_string' && raw instanceof StoredMedia) {
+    if (!raw.valid) throw errors.invalid(`${name}.base64_string`, 'It is not base64.');
+    if (raw.size === 0) throw errors.invalid(`${name}.${key}`, 'It must be a non-empty string.');
+    return { blob_key: raw.blobKey };
+  }
   if (typeof raw !== 'string' || raw === '') throw errors.invalid(`${name}.${key}`, 'It must be a non-empty string.');
   if (key === 'url') return { url: raw };
   if (key === 'asset_id') return { asset_id: raw };
@@ -342,13 +358,23 @@ function dateParam(value: string | undefined, name: string): Date | undefined {
   return date;
 }
 
+/** The file parts of a multipart POST /embed/tasks that stream to the blob store. */
+const EMBED_TASK_FILE_FIELDS: ReadonlySet<string> = new Set(['video_file']);
+
 /** A synchronous video is embedded while the client waits (the SDKs wait up to 10 minutes). */
 const SYNC_VIDEO_TIMEOUT_MS = 600_000;
 
 /** What an asset must be to be embedded as each input. */
 const ASSET_TYPES: Readonly<Record<string, readonly string[]>> = { image: ['image'], audio: ['audio', 'video'], video: ['video'] };
 
-export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, blobs?: BlobStore, tasks?: TaskClient): Router {
+export function embedRoutes(
+  embed: EmbedClient | undefined,
+  timeoutMs: number,
+  blobs?: BlobStore,
+  tasks?: TaskClient,
+  /** The text of a multipart POST /embed/tasks (its video_file is up to EMBED_TASK_VIDEO_BYTES). */
+  uploadLimits: Omit<UploadLimits, 'fileBytes'> = { fieldBytes: 64 * 1024, textBytes: 1024 * 1024 },
+): Router {
   const router = Router();
   const client = (): EmbedClient => {
     if (!embed) throw new ApiError('not_implemented', 'Embeddings: this server has no embed-service configured.');
@@ -363,21 +389,29 @@ export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, b
 
   router.post('/embed/tasks', async (req: Request, res: Response) => {
     const shape = embedShape(versionOf(res));
-    const { videoUrl, videoFile, ...request } = parseEmbedTask(req.body as Fields, shape);
-    let media: MediaSource__Input;
-    if (videoUrl !== undefined) media = { url: videoUrl };
-    else {
-      if (!blobs)
-        throw new ApiError('not_implemented', 'Uploads need a blob store, and none is configured: send video_url.', {
-          param: 'video_file',
-        });
-      const key = `embed-tasks/${locals(res).orgId}/${newId()}`;
-      await blobs.put(key, Readable.from([videoFile!]));
-      media = { blob_key: key };
+    // A multipart video_file streams to the blob store (the rate check came first); embed-service removes it with the task.
+    const orgId = locals(res).orgId!;
+    const upload = isEmbedTaskUpload(req)
+      ? await receiveMultipart(req, blobs, EMBED_TASK_FILE_FIELDS, { ...uploadLimits, fileBytes: EMBED_TASK_VIDEO_BYTES }, () =>
+          embedMediaKey(orgId, newId()),
+        )
+      : { fields: req.body as Fields, files: [], discard: async () => undefined };
+    try {
+      const fields = { ...upload.fields, ...Object.fromEntries(upload.files.map((file) => [file.field, file])) };
+      const { videoUrl, videoFile, ...request } = parseEmbedTask(fields, shape);
+      // The URL wins over a file sent too: the file is not kept.
+      if (videoUrl !== undefined) await upload.discard();
+      const media: MediaSource__Input =
+        videoUrl !== undefined
+          ? { url: videoUrl }
+          : { blob_key: videoFile!.blobKey, ...(videoFile!.filename ? { filename: videoFile!.filename } : {}) };
+      const idempotencyKey = req.get('idempotency-key') ?? '';
+      const task = await client().createEmbedTask(outgoing(res, timeoutMs), { ...request, media, idempotency_key: idempotencyKey });
+      res.json({ _id: task.id });
+    } catch (error) {
+      await upload.discard();
+      throw error;
     }
-    const idempotencyKey = req.get('idempotency-key') ?? '';
-    const task = await client().createEmbedTask(outgoing(res, timeoutMs), { ...request, media, idempotency_key: idempotencyKey });
-    res.json({ _id: task.id });
   });
 
   router.get('/embed/tasks', async (req: Request, res: Response) => {
@@ -422,12 +456,12 @@ export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, b
     }
   };
 
-  /** Uploaded or inline media goes to the blob store; the service reads it from there. */
-  const storeMedia = async (res: Response, bytes: Buffer, param: string): Promise<MediaSource__Input> => {
-    if (!blobs) throw new ApiError('not_implemented', 'Uploads need a blob store, and none is configured: send a URL.', { param });
-    const key = `embed-tasks/${locals(res).orgId}/${newId()}`;
-    await blobs.put(key, Readable.from([bytes]));
-    return { blob_key: key };
+  /**
+   * Inline video and task media is read from the blob store, where the body parser streams it
+   * (http/media-json.ts): bytes still inline mean this server has no blob store.
+   */
+  const storeMedia = (param: string): never => {
+    throw new ApiError('not_implemented', 'Uploads need a blob store, and none is configured: send a URL.', { param });
   };
 
   /**
@@ -457,7 +491,7 @@ export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, b
     store: boolean,
   ): Promise<MediaSource__Input> => {
     if (source.asset_id !== undefined) return assetMedia(res, source.asset_id, `${param}.asset_id`, input);
-    if (store && source.data) return storeMedia(res, source.data as Buffer, `${param}.base64_string`);
+    if (store && source.data) return storeMedia(`${param}.base64_string`);
     return source;
   };
 
@@ -472,6 +506,8 @@ export function embedRoutes(embed: EmbedClient | undefined, timeoutMs: number, b
         media,
         idempotency_key: req.get('idempotency-key') ?? '',
       });
+      // The task owns its stored media now (embed-service removes it when the task is done).
+      keepStoredMedia(req);
       res.status(202).json({ _id: task.id, status: task.status, data: null });
     }),
   );
