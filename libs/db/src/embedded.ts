@@ -16,6 +16,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -61,7 +62,7 @@ export class EmbeddedEngine {
   }
 
   private static async serve(dataDir: string, template: Uint8Array | undefined): Promise<EmbeddedEngine> {
-    const folder = privateSocketFolder(dataDir);
+    const folder = await privateSocketFolder(dataDir);
     const worker = startThread({ kind: 'serve', dataDir, template, socketPath: socketPath(folder) });
     try {
       await firstAnswer<{ ready: true }>(worker);
@@ -102,20 +103,32 @@ export const SOCKETS_FOLDER = '.db-sockets';
 const socketPath = (folder: string) => join(folder, `.s.PGSQL.${SOCKET_PORT}`);
 
 /**
- * A new owner-only folder for one engine's socket: under SOCKETS_FOLDER beside the database, or —
- * for a database in memory, or one so deep that the socket's path would be too long for a unix
- * socket — in the temp folder. mkdtemp makes it 0700, with a name no one else can have chosen.
+ * A new owner-only folder for one engine's socket: under SOCKETS_FOLDER beside the database, or in
+ * the temp folder for a database in memory, one so deep that the socket's path would be too long,
+ * or one on a filesystem without unix sockets (some network and container mounts). mkdtemp makes it
+ * 0700, with a name no one else can have chosen.
  */
-function privateSocketFolder(dataDir: string): string {
+async function privateSocketFolder(dataDir: string): Promise<string> {
   if (!dataDir.startsWith('memory://')) {
     const sockets = join(dirname(resolve(dataDir)), SOCKETS_FOLDER);
     if (socketPath(join(sockets, 'XXXXXX')).length <= MAX_SOCKET_PATH) {
       mkdirSync(sockets, { recursive: true, mode: 0o700 });
       chmodSync(sockets, 0o700); // made before this rule, or under a lax umask
-      return liveSocketFolder(mkdtempSync(sockets + sep));
+      const folder = liveSocketFolder(mkdtempSync(sockets + sep));
+      if (await canListenOn(socketPath(folder))) return folder;
+      removeSocketFolder(folder);
     }
   }
   return liveSocketFolder(mkdtempSync(join(tmpdir(), 'vus-db-')));
+}
+
+/** Whether a unix socket can be made at `path` (closing it removes its file again). */
+function canListenOn(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(path, () => probe.close(() => resolve(true)));
+  });
 }
 
 /** Socket folders of engines still running, removed if the process exits without stopping them. */
