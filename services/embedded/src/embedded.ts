@@ -4,6 +4,7 @@ import { billingService } from '@vus/billing-service';
 import { embedService } from '@vus/embed-service';
 import { FileBlobStore } from '@vus/blob';
 import { createLogger, envPort, loadConfig, logLevel, SecretBox, type Logger } from '@vus/core';
+import { removeLeftoverSockets } from '@vus/db';
 import { InProcessEventBus } from '@vus/events';
 import { startGateway } from '@vus/gateway';
 import { indexService } from '@vus/index-service';
@@ -14,7 +15,6 @@ import { inProcessServices } from '@vus/service';
 import { mediaMeter, parseAllowList, taskService, workerEnvShape } from '@vus/task-service';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { removeLeftoverSockets } from '@vus/db';
 import { adminToken, lockDataDir, makeDataDirPrivate, webhookSecretKey, writeOwnerOnly, writeState } from './data-dir';
 
 const embeddedEnv = z.object({
