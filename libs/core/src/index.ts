@@ -15,4 +15,5 @@ export * from './secret-box';
 export * from './intervals';
 export * from './token-pages';
 export * from './keyed-gate';
+export * from './json-shape';
 export * from './tokens';
