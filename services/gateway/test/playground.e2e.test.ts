@@ -265,15 +265,16 @@ describe('the playground page', () => {
 });
 
 describe('the pages holding a key, under their policies', () => {
-  it('/docs renders the API reference, and its policy refuses nothing but eval', async () => {
+  it('/docs renders the API reference, and its policy refuses nothing', async () => {
     refusedByPolicy.length = 0;
+    await page.setViewportSize({ width: 1280, height: 900 });
     const response = await page.goto(`${stack.url}/docs`);
     expect(response?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
-    await page.getByText('Create an index').first().waitFor();
-    // Scalar probes once whether eval works (zod's JIT: it falls back without); nothing else may be refused.
-    expect(refusedByPolicy.filter((text) => !/unsafe-eval/.test(text))).toEqual([]);
+    // An operation's section, as Scalar renders it (the sidebar's entry of the same name may be folded away).
+    await page.getByRole('heading', { name: 'Create an index' }).first().waitFor({ timeout: 60_000 });
+    expect(refusedByPolicy).toEqual([]);
     await shot('10-docs');
-  });
+  }, 90_000);
 
   it.each(['/', '/docs'])('%s is not shown in a frame of another page', async (path) => {
     // A page of another origin (the file server's) that frames the page: Chromium refuses to show it there.

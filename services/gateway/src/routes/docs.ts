@@ -55,8 +55,8 @@ function pageScript(versions: readonly string[]): string {
  * The page's policy: scripts are Scalar's bundle from this server and the inline script by its
  * hash; documents are fetched from, and "Test Request" sent to, this server only. Styles may be
  * inline: Scalar and its editor insert <style> elements as they render (a style cannot run code).
- * Images may be data: URLs (Scalar's icons). Scalar probes whether eval works (zod's JIT, which
- * falls back without it): that probe is refused, and nothing else needs eval.
+ * Images may be data: URLs (Scalar's icons). No eval (the one eval in Scalar's bundle is zod's
+ * guarded probe, which falls back without it); in Chromium the page renders with nothing refused.
  */
 function pageHeaders(script: string): Record<string, string> {
   return pageSecurityHeaders({
