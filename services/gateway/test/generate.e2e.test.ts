@@ -14,6 +14,7 @@ import request from 'supertest';
 import { TwelveLabs as TwelveLabsV1 } from 'twelvelabs-js';
 import { TwelveLabs as TwelveLabsV0 } from 'twelvelabs-js-v0';
 import { ExtractiveProvider } from '@vus/analyze-service';
+import { countTokens } from '@vus/core';
 import { openWordNet } from '@vus/wordnet';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
 
@@ -212,7 +213,8 @@ describe('v1.3', () => {
     expect(result.data).toContain('"BICYCLE"');
     expect(foreignWords(result.data!)).toEqual([]);
     expect(result.finishReason).toBe('stop');
-    expect(result.usage?.outputTokens).toBeGreaterThan(0);
+    // Metered as the one counter counts what was written (issue 28 item 9).
+    expect(result.usage?.outputTokens).toBe(countTokens(result.data!));
   });
 
   it('analyzeStream (twelvelabs-js 1.x) yields stream_start, text and stream_end with usage', async () => {
@@ -232,7 +234,7 @@ describe('v1.3', () => {
     expect(types.at(-1)).toBe('stream_end');
     expect(text).toContain('Welcome to the video understanding service');
     expect(foreignWords(text)).toEqual([]);
-    expect(usage).toBeGreaterThan(0);
+    expect(usage).toBe(countTokens(text));
   });
 
   it('analyze with a json_schema returns JSON that validates against it', async () => {
@@ -286,6 +288,14 @@ describe('bad input', () => {
     ['no video', '/gist', () => ({ types: ['title'] }), 400, 'parameter_not_provided'],
     ['an empty prompt', '/analyze', () => ({ video_id: videoId, prompt: '  ' }), 400, 'parameter_not_provided'],
     ['an oversized prompt', '/analyze', () => ({ video_id: videoId, prompt: 'word '.repeat(2100) }), 400, 'token_limit_exceeded'],
+    // Issue 28 item 9: one "word" counted as one token, so this was answered (and billed 11 tokens).
+    [
+      'a 900,000-character one-word prompt',
+      '/analyze',
+      () => ({ video_id: videoId, prompt: 'a'.repeat(900_000) }),
+      400,
+      'token_limit_exceeded',
+    ],
     ['temperature out of range', '/analyze', () => ({ video_id: videoId, prompt: 'hi', temperature: 1.5 }), 400, 'parameter_invalid'],
     ['max_tokens out of range', '/analyze', () => ({ video_id: videoId, prompt: 'hi', max_tokens: 5000 }), 400, 'parameter_invalid'],
     [
