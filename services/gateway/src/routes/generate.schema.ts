@@ -1,4 +1,4 @@
-import { checkPromptText, errors, parseInput } from '@vus/core';
+import { checkPromptText, errors, jsonShape, parseInput, RESPONSE_SCHEMA_LIMITS } from '@vus/core';
 import type { ResponseFormat__Input } from '@vus/grpc/types/analyze/v1/ResponseFormat';
 import { z } from 'zod';
 import { firstValue, looseBoolean, looseInt, looseList } from '../http/coerce';
@@ -42,6 +42,9 @@ function responseFormatOf(version: VersionAdapter, format: z.infer<typeof option
   const schema = typeof format.json_schema === 'string' ? parseJsonText(format.json_schema) : format.json_schema;
   if (!schema || typeof schema !== 'object' || Array.isArray(schema))
     throw errors.invalid('response_format', 'json_schema must be a JSON schema object.');
+  // Measured without recursion first: JSON.stringify of a 20,000-level schema throws a RangeError.
+  if (jsonShape(schema, { depth: RESPONSE_SCHEMA_LIMITS.depth }).depth > RESPONSE_SCHEMA_LIMITS.depth)
+    throw errors.invalid('response_format', `The JSON schema nests deeper than ${RESPONSE_SCHEMA_LIMITS.depth} levels.`);
   return { type: 'json_schema', json_schema: JSON.stringify(schema) };
 }
 
