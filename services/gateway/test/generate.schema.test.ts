@@ -2,8 +2,10 @@
  * response_format at the gateway's edge (issue 28 item 11): a schema nested past
  * RESPONSE_SCHEMA_LIMITS.depth is a 400 on response_format, measured before anything walks it
  * recursively (JSON.stringify of a 20,000-level schema threw a RangeError: a 500).
+ * Prompts are capped there too, before anything else is read (issue 28 item 9).
  */
-import { ApiError, RESPONSE_SCHEMA_LIMITS } from '@vus/core';
+import { ApiError, PROMPT_LIMITS, RESPONSE_SCHEMA_LIMITS } from '@vus/core';
+import { codeOf } from '@vus/testing';
 import { adapterFor } from '../src/versions';
 import { parseOpenPrompt, parseSummarize } from '../src/routes/generate.schema';
 
@@ -45,5 +47,27 @@ describe('response_format json_schema at the gateway', () => {
       true,
     );
     expect(JSON.parse(request.response_format!.json_schema!)).toEqual(nested(levels));
+  });
+});
+
+describe('prompt limits at the gateway', () => {
+  const VIDEO = '6528dde58f9cd95a98cbd075';
+  it.each<[string, Record<string, unknown>, string | false]>([
+    ['a short prompt', { video_id: VIDEO, prompt: 'What is shown?' }, false],
+    ['2000 words', { video_id: VIDEO, prompt: 'word '.repeat(PROMPT_LIMITS.tokens) }, false],
+    ['the 900,000-character one-word prompt', { video_id: VIDEO, prompt: 'a'.repeat(900_000) }, 'token_limit_exceeded'],
+    ['one word of 2001 tokens', { video_id: VIDEO, prompt: 'a'.repeat(PROMPT_LIMITS.tokens * 4 + 1) }, 'token_limit_exceeded'],
+    ['spaces over the character limit', { video_id: VIDEO, prompt: `a${' '.repeat(PROMPT_LIMITS.characters)}b` }, 'token_limit_exceeded'],
+    ['a huge prompt is refused before the rest is read', { prompt: 'a'.repeat(900_000), response_format: 7 }, 'token_limit_exceeded'],
+    ['a huge prompt as a form field', { video_id: VIDEO, prompt: ['a'.repeat(900_000)] }, 'token_limit_exceeded'],
+  ])('/analyze: %s', (_name, body, code) => {
+    expect(codeOf(() => parseOpenPrompt(v13, body, true))).toBe(code);
+  });
+
+  it('/summarize: its optional prompt has the same limits', () => {
+    expect(codeOf(() => parseSummarize(v13, { video_id: VIDEO, type: 'summary', prompt: 'a'.repeat(900_000) }))).toBe(
+      'token_limit_exceeded',
+    );
+    expect(codeOf(() => parseSummarize(v13, { video_id: VIDEO, type: 'summary' }))).toBe(false);
   });
 });
