@@ -6,7 +6,7 @@
 import type { WordNet } from '@vus/wordnet';
 import { mergeRepeats, within, type Evidence, type EvidenceKind, type Timeline } from './evidence';
 import type { Chapter, GenerationProvider, GenerationSettings, Gist, GistType, Highlight, Summary, SummarizeType } from './provider';
-import { fillSchema } from './schema-fill';
+import { fillSchema, type SchemaContext } from './schema-fill';
 import { capitalize, clock, contentWords, joinList, keyPhrases, quote, REQUEST_WORDS, similarity, titleCase, words } from './text';
 import { topicsOf, type WeightedWord } from './topics';
 
@@ -150,14 +150,19 @@ export class ExtractiveProvider implements GenerationProvider {
   }
 
   async fillSchema(timeline: Timeline, prompt: string, schema: object): Promise<unknown> {
-    return fillSchema(schema, {
+    return fillSchema(schema, await this.schemaContext(timeline, prompt));
+  }
+
+  /** What the schema filler fills from (public for a caller that watches the filler's FillUsage). */
+  async schemaContext(timeline: Timeline, prompt: string): Promise<SchemaContext> {
+    return {
       timeline,
       gist: await this.gist(timeline, ['title', 'topic', 'hashtag']),
       summary: (await this.summarize(timeline, 'summary', prompt)) as Extract<Summary, { type: 'summary' }>,
       chapters: this.chapters(timeline, new Set()),
       highlights: this.highlights(timeline, new Set()),
       answer: (question) => this.answerSentences(timeline, question).join(' '),
-    });
+    };
   }
 
   /** The answer's sentences: the relevant moments, or that the video does not show what was asked. */

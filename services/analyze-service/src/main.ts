@@ -47,5 +47,9 @@ export const startAnalyzeService = (options: KitOptions & AnalyzeServiceOptions)
 export type { AnalyzeServiceOptions } from './env';
 export type { GenerationProvider } from './provider';
 export { ExtractiveProvider } from './extractive';
+// The budgets a hostile response_format meets, for suites that watch them (the gateway's fuzz).
+export { FILL_LIMITS, fillSchema, noFillUsage, type FillUsage } from './schema-fill';
+export { CHECK_LIMITS, compileResponseSchema } from './response-format';
+export { PATTERN_LIMITS } from './linear-regexp';
 
 if (require.main === module) runService(analyzeService);
