@@ -49,9 +49,9 @@ function nameWords(name: string): string {
 
 export const FILL_LIMITS = {
   /** Units of work: a schema visited, an anyOf option, enum member or allOf member looked at. */
-  steps: 50_000,
+  steps: 20_000,
   /** Values produced (an object, an array, each scalar; a repeated array item counts each time). */
-  nodes: 10_000,
+  nodes: 5_000,
   /** Schemas filled inside each other (properties, items, $refs, anyOf …). */
   depth: 64,
   /** `$ref`s followed to reach one schema (a `$ref` to a `$ref` …). */
@@ -60,10 +60,13 @@ export const FILL_LIMITS = {
   arrayItems: 1_000,
   /** Characters of one string: a minLength above it is refused. */
   stringLength: 16 * 1024,
-  /** Characters of the whole answer as JSON (about). */
-  outputChars: 256 * 1024,
+  /**
+   * Characters of the whole answer as JSON (about): twice what max_tokens (4096) lets out, since
+   * a longer answer is cut anyway (and cut JSON is no answer); counting its tokens costs too.
+   */
+  outputChars: 32 * 1024,
   /** Distinct open questions asked of the evidence (each reads the whole timeline). */
-  questions: 64,
+  questions: 32,
 } as const;
 
 /** What filling one schema has cost, against FILL_LIMITS (the highest depth reached). */
@@ -231,6 +234,13 @@ export function fillSchema(schema: object, ctx: SchemaContext, usage: FillUsage 
     return elementsFor(name).map((e) => e.title);
   };
 
+  const names = new Map<string, string>();
+  const nameWordsOf = (name: string): string => {
+    let n = names.get(name);
+    if (n === undefined) names.set(name, (n = nameWords(name)));
+    return n;
+  };
+
   const answers = new Map<string, string>();
   const answer = (question: string): string => {
     let text = answers.get(question);
@@ -302,7 +312,7 @@ export function fillSchema(schema: object, ctx: SchemaContext, usage: FillUsage 
       const merged: Schema = Object.assign({}, ...members.filter(isSchemaObject), { ...node, allOf: undefined }) as Schema;
       return fill(merged, name, element, depth + 1);
     }
-    const n = nameWords(name);
+    const n = nameWordsOf(name);
     switch (typeOf(node)) {
       case 'object': {
         const properties = isSchemaObject(node.properties) ? node.properties : {};
