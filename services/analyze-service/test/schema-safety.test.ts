@@ -166,6 +166,7 @@ describe('the schema compiler under attack', () => {
     ['one pattern whose repetitions make a large program', ['(.*a){1000}']],
     ['one pattern over 512 characters', ['x'.repeat(600)]],
     ['many patterns that together make large programs', Array.from({ length: 20 }, (_, i) => `^(x.*${i}){100}$`)],
+    ['more than PATTERN_LIMITS.count small patterns', Array.from({ length: PATTERN_LIMITS.count + 1 }, (_, i) => `^p${i}`)],
   ])('refuses %s before compiling it all', (_name, patterns) => {
     const schema = { type: 'object', properties: Object.fromEntries(patterns.map((pattern, i) => [`p${i}`, { type: 'string', pattern }])) };
     expectRefused(() => compileResponseSchema(JSON.stringify(schema)), /pattern/);
