@@ -78,6 +78,17 @@ describe('readMediaJson', () => {
     expect(await stored()).toBe(0);
   });
 
+  it('without a blob store, keeps media as text (bounded by the body limit, not the text limit), still asking beforeMedia first', async () => {
+    let asked = 0;
+    const { body: parsed, media } = await readMediaJson(
+      requestOf(body),
+      options({ blobs: undefined, beforeMedia: async () => void (asked += 1) }),
+    );
+    expect(asked).toBe(1);
+    expect(media).toEqual([]);
+    expect((parsed.video as { media_source: { base64_string: string } }).media_source.base64_string).toBe(video.toString('base64'));
+  });
+
   it('keeps __proto__ an own key, as JSON.parse does', async () => {
     const { body: parsed } = await readMediaJson(requestOf('{"__proto__":{"polluted":true},"a":[1,"x",null,true]}'), options());
     expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);

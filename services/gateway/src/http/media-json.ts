@@ -60,7 +60,8 @@ const malformed = () => new ApiError('body_malformed', 'The request body is not 
 const tooLarge = (limit: number, what: string) => new ApiError('payload_too_large', `The request body ${what} ${limit} bytes.`);
 
 /**
- * Reads the request's JSON body (an object) as described above. On any failure, what was stored
+ * Reads the request's JSON body (an object) as described above (without a blob store, media values
+ * stay strings, bounded by `bodyBytes` only, and beforeMedia is still awaited before the first). On any failure, what was stored
  * is removed and the request is left unread (the answer closes the connection).
  */
 export async function readMediaJson(req: Request, options: MediaJsonOptions): Promise<MediaJsonBody> {
@@ -122,6 +123,8 @@ async function assemble(parser: Parser, options: MediaJsonOptions, media: Stored
   let pieces: string[] | undefined;
   let mediaValue: MediaWriter | undefined;
   let checked = false;
+  /** The string being read is a media value (`base64_string`). */
+  let inlineMedia = false;
 
   const place = (value: unknown) => {
     const parent = open[open.length - 1];
@@ -164,13 +167,13 @@ async function assemble(parser: Parser, options: MediaJsonOptions, media: Stored
         break;
       case 'startString': {
         const parent = open[open.length - 1];
-        if (options.blobs && parent && !Array.isArray(parent) && key === MEDIA_KEY) {
-          if (!checked) {
-            checked = true;
-            await options.beforeMedia(root!, [...path, key]);
-          }
-          mediaValue = new MediaWriter(options.blobs, options.newKey(), options.bodyBytes);
-        } else pieces = [];
+        inlineMedia = Boolean(parent && !Array.isArray(parent) && key === MEDIA_KEY);
+        if (inlineMedia && !checked) {
+          checked = true;
+          await options.beforeMedia(root!, [...path, key!]);
+        }
+        if (inlineMedia && options.blobs) mediaValue = new MediaWriter(options.blobs, options.newKey(), options.bodyBytes);
+        else pieces = [];
         break;
       }
       case 'stringChunk':
@@ -178,7 +181,8 @@ async function assemble(parser: Parser, options: MediaJsonOptions, media: Stored
         const piece = token.value as string;
         if (mediaValue) await mediaValue.write(piece);
         else {
-          spend(piece.length);
+          // Media kept as text (no blob store) is bounded by the body's limit only, as before.
+          if (!inlineMedia) spend(piece.length);
           pieces!.push(piece);
         }
         break;
@@ -194,6 +198,7 @@ async function assemble(parser: Parser, options: MediaJsonOptions, media: Stored
           place(stored);
           mediaValue = undefined;
         } else place(pieces!.join(''));
+        inlineMedia = false;
         break;
       case 'endNumber':
         place(Number(pieces!.join('')));
