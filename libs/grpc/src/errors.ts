@@ -3,7 +3,9 @@ import { ApiError, ERROR_CODES, isApiError, isErrorCode, type ErrorCode, type Gr
 
 /** Metadata key that carries the ApiError code across a gRPC hop. */
 export const ERROR_CODE_KEY = 'vus-error-code';
-const ERROR_DETAILS_KEY = 'vus-error-details';
+// Binary (`-bin`): details echo what a caller sent, in any characters; a text metadata value
+// must be printable ASCII, and grpc-js throws on anything else.
+const ERROR_DETAILS_KEY = 'vus-error-details-bin';
 
 const STATUS_BY_NAME: Readonly<Record<GrpcStatusName, grpc.status>> = {
   INVALID_ARGUMENT: grpc.status.INVALID_ARGUMENT,
@@ -27,7 +29,7 @@ export function toServiceError(error: unknown, logger: Logger): Partial<grpc.Ser
   }
   const metadata = new grpc.Metadata();
   metadata.set(ERROR_CODE_KEY, error.code);
-  if (error.details) metadata.set(ERROR_DETAILS_KEY, JSON.stringify(error.details));
+  if (error.details) metadata.set(ERROR_DETAILS_KEY, Buffer.from(JSON.stringify(error.details)));
   return { code: STATUS_BY_NAME[ERROR_CODES[error.code].grpc], details: error.message, metadata };
 }
 
@@ -56,7 +58,7 @@ export function fromServiceError(error: grpc.ServiceError): ApiError {
   const sentCode = error.metadata?.get(ERROR_CODE_KEY)[0];
   if (isErrorCode(sentCode)) {
     const rawDetails = error.metadata.get(ERROR_DETAILS_KEY)[0];
-    const details = typeof rawDetails === 'string' ? (JSON.parse(rawDetails) as Record<string, string>) : undefined;
+    const details = Buffer.isBuffer(rawDetails) ? (JSON.parse(rawDetails.toString()) as Record<string, string>) : undefined;
     return new ApiError(sentCode, error.details, details);
   }
   const code = CODE_BY_STATUS[error.code] ?? 'internal_error';

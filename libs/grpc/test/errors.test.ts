@@ -25,6 +25,13 @@ describe('toServiceError / fromServiceError', () => {
     expect(received.details).toEqual({ param: 'p' });
   });
 
+  // Details echo what the caller sent (an id, a parameter's value): any text at all, which an ASCII
+  // metadata value cannot carry (grpc-js threw "contains illegal characters" and the call hung).
+  it.each(['vidéo_é', '動画', 'a\u007fb', 'line\nbreak', '\u0000'])('carries details with %j across a hop', (value) => {
+    const sent = toServiceError(new ApiError('resource_not_exist', 'not found', { id: value }), logger);
+    expect(fromServiceError(asServiceError(sent)).details).toEqual({ id: value });
+  });
+
   it('hides unknown errors behind a generic INTERNAL', () => {
     const sent = toServiceError(new Error('connection string postgres://secret'), logger);
     expect(sent.code).toBe(grpc.status.INTERNAL);
