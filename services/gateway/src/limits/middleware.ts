@@ -13,8 +13,8 @@ import { locals } from '../http/context';
 import { categoriesOf } from './categories';
 
 /**
- * SPEC §8 at the edge: after auth, routing and body parsing (an /embed request's category depends
- * on its input), every applicable dimension of every category the request counts in is checked.
+ * SPEC §8 at the edge: after auth and routing, and before the body is read where the route tells
+ * the category (an /embed-v2 request's depends on its input: see before-body.ts), every applicable dimension of every category the request counts in is checked.
  * The category follows the route that will serve the request (`res.locals.route`, its path
  * pattern), never the path as spelt: a request no built endpoint serves counts in none. Headers
  * for those dimensions go on the response whatever its outcome; an exceeded limit answers 429.
