@@ -2,10 +2,10 @@
  * @jest-environment ./libs/models/test/helpers/onnx-environment.js
  */
 import { createEmbedClient, type EmbedClient } from '@vus/clients';
-import { createLogger, isApiError, newId } from '@vus/core';
+import { createLogger, newId } from '@vus/core';
 import { runFfmpeg } from '@vus/media';
 import { cocoDetectorProvider, cosine, ModelRegistry, paddleOcrProvider } from '@vus/models';
-import { photoPath } from '@vus/testing';
+import { codeOf, photoPath } from '@vus/testing';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,15 +13,6 @@ import { startEmbedService, type RunningEmbedService } from '../src/main';
 
 const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 const ctx = { orgId: newId() };
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-    return 'no error';
-  } catch (error) {
-    return isApiError(error) ? error.code : String(error);
-  }
-}
 
 describe('embed-service over gRPC', () => {
   let dir: string;

@@ -5,11 +5,12 @@
  */
 import { FileBlobStore } from '@vus/blob';
 import { createEmbedClient, type EmbedClient } from '@vus/clients';
-import { createLogger, isApiError, newId, systemClock } from '@vus/core';
+import { createLogger, newId, systemClock } from '@vus/core';
 import { DEFAULT_FETCH_POLICY } from '@vus/fetch';
 import { loadProto, startGrpcServer, type RunningGrpcServer } from '@vus/grpc';
 import { runFfmpeg } from '@vus/media';
 import type { ConceptEmbedder } from '@vus/models';
+import { codeOf } from '@vus/testing';
 import { createReadStream } from 'node:fs';
 import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -59,15 +60,6 @@ function countingEmbedder() {
     },
     release: () => release(),
   };
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-    return 'no error';
-  } catch (error) {
-    return isApiError(error) ? error.code : String(error);
-  }
 }
 
 describe('synchronous video embeddings over gRPC', () => {
