@@ -12,21 +12,17 @@
  *   npm run build && node scripts/bench/embed-upload-memory.js
  */
 'use strict';
-const { spawn } = require('node:child_process');
-const { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
+const { mib, residentKib, startEmbeddedServer } = require('./lib');
 
 const MIB = 1024 * 1024;
 const KEY = 'bench-embed-upload-key-0123456789abcdef';
 const BOUNDARY = '----vus-bench-embed-boundary-41c2';
 /** The Free plan's embed_video requests per minute (SPEC §8). */
 const EMBED_VIDEO_RPM = 25;
-
-const status = (pid) => readFileSync(`/proc/${pid}/status`, 'utf8');
-const kib = (text, field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)[1]);
-const mib = (k) => `${(k / 1024).toFixed(0)} MiB`;
 
 /** A multipart body: the engine name, then a video_file of `size` bytes. */
 function* multipartVideo(size) {
@@ -84,27 +80,6 @@ function send(url, contentType, chunks) {
   });
 }
 
-async function startServer(dataDir) {
-  const child = spawn(process.execPath, [join(__dirname, '..', '..', 'services', 'embedded', 'dist', 'main.js')], {
-    env: {
-      PATH: process.env.PATH,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      VUS_BOOTSTRAP_API_KEY: KEY,
-      LOG_LEVEL: 'error',
-      MODELS_DIR: join(dataDir, 'no-models'),
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const stateFile = join(dataDir, 'embedded.json');
-  for (let waited = 0; !existsSync(stateFile); waited += 100) {
-    if (child.exitCode !== null || waited > 120_000) throw new Error('the server did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, url: JSON.parse(readFileSync(stateFile, 'utf8')).base_url };
-}
-
 /** Files under a folder, recursively. */
 function filesUnder(dir) {
   if (!existsSync(dir)) return [];
@@ -113,15 +88,15 @@ function filesUnder(dir) {
 
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'vus-bench-embed-upload-'));
-  const server = await startServer(dataDir);
+  const server = await startEmbeddedServer(dataDir, KEY);
   const pid = server.child.pid;
   const multipart = `multipart/form-data; boundary=${BOUNDARY}`;
   const measure = async (name, run) => {
     writeFileSync(`/proc/${pid}/clear_refs`, '5'); // peak RSS := current RSS
-    const before = kib(status(pid), 'VmRSS');
+    const before = residentKib(pid).now;
     const answers = await run();
     await new Promise((r) => setTimeout(r, 200));
-    const peak = kib(status(pid), 'VmHWM');
+    const peak = residentKib(pid).peak;
     console.log(`${name}\n  RSS before ${mib(before)}, peak ${mib(peak)} (+${mib(peak - before)})`);
     for (const a of [answers].flat())
       console.log(`  answer ${a.status} after ${(a.sentAtAnswer / MIB).toFixed(1)} of ${(a.length / MIB).toFixed(1)} MiB sent: ${a.body}`);
@@ -129,7 +104,7 @@ async function main() {
     return [answers].flat();
   };
   try {
-    console.log(`embedded server pid ${pid}; idle RSS ${mib(kib(status(pid), 'VmRSS'))}\n`);
+    console.log(`embedded server pid ${pid}; idle RSS ${mib(residentKib(pid).now)}\n`);
     const tasks = [];
     const taskIds = (answers) => {
       for (const a of answers) if (a.status === 200 || a.status === 202) tasks.push(JSON.parse(a.body)._id);

@@ -56,4 +56,41 @@ function benchRun() {
   };
 }
 
-module.exports = { seededRandom, percentile, benchRun };
+/**
+ * Starts the built embedded server (`npm start` without the build) in its own process on a free
+ * port, with `key` as its first API key; memory benches read its /proc status.
+ */
+async function startEmbeddedServer(dataDir, key) {
+  const { spawn } = require('node:child_process');
+  const { existsSync, readFileSync } = require('node:fs');
+  const { join } = require('node:path');
+  const child = spawn(process.execPath, [join(__dirname, '..', '..', 'services', 'embedded', 'dist', 'main.js')], {
+    env: {
+      PATH: process.env.PATH,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      VUS_BOOTSTRAP_API_KEY: key,
+      LOG_LEVEL: 'error',
+      MODELS_DIR: join(dataDir, 'no-models'),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const stateFile = join(dataDir, 'embedded.json');
+  for (let waited = 0; !existsSync(stateFile); waited += 100) {
+    if (child.exitCode !== null || waited > 120_000) throw new Error('the server did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, url: JSON.parse(readFileSync(stateFile, 'utf8')).base_url };
+}
+
+/** A process's resident memory now (VmRSS) and at its peak (VmHWM), in KiB, from /proc. */
+function residentKib(pid) {
+  const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)[1]);
+  return { now: field('VmRSS'), peak: field('VmHWM') };
+}
+
+const mib = (kib) => `${(kib / 1024).toFixed(0)} MiB`;
+
+module.exports = { seededRandom, percentile, benchRun, startEmbeddedServer, residentKib, mib };

@@ -12,11 +12,11 @@
  *   npm run build && node scripts/bench/multipart-memory.js
  */
 'use strict';
-const { spawn } = require('node:child_process');
-const { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
+const { mib, residentKib, startEmbeddedServer } = require('./lib');
 
 const MIB = 1024 * 1024;
 const UPLOAD_BYTES = 2 * 1024 * MIB;
@@ -75,34 +75,9 @@ function postJson(url, body) {
   );
 }
 
-const status = (pid) => readFileSync(`/proc/${pid}/status`, 'utf8');
-const kib = (text, field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)[1]);
-const mib = (k) => `${(k / 1024).toFixed(0)} MiB`;
-
-async function startServer(dataDir) {
-  const child = spawn(process.execPath, [join(__dirname, '..', '..', 'services', 'embedded', 'dist', 'main.js')], {
-    env: {
-      PATH: process.env.PATH,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      VUS_BOOTSTRAP_API_KEY: KEY,
-      LOG_LEVEL: 'error',
-      MODELS_DIR: join(dataDir, 'no-models'),
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const stateFile = join(dataDir, 'embedded.json');
-  for (let waited = 0; !existsSync(stateFile); waited += 100) {
-    if (child.exitCode !== null || waited > 120_000) throw new Error('the server did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, url: JSON.parse(readFileSync(stateFile, 'utf8')).base_url };
-}
-
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'vus-bench-multipart-'));
-  const server = await startServer(dataDir);
+  const server = await startEmbeddedServer(dataDir, KEY);
   const pid = server.child.pid;
   try {
     const index = await postJson(`${server.url}/v1.3/indexes`, {
@@ -144,13 +119,13 @@ async function main() {
         [...textUpToLimit, { name: 'video_file', filename: 'big.mp4', size: UPLOAD_BYTES }],
       ],
     ];
-    console.log(`embedded server pid ${pid}; idle RSS ${mib(kib(status(pid), 'VmRSS'))}\n`);
+    console.log(`embedded server pid ${pid}; idle RSS ${mib(residentKib(pid).now)}\n`);
     for (const [name, path, parts] of scenarios) {
       writeFileSync(`/proc/${pid}/clear_refs`, '5'); // peak RSS := current RSS
-      const before = kib(status(pid), 'VmRSS');
+      const before = residentKib(pid).now;
       const answer = await sendMultipart(`${server.url}${path}`, parts);
       await new Promise((r) => setTimeout(r, 200));
-      const peak = kib(status(pid), 'VmHWM');
+      const peak = residentKib(pid).peak;
       console.log(
         `${name}\n  answer ${answer.status} ${answer.body}\n  RSS before ${mib(before)}, peak ${mib(peak)} (+${mib(peak - before)})\n`,
       );
