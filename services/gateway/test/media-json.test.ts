@@ -104,7 +104,7 @@ describe('readMediaJson', () => {
     ['more text than allowed', `{"a":"${'x'.repeat(5000)}"}`, 'payload_too_large'],
     ['a thousand tiny values', `{"a":[${Array(1000).fill('0').join(',')}]}`, 'payload_too_large'],
     ['a body past its limit, media and all', body, 'payload_too_large', { bodyBytes: 200_000 }],
-  ])('refuses %s, keeping nothing', async (_name, text, code, overrides = {}) => {
+  ])('refuses %s, keeping nothing', async (_name, text, code, overrides: Partial<MediaJsonOptions> = {}) => {
     expect(await failure(text, overrides)).toBe(code);
     expect(await stored()).toBe(0);
   });
