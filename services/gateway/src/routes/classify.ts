@@ -43,16 +43,19 @@ export function classifyRoutes(classify: ClassifyClient | undefined, timeoutMs: 
     return { ...outgoing(res, timeoutMs), signal: clientGone(res) };
   };
 
+  // Without classify-service the answer is 501 whatever the body (the client is resolved first).
   router.post('/classify', async (req: Request, res: Response) => {
+    const service = client();
     const { request, names } = parseClassify(versionOf(res), shapeOf(res), req.body as Record<string, unknown>);
     const call = await countAndCall(res, request.classes);
-    const page = await client().classify(call, request);
+    const page = await service.classify(call, request);
     res.json(presentClassification(page, presentation(req, res), { ...names, videoId: request.video_ids?.[0] }));
   });
   router.post('/classify/bulk', async (req: Request, res: Response) => {
+    const service = client();
     const { request, names } = parseClassifyBulk(versionOf(res), shapeOf(res), req.body as Record<string, unknown>);
     const call = await countAndCall(res, request.classes);
-    res.json(presentClassification(await client().classifyBulk(call, request), presentation(req, res), names));
+    res.json(presentClassification(await service.classifyBulk(call, request), presentation(req, res), names));
   });
   router.get('/classify/:pageToken', async (req: Request, res: Response) => {
     const service = client();
