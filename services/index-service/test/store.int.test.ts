@@ -4,7 +4,7 @@ import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
 import { buildEvent } from '@vus/events';
 import type { IndexRecord, IndexSort } from '../src/indexes';
 import { indexService } from '../src/main';
-import { createIndexStore } from '../src/store';
+import { createIndexStore } from '../src/index-store';
 
 const ORG = '6528dde58f9cd95a98cbd075';
 const OTHER_ORG = '6528dde58f9cd95a98cbd076';

@@ -3,7 +3,8 @@ import { migrateService } from '@vus/service';
 import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
 import { createIndexService, type IndexService } from '../src/indexes';
 import { indexService } from '../src/main';
-import { createIndexStore, createVideoStore } from '../src/store';
+import { createIndexStore } from '../src/index-store';
+import { createVideoStore } from '../src/video-store';
 import { createVideoService, type CreateVideoInput, type VideoArtifacts, type VideoService, type VideoSort } from '../src/videos';
 import { codeOf } from '@vus/testing';
 
