@@ -25,6 +25,7 @@ import { indexRoutes } from './routes/indexes';
 import { notBuiltRoutes } from './routes/not-built';
 import { assetChunkRoutes, assetRoutes, isAssetUpload } from './routes/assets';
 import { playgroundRoutes } from './routes/playground';
+import { servedAs } from './routes/version';
 import { searchRoutes } from './routes/search';
 import { isTaskUpload, taskRoutes } from './routes/tasks';
 import { thumbnailFileRoutes } from './routes/thumbnails';
@@ -78,10 +79,7 @@ const mountedAt = (prefix: string | undefined, routers: express.Router[]): expre
 
 function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
   const router = express.Router();
-  router.use((_req, res, next) => {
-    locals(res).version = version;
-    next();
-  });
+  router.use(servedAs(adapterFor(version)));
   // Public, before authentication: this version's OpenAPI document, made from this router's own routes.
   router.get(
     '/openapi.json',

@@ -18,7 +18,8 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createApp } from './app';
-import { appRoutes, type RouteEntry } from './http/route-table';
+import type { RouteEntry } from './http/route-entry';
+import { appRoutes } from './http/route-table';
 import {
   createAnalyzeClient,
   createClassifyClient,

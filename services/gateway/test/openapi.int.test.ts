@@ -3,7 +3,7 @@
  * the router, both ways (the gateway's own route table, as the fuzz suite enumerates it, and
  * requests to every documented operation); every catalogue entry is some version's.
  */
-import type { RouteEntry } from '../src/http/route-table';
+import type { RouteEntry } from '../src/http/route-entry';
 import { OPERATIONS } from '../src/openapi/operations';
 import { openApiDocument } from '../src/openapi/document';
 import { ADAPTERS, SERVED_VERSIONS } from '../src/versions';

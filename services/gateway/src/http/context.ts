@@ -1,17 +1,20 @@
-import type { Logger } from '@vus/core';
+import type { ApiError, Logger } from '@vus/core';
 import type { OutgoingContext } from '@vus/grpc';
 import type { Category } from '@vus/limits';
 import { SpanKind, contextFromTraceparent, markFailed, recordHttpRequest, tracer, withActiveSpan } from '@vus/telemetry';
 import type { RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import type { ApiVersion } from '../versions';
-import type { RouteEntry } from './route-table';
+import type { RouteEntry } from './route-entry';
 
 /** What the middleware chain learns about a request, kept on `res.locals`. */
 export interface RequestLocals {
   requestId: string;
   logger: Logger;
-  version?: ApiVersion;
+  /**
+   * The error body in the form of the request's API version, set by the version's router (app.ts);
+   * absent outside any version: `{code, message}` (http/errors.ts).
+   */
+  presentError?: (error: ApiError) => Record<string, unknown>;
   orgId?: string;
   /** The endpoint that will serve the request (http/route-table.ts routeFinder); absent when none does. */
   route?: RouteEntry;

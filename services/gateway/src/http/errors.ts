@@ -1,11 +1,17 @@
 import { ApiError, isApiError, type Logger } from '@vus/core';
 import type { ErrorRequestHandler, Response } from 'express';
-import { presentError } from '../versions';
 import { locals } from './context';
+
+/** The error body from v1.1 on, and outside any version (health, admin, unknown paths). */
+export const codeAndMessage = (error: ApiError): Record<string, unknown> => ({
+  code: error.code,
+  message: error.message,
+  ...(error.details?.docs_url ? { docs_url: error.details.docs_url } : {}),
+});
 
 /** The Twelve Labs error body in the request's version's form, the only error shape the gateway writes. */
 export function writeError(res: Response, error: ApiError): void {
-  res.status(error.httpStatus).json(presentError(locals(res).version, error));
+  res.status(error.httpStatus).json((locals(res).presentError ?? codeAndMessage)(error));
 }
 
 // Errors raised by express's own body parsers, by their `type`.

@@ -1,12 +1,7 @@
 import { ApiError } from '@vus/core';
 import { Router, type RequestHandler } from 'express';
 import { locals } from './context';
-
-/** One route of an Express router: its method (`all` for router.all) and its path pattern. */
-export interface RouteEntry {
-  method: string;
-  path: string;
-}
+import type { RouteEntry } from './route-entry';
 
 // The parts of Express 5's router (the `router` package) that a route table reads: stable since
 // Express 4 (`stack`, `layer.route`, `route.path`, `route.methods`) plus router 2's `layer.rawPath`.

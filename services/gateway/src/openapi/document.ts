@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteEntry } from '../http/route-table';
+import type { RouteEntry } from '../http/route-entry';
 import type { VersionAdapter } from '../versions';
 import { endpointOfRoute, unavailableRoute } from '../versions/middleware';
 import { OPERATIONS, type OperationSpec } from './operations';

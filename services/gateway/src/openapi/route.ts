@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { RouteEntry } from '../http/route-table';
+import type { RouteEntry } from '../http/route-entry';
 import type { VersionAdapter } from '../versions';
 import { openApiDocument } from './document';
 

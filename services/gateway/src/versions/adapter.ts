@@ -107,13 +107,6 @@ export interface VersionAdapter {
   presentError(error: ApiError): Record<string, unknown>;
 }
 
-/** The error body from v1.1 on, and outside any version (health, admin, unknown paths). */
-export const codeAndMessage = (error: ApiError): Record<string, unknown> => ({
-  code: error.code,
-  message: error.message,
-  ...(error.details?.docs_url ? { docs_url: error.details.docs_url } : {}),
-});
-
 /** POST /embed and /embed-v2: where versions differ. */
 export interface EmbedShape {
   /** The model's name in requests and answers: `engine_name` (v1.2) or `model_name` (v1.3). */

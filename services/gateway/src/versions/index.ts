@@ -1,5 +1,6 @@
 import type { ApiError } from '@vus/core';
-import { codeAndMessage, unavailableError, type VersionAdapter, type VersionedEndpoint } from './adapter';
+import { codeAndMessage } from '../http/errors';
+import { unavailableError, type VersionAdapter, type VersionedEndpoint } from './adapter';
 import { v1 } from './v1';
 import { v11 } from './v1.1';
 import { v111, v112 } from './v1.1.1';

@@ -1,7 +1,7 @@
 import type { ApiError } from '@vus/core';
 import type { RequestHandler, Response } from 'express';
 import { locals } from '../http/context';
-import type { RouteEntry } from '../http/route-table';
+import type { RouteEntry } from '../http/route-entry';
 import { docsPath, unavailableError, type VersionAdapter, type VersionedEndpoint } from './adapter';
 
 /**

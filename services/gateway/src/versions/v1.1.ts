@@ -4,7 +4,8 @@ import type { Index } from '@vus/grpc/types/index/v1/Index';
 import type { SearchClip } from '@vus/grpc/types/search/v1/SearchClip';
 import { z } from 'zod';
 import { looseList } from '../http/coerce';
-import { codeAndMessage, removed, type UnavailableEndpoint, type VersionAdapter, type VersionedEndpoint } from './adapter';
+import { codeAndMessage } from '../http/errors';
+import { removed, type UnavailableEndpoint, type VersionAdapter, type VersionedEndpoint } from './adapter';
 import { familyOfModel, V12_OPTIONS } from './options';
 import { addedInV13, v12 } from './v1.2';
 

@@ -2,7 +2,8 @@ import { errors, parseInput } from '@vus/core';
 import type { CreateIndexRequest__Input } from '@vus/grpc/types/index/v1/CreateIndexRequest';
 import { z } from 'zod';
 import { looseList } from '../http/coerce';
-import { codeAndMessage, removed, type UnavailableEndpoint, type VersionAdapter, type VersionedEndpoint } from './adapter';
+import { codeAndMessage } from '../http/errors';
+import { removed, type UnavailableEndpoint, type VersionAdapter, type VersionedEndpoint } from './adapter';
 import { V12_OPTIONS } from './options';
 
 export const createIndexSchema = z.object({

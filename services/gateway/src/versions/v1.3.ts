@@ -2,7 +2,8 @@ import { parseInput } from '@vus/core';
 import type { CreateIndexRequest__Input } from '@vus/grpc/types/index/v1/CreateIndexRequest';
 import { z } from 'zod';
 import { looseList } from '../http/coerce';
-import { codeAndMessage, removed, TASK_STATUSES, type VersionAdapter } from './adapter';
+import { codeAndMessage } from '../http/errors';
+import { removed, TASK_STATUSES, type VersionAdapter } from './adapter';
 import { canonicalToV13Options, V13_OPTIONS, v13FilterToCanonical, v13ToCanonicalOptions } from './options';
 
 export const createIndexSchema = z.object({
