@@ -3,7 +3,7 @@ import type { Task } from '@vus/grpc/types/task/v1/Task';
 import type { Request } from 'express';
 import { createHlsSigner, createThumbnailSigner } from '../src/http/signed-urls';
 import { presentTask } from '../src/presenters/tasks';
-import { streamUrls } from '../src/routes/hls';
+import { streamUrls } from '../src/http/media-urls';
 import { ADAPTERS } from '../src/versions';
 
 const FOLDER = 'videos/6528dde58f9cd95a98cbd077/hls/';

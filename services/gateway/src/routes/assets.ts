@@ -11,6 +11,7 @@ import { parsePageQuery } from '../http/paging';
 import { readQuery } from '../http/query';
 import { CHUNK_PATH, publicOrigin, type ChunkSigner } from '../http/signed-urls';
 import { receiveMultipart, type UploadLimits } from '../http/upload';
+import { streamUrls, type StreamUrlOptions } from '../http/media-urls';
 import { presentAsset, presentIndexedAsset, presentUploadStatus, presentUploadSummary } from '../presenters/assets';
 import {
   ASSET_FILE_FIELDS,
@@ -23,7 +24,6 @@ import {
   reportChunksSchema,
   updateIndexedAssetSchema,
 } from './assets.schema';
-import { streamUrls, type StreamUrlOptions } from './hls';
 
 export interface AssetRouteOptions {
   timeoutMs: number;

@@ -5,11 +5,11 @@ import { classifyRequestUnits } from '@vus/limits';
 import { Router, type Request, type Response } from 'express';
 import type { ClassifyClient } from '../clients';
 import { clientGone, locals, outgoing } from '../http/context';
+import { thumbnailUrls, type ThumbnailUrlOptions } from '../http/media-urls';
 import { presentClassification, type ClipThumbnail } from '../presenters/classify';
 import type { ClassifyShape } from '../versions';
 import { parseClassify, parseClassifyBulk } from './classify.schema';
 import { versionOf } from './version';
-import { thumbnailUrls, type ThumbnailUrlOptions } from './videos';
 
 /**
  * Classify (API-CONTRACT §5.6, v1.1 → v1.2): POST /classify over some videos, POST /classify/bulk

@@ -1,39 +1,11 @@
 import { ApiError, type Clock } from '@vus/core';
 import type { FileChunk } from '@vus/grpc/types/index/v1/FileChunk';
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { IndexClient } from '../clients';
 import { locals } from '../http/context';
-import { HLS_PATH, publicOrigin, type HlsSigner } from '../http/signed-urls';
-import type { HlsUrlOf } from '../presenters/videos';
-
-export interface StreamUrlOptions {
-  signer: HlsSigner;
-  clock: Clock;
-  /** How long a URL stays valid before the playback time is added. */
-  ttlMs: number;
-  /** Origin put in front of the path; default: the request's own. */
-  publicUrl?: string | undefined;
-}
-
-/**
- * Turns the stream blob keys a task or video carries into signed URLs, per video: they stay valid
- * for `ttlMs` plus twice the video's duration, so a playback started just before the URL would
- * expire can still fetch its last segments (a player keeps the URL it started with). Expiries
- * are rounded up to the minute: a client polling the task sees one URL, not a new one per second.
- */
-export function streamUrls(req: Request, options: StreamUrlOptions): (durationSec: number) => HlsUrlOf {
-  const origin = publicOrigin(req, options.publicUrl);
-  const now = options.clock.now().getTime();
-  return (durationSec) => {
-    const expiresAt = new Date(Math.ceil((now + options.ttlMs + Math.max(0, durationSec) * 2000) / 60_000) * 60_000);
-    return (key) => {
-      const path = options.signer.url(key, expiresAt);
-      return path && `${origin}${path}`;
-    };
-  };
-}
+import { HLS_PATH, type HlsSigner } from '../http/signed-urls';
 
 const notFound = () => new ApiError('resource_not_exist', 'This video stream has no such file.');
 

@@ -5,9 +5,9 @@ import { Router, type Request, type Response } from 'express';
 import type { SearchClient } from '../clients';
 import { outgoing } from '../http/context';
 import { readQuery, scalar } from '../http/query';
+import { thumbnailUrls, type ThumbnailUrlOptions } from '../http/media-urls';
 import { presentSearchPage } from '../presenters/search';
 import { requireEndpoint } from '../versions';
-import { thumbnailUrls, type ThumbnailUrlOptions } from './videos';
 import { parseCombinedSearch, parsePageQuery, parseSearch } from './search.schema';
 import { versionOf } from './version';
 

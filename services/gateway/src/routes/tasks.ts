@@ -5,9 +5,9 @@ import type { TaskClient } from '../clients';
 import { outgoing } from '../http/context';
 import { readQuery } from '../http/query';
 import { receiveMultipart, type MultipartUpload, type UploadLimits } from '../http/upload';
+import { streamUrls, type StreamUrlOptions } from '../http/media-urls';
 import { presentStatusCounts, presentTask } from '../presenters/tasks';
 import { requireEndpoint } from '../versions';
-import { streamUrls, type StreamUrlOptions } from './hls';
 import { parseCreateTask, parseListTasks, parseStatusCounts, TASK_FILE_FIELDS, TASK_FILE_LIMITS } from './tasks.schema';
 import { versionOf } from './version';
 

@@ -1,16 +1,15 @@
-import { ApiError, type Clock, familyOfEngine, knownId } from '@vus/core';
+import { ApiError, familyOfEngine, knownId } from '@vus/core';
 import type { OutgoingContext } from '@vus/grpc';
 import type { Embedding } from '@vus/grpc/types/embed/v1/Embedding';
 import type { Video } from '@vus/grpc/types/index/v1/Video';
 import { Router, type Request, type Response } from 'express';
 import type { EmbedClient, IndexClient, SearchClient } from '../clients';
-import { locals, outgoing } from '../http/context';
+import { outgoing } from '../http/context';
+import { streamUrls, thumbnailUrls, type ThumbnailUrlOptions } from '../http/media-urls';
 import { readQuery } from '../http/query';
-import { publicOrigin, type ThumbnailGrant, type ThumbnailSigner } from '../http/signed-urls';
 import { presentVideoEmbedding } from '../presenters/embed';
 import { presentArtifact, presentVideo } from '../presenters/videos';
 import { requireEndpoint } from '../versions';
-import { streamUrls } from './hls';
 import {
   parseArtifactWindow,
   parseListVideos,
@@ -20,30 +19,6 @@ import {
   type UpdateMethod,
 } from './videos.schema';
 import { versionOf } from './version';
-
-/** How thumbnail URLs are made: signed by the gateway, valid for `ttlMs`. */
-export interface ThumbnailUrlOptions {
-  signer: ThumbnailSigner;
-  clock: Clock;
-  ttlMs: number;
-  /** Origin put in front of the path, e.g. https://video.example.com; default: the request's own. */
-  publicUrl?: string | undefined;
-}
-
-/**
- * Signed thumbnail URLs for one response, on behalf of the request's organization: one expiry
- * for all of them.
- */
-export function thumbnailUrls(
-  req: Request,
-  res: Response,
-  thumbnails: ThumbnailUrlOptions,
-): (grant: Omit<ThumbnailGrant, 'orgId'>) => string {
-  const origin = publicOrigin(req, thumbnails.publicUrl);
-  const expiresAt = new Date(thumbnails.clock.now().getTime() + thumbnails.ttlMs);
-  const orgId = locals(res).orgId!;
-  return (grant) => `${origin}${thumbnails.signer.sign({ orgId, ...grant }, expiresAt)}`;
-}
 
 const idParam = (what: 'Index' | 'Video', raw: string | string[] | undefined) => knownId(what, raw);
 
