@@ -5,3 +5,4 @@ export * from './kafka';
 export * from './outbox';
 export * from './idempotent';
 export * from './payloads';
+export * from './consumers';

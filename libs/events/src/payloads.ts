@@ -1,54 +1,57 @@
 /**
- * Payloads of the events that cross service boundaries: the producer writes exactly this, every
- * consumer reads exactly this. (The envelope around them is EventEnvelope.)
+ * Payloads of the events that cross service boundaries: one zod schema per event type, the single
+ * source of the producer's type (z.infer) and of what every consumer accepts (`payloadOf` parses
+ * with it). The producer writes exactly this, every consumer reads exactly this; fields beyond the
+ * schema's pass through (a newer producer may add some). The envelope around them is EventEnvelope.
  */
-import { TASK_STATUSES, type Clock, type TaskStatus } from '@vus/core';
+import { TASK_STATUSES, type Clock } from '@vus/core';
+import { z } from 'zod';
 import { buildEvent, type EventEnvelope } from './bus';
+import type { EventType } from './topics';
 
 export { TASK_STATUSES, type TaskStatus } from '@vus/core';
 
-/** `task.status-changed`, keyed by the task id, one per transition (including the first). */
-export interface TaskStatusChangedPayload {
-  task_id: string;
-  index_id: string;
-  video_id: string;
-  status: TaskStatus;
-  /** null for the task's first status. */
-  previous_status: TaskStatus | null;
-  /** Only when `status` is failed (absent or null otherwise); `code` is from the error catalogue. */
-  failure?: { code: string; message: string } | null;
-  [field: string]: unknown;
-}
+const taskStatus = z.enum(TASK_STATUSES);
 
-export function isTaskStatusChanged(payload: Record<string, unknown>): payload is TaskStatusChangedPayload {
-  return (
-    typeof payload.task_id === 'string' &&
-    typeof payload.status === 'string' &&
-    (TASK_STATUSES as readonly string[]).includes(payload.status)
-  );
-}
+/** `index.created` and `index.deleted`, keyed by the index id. */
+export const indexEventSchema = z.looseObject({ index_id: z.string() });
+export type IndexEventPayload = z.infer<typeof indexEventSchema>;
+
+/** `task.created`, keyed by the task id: enough for the worker (and webhooks) to find the task. */
+export const taskCreatedSchema = z.looseObject({
+  task_id: z.string(),
+  index_id: z.string(),
+  video_id: z.string(),
+  status: taskStatus,
+  failure: z.object({ code: z.string(), message: z.string() }).nullish(),
+});
+export type TaskCreatedPayload = z.infer<typeof taskCreatedSchema>;
+
+/** `task.status-changed`, keyed by the task id, one per transition (including the first). */
+export const taskStatusChangedSchema = z.looseObject({
+  task_id: z.string(),
+  index_id: z.string(),
+  video_id: z.string(),
+  status: taskStatus,
+  /** null for the task's first status. */
+  previous_status: taskStatus.nullable(),
+  /** Only when `status` is failed (absent or null otherwise); `code` is from the error catalogue. */
+  failure: z.object({ code: z.string(), message: z.string() }).nullish(),
+});
+export type TaskStatusChangedPayload = z.infer<typeof taskStatusChangedSchema>;
 
 /**
  * `video.deleted`, keyed by the video id, one per deleted video (also each video of a deleted
  * index). Consumers drop what they hold for it: search-service its segments, task-service its blobs.
  */
-export interface VideoDeletedPayload {
-  index_id: string;
-  video_id: string;
+export const videoDeletedSchema = z.looseObject({
+  index_id: z.string(),
+  video_id: z.string(),
   /** The media file and every thumbnail index-service knew of. */
-  blob_keys: string[];
-  reason: 'video_deleted' | 'index_deleted';
-  [field: string]: unknown;
-}
-
-export function isVideoDeleted(payload: Record<string, unknown>): payload is VideoDeletedPayload {
-  return (
-    typeof payload.index_id === 'string' &&
-    typeof payload.video_id === 'string' &&
-    Array.isArray(payload.blob_keys) &&
-    payload.blob_keys.every((key) => typeof key === 'string')
-  );
-}
+  blob_keys: z.array(z.string()),
+  reason: z.enum(['video_deleted', 'index_deleted']),
+});
+export type VideoDeletedPayload = z.infer<typeof videoDeletedSchema>;
 
 /** What a usage event measures; billing-service prices each kind (per category where it differs). */
 export const USAGE_KINDS = ['media_seconds', 'output_tokens', 'requests'] as const;
@@ -61,30 +64,42 @@ export type UsageKind = (typeof USAGE_KINDS)[number];
  * ledger. `category` is the rate-limit category (SPEC §8: `index`, `analyze`, `embed_audio` …) whose
  * minutes or tokens budgets the usage is debited from; without one it is spend only.
  */
-export interface UsageRecordedPayload {
-  kind: UsageKind;
-  quantity: number;
-  idempotency_key: string;
+export const usageRecordedSchema = z.looseObject({
+  kind: z.enum(USAGE_KINDS),
+  // zod's number is finite (no NaN, no Infinity).
+  quantity: z.number().min(0),
+  idempotency_key: z.string().min(1).max(200),
   /** When the usage happened (ISO 8601): it is billed in that month even if consumed later. */
-  occurred_at: string;
-  category?: string;
-  [field: string]: unknown;
+  occurred_at: z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'not a date'),
+  category: z.string().max(40).optional(),
+});
+export type UsageRecordedPayload = z.infer<typeof usageRecordedSchema>;
+
+/** Every event type's payload schema: the registry consumers are checked against at boot. */
+export const EVENT_PAYLOADS = {
+  'index.created': indexEventSchema,
+  'index.deleted': indexEventSchema,
+  'video.deleted': videoDeletedSchema,
+  'task.created': taskCreatedSchema,
+  'task.status-changed': taskStatusChangedSchema,
+  'usage.recorded': usageRecordedSchema,
+} as const satisfies Record<EventType, z.ZodType>;
+
+export type EventPayload<T extends EventType> = z.infer<(typeof EVENT_PAYLOADS)[T]>;
+
+/** Whether some payload schema describes `type` (a consumer of anything else is refused at boot). */
+export function hasPayloadSchema(type: string): type is EventType {
+  return Object.hasOwn(EVENT_PAYLOADS, type);
 }
 
-export function isUsageRecorded(payload: Record<string, unknown>): payload is UsageRecordedPayload {
-  return (
-    typeof payload.kind === 'string' &&
-    (USAGE_KINDS as readonly string[]).includes(payload.kind) &&
-    typeof payload.quantity === 'number' &&
-    Number.isFinite(payload.quantity) &&
-    payload.quantity >= 0 &&
-    typeof payload.idempotency_key === 'string' &&
-    payload.idempotency_key.length > 0 &&
-    payload.idempotency_key.length <= 200 &&
-    typeof payload.occurred_at === 'string' &&
-    !Number.isNaN(Date.parse(payload.occurred_at)) &&
-    (payload.category === undefined || (typeof payload.category === 'string' && payload.category.length <= 40))
-  );
+/**
+ * The event's payload read by `type`'s schema, or undefined when it does not fit: the consumer
+ * skips it (and says so where it did before), as it did for a failed type guard.
+ */
+export function payloadOf<T extends EventType>(type: T, event: Pick<EventEnvelope, 'payload'>): EventPayload<T> | undefined {
+  const schema: z.ZodType = EVENT_PAYLOADS[type];
+  const parsed = schema.safeParse(event.payload);
+  return parsed.success ? (parsed.data as EventPayload<T>) : undefined;
 }
 
 /** One metered amount, as its producer knows it. */

@@ -11,7 +11,15 @@ import {
   type Stoppable,
 } from '@vus/core';
 import { Database, migrate, type DatabaseTarget } from '@vus/db';
-import { EVENTS_MIGRATIONS, kafkaBusFromBrokers, startOutboxRelay, type EventBus, type EventEnvelope, type OutboxRelay } from '@vus/events';
+import {
+  checkConsumers,
+  EVENTS_MIGRATIONS,
+  kafkaBusFromBrokers,
+  startOutboxRelay,
+  type EventBus,
+  type EventEnvelope,
+  type OutboxRelay,
+} from '@vus/events';
 import { serviceDefinition, serviceEntry, startGrpcServer, useInternalSecret, watchReadiness, type RunningGrpcServer } from '@vus/grpc';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -87,6 +95,8 @@ export async function startService<O extends object, X extends object>(
     }
     const scope = scopeOf(db, options, stack, () => relay?.wake());
     const parts = await definition.build(scope, options);
+    // Before anything listens: a consumer of an event no payload schema describes fails the boot.
+    const consumers = checkConsumers(parts.consumers ?? []);
 
     const protoService = serviceEntry(definition.name).protoService!;
     const server: RunningGrpcServer = await startGrpcServer({
@@ -99,8 +109,8 @@ export async function startService<O extends object, X extends object>(
     stack.push(() => server.stop());
     stack.push(watchReadiness(server, () => db.ping()));
 
-    if (parts.consumers?.length && !bus) logger.warn(parts.withoutBus ?? 'no event bus: this service consumes no events');
-    for (const consumer of (bus && parts.consumers) || []) {
+    if (consumers.length && !bus) logger.warn(parts.withoutBus ?? 'no event bus: this service consumes no events');
+    for (const consumer of bus ? consumers : []) {
       // A handler runs for the request its event was written for: its calls carry that request id
       // (and its trace, when this process does not trace: libs/events makes the consumer span).
       const handler = consumer.handler;

@@ -1,5 +1,5 @@
 import { createLogger, currentCaller } from '@vus/core';
-import { buildEvent, InProcessEventBus } from '@vus/events';
+import { buildEvent, InProcessEventBus, type EventType } from '@vus/events';
 import { callUnary, checkHealth, createClient, implement, loadProto } from '@vus/grpc';
 import type { IndexServiceHandlers } from '@vus/grpc/types/index/v1/IndexService';
 import { join } from 'node:path';
@@ -64,6 +64,30 @@ describe('startService', () => {
     await running.stop();
     await bus.close();
     expect(steps).toEqual(['migrated: 0 notes', 'job started', 'event for req-9', 'job stopped', 'closer']);
+  });
+});
+
+describe('startService refuses at boot', () => {
+  it('a consumer of an event no payload schema describes, before it serves or takes events', async () => {
+    const bus = new InProcessEventBus({ logger });
+    let subscribed = false;
+    const subscribe = bus.subscribe.bind(bus);
+    bus.subscribe = (subscription) => ((subscribed = true), subscribe(subscription));
+    const unknownEvent = defineService({
+      name: 'index-service',
+      migrations: join(__dirname, 'migrations'),
+      consumes: true,
+      env: {},
+      fromEnv: () => ({}),
+      build: async () => ({
+        implementation: implement<IndexServiceHandlers>({}, logger),
+        consumers: [{ group: 'renames', types: ['video.renamed' as EventType], handler: async () => 'done' as const }],
+      }),
+    });
+    const started = startService(unknownEvent, { bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, bus, logger });
+    await expect(started).rejects.toThrow('no event schema describes what these consumers take: renames consumes video.renamed');
+    expect(subscribed).toBe(false);
+    await bus.close();
   });
 });
 

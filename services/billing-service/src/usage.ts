@@ -1,5 +1,5 @@
 import type { Database } from '@vus/db';
-import { isUsageRecorded, markHandled, wasHandled, type UsageKind } from '@vus/events';
+import { markHandled, payloadOf, wasHandled, type UsageKind } from '@vus/events';
 import type { Logger } from '@vus/core';
 import type { Consumer } from '@vus/service';
 import type { BillingService } from './billing';
@@ -38,8 +38,8 @@ export function usageMetering(
     group: USAGE_CONSUMER,
     types: ['usage.recorded'],
     handler: async (event) => {
-      if (!event.org_id || !isUsageRecorded(event.payload) || (await wasHandled(db, USAGE_CONSUMER, event.id))) return 'skipped';
-      const usage = event.payload;
+      const usage = payloadOf('usage.recorded', event);
+      if (!event.org_id || !usage || (await wasHandled(db, USAGE_CONSUMER, event.id))) return 'skipped';
       const { duplicate } = await billing.recordSpend(event.org_id, {
         idempotencyKey: usage.idempotency_key,
         unitKind: unitKindOf(usage.kind, usage.category),

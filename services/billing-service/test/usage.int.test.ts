@@ -10,8 +10,8 @@ import {
   enqueueEvents,
   EVENTS_MIGRATIONS,
   InProcessEventBus,
-  isUsageRecorded,
   OutboxRelay,
+  payloadOf,
   usageRecorded,
   type EventEnvelope,
 } from '@vus/events';
@@ -24,7 +24,7 @@ import { startBillingService, type RunningBillingService } from '../src/main';
 
 const logger = createLogger({ service: 'usage-test', level: 'silent' });
 
-describe('isUsageRecorded', () => {
+describe('the usage.recorded schema', () => {
   const valid = { kind: 'media_seconds', quantity: 60, idempotency_key: 'k', occurred_at: '2026-01-10T12:00:00.000Z' };
   it.each([
     ['a valid payload', valid, true],
@@ -36,7 +36,7 @@ describe('isUsageRecorded', () => {
     ['an empty idempotency key', { ...valid, idempotency_key: '' }, false],
     ['a date that is not one', { ...valid, occurred_at: 'yesterday' }, false],
   ])('%s', (_name, payload, expected) => {
-    expect(isUsageRecorded(payload)).toBe(expected);
+    expect(payloadOf('usage.recorded', { payload }) !== undefined).toBe(expected);
   });
 });
 

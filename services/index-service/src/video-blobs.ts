@@ -1,7 +1,7 @@
 import { deletedVideoBlobs } from '@vus/blob';
 import type { Logger } from '@vus/core';
 import type { Database } from '@vus/db';
-import { handleOnce, isVideoDeleted, type EventHandler } from '@vus/events';
+import { handleOnce, payloadOf, type EventHandler } from '@vus/events';
 
 /** The consumer group (and handled-ids name) that removes a deleted video's artifact blobs. */
 export const VIDEO_ARTIFACTS_GROUP = 'index-service.video-artifacts';
@@ -22,18 +22,19 @@ export interface ArtifactBlobs {
 export function videoArtifactCleanup(deps: { db: Database; blobs: ArtifactBlobs; logger: Logger }): EventHandler {
   const { db, blobs, logger } = deps;
   return handleOnce(db, VIDEO_ARTIFACTS_GROUP, async (event) => {
-    if (!isVideoDeleted(event.payload)) {
+    const deleted = payloadOf('video.deleted', event);
+    if (!deleted) {
       logger.warn({ eventId: event.id }, 'video.deleted event without index_id, video_id and blob_keys; skipped');
       return 'skipped';
     }
     // Every artifact (the thumbnails the event names among them) lives in the video's folder.
-    const { folder } = deletedVideoBlobs(event.payload.video_id, event.payload.blob_keys);
+    const { folder } = deletedVideoBlobs(deleted.video_id, deleted.blob_keys);
     if (!folder) {
       logger.warn({ eventId: event.id }, 'video.deleted names a video id that is not a plain name; its folder is left alone');
       return 'skipped';
     }
-    const deleted = await blobs.deletePrefix(folder);
-    logger.info({ videoId: event.payload.video_id, deleted }, 'deleted video artifact blobs');
+    const removed = await blobs.deletePrefix(folder);
+    logger.info({ videoId: deleted.video_id, deleted: removed }, 'deleted video artifact blobs');
     return 'done';
   });
 }

@@ -1,5 +1,5 @@
 import type { Database } from '@vus/db';
-import { handleOnce, isVideoDeleted } from '@vus/events';
+import { handleOnce, payloadOf } from '@vus/events';
 import type { Consumer } from '@vus/service';
 import type { SegmentStore } from './store';
 
@@ -12,8 +12,9 @@ export function segmentCleanup(db: Database, store: Pick<SegmentStore, 'deleteVi
     group: SEARCH_CONSUMER,
     types: ['video.deleted'],
     handler: handleOnce(db, SEARCH_CONSUMER, async (event, tx) => {
-      if (!event.org_id || !isVideoDeleted(event.payload)) return 'skipped';
-      await store.deleteVideo(event.org_id, event.payload.index_id, event.payload.video_id, tx);
+      const deleted = payloadOf('video.deleted', event);
+      if (!event.org_id || !deleted) return 'skipped';
+      await store.deleteVideo(event.org_id, deleted.index_id, deleted.video_id, tx);
       return 'done';
     }),
   };

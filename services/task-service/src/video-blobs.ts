@@ -1,7 +1,7 @@
 import { deletedVideoBlobs, type BlobStore } from '@vus/blob';
 import type { Logger } from '@vus/core';
 import type { Database } from '@vus/db';
-import { handleOnce, isVideoDeleted, type EventHandler } from '@vus/events';
+import { handleOnce, payloadOf, type EventHandler } from '@vus/events';
 import { assetFilesAmong } from './assets/store';
 
 // The worker writes a video's thumbnails and stream under this folder (index-service owns and removes it).
@@ -20,18 +20,19 @@ export const VIDEO_BLOBS_GROUP = 'task-service.video-blobs';
 export function videoBlobCleanup(deps: { db: Database; blobs: Pick<BlobStore, 'delete'>; logger: Logger }): EventHandler {
   const { db, blobs, logger } = deps;
   return handleOnce(db, VIDEO_BLOBS_GROUP, async (event, tx) => {
-    if (!isVideoDeleted(event.payload)) {
+    const deleted = payloadOf('video.deleted', event);
+    if (!deleted) {
       logger.warn({ eventId: event.id }, 'video.deleted event without index_id, video_id and blob_keys; skipped');
       return 'skipped';
     }
-    const { media, invalid } = deletedVideoBlobs(event.payload.video_id, event.payload.blob_keys);
+    const { media, invalid } = deletedVideoBlobs(deleted.video_id, deleted.blob_keys);
     if (invalid.length > 0) logger.warn({ eventId: event.id, invalid }, 'video.deleted names keys that are not blob keys; left alone');
-    let deleted = 0;
+    let removed = 0;
     // A video indexed from an asset was made from the asset's file, which stays the asset's.
     // (In the handler's transaction: on PGlite a query beside it would wait for it forever.)
     const assetFiles = await assetFilesAmong(tx, media);
-    for (const key of media) if (!assetFiles.has(key) && (await blobs.delete(key))) deleted++;
-    logger.info({ videoId: event.payload.video_id, deleted }, "deleted a video's media file");
+    for (const key of media) if (!assetFiles.has(key) && (await blobs.delete(key))) removed++;
+    logger.info({ videoId: deleted.video_id, deleted: removed }, "deleted a video's media file");
     return 'done';
   });
 }

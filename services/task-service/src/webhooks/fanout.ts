@@ -1,6 +1,6 @@
 import type { Clock, Logger } from '@vus/core';
 import type { Database } from '@vus/db';
-import { handleOnce, isTaskStatusChanged, type EventEnvelope, type EventHandler, type TaskStatusChangedPayload } from '@vus/events';
+import { handleOnce, payloadOf, type EventHandler } from '@vus/events';
 import { planDeliveries, type WebhookStore } from './webhooks';
 
 /** The consumer group (and handled-ids name) of the fan-out. */
@@ -19,12 +19,13 @@ export function webhookFanout(deps: {
   planned: () => void;
 }): EventHandler {
   const handle = handleOnce(deps.db, WEBHOOK_FANOUT_GROUP, async (event, tx) => {
-    if (!event.org_id || !isTaskStatusChanged(event.payload)) {
+    const payload = payloadOf('task.status-changed', event);
+    if (!event.org_id || !payload) {
       deps.logger.warn({ eventId: event.id }, 'task.status-changed event without an organization or a task status; skipped');
       return 'skipped';
     }
     const endpoints = await deps.store.endpointsOf(tx, event.org_id);
-    const deliveries = planDeliveries(event as EventEnvelope<TaskStatusChangedPayload>, endpoints, deps.clock.now());
+    const deliveries = planDeliveries({ ...event, payload }, endpoints, deps.clock.now());
     await deps.store.insertDeliveries(tx, deliveries);
     return 'done';
   });
