@@ -9,7 +9,8 @@ import { clipsOf, rankClips, type Clip, type SearchOption } from './clips';
 import { evaluate, fromProtoQuery, leavesOf } from './combined';
 import type { Moment } from './intervals';
 import { confidenceOf, meetsThreshold, type Threshold } from './scoring';
-import type { ResultPage, Search } from './search';
+import type { Search } from './search';
+import type { ResultPage } from './search-types';
 
 export interface CombinedParams {
   /** The request's defaults for leaves without their own (proto strings: '' when unset). */

@@ -2,7 +2,7 @@ import type { IndexClient } from '@vus/clients';
 import { familyOfEngine } from '@vus/core';
 import { fromMetadataValues, type OutgoingContext, type PlainMetadataValue } from '@vus/grpc';
 import { SEARCH_OPTIONS, type SearchOption } from './clips';
-import type { IndexDirectory } from './search';
+import type { IndexDirectory } from './search-types';
 
 const CALL_TIMEOUT_MS = 10_000;
 /** Ids a filter may narrow a search to; past it the search runs on the first ones (logged). */

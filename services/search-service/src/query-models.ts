@@ -2,7 +2,8 @@ import type { EmbedClient } from '@vus/clients';
 import { isApiError, type Logger } from '@vus/core';
 import { DEFAULT_FETCH_POLICY, fetchBytes } from '@vus/fetch';
 import type { OutgoingContext } from '@vus/grpc';
-import { QUERY_IMAGE_MAX_BYTES, type QueryModels } from './search';
+import { QUERY_IMAGE_MAX_BYTES } from './query-image';
+import type { QueryModels } from './search-types';
 
 /** A query's vector or labels in time, or the search goes on without them. */
 const CALL_TIMEOUT_MS = 10_000;

@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { SEARCH_OPTIONS, type Clip } from './clips';
 import type { CombinedSearch } from './combined-search';
 import type { Ingest } from './ingest';
-import type { ResultPage, Search, SearchParams } from './search';
+import type { Search } from './search';
+import type { ResultPage, SearchParams } from './search-types';
 import { displayScore } from './scoring';
 import type { VideoSegmentReader } from './video-segments';
 

@@ -4,7 +4,7 @@ import { gunzip, gzip } from 'node:zlib';
 import type { SearchOption } from './clips';
 import type { NewSegment, SegmentWriter } from './ingest';
 import { tsQueryText, type DocWeight, type LexicalPlan } from './lexical';
-import type { LexicalHit, Scope, SearchStore, SegmentHit, StoredResultSet, VectorHit } from './search';
+import type { LexicalHit, Scope, SearchStore, SegmentHit, StoredResultSet, VectorHit } from './search-types';
 
 /**
  * The stores search and ingest declare, on SQL, with what main.ts and the deletion consumer add:

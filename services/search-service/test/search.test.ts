@@ -2,16 +2,9 @@ import { ApiError, createLogger, ManualClock } from '@vus/core';
 import type { SearchOption } from '../src/clips';
 import { createIngest, type NewSegment, type SegmentWriter } from '../src/ingest';
 import { queryWords, type TermGroup } from '../src/lexical';
-import {
-  createSearch,
-  neighboursWaitMs,
-  NEIGHBOURS_READY_WAIT_MS,
-  type IndexDirectory,
-  type IndexInfo,
-  type SearchParams,
-  type SearchStore,
-  type StoredResultSet,
-} from '../src/search';
+import { neighboursWaitMs, NEIGHBOURS_READY_WAIT_MS } from '../src/query-groups';
+import { createSearch } from '../src/search';
+import type { IndexDirectory, IndexInfo, SearchParams, SearchStore, StoredResultSet } from '../src/search-types';
 
 describe('neighboursWaitMs', () => {
   const now = 1_000_000;

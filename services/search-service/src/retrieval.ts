@@ -1,0 +1,153 @@
+/**
+ * Per-option retrieval: which segments answer a query's text or image through each requested
+ * option (full text per option, exact phrases, nearest vectors, detected objects), each scored.
+ */
+import { ApiError } from '@vus/core';
+import { composedMatches, type SearchOption, type SegmentMatch } from './clips';
+import { hitCoverage, lexicalPlan, scoreHit, type TermGroup } from './lexical';
+import type { QueryGroups } from './query-groups';
+import { coverageScore, vectorScore } from './scoring';
+import type { ConversationOption, Query, Scope, SearchDeps, SearchParams, SegmentHit } from './search-types';
+
+/** Candidates read per option and per query path. */
+const CANDIDATES_PER_OPTION = 200;
+const NEAREST_CANDIDATES = 200;
+
+/**
+ * Image-to-image similarities run higher than text-to-image ones: the same object photographed
+ * twice sits around 0.8–0.9 in CLIP space, unrelated pictures around 0.4–0.5.
+ */
+const IMAGE_QUERY_BAND = { floor: 0.5, ceiling: 0.85 } as const;
+/**
+ * The bundled scene descriptor's band (embed-service's visual model without CLIP, `scene`): the same
+ * shot seen again scores about 0.95–1; another angle of the same scene about 0.85 (a medium
+ * match); the same footage in half the frame about 0.7 (weak); unrelated shots 0.2–0.6 (nothing).
+ */
+const SCENE_QUERY_BAND = { floor: 0.6, ceiling: 0.92 } as const;
+const imageQueryBand = (model: string) => (model === 'scene' ? SCENE_QUERY_BAND : IMAGE_QUERY_BAND);
+
+/** How many candidates each path reads: per option (full text, exact phrase) and nearest vectors. */
+export interface Candidates {
+  lexical: number;
+  nearest: number;
+}
+
+export function createRetrieval(deps: Pick<SearchDeps, 'store' | 'models'> & { semanticGroups: QueryGroups }) {
+  const { store, semanticGroups } = deps;
+
+  /** Segments answering a text through the lexical options (and exact_match), scored; `candidates` per option and path. */
+  async function textMatches(
+    scope: Scope,
+    text: string,
+    options: readonly SearchOption[],
+    conversationOption: ConversationOption,
+    candidates: Candidates = { lexical: CANDIDATES_PER_OPTION, nearest: NEAREST_CANDIDATES },
+  ): Promise<SegmentMatch[]> {
+    const matches: SegmentMatch[] = [];
+    const lexicalOptions = options.filter((o) => !(o === 'conversation' && conversationOption === 'exact_match'));
+    // Word neighbours serve speech matched by meaning, on-screen text and logos only.
+    const forMeaning = lexicalOptions.some((o) => o !== 'visual' && !(o === 'conversation' && conversationOption === 'lexical'));
+    const groups = lexicalOptions.length === 0 ? [] : await semanticGroups(scope, text, forMeaning);
+    // `lexical` speech: the query's own words only (the same groups, so coverage lines up with the other options').
+    const spokenGroups =
+      conversationOption === 'lexical'
+        ? groups.map((g) => ({ ...g, alternatives: g.alternatives.filter((a) => a.kind === 'exact') }))
+        : groups;
+    // Visual labels are expanded by WordNet at ingest: word-vector neighbours are for words said and shown.
+    const labelGroups = groups.map((g) => ({ ...g, alternatives: g.alternatives.filter((a) => a.kind !== 'related') }));
+    const plans = {
+      semantic: lexicalPlan(groups),
+      spoken: conversationOption === 'lexical' ? lexicalPlan(spokenGroups) : undefined,
+      labels: lexicalPlan(labelGroups),
+    };
+    // One query per option, so that a common option cannot crowd out the others' candidates.
+    const perOption = await Promise.all(
+      lexicalOptions.map(async (option) => {
+        const [optionGroups, plan] =
+          option === 'conversation' && plans.spoken
+            ? [spokenGroups, plans.spoken]
+            : option === 'visual'
+              ? [labelGroups, plans.labels]
+              : [groups, plans.semantic];
+        if (!plan) return [];
+        const spoken = plan === plans.spoken;
+        const hits = await store.lexical(scope, [option], plan, candidates.lexical);
+        return hits.flatMap((hit) => {
+          // Lexical speech counts the words said, not what a line stands for (its speech terms: `e`).
+          const coverage = hitCoverage(optionGroups, plan, spoken ? hit.kinds.replaceAll('e', '-') : hit.kinds);
+          const score = coverageScore(coverage);
+          return score > 0 ? [{ ...matchOf(hit, option, score), coverage }] : [];
+        });
+      }),
+    );
+    for (const list of perOption) matches.push(...list);
+    if (options.includes('conversation') && conversationOption === 'exact_match' && text.trim()) {
+      for (const hit of await store.exactPhrase(scope, text, candidates.lexical)) matches.push(matchOf(hit, 'conversation', 1));
+    }
+    if (options.includes('visual')) {
+      const query = await deps.models.embed(scope.orgId, { text });
+      if (query) {
+        for (const hit of await store.nearest(scope, query.model, [...query.vector], candidates.nearest)) {
+          const score = vectorScore(hit.similarity);
+          if (score > 0) matches.push(matchOf(hit, 'visual', score));
+        }
+      }
+    }
+    return matches;
+  }
+
+  /**
+   * Segments answering an image: the nearest vectors of embed-service's visual model (CLIP, or the
+   * bundled scene descriptor: shots that look like it) where vectors are stored, and the objects
+   * the detector sees in it, searched as visual labels. Both count; a moment with both scores higher.
+   */
+  async function imageMatches(scope: Scope, image: Buffer): Promise<SegmentMatch[]> {
+    const [query, labels] = await Promise.all([
+      (await store.vectorsEnabled()) ? deps.models.embed(scope.orgId, { image }) : undefined,
+      deps.models.imageLabels(scope.orgId, image),
+    ]);
+    if (!query && !labels) {
+      throw new ApiError(
+        'model_unavailable',
+        'Searching by image needs an image model or the object detector, and neither is available on this server.',
+      );
+    }
+    const matches: SegmentMatch[] = [];
+    if (query) {
+      const band = imageQueryBand(query.model);
+      for (const hit of await store.nearest(scope, query.model, [...query.vector], NEAREST_CANDIDATES)) {
+        const score = vectorScore(hit.similarity, band);
+        if (score > 0) matches.push(matchOf(hit, 'visual', score));
+      }
+    }
+    if (labels && labels.length > 0) {
+      // Each detected object is one alternative of one group: a scene showing any of them matches.
+      const groups: TermGroup[] = [{ term: labels.join(' '), alternatives: labels.map((label) => ({ text: label, weight: 1 })) }];
+      const plan = lexicalPlan(groups);
+      if (plan) {
+        const hits = await store.lexical(scope, ['visual'], plan, CANDIDATES_PER_OPTION);
+        matches.push(...hits.map((hit) => matchOf(hit, 'visual', scoreHit(groups, plan, hit.kinds))));
+      }
+    }
+    return matches;
+  }
+
+  /** Segments answering a query: its text's, its image's, or (both given) the moments both answer. */
+  async function matchesOf(
+    scope: Scope,
+    query: Query,
+    params: Pick<SearchParams, 'options' | 'conversationOption'>,
+  ): Promise<SegmentMatch[]> {
+    if (scope.videoIds && scope.videoIds.length === 0) return [];
+    const byText = query.text !== undefined ? await textMatches(scope, query.text, params.options, params.conversationOption) : undefined;
+    const byImage = query.image ? await imageMatches(scope, query.image) : undefined;
+    if (byText && byImage) return composedMatches(byText, byImage);
+    return byText ?? byImage ?? [];
+  }
+
+  return { textMatches, matchesOf };
+}
+
+function matchOf(hit: SegmentHit, option: SearchOption, score: number): SegmentMatch {
+  return { videoId: hit.videoId, start: hit.start, end: hit.end, option, score, text: hit.text, thumbnailKey: hit.thumbnailKey };
+}
