@@ -1,16 +1,12 @@
 #!/usr/bin/env node
 /**
  * WordNet reader benchmark: what the first lookup of each part of speech costs (time, RSS, heap,
- * external memory), then warm query and label expansion. Uses the built search-service:
+ * external memory), then warm query and label expansion. Uses the built @vus/wordnet:
  *
- *   npx tsc -b services/search-service && node --expose-gc scripts/bench/wordnet.js [dist folder]
+ *   npx tsc -b libs/wordnet && node --expose-gc scripts/bench/wordnet.js
  */
 'use strict';
-const { join } = require('node:path');
-
-const dist = process.argv[2] ?? join(__dirname, '../../services/search-service/dist');
-const { openWordNet } = require(join(dist, 'wordnet.js'));
-const { expandQuery, expandLabel } = require(join(dist, 'expansion.js'));
+const { openWordNet, expandQuery, expandLabel } = require('@vus/wordnet');
 
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const gc = () => global.gc?.();

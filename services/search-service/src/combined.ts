@@ -9,7 +9,7 @@
 import { ApiError, checkQueryText, errors } from '@vus/core';
 import type { CombinedQuery } from '@vus/grpc/types/search/v1/CombinedQuery';
 import { SEARCH_OPTIONS } from './clips';
-import { intersect, closeGaps, normalise, sequence, subtract, unionAll, type Moment } from './intervals';
+import { intersect, closeGaps, normalise, sequence, subtract, unionAll, type Moment } from '@vus/core';
 
 export const CONVERSATION_OPTIONS = ['semantic', 'exact_match'] as const;
 export type ConversationOption = (typeof CONVERSATION_OPTIONS)[number];

@@ -1,14 +1,11 @@
 /**
- * Query and label expansion moved to @vus/wordnet (embed-service's concept embedding resolves words
- * the same way); re-exported so this service's modules, tests and the wordnet bench keep their
- * import. queryExpansion adds the word-vector neighbours search uses beside it.
+ * Query and label expansion live in @vus/wordnet (embed-service's concept embedding resolves words
+ * the same way); queryExpansion adds the word-vector neighbours search uses beside it.
  */
 import type { Logger } from '@vus/core';
 import { expandQuery, labelTerms, type WordNetReader } from '@vus/wordnet';
 import { definitionNeighbours, loadDefinitions, type Definitions } from './definitions';
 import { wordVectorNeighbours, type Neighbour } from './semantic';
-
-export * from '@vus/wordnet';
 
 /**
  * Whether WordNet calls two words different kinds of one thing (car and truck: both motor

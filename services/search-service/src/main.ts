@@ -1,10 +1,11 @@
 import { createEmbedClient, createIndexClient } from '@vus/clients';
 import { defineService, purgeResultSetsJob, runService, startService, type KitOptions, type RunningService } from '@vus/service';
+import { labelTerms, openWordNet } from '@vus/wordnet';
 import { join } from 'node:path';
 import { createCombinedSearch } from './combined-search';
 import { segmentCleanup } from './deletions';
 import { searchEnvShape, searchOptionsFromEnv, type SearchServiceOptions } from './env';
-import { labelTerms, queryExpansion } from './expansion';
+import { queryExpansion } from './expansion';
 import { indexDirectory } from './index-directory';
 import { createIngest } from './ingest';
 import { queryImageFetcher, queryModels } from './query-models';
@@ -12,7 +13,6 @@ import { createSearch } from './search';
 import { searchServiceImplementation } from './server';
 import { createSegmentStore } from './store';
 import { createVideoSegmentReader } from './video-segments';
-import { openWordNet } from './wordnet';
 
 /** Searchable segments (pgvector + full text), single and combined search, result pages. */
 export const searchService = defineService({

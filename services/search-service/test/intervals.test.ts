@@ -12,7 +12,7 @@ import {
   unionAll,
   widen,
   type Moment,
-} from '../src/intervals';
+} from '@vus/core';
 
 const RUNS = { numRuns: 200 };
 

@@ -1,6 +1,6 @@
 import { clipsOf, groupByVideo, type SegmentMatch } from '../src/clips';
 import { lexicalPlan, scoreHit, tsQueryText, type TermGroup } from '../src/lexical';
-import { pageToken, parsePageToken, slicePage } from '../src/pages';
+import { pageToken, parsePageToken, slicePage } from '@vus/core';
 import { confidenceOf, displayScore, fuseScores, lexicalScore, meetsThreshold, vectorScore } from '../src/scoring';
 
 describe('lexicalScore', () => {
