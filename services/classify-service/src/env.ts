@@ -1,7 +1,15 @@
 import { envAddress } from '@vus/core';
 import { resultSetTtlSecondsEnv } from '@vus/service';
 import type { z } from 'zod';
-import type { ClassifyServiceOptions } from './main';
+
+export interface ClassifyServiceOptions {
+  /** index-service: the videos (their index and duration). */
+  indexServiceAddress: string;
+  /** search-service: each prompt's clips. */
+  searchServiceAddress: string;
+  /** How long result pages stay readable (the real API: about an hour). */
+  pageTtlSeconds?: number | undefined;
+}
 
 /** classify-service's environment beside the kit's. */
 export const classifyEnvShape = {

@@ -3,18 +3,9 @@ import { defineService, purgeResultSetsJob, runService, startService, type KitOp
 import { join } from 'node:path';
 import { createClassify } from './classify';
 import { serviceDirectory } from './directory';
-import { classifyEnvShape, classifyOptionsFromEnv } from './env';
+import { classifyEnvShape, classifyOptionsFromEnv, type ClassifyServiceOptions } from './env';
 import { classifyServiceImplementation } from './server';
 import { createResultSetStore } from './store';
-
-export interface ClassifyServiceOptions {
-  /** index-service: the videos (their index and duration). */
-  indexServiceAddress: string;
-  /** search-service: each prompt's clips. */
-  searchServiceAddress: string;
-  /** How long result pages stay readable (the real API: about an hour). */
-  pageTtlSeconds?: number | undefined;
-}
 
 /** Classification of videos and whole indexes into classes of prompts; its result pages. */
 export const classifyService = defineService({
@@ -40,6 +31,7 @@ export const classifyService = defineService({
   },
 });
 
+export type { ClassifyServiceOptions } from './env';
 export type RunningClassifyService = RunningService;
 export const startClassifyService = (options: KitOptions & ClassifyServiceOptions): Promise<RunningClassifyService> =>
   startService(classifyService, options);
