@@ -56,7 +56,14 @@ describe('analyze-service over gRPC', () => {
   const wordnet = openWordNet();
   const stallingProvider = new StallingProvider(wordnet);
   const org = newId();
-  const ctx = { orgId: org };
+  // A minute per call, not the 10 s default: the first summary loads search-service's WordNet definitions
+  // and word vectors in this same process, 5-12 s of a core shared with the rest of CI.
+  const ctx = {
+    orgId: org,
+    get deadline() {
+      return new Date(Date.now() + 60_000);
+    },
+  };
   let videoId: string;
   let searchOnlyVideoId: string;
 
