@@ -18,6 +18,7 @@ import { embedRoutes, isEmbedTaskUpload } from './routes/embed';
 import { docsRoutes } from './routes/docs';
 import { engineRoutes, providersListing } from './routes/engines';
 import { classifyRoutes } from './routes/classify';
+import type { RouteDeps } from './routes/deps';
 import { generateRoutes } from './routes/generate';
 import { hlsFileRoutes } from './routes/hls';
 import { importRoutes } from './routes/imports';
@@ -74,6 +75,24 @@ function authenticate(keys: KeyService): RequestHandler {
   };
 }
 
+/** The one object every route module is built from. */
+function routeDepsOf(deps: AppDeps): RouteDeps {
+  return {
+    clients: deps.clients,
+    timeoutMs: deps.requestTimeoutMs,
+    thumbnails: deps.thumbnails,
+    blobs: deps.uploads?.blobs,
+    uploadLimits: {
+      fileBytes: deps.uploads?.maxBytes ?? DEFAULT_UPLOAD_BYTES,
+      fieldBytes: deps.bodyLimits.field,
+      textBytes: deps.bodyLimits.json,
+    },
+    providers: deps.providers ?? DEFAULT_PROVIDERS,
+    keys: deps.keys,
+    billing: deps.billing,
+  };
+}
+
 /** Routers under a path prefix (or as they are without one). */
 const mountedAt = (prefix: string | undefined, routers: express.Router[]): express.Router[] =>
   prefix ? routers.map((router) => express.Router().use(prefix, router)) : routers;
@@ -87,49 +106,20 @@ function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
     openApiHandler(adapterFor(version), () => routesOf(router)),
   );
   router.use(authenticate(deps.keys));
-  // What task and asset uploads share: where files go, their limits, how video streams are signed.
-  const uploads = {
-    timeoutMs: deps.requestTimeoutMs,
-    blobs: deps.uploads?.blobs,
-    uploadLimits: {
-      fileBytes: deps.uploads?.maxBytes ?? DEFAULT_UPLOAD_BYTES,
-      fieldBytes: deps.bodyLimits.field,
-      textBytes: deps.bodyLimits.json,
-    },
-    streams: { ...deps.thumbnails, signer: deps.thumbnails.signer.hls },
-  };
-  const taskEndpoints = [
-    taskRoutes(deps.clients.task, uploads),
-    importRoutes(deps.clients.index, deps.clients.task, {
-      timeoutMs: deps.requestTimeoutMs,
-      providers: deps.providers ?? DEFAULT_PROVIDERS,
-    }),
-  ];
+  const routeDeps = routeDepsOf(deps);
+  const taskEndpoints = [taskRoutes(routeDeps), importRoutes(routeDeps)];
   const endpoints = [
     // First: v1's /indexes/tasks… must not be taken for an index id by GET /indexes/:indexId.
     ...mountedAt(adapterFor(version).tasks.pathPrefix, taskEndpoints),
-    indexRoutes(deps.clients.index, deps.requestTimeoutMs),
-    engineRoutes(deps.clients.index, deps.clients.embed, deps.requestTimeoutMs),
-    videoRoutes(
-      deps.clients.index,
-      deps.requestTimeoutMs,
-      deps.thumbnails,
-      deps.clients.search && deps.clients.embed ? { search: deps.clients.search, embed: deps.clients.embed } : undefined,
-    ),
-    webhookRoutes(deps.clients.task, deps.requestTimeoutMs),
-    assetRoutes(deps.clients.task, {
-      ...uploads,
-      chunks: deps.thumbnails.signer.chunks,
-      clock: deps.thumbnails.clock,
-      publicUrl: deps.thumbnails.publicUrl,
-    }),
-    searchRoutes(deps.clients.search, deps.requestTimeoutMs, deps.thumbnails),
-    generateRoutes(deps.clients.analyze, { timeoutMs: deps.requestTimeoutMs }),
-    embedRoutes(deps.clients.embed, deps.requestTimeoutMs, deps.uploads?.blobs, deps.clients.task, {
-      fieldBytes: deps.bodyLimits.field,
-      textBytes: deps.bodyLimits.json,
-    }),
-    classifyRoutes(deps.clients.classify, deps.requestTimeoutMs, deps.thumbnails),
+    indexRoutes(routeDeps),
+    engineRoutes(routeDeps),
+    videoRoutes(routeDeps),
+    webhookRoutes(routeDeps),
+    assetRoutes(routeDeps),
+    searchRoutes(routeDeps),
+    generateRoutes(routeDeps),
+    embedRoutes(routeDeps),
+    classifyRoutes(routeDeps),
   ];
   // Which endpoint serves the request is known before its body is read or its quota is used.
   router.use(routeFinder(endpoints));
@@ -176,19 +166,14 @@ export function createApp(deps: AppDeps): Express {
       .json(ready ? { status: 'ready', checks } : { code: 'service_unavailable', message: 'Not ready.', checks });
   });
 
-  app.use(thumbnailFileRoutes(deps.clients.index, deps.requestTimeoutMs, deps.thumbnails.signer, deps.thumbnails.clock));
+  const routeDeps = routeDepsOf(deps);
+  app.use(thumbnailFileRoutes(routeDeps));
   // Chunks of multipart asset uploads, PUT to presigned URLs (no API key: the signature is the permission).
-  app.use(
-    assetChunkRoutes(deps.clients.task, deps.uploads?.blobs, {
-      ...deps.thumbnails,
-      chunks: deps.thumbnails.signer.chunks,
-      timeoutMs: deps.requestTimeoutMs,
-    }),
-  );
+  app.use(assetChunkRoutes(routeDeps));
   // Video streams: the files come from index-service, which owns them.
-  app.use(hlsFileRoutes(deps.clients.index, deps.thumbnails.signer.hls, deps.thumbnails.clock));
+  app.use(hlsFileRoutes(routeDeps));
   if (deps.adminToken) {
-    const endpoints = [adminRoutes(deps.keys), adminBillingRoutes(deps.keys, deps.billing, deps.requestTimeoutMs)];
+    const endpoints = [adminRoutes(routeDeps), adminBillingRoutes(routeDeps)];
     app.use('/admin', requireAdminToken(deps.adminToken), routeFinder(endpoints), parseBody(deps.bodyLimits), ...endpoints);
   }
 

@@ -11,12 +11,13 @@ import express from 'express';
 import request from 'supertest';
 import { requestContext } from '../src/http/context';
 import { errorHandler } from '../src/http/errors';
-import { createHlsSigner } from '../src/http/signed-urls';
+import { createThumbnailSigner } from '../src/http/signed-urls';
 import { hlsFileRoutes } from '../src/routes/hls';
 
 const logger = createLogger({ service: 'hls-files-test', level: 'silent' });
 const clock = new ManualClock('2024-06-01T00:00:00Z');
-const signer = createHlsSigner('s'.repeat(32));
+const signers = createThumbnailSigner('s'.repeat(32));
+const signer = signers.hls;
 const FOLDER = 'videos/6528dde58f9cd95a98cbd077/hls/';
 const expiresAt = new Date('2024-06-01T01:00:00Z');
 
@@ -32,7 +33,7 @@ const index = {
 
 const app = express()
   .use(requestContext(logger))
-  .use(hlsFileRoutes(index, signer, clock))
+  .use(hlsFileRoutes({ clients: { index }, thumbnails: { signer: signers, clock, ttlMs: 3_600_000 } }))
   .use(errorHandler(logger));
 
 const chunk = (fields: Partial<FileChunk>): FileChunk => ({ content_type: '', size: 0, data: Buffer.alloc(0), ...fields });

@@ -1,13 +1,13 @@
-import { ApiError, parseInput } from '@vus/core';
+import { parseInput } from '@vus/core';
 import { callUnary, toTimestamp, type OutgoingContext } from '@vus/grpc';
 import type { Plan } from '@vus/grpc/types/billing/v1/Plan';
 import type { RecordSpendResponse } from '@vus/grpc/types/billing/v1/RecordSpendResponse';
 import type { RunMonthEndResponse } from '@vus/grpc/types/billing/v1/RunMonthEndResponse';
-import { CATEGORIES, DIMENSIONS, type BillingClient } from '@vus/limits';
+import { CATEGORIES, DIMENSIONS } from '@vus/limits';
 import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { locals } from '../http/context';
-import type { KeyService } from '../keys';
+import { configured, type RouteDeps } from './deps';
 
 const paymentMethodSchema = z.object({ payment_method_ref: z.string().min(1).max(200), billing_email: z.email() });
 const spendSchema = z.object({
@@ -41,12 +41,9 @@ function presentPlan(plan: Plan) {
  * Plans for operators (SPEC §3): payment methods, spend, Enterprise limits, the month-end job.
  * Calls billing-service with the organization as the caller, as the API would.
  */
-export function adminBillingRoutes(keys: KeyService, billing: BillingClient | undefined, timeoutMs: number): Router {
+export function adminBillingRoutes({ keys, billing, timeoutMs }: Pick<RouteDeps, 'keys' | 'billing' | 'timeoutMs'>): Router {
   const router = Router();
-  const client = () => {
-    if (!billing) throw new ApiError('not_implemented', 'Billing is not configured on this gateway (BILLING_SERVICE_ADDR).');
-    return billing.raw;
-  };
+  const client = () => configured(billing, 'billing').raw;
   const ctx = (res: Response, orgId?: string): OutgoingContext => ({
     requestId: locals(res).requestId,
     orgId,

@@ -2,7 +2,8 @@ import { ApiError, parseInput } from '@vus/core';
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { readQuery, scalar } from '../http/query';
-import { secretsEqual, type ApiKeyRecord, type KeyService, type Organization } from '../keys';
+import { secretsEqual, type ApiKeyRecord, type Organization } from '../keys';
+import type { RouteDeps } from './deps';
 
 const createOrgSchema = z.object({ name: z.string().min(1).max(200) });
 const createKeySchema = z.object({ name: z.string().max(200).optional() });
@@ -30,7 +31,7 @@ export function requireAdminToken(token: string): RequestHandler {
 }
 
 /** Organizations and API keys, for operators and the `keys` CLI. Mounted behind requireAdminToken. */
-export function adminRoutes(keys: KeyService): Router {
+export function adminRoutes({ keys }: Pick<RouteDeps, 'keys'>): Router {
   const router = Router();
 
   router.post('/organizations', async (req, res) => {

@@ -1,17 +1,15 @@
-import type { BlobStore } from '@vus/blob';
-import { ApiError, knownId, newId, parseInput, type Clock } from '@vus/core';
+import { ApiError, knownId, newId, parseInput } from '@vus/core';
 import { fromTimestamp, toMetadataValues } from '@vus/grpc';
 import type { MultipartUpload } from '@vus/grpc/types/task/v1/MultipartUpload';
 import { Router, type Request } from 'express';
 import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
-import type { TaskClient } from '../clients';
 import { outgoing } from '../http/context';
 import { parsePageQuery } from '../http/paging';
 import { readQuery } from '../http/query';
-import { CHUNK_PATH, publicOrigin, type ChunkSigner } from '../http/signed-urls';
-import { receiveMultipart, type UploadLimits } from '../http/upload';
-import { streamUrls, type StreamUrlOptions } from '../http/media-urls';
+import { CHUNK_PATH, publicOrigin } from '../http/signed-urls';
+import { receiveMultipart } from '../http/upload';
+import { streamUrls } from '../http/media-urls';
 import { presentAsset, presentIndexedAsset, presentUploadStatus, presentUploadSummary } from '../presenters/assets';
 import {
   ASSET_FILE_FIELDS,
@@ -24,18 +22,7 @@ import {
   reportChunksSchema,
   updateIndexedAssetSchema,
 } from './assets.schema';
-
-export interface AssetRouteOptions {
-  timeoutMs: number;
-  /** Where uploads and chunks are streamed; absent: only URL assets work. */
-  blobs?: BlobStore | undefined;
-  uploadLimits: UploadLimits;
-  /** How indexed assets' video stream URLs are signed. */
-  streams: StreamUrlOptions;
-  chunks: ChunkSigner;
-  clock: Clock;
-  publicUrl?: string | undefined;
-}
+import { configured, type RouteDeps } from './deps';
 
 /** POST /assets arrives as multipart with a file: the body is streamed here, not by parseBody. */
 export function isAssetUpload(req: Request): boolean {
@@ -52,22 +39,26 @@ const indexedAssetIdParam = (raw: string | string[] | undefined) => knownId('Ind
  * retrieve, delete; indexing an asset into an index (an indexing task, as POST /tasks makes) and
  * the indexed assets of an index. task-service owns them; this is HTTP only.
  */
-export function assetRoutes(client: TaskClient | undefined, options: AssetRouteOptions): Router {
+export function assetRoutes({
+  clients,
+  timeoutMs,
+  blobs,
+  uploadLimits,
+  thumbnails,
+}: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'blobs' | 'uploadLimits' | 'thumbnails'>): Router {
   const router = Router();
-  const task = (): TaskClient => {
-    if (!client) throw new ApiError('not_implemented', 'Assets: no task-service is configured on this server.');
-    return client;
-  };
-  const { timeoutMs, blobs } = options;
+  const task = () => configured(clients.task, 'assets');
+  // Uploads and chunks stream to `blobs` (absent: only URL assets work); indexed assets' video streams are signed.
+  const streams = { ...thumbnails, signer: thumbnails.signer.hls };
 
   /** Signed PUT URLs of chunks `indexes` of an upload, valid until the upload expires. */
   const chunkUrls = (req: Request, orgId: string, upload: MultipartUpload, indexes: number[]) => {
-    const origin = publicOrigin(req, options.publicUrl);
-    const expiresAt = fromTimestamp(upload.expires_at) ?? new Date(options.clock.now().getTime() + 3_600_000);
+    const origin = publicOrigin(req, thumbnails.publicUrl);
+    const expiresAt = fromTimestamp(upload.expires_at) ?? new Date(thumbnails.clock.now().getTime() + 3_600_000);
     return indexes.map((index) => ({
       chunk_index: index,
       // The chunk size bounds every chunk here; task-service checks each one's exact size when it is recorded.
-      url: `${origin}${options.chunks.sign({ orgId, uploadId: upload.id, index, maxBytes: Number(upload.chunk_size) }, expiresAt)}`,
+      url: `${origin}${thumbnails.signer.chunks.sign({ orgId, uploadId: upload.id, index, maxBytes: Number(upload.chunk_size) }, expiresAt)}`,
       expires_at: expiresAt.toISOString(),
     }));
   };
@@ -76,7 +67,7 @@ export function assetRoutes(client: TaskClient | undefined, options: AssetRouteO
 
   router.post('/assets', async (req, res) => {
     const upload = isAssetUpload(req)
-      ? await receiveMultipart(req, blobs, ASSET_FILE_FIELDS, options.uploadLimits)
+      ? await receiveMultipart(req, blobs, ASSET_FILE_FIELDS, uploadLimits)
       : { fields: req.body as unknown, files: [], discard: async () => undefined };
     try {
       const plan = parseCreateAsset(upload.fields, upload.files, req.get('idempotency-key'));
@@ -152,7 +143,7 @@ export function assetRoutes(client: TaskClient | undefined, options: AssetRouteO
     });
     res.json({
       // Set once every chunk is in (the 1.x SDK stops uploading when it sees it): the asset's address.
-      ...(result.upload_complete ? { url: `${publicOrigin(req, options.publicUrl)}${req.baseUrl}/assets/${result.asset_id}` } : {}),
+      ...(result.upload_complete ? { url: `${publicOrigin(req, thumbnails.publicUrl)}${req.baseUrl}/assets/${result.asset_id}` } : {}),
       asset_id: result.asset_id,
       processed_chunks: result.processed_chunks,
       duplicate_chunks: result.duplicate_chunks,
@@ -179,7 +170,7 @@ export function assetRoutes(client: TaskClient | undefined, options: AssetRouteO
       start_index: input.start,
       count: indexes.length,
       upload_urls: chunkUrls(req, ctx.orgId ?? '', upload, indexes),
-      generated_at: options.clock.now().toISOString(),
+      generated_at: thumbnails.clock.now().toISOString(),
       expires_at: fromTimestamp(upload.expires_at)?.toISOString(),
     });
   });
@@ -204,7 +195,7 @@ export function assetRoutes(client: TaskClient | undefined, options: AssetRouteO
   router.get('/indexes/:indexId/indexed-assets', async (req, res) => {
     const request = parseListIndexedAssets(indexIdParam(req.params.indexId), readQuery(req.originalUrl));
     const result = await task().listIndexedAssets(outgoing(res, timeoutMs), request);
-    const urls = streamUrls(req, options.streams);
+    const urls = streamUrls(req, streams);
     res.json({
       data: result.data.map((item) => presentIndexedAsset(item, urls(item.system_metadata?.duration ?? 0))),
       page_info: result.page_info,
@@ -217,7 +208,7 @@ export function assetRoutes(client: TaskClient | undefined, options: AssetRouteO
       indexIdParam(req.params.indexId),
       indexedAssetIdParam(req.params.indexedAssetId),
     );
-    res.json(presentIndexedAsset(item, streamUrls(req, options.streams)(item.system_metadata?.duration ?? 0)));
+    res.json(presentIndexedAsset(item, streamUrls(req, streams)(item.system_metadata?.duration ?? 0)));
   });
 
   router.patch('/indexes/:indexId/indexed-assets/:indexedAssetId', async (req, res) => {
@@ -260,15 +251,16 @@ function hashing() {
  * upload expires), as with S3's presigned URLs. The chunk is stored, task-service records it, and
  * the answer's ETag is the proof the client reports.
  */
-export function assetChunkRoutes(
-  client: TaskClient | undefined,
-  blobs: BlobStore | undefined,
-  options: Pick<AssetRouteOptions, 'chunks' | 'clock' | 'timeoutMs'>,
-): Router {
+export function assetChunkRoutes({
+  clients: { task: client },
+  blobs,
+  timeoutMs,
+  thumbnails: { signer, clock },
+}: Pick<RouteDeps, 'clients' | 'blobs' | 'timeoutMs' | 'thumbnails'>): Router {
   const router = Router();
   router.put(`${CHUNK_PATH}/:uploadId/:index`, async (req, res) => {
     const query = req.query as Record<string, string | undefined>;
-    const verified = options.chunks.verify(
+    const verified = signer.chunks.verify(
       {
         uploadId: String(req.params.uploadId),
         index: String(req.params.index),
@@ -277,7 +269,7 @@ export function assetChunkRoutes(
         expires: query.expires,
         signature: query.signature,
       },
-      options.clock.now(),
+      clock.now(),
     );
     if (!verified.ok) {
       throw new ApiError(
@@ -304,7 +296,7 @@ export function assetChunkRoutes(
     });
     const etag = hashed.etag();
     await client.recordUploadChunk(
-      { orgId: grant.orgId, requestId: undefined, deadline: new Date(Date.now() + options.timeoutMs) },
+      { orgId: grant.orgId, requestId: undefined, deadline: new Date(Date.now() + timeoutMs) },
       { upload_id: grant.uploadId, index: grant.index, size: info.size, etag, blob_key: key },
     );
     res.set('ETag', `"${etag}"`).status(200).end();

@@ -3,12 +3,12 @@ import type { OutgoingContext } from '@vus/grpc';
 import type { ClassifyRequest__Input } from '@vus/grpc/types/classify/v1/ClassifyRequest';
 import { classifyRequestUnits } from '@vus/limits';
 import { Router, type Request, type Response } from 'express';
-import type { ClassifyClient } from '../clients';
 import { clientGone, locals, outgoing } from '../http/context';
-import { thumbnailUrls, type ThumbnailUrlOptions } from '../http/media-urls';
+import { thumbnailUrls } from '../http/media-urls';
 import { presentClassification, type ClipThumbnail } from '../presenters/classify';
 import type { ClassifyShape } from '../versions';
 import { parseClassify, parseClassifyBulk } from './classify.schema';
+import { configured, type RouteDeps } from './deps';
 import { versionOf } from './version';
 
 /**
@@ -16,12 +16,9 @@ import { versionOf } from './version';
  * over an index, GET /classify/{page_token} for later pages. Versions without classify never get
  * here (their adapters list it as unavailable); the names a version uses are its ClassifyShape.
  */
-export function classifyRoutes(classify: ClassifyClient | undefined, timeoutMs: number, thumbnails: ThumbnailUrlOptions): Router {
+export function classifyRoutes({ clients, timeoutMs, thumbnails }: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'thumbnails'>): Router {
   const router = Router();
-  const client = (): ClassifyClient => {
-    if (!classify) throw new ApiError('not_implemented', 'Classification: this server has no classify-service configured.');
-    return classify;
-  };
+  const client = () => configured(clients.classify, 'classify');
   const presentation = (req: Request, res: Response) => {
     const signed = thumbnailUrls(req, res, thumbnails);
     const thumbnailUrl: ClipThumbnail = (clip, videoId) =>

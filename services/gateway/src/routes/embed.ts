@@ -1,14 +1,13 @@
-import { embedMediaKey, type BlobStore } from '@vus/blob';
+import { embedMediaKey } from '@vus/blob';
 import { ApiError, errors, isApiError, knownId, newId } from '@vus/core';
 import { toTimestamp } from '@vus/grpc';
 import type { CreateEmbedTaskRequest__Input } from '@vus/grpc/types/embed/v1/CreateEmbedTaskRequest';
 import { EMBED_TASK_VIDEO_BYTES } from '../http/body';
 import { keepStoredMedia, StoredMedia } from '../http/media-json';
-import { receiveMultipart, type StoredFile, type UploadLimits } from '../http/upload';
+import { receiveMultipart, type StoredFile } from '../http/upload';
 import type { CreateEmbeddingRequest__Input } from '@vus/grpc/types/embed/v1/CreateEmbeddingRequest';
 import type { MediaSource__Input } from '@vus/grpc/types/embed/v1/MediaSource';
 import { Router, type Request, type Response } from 'express';
-import type { EmbedClient, TaskClient } from '../clients';
 import { clientGone, outgoing } from '../http/context';
 import { readQuery, list, scalar } from '../http/query';
 import { parsePageQuery } from '../http/paging';
@@ -22,6 +21,7 @@ import {
   presentLegacyEmbedding,
 } from '../presenters/embed';
 import type { EmbedShape, VersionAdapter } from '../versions/adapter';
+import { configured, notConfigured, type RouteDeps } from './deps';
 import { versionOf } from './version';
 
 type Fields = Record<string, unknown>;
@@ -367,19 +367,14 @@ const SYNC_VIDEO_TIMEOUT_MS = 600_000;
 /** What an asset must be to be embedded as each input. */
 const ASSET_TYPES: Readonly<Record<string, readonly string[]>> = { image: ['image'], audio: ['audio', 'video'], video: ['video'] };
 
-export function embedRoutes(
-  embed: EmbedClient | undefined,
-  timeoutMs: number,
-  blobs?: BlobStore,
-  tasks?: TaskClient,
-  /** The text of a multipart POST /embed/tasks (its video_file is up to EMBED_TASK_VIDEO_BYTES). */
-  uploadLimits: Omit<UploadLimits, 'fileBytes'> = { fieldBytes: 64 * 1024, textBytes: 1024 * 1024 },
-): Router {
+export function embedRoutes({
+  clients,
+  timeoutMs,
+  blobs,
+  uploadLimits,
+}: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'blobs' | 'uploadLimits'>): Router {
   const router = Router();
-  const client = (): EmbedClient => {
-    if (!embed) throw new ApiError('not_implemented', 'Embeddings: this server has no embed-service configured.');
-    return embed;
-  };
+  const client = () => configured(clients.embed, 'embed');
 
   router.post('/embed', async (req: Request, res: Response) => {
     const shape = embedShape(versionOf(res));
@@ -461,7 +456,7 @@ export function embedRoutes(
    * (http/media-json.ts): bytes still inline mean this server has no blob store.
    */
   const storeMedia = (param: string): never => {
-    throw new ApiError('not_implemented', 'Uploads need a blob store, and none is configured: send a URL.', { param });
+    throw notConfigured('uploads', { param });
   };
 
   /**
@@ -469,7 +464,7 @@ export function embedRoutes(
    * not found), once it is ready and of a kind the input takes.
    */
   const assetMedia = async (res: Response, assetId: string, param: string, input: string): Promise<MediaSource__Input> => {
-    if (!tasks) throw new ApiError('not_implemented', 'Assets: this server has no task-service configured.', { param });
+    const tasks = configured(clients.task, 'embedAssets', { param });
     const asset = await tasks.getAsset(outgoing(res, timeoutMs), knownId('Asset', assetId));
     if (asset.status !== 'ready' || !asset.blob_key)
       throw errors.invalid(param, `The asset is ${asset.status}; only a ready asset can be embedded.`);

@@ -1,14 +1,15 @@
 import type { OutgoingContext } from '@vus/grpc';
 import { Router } from 'express';
-import type { EmbedClient, IndexClient } from '../clients';
+import type { EmbedClient } from '../clients';
 import { outgoing } from '../http/context';
 import { parsePageQuery } from '../http/paging';
 import { readQuery } from '../http/query';
 import { presentEngine } from '../presenters/engines';
 import { presentProviders, type ProvidersListing } from '../presenters/providers';
+import type { RouteDeps } from './deps';
 import { versionOf } from './version';
 
-export function engineRoutes(index: IndexClient, embed: EmbedClient | undefined, timeoutMs: number): Router {
+export function engineRoutes({ clients: { index, embed }, timeoutMs }: Pick<RouteDeps, 'clients' | 'timeoutMs'>): Router {
   const router = Router();
 
   // The list also says which models serve the engines (`providers`; the SDKs read only `data`).

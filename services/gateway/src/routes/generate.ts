@@ -1,11 +1,11 @@
 import { ApiError } from '@vus/core';
 import type { AnalyzeStreamEvent } from '@vus/grpc/types/analyze/v1/AnalyzeStreamEvent';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import type { AnalyzeClient } from '../clients';
 import { locals, outgoing } from '../http/context';
 import { presentGeneration, presentGist, presentSummary, streamErrorLine, streamLine } from '../presenters/generate';
 import { requireEndpoint, type VersionedEndpoint } from '../versions';
 import { parseGist, parseOpenPrompt, parseSummarize, type GenerationRequest } from './generate.schema';
+import { configured, type RouteDeps } from './deps';
 import { versionOf } from './version';
 
 /** The message a stream_error carries: an ApiError's own, never an internal detail. */
@@ -19,12 +19,9 @@ const streamErrorMessage = (error: unknown) =>
  * response. A client that goes away cancels the generation; what it produced is still metered
  * (analyze-service reports every generation's output tokens and video minutes as usage events).
  */
-export function generateRoutes(analyze: AnalyzeClient | undefined, options: { timeoutMs: number }): Router {
+export function generateRoutes({ clients, timeoutMs }: Pick<RouteDeps, 'clients' | 'timeoutMs'>): Router {
   const router = Router();
-  const client = (): AnalyzeClient => {
-    if (!analyze) throw new ApiError('not_implemented', 'Text generation: this server has no analyze-service configured.');
-    return analyze;
-  };
+  const client = () => configured(clients.analyze, 'generate');
   // Versions before v1.2 have no text generation, v1.2 no /analyze: their adapters say how to refuse.
   const available =
     (endpoint: VersionedEndpoint): RequestHandler =>
@@ -35,13 +32,13 @@ export function generateRoutes(analyze: AnalyzeClient | undefined, options: { ti
 
   router.post('/gist', available('POST /gist'), async (req, res) => {
     const request = parseGist(req.body as Record<string, unknown>);
-    const result = await client().generateGist(outgoing(res, options.timeoutMs), request);
+    const result = await client().generateGist(outgoing(res, timeoutMs), request);
     res.json(presentGist(versionOf(res), result, request.types));
   });
 
   router.post('/summarize', available('POST /summarize'), async (req, res) => {
     const request = parseSummarize(versionOf(res), req.body as Record<string, unknown>);
-    const result = await client().summarizeVideo(outgoing(res, options.timeoutMs), request);
+    const result = await client().summarizeVideo(outgoing(res, timeoutMs), request);
     res.json(presentSummary(versionOf(res), result));
   });
 
@@ -49,7 +46,7 @@ export function generateRoutes(analyze: AnalyzeClient | undefined, options: { ti
     const version = versionOf(res);
     const { request, stream } = parseOpenPrompt(version, req.body as Record<string, unknown>, streamsByDefault(req, res));
     if (stream) return streamGeneration(res, request);
-    const result = await client().analyzeVideo(outgoing(res, options.timeoutMs), request);
+    const result = await client().analyzeVideo(outgoing(res, timeoutMs), request);
     res.json(presentGeneration(version, result));
   };
 
@@ -58,7 +55,7 @@ export function generateRoutes(analyze: AnalyzeClient | undefined, options: { ti
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
-    const events = client().analyzeVideoStream(outgoing(res, options.timeoutMs), request, abort.signal)[Symbol.asyncIterator]();
+    const events = client().analyzeVideoStream(outgoing(res, timeoutMs), request, abort.signal)[Symbol.asyncIterator]();
     // The first event (stream_start) or the refusal: until then nothing is written.
     const first = await events.next();
     let generationId = '';

@@ -1,11 +1,11 @@
-import { ApiError, type Clock } from '@vus/core';
+import { ApiError } from '@vus/core';
 import type { FileChunk } from '@vus/grpc/types/index/v1/FileChunk';
 import { Router } from 'express';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { IndexClient } from '../clients';
 import { locals } from '../http/context';
-import { HLS_PATH, type HlsSigner } from '../http/signed-urls';
+import { HLS_PATH } from '../http/signed-urls';
+import type { RouteDeps } from './deps';
 
 const notFound = () => new ApiError('resource_not_exist', 'This video stream has no such file.');
 
@@ -27,7 +27,9 @@ async function* bytesOf(chunks: AsyncIterator<FileChunk>): AsyncIterable<Buffer>
  * the streams, checks the rest (the folder is a video's stream, the file a known type) and sends
  * the bytes, which are piped through as they come.
  */
-export function hlsFileRoutes(index: IndexClient, signer: HlsSigner, clock: Clock): Router {
+export function hlsFileRoutes({ clients: { index }, thumbnails }: Pick<RouteDeps, 'clients' | 'thumbnails'>): Router {
+  const { clock } = thumbnails;
+  const signer = thumbnails.signer.hls;
   const router = Router();
 
   router.get(`${HLS_PATH}/:token/:file`, async (req, res) => {

@@ -1,11 +1,11 @@
 import { ApiError, knownId } from '@vus/core';
 import type { CreateTaskRequest__Input } from '@vus/grpc/types/task/v1/CreateTaskRequest';
 import { Router, type Response } from 'express';
-import type { IndexClient, TaskClient } from '../clients';
 import { outgoing } from '../http/context';
-import { askProvider, isMediaType, providerUnreachable, type ProviderSettings } from '../providers';
+import { askProvider, isMediaType, providerUnreachable } from '../providers';
 import { requireEndpoint } from '../versions';
 import { objectUrl, parseExternalProvider, parseTransfers } from './imports.schema';
+import { notConfigured, type RouteDeps } from './deps';
 import { versionOf } from './version';
 
 /**
@@ -17,21 +17,17 @@ import { versionOf } from './version';
  * file (a mirror); transfers create one URL task per listed video (S3 objects read path-style and
  * without credentials: a private object fails its task with the HTTP status S3 gave).
  */
-export function importRoutes(
-  index: IndexClient,
-  client: TaskClient | undefined,
-  options: { timeoutMs: number; providers: ProviderSettings },
-): Router {
+export function importRoutes({ clients, timeoutMs, providers }: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'providers'>): Router {
   const router = Router();
   const paths = ['/tasks/transfers', '/tasks/external-provider'];
+  const { index, task: client } = clients;
   if (!client) {
     router.post(paths, () => {
-      throw new ApiError('not_implemented', 'Indexing tasks: no task-service is configured on this server.');
+      throw notConfigured('tasks');
     });
     return router;
   }
   const tasks = client;
-  const { timeoutMs, providers } = options;
 
   /** 404 unless every index exists and is the caller's (another organization's is a missing one). */
   const requireIndexes = async (res: Response, indexIds: Iterable<string>) => {

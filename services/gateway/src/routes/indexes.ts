@@ -1,15 +1,15 @@
 import { knownId } from '@vus/core';
 import { Router } from 'express';
-import type { IndexClient } from '../clients';
 import { outgoing } from '../http/context';
 import { readQuery } from '../http/query';
 import { presentIndex } from '../presenters/indexes';
 import { parseListIndexes, parseRenameIndex } from './indexes.schema';
+import type { RouteDeps } from './deps';
 import { versionOf } from './version';
 
 const indexIdParam = (raw: string | string[] | undefined) => knownId('Index', raw);
 
-export function indexRoutes(index: IndexClient, timeoutMs: number): Router {
+export function indexRoutes({ clients: { index }, timeoutMs }: Pick<RouteDeps, 'clients' | 'timeoutMs'>): Router {
   const router = Router();
 
   router.post('/indexes', async (req, res) => {

@@ -1,14 +1,13 @@
-import { ApiError } from '@vus/core';
 import type { SearchClip } from '@vus/grpc/types/search/v1/SearchClip';
 import type { SearchResultPage } from '@vus/grpc/types/search/v1/SearchResultPage';
 import { Router, type Request, type Response } from 'express';
-import type { SearchClient } from '../clients';
 import { outgoing } from '../http/context';
 import { readQuery, scalar } from '../http/query';
-import { thumbnailUrls, type ThumbnailUrlOptions } from '../http/media-urls';
+import { thumbnailUrls } from '../http/media-urls';
 import { presentSearchPage } from '../presenters/search';
 import { requireEndpoint } from '../versions';
 import { parseCombinedSearch, parsePageQuery, parseSearch } from './search.schema';
+import { configured, type RouteDeps } from './deps';
 import { versionOf } from './version';
 
 /** A JSON body whose `query` is an object is v1.2's combined query sent to /search. */
@@ -21,12 +20,9 @@ function isCombinedQuery(body: Record<string, unknown>): boolean {
  * a single search; a JSON object query: combined), /search-v2 and /combined-search are v1.2's
  * names, and every flavour's later pages come from one token store under each GET path.
  */
-export function searchRoutes(search: SearchClient | undefined, timeoutMs: number, thumbnails: ThumbnailUrlOptions): Router {
+export function searchRoutes({ clients, timeoutMs, thumbnails }: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'thumbnails'>): Router {
   const router = Router();
-  const client = (): SearchClient => {
-    if (!search) throw new ApiError('not_implemented', 'Search: this server has no search-service configured.');
-    return search;
-  };
+  const client = () => configured(clients.search, 'search');
 
   const respond = (req: Request, res: Response, page: SearchResultPage) => {
     const version = versionOf(res);

@@ -1,24 +1,14 @@
-import type { BlobStore } from '@vus/blob';
-import { ApiError, knownId } from '@vus/core';
+import { knownId } from '@vus/core';
 import { Router, type Request } from 'express';
-import type { TaskClient } from '../clients';
 import { outgoing } from '../http/context';
 import { readQuery } from '../http/query';
-import { receiveMultipart, type MultipartUpload, type UploadLimits } from '../http/upload';
-import { streamUrls, type StreamUrlOptions } from '../http/media-urls';
+import { receiveMultipart, type MultipartUpload } from '../http/upload';
+import { streamUrls } from '../http/media-urls';
 import { presentStatusCounts, presentTask } from '../presenters/tasks';
 import { requireEndpoint } from '../versions';
 import { parseCreateTask, parseListTasks, parseStatusCounts, TASK_FILE_FIELDS, TASK_FILE_LIMITS } from './tasks.schema';
+import { notConfigured, type RouteDeps } from './deps';
 import { versionOf } from './version';
-
-export interface TaskRouteOptions {
-  timeoutMs: number;
-  /** Where uploads are streamed (the store the indexing worker reads); absent: only video_url works. */
-  blobs?: BlobStore | undefined;
-  uploadLimits: UploadLimits;
-  /** How the video stream URLs of a task are signed. */
-  streams: StreamUrlOptions;
-}
 
 /** POST /tasks arrives as multipart with a video: the body is streamed here, not by parseBody. */
 export function isTaskUpload(req: Request): boolean {
@@ -30,11 +20,18 @@ const taskIdParam = (raw: string | string[] | undefined) => knownId('Task', raw)
 
 const NOTHING_STORED: Omit<MultipartUpload, 'fields'> = { files: [], discard: async () => undefined };
 
-export function taskRoutes(client: TaskClient | undefined, options: TaskRouteOptions): Router {
+export function taskRoutes({
+  clients,
+  timeoutMs,
+  blobs,
+  uploadLimits,
+  thumbnails,
+}: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'blobs' | 'uploadLimits' | 'thumbnails'>): Router {
   const router = Router();
+  const client = clients.task;
   if (!client) {
     const unavailable = () => {
-      throw new ApiError('not_implemented', 'Indexing tasks: no task-service is configured on this server.');
+      throw notConfigured('tasks');
     };
     // The same routes as with a task-service (and so the same OpenAPI document), each answering 501.
     router.post('/tasks', unavailable);
@@ -43,13 +40,14 @@ export function taskRoutes(client: TaskClient | undefined, options: TaskRouteOpt
     return router;
   }
   const tasks = client;
-  const { timeoutMs, blobs } = options;
+  // Video streams of a task (uploads without a blob store: only video_url works).
+  const streams = { ...thumbnails, signer: thumbnails.signer.hls };
 
   // Answered as soon as the upload is stored and the task written; indexing runs asynchronously.
   router.post('/tasks', async (req, res) => {
     const version = versionOf(res);
     const upload = isTaskUpload(req)
-      ? await receiveMultipart(req, blobs, TASK_FILE_FIELDS, { ...options.uploadLimits, fileBytesOf: TASK_FILE_LIMITS })
+      ? await receiveMultipart(req, blobs, TASK_FILE_FIELDS, { ...uploadLimits, fileBytesOf: TASK_FILE_LIMITS })
       : { ...NOTHING_STORED, fields: req.body as unknown };
     try {
       const plan = parseCreateTask(version, upload.fields, upload.files, req.get('idempotency-key'));
@@ -74,7 +72,7 @@ export function taskRoutes(client: TaskClient | undefined, options: TaskRouteOpt
   router.get('/tasks', async (req, res) => {
     const version = versionOf(res);
     const result = await tasks.listTasks(outgoing(res, timeoutMs), parseListTasks(version, readQuery(req.originalUrl)));
-    const urls = streamUrls(req, options.streams);
+    const urls = streamUrls(req, streams);
     res.json({
       data: result.data.map((t) => presentTask(version, t, { hlsUrl: urls(t.system_metadata?.duration ?? 0) })),
       page_info: result.page_info,
@@ -83,7 +81,7 @@ export function taskRoutes(client: TaskClient | undefined, options: TaskRouteOpt
 
   router.get('/tasks/:taskId', async (req, res) => {
     const task = await tasks.getTask(outgoing(res, timeoutMs), taskIdParam(req.params.taskId));
-    const hlsUrl = streamUrls(req, options.streams)(task.system_metadata?.duration ?? 0);
+    const hlsUrl = streamUrls(req, streams)(task.system_metadata?.duration ?? 0);
     res.json(presentTask(versionOf(res), task, { hlsUrl }));
   });
 

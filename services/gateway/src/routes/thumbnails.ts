@@ -1,16 +1,20 @@
-import { ApiError, isId, type Clock } from '@vus/core';
+import { ApiError, isId } from '@vus/core';
 import { Router } from 'express';
-import type { IndexClient } from '../clients';
 import { locals } from '../http/context';
 import { readQuery, scalar } from '../http/query';
-import { THUMBNAIL_PATH, type ThumbnailSigner } from '../http/signed-urls';
+import { THUMBNAIL_PATH } from '../http/signed-urls';
+import type { RouteDeps } from './deps';
 
 /**
  * Serves the URLs that GET …/thumbnail hands out. No API key: the signature is the permission,
  * and it names the organization, index, video and thumbnail time it grants until it expires.
  * The bytes come from index-service, which alone knows where thumbnails are stored.
  */
-export function thumbnailFileRoutes(index: IndexClient, timeoutMs: number, signer: ThumbnailSigner, clock: Clock): Router {
+export function thumbnailFileRoutes({
+  clients: { index },
+  timeoutMs,
+  thumbnails: { signer, clock },
+}: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'thumbnails'>): Router {
   const router = Router();
 
   router.get(`${THUMBNAIL_PATH}/:indexId/:videoId`, async (req, res) => {

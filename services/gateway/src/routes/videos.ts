@@ -1,11 +1,11 @@
-import { ApiError, familyOfEngine, knownId } from '@vus/core';
+import { familyOfEngine, knownId } from '@vus/core';
 import type { OutgoingContext } from '@vus/grpc';
 import type { Embedding } from '@vus/grpc/types/embed/v1/Embedding';
 import type { Video } from '@vus/grpc/types/index/v1/Video';
 import { Router, type Request, type Response } from 'express';
 import type { EmbedClient, IndexClient, SearchClient } from '../clients';
 import { outgoing } from '../http/context';
-import { streamUrls, thumbnailUrls, type ThumbnailUrlOptions } from '../http/media-urls';
+import { streamUrls, thumbnailUrls } from '../http/media-urls';
 import { readQuery } from '../http/query';
 import { presentVideoEmbedding } from '../presenters/embed';
 import { presentArtifact, presentVideo } from '../presenters/videos';
@@ -18,6 +18,7 @@ import {
   parseUpdateVideo,
   type UpdateMethod,
 } from './videos.schema';
+import { configured, type RouteDeps } from './deps';
 import { versionOf } from './version';
 
 const idParam = (what: 'Index' | 'Video', raw: string | string[] | undefined) => knownId(what, raw);
@@ -47,12 +48,9 @@ async function videoEmbedding(
   indexId: string,
   options: string[],
 ): Promise<Embedding> {
-  if (!sources) throw new ApiError('not_implemented', 'Video embeddings: this server has no embed-service configured.');
-  const [{ models }, { segments }] = await Promise.all([
-    index.getIndex(ctx, indexId),
-    sources.search.listVideoSegments(ctx, indexId, video.id),
-  ]);
-  return sources.embed.embedIndexedVideo(ctx, {
+  const { search, embed } = configured(sources, 'videoEmbeddings');
+  const [{ models }, { segments }] = await Promise.all([index.getIndex(ctx, indexId), search.listVideoSegments(ctx, indexId, video.id)]);
+  return embed.embedIndexedVideo(ctx, {
     model_name: models.find((m) => familyOfEngine(m.name) === 'marengo')?.name ?? '',
     embedding_options: options,
     duration: video.system_metadata?.duration ?? 0,
@@ -60,12 +58,9 @@ async function videoEmbedding(
   });
 }
 
-export function videoRoutes(
-  index: IndexClient,
-  timeoutMs: number,
-  thumbnails: ThumbnailUrlOptions,
-  embeddings?: VideoEmbeddingSources,
-): Router {
+export function videoRoutes({ clients, timeoutMs, thumbnails }: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'thumbnails'>): Router {
+  const { index, search, embed } = clients;
+  const embeddings = search && embed ? { search, embed } : undefined;
   const router = Router();
   const base = '/indexes/:indexId/videos';
 

@@ -1,10 +1,10 @@
-import { ApiError, knownId } from '@vus/core';
+import { knownId } from '@vus/core';
 import { Router } from 'express';
-import type { TaskClient } from '../clients';
 import { outgoing } from '../http/context';
 import { parsePageQuery } from '../http/paging';
 import { readQuery } from '../http/query';
 import { presentWebhookDelivery, presentWebhookEndpoint } from '../presenters/webhooks';
+import { configured, type RouteDeps } from './deps';
 import { parseCreateWebhook, parseDeliveryStatuses } from './webhooks.schema';
 
 const webhookIdParam = (raw: string | string[] | undefined) => knownId('Webhook endpoint', raw);
@@ -13,12 +13,9 @@ const webhookIdParam = (raw: string | string[] | undefined) => knownId('Webhook 
  * Webhook endpoints (an extension of ours, on every version): register (the signing secret is in
  * this answer only), list, delete, and read an endpoint's delivery log.
  */
-export function webhookRoutes(client: TaskClient | undefined, timeoutMs: number): Router {
+export function webhookRoutes({ clients, timeoutMs }: Pick<RouteDeps, 'clients' | 'timeoutMs'>): Router {
   const router = Router();
-  const task = (): TaskClient => {
-    if (!client) throw new ApiError('not_implemented', 'Webhooks: no task-service is configured on this server.');
-    return client;
-  };
+  const task = () => configured(clients.task, 'webhooks');
 
   router.post('/webhooks', async (req, res) => {
     const created = await task().createWebhookEndpoint(outgoing(res, timeoutMs), parseCreateWebhook(req.body));
