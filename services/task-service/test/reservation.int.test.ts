@@ -20,7 +20,8 @@ import { isTerminal } from '../src/tasks/status';
 import { createTaskLeaseStore, createTaskStore } from '../src/tasks/store';
 import { createTaskService, type TaskRecord } from '../src/tasks/tasks';
 import { reservingMeter } from '../src/worker/config';
-import { TaskPipeline, type MediaMeter, type PipelineDeps } from '../src/worker/pipeline';
+import { TaskPipeline } from '../src/worker/pipeline';
+import type { MediaMeter, PipelineDeps } from '../src/worker/pipeline-deps';
 
 const ORG = '6528dde58f9cd95a98cbd075';
 const LEASE_MS = 60_000;

@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { dropBlobsOfUnwrittenVideo, type PipelineDeps } from '../src/worker/pipeline';
+import type { PipelineDeps } from '../src/worker/pipeline-deps';
+import { dropBlobsOfUnwrittenVideo } from '../src/worker/stages/store';
 
 const logger = createLogger({ service: 'unwritten-video-test', level: 'silent' });
 let dir: string;

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { taskService } from '../src/main';
 import { videoBlobCleanup } from '../src/video-blobs';
-import { thumbnailKey } from '../src/worker/pipeline';
+import { thumbnailKey } from '../src/worker/stages/store';
 import { startTaskStack, type TaskStack } from './stack';
 
 const logger = createLogger({ service: 'video-blobs-test', level: 'silent' });

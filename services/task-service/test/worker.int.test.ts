@@ -18,7 +18,7 @@ import { serveFiles, subtitledVideo, textScenesVideo, waitFor } from '@vus/testi
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import type { MediaMeter } from '../src/worker/pipeline';
+import type { MediaMeter } from '../src/worker/pipeline-deps';
 import { startTaskStack, type TaskStack } from './stack';
 
 // The project's generator of tiny CLIP and Whisper models (transformers.js layout, random weights).

@@ -1,9 +1,9 @@
 import type { BlobStore } from '@vus/blob';
 import { envAddress, envBoolean, isApiError, type Logger } from '@vus/core';
-import { createBillingClient } from '@vus/limits';
+import { createBillingClient } from '@vus/clients';
 import type { ModelRegistry } from '@vus/models';
 import { z } from 'zod';
-import type { MediaMeter } from './pipeline';
+import type { MediaMeter } from './pipeline-deps';
 import type { IndexingWorkerConfig } from './start';
 
 /** The worker's environment, to merge into a process's config schema. */

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createIndexClient } from '../index-client';
 import { createTaskLeaseStore } from '../tasks/store';
-import { TaskPipeline, type MediaMeter } from './pipeline';
+import { TaskPipeline } from './pipeline';
+import type { MediaMeter } from './pipeline-deps';
 import { searchSegmentSink } from './segments';
 import { IndexingWorker } from './worker';
 
