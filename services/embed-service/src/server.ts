@@ -6,9 +6,11 @@ import type { EmbeddingSet__Input } from '@vus/grpc/types/embed/v1/EmbeddingSet'
 import type { MediaSource } from '@vus/grpc/types/embed/v1/MediaSource';
 import { optionalTimestamp, toTimestamp } from '@vus/grpc';
 import type { EmbedTask__Input } from '@vus/grpc/types/embed/v1/EmbedTask';
-import { errors as coreErrors, knownId, listPage } from '@vus/core';
-import type { EmbedService, MediaInput, ModalityEmbedding } from './embed';
-import { AUDIO_VECTOR_MODEL, SCENE_VECTOR_MODEL, vectorModel, type ModelServer, type QueryInput } from './model-server';
+import { knownId, listPage } from '@vus/core';
+import type { EmbedService, ModalityEmbedding } from './embed';
+import { mediaReader, type FetchMedia, type MediaSourceInput } from './media-sources';
+import { SCENE_VECTOR_MODEL, type ModelServer } from './model-server';
+import { createQueryEmbedding } from './query-vectors';
 import {
   optionOf,
   taskEmbeddingOptions,
@@ -24,41 +26,16 @@ import type { BlobStore } from '@vus/blob';
 import type { Embedding__Input } from '@vus/grpc/types/embed/v1/Embedding';
 import type { CreateEmbeddingRequest } from '@vus/grpc/types/embed/v1/CreateEmbeddingRequest';
 
-/** Fetches a media URL (through the SSRF guard) as bytes; `param` names it in errors. */
-export type FetchMedia = (url: string, param: string) => Promise<Buffer>;
-
 /** Synchronous video, and the blob store where the gateway puts inline media and assets are. */
 export interface SyncMedia {
   video: SyncVideo;
   blobs?: BlobStore | undefined;
 }
 
-/** The bytes of a media source: inline, fetched from its URL, or read from the blob the gateway named (an asset's). */
-async function mediaOf(
-  source: MediaSource | null,
-  param: string,
-  fetchMedia: FetchMedia,
-  blobs?: BlobStore,
-): Promise<MediaInput | undefined> {
-  if (!source || !source.source) return undefined;
-  const filename = source.filename || undefined;
-  switch (source.source) {
-    case 'data':
-      return { bytes: source.data ?? Buffer.alloc(0), ...(filename ? { filename } : {}) };
-    case 'url':
-      return { bytes: await fetchMedia(source.url ?? '', `${param}_url`), url: source.url ?? '', ...(filename ? { filename } : {}) };
-    case 'blob_key': {
-      if (!blobs)
-        throw new ApiError('not_implemented', 'This server has no blob store for stored media: send the media itself or its URL.', {
-          param,
-        });
-      const chunks: Buffer[] = [];
-      for await (const chunk of await blobs.get(source.blob_key ?? '')) chunks.push(chunk as Buffer);
-      return { bytes: Buffer.concat(chunks), ...(filename ? { filename } : {}) };
-    }
-    default:
-      throw new ApiError('parameter_invalid', 'An asset is resolved to its media before embedding.', { param });
-  }
+/** A proto media source as the domain reads it (media-sources.ts). */
+function sourceOf(source: MediaSource | null): MediaSourceInput | undefined {
+  if (!source) return undefined;
+  return { kind: source.source ?? '', data: source.data, url: source.url, blobKey: source.blob_key, filename: source.filename };
 }
 
 /** A synchronous video embedding (the gateway stores inline video and resolves assets: a URL or a blob key arrives). */
@@ -167,15 +144,17 @@ export function embedServiceImplementation(
   logger: Logger,
   media: SyncMedia,
 ): grpc.UntypedServiceImplementation {
+  const mediaOf = mediaReader(fetchMedia, media.blobs);
+  const queries = createQueryEmbedding({ embed, modelServer, fetchMedia });
   return implement<EmbedServiceHandlers>(
     {
       async CreateEmbedding(request, ctx) {
         const orgId = requireOrg(ctx);
         if (request.video?.source) return videoEmbedding(orgId, request, media, ctx);
         const [image, audio, ...moreImages] = await Promise.all([
-          mediaOf(request.image, 'image', fetchMedia, media.blobs),
-          mediaOf(request.audio, 'audio', fetchMedia, media.blobs),
-          ...request.more_images.map((source, i) => mediaOf(source, `multi_input.media_sources[${i + 1}]`, fetchMedia, media.blobs)),
+          mediaOf(sourceOf(request.image), 'image'),
+          mediaOf(sourceOf(request.audio), 'audio'),
+          ...request.more_images.map((source, i) => mediaOf(sourceOf(source), `multi_input.media_sources[${i + 1}]`)),
         ]);
         const result = await embed.createEmbedding(orgId, {
           modelName: request.model_name,
@@ -267,34 +246,19 @@ export function embedServiceImplementation(
       },
       async EmbedQuery(request, ctx) {
         requireOrg(ctx);
-        const inputs = await Promise.all(
-          request.inputs.map(async (input): Promise<QueryInput> => {
-            if (input.kind === 'text') return { text: input.text ?? '' };
-            if (input.kind === 'image') return { image: input.image ?? Buffer.alloc(0) };
-            if (input.kind === 'image_url') return { image: await fetchMedia(input.image_url ?? '', 'query_media_url') };
-            if (input.kind === 'audio') return { audio: input.audio ?? Buffer.alloc(0) };
-            throw new ApiError('parameter_not_provided', 'An input has no text, image or audio.', { param: 'inputs' });
-          }),
-        );
-        const named = request.model_name.trim() !== '';
-        const learned = named ? vectorModel(request.model_name) : undefined;
-        if (named && !learned) {
-          // An API model name: the bundled concept embedding, always available.
-          const concept = inputs.filter((input): input is Exclude<QueryInput, { audio: Buffer }> => !('audio' in input));
-          if (concept.length < inputs.length)
-            throw coreErrors.invalid(
-              'inputs',
-              `Audio query vectors come from ${AUDIO_VECTOR_MODEL}; send audio to CreateEmbedding for ${request.model_name}.`,
-            );
-          const { modelName, vectors } = await embed.embedQuery(request.model_name, concept);
-          return { available: true, model_name: modelName, vectors: vectors.map((v) => ({ values: Array.from(v) })) };
-        }
-        const result = learned ? await modelServer.embed(learned, inputs) : await modelServer.embedVisual(inputs);
+        const inputs = request.inputs.map((input) => ({
+          kind: input.kind ?? '',
+          text: input.text,
+          image: input.image,
+          imageUrl: input.image_url,
+          audio: input.audio,
+        }));
+        const result = await queries.embedQuery(request.model_name, inputs);
         if (!result.available) return { available: false, model_name: result.modelName, vectors: [], reason: result.reason };
         return {
           available: true,
           model_name: result.modelName,
-          dimensions: result.dimensions,
+          ...(result.dimensions === undefined ? {} : { dimensions: result.dimensions }),
           vectors: result.vectors.map((v) => ({ values: Array.from(v) })),
         };
       },
