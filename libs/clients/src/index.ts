@@ -9,3 +9,4 @@ export { createSearchClient, type SearchClient } from './search-client';
 export { createAnalyzeClient, type AnalyzeClient } from './analyze-client';
 export { createEmbedClient, type EmbedClient } from './embed-client';
 export { createClassifyClient, type ClassifyClient } from './classify-client';
+export { createBillingClient, type BillingClient } from './billing-client';

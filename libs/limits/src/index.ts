@@ -4,4 +4,3 @@ export * from './headers';
 export * from './redis';
 export * from './plans';
 export * from './meter';
-export * from './billing-client';

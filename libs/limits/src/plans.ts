@@ -1,5 +1,13 @@
 import type { Logger } from '@vus/core';
-import { FREE_PLAN_LIMITS, type LimitTable } from './policy';
+import type { Plan } from '@vus/grpc/types/billing/v1/Plan';
+import { FREE_PLAN_LIMITS, isCategory, isDimension, type LimitTable, type RateLimit } from './policy';
+
+/** Plan limits from the wire; pairs this build does not know are dropped rather than guessed. */
+export function limitTableOf(plan: Plan): LimitTable {
+  return plan.limits.flatMap((l): RateLimit[] =>
+    isCategory(l.category) && isDimension(l.dimension) ? [{ category: l.category, dimension: l.dimension, limit: Number(l.limit) }] : [],
+  );
+}
 
 /** An organization's effective limits (its plan's, or its Enterprise contract's). */
 export interface LimitsSource {

@@ -15,7 +15,7 @@ import {
   usageRecorded,
   type EventEnvelope,
 } from '@vus/events';
-import { createBillingClient, type BillingClient } from '@vus/limits';
+import { createBillingClient, type BillingClient } from '@vus/clients';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

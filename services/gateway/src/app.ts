@@ -1,5 +1,6 @@
 import { ApiError, newId, type Logger } from '@vus/core';
-import type { BillingClient, LimitsSource, UsageCounters } from '@vus/limits';
+import type { BillingClient } from '@vus/clients';
+import type { LimitsSource, UsageCounters } from '@vus/limits';
 import { embedMediaKey, type BlobStore } from '@vus/blob';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Clients } from './clients';

@@ -2,10 +2,10 @@ import type { BlobStore } from '@vus/blob';
 import { systemClock, type Clock, type Logger } from '@vus/core';
 import { Database, type DatabaseTarget } from '@vus/db';
 import { checkHealth, serviceEntry, type GrpcServiceName } from '@vus/grpc';
+import { createBillingClient } from '@vus/clients';
 import {
   cachedLimits,
   connectRedis,
-  createBillingClient,
   limitTableOf,
   memoryLimiters,
   redisLimiters,

@@ -4,15 +4,8 @@ import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing
 import { InProcessEventBus, usageRecorded, type MeteredUsage } from '@vus/events';
 import { internalSecret } from '@vus/grpc';
 import { startIndexService, type RunningIndexService } from '@vus/index-service';
-import {
-  cachedLimits,
-  connectRedis,
-  createBillingClient,
-  limitTableOf,
-  redisLimiters,
-  UsageCounters,
-  type BillingClient,
-} from '@vus/limits';
+import { createBillingClient, type BillingClient } from '@vus/clients';
+import { cachedLimits, connectRedis, limitTableOf, redisLimiters, UsageCounters } from '@vus/limits';
 import { waitFor } from '@vus/testing';
 import express, { Router } from 'express';
 import { spawn, type ChildProcess } from 'node:child_process';

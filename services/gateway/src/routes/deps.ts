@@ -1,6 +1,6 @@
 import type { BlobStore } from '@vus/blob';
 import { ApiError } from '@vus/core';
-import type { BillingClient } from '@vus/limits';
+import type { BillingClient } from '@vus/clients';
 import type { Clients } from '../clients';
 import type { ThumbnailUrlOptions } from '../http/media-urls';
 import type { UploadLimits } from '../http/upload';

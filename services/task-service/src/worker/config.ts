@@ -1,6 +1,6 @@
 import type { BlobStore } from '@vus/blob';
 import { envAddress, envBoolean, isApiError, type Logger } from '@vus/core';
-import { createBillingClient } from '@vus/limits';
+import { createBillingClient } from '@vus/clients';
 import type { ModelRegistry } from '@vus/models';
 import { z } from 'zod';
 import type { MediaMeter } from './pipeline-deps';

@@ -2,14 +2,6 @@ import { callUnary, createServiceClient, type OutgoingContext } from '@vus/grpc'
 import type { BillingServiceClient } from '@vus/grpc/types/billing/v1/BillingService';
 import type { Plan } from '@vus/grpc/types/billing/v1/Plan';
 import type { ReserveUsageResponse } from '@vus/grpc/types/billing/v1/ReserveUsageResponse';
-import { isCategory, isDimension, type Category, type LimitTable, type RateLimit } from './policy';
-
-/** Plan limits from the wire; pairs this build does not know are dropped rather than guessed. */
-export function limitTableOf(plan: Plan): LimitTable {
-  return plan.limits.flatMap((l): RateLimit[] =>
-    isCategory(l.category) && isDimension(l.dimension) ? [{ category: l.category, dimension: l.dimension, limit: Number(l.limit) }] : [],
-  );
-}
 
 /** What metering needs of billing-service: an organization's limits, and reserving a video's minutes. */
 export function createBillingClient(address: string, timeoutMs = 2_000) {
@@ -19,9 +11,10 @@ export function createBillingClient(address: string, timeoutMs = 2_000) {
     getPlan: (orgId: string) => callUnary<Plan>((md, opts, cb) => client.GetPlan({}, md, opts, cb), ctx(orgId)),
     /**
      * Reserves a probed video's seconds against the organization's duration budgets of a category
-     * (refused with too_many_requests when longer than the minutes left); idempotent by key.
+     * (a libs/limits Category; refused with too_many_requests when longer than the minutes left);
+     * idempotent by key.
      */
-    reserveMediaSeconds: (orgId: string, reservation: { idempotencyKey: string; category: Category; seconds: number }) =>
+    reserveMediaSeconds: (orgId: string, reservation: { idempotencyKey: string; category: string; seconds: number }) =>
       callUnary<ReserveUsageResponse>(
         (md, opts, cb) =>
           client.ReserveUsage(
