@@ -12,7 +12,7 @@
  * "truck" → motor vehicle), which matches siblings. Index `LabelTerms.names` and `LabelTerms.broader`
  * at different tsvector weights and let query hypernyms match only the names.
  */
-import type { PartOfSpeech, Synset, WordNet } from './index';
+import type { PartOfSpeech, Synset, WordNet } from './reader';
 
 export type AlternativeKind = 'exact' | 'synonym' | 'hypernym';
 
