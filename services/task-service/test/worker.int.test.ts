@@ -63,7 +63,7 @@ beforeAll(async () => {
       };
     },
   });
-  const watch = setInterval(() => (busiest = Math.max(busiest, stack.taskService.worker!.worker.activeTasks().length)), 20);
+  const watch = setInterval(() => (busiest = Math.max(busiest, stack.taskService.worker!.worker.indexingTasks().length)), 20);
   watch.unref();
 }, 60_000);
 
@@ -205,6 +205,7 @@ it('fails a "video" that is a playlist or manifest, uploaded or by video_url, wi
   }
 }, 60_000);
 
-it('never works on more tasks at once than its concurrency', () => {
+// A URL task's download runs beside in a fetch slot of its own (issue 28 item 10): it is not counted here.
+it('never indexes more tasks at once than its concurrency', () => {
   expect(busiest).toBe(1);
 });

@@ -103,7 +103,12 @@ export class IndexingWorker {
 
   /** Tasks being worked on now (ids), downloads included. */
   activeTasks(): string[] {
-    return [...this.fetcher.activeSubjects(), ...this.indexer.activeSubjects()];
+    return [...this.fetcher.activeSubjects(), ...this.indexingTasks()];
+  }
+
+  /** Tasks in an indexing slot now (ids): what WORKER_CONCURRENCY bounds; downloads have slots of their own. */
+  indexingTasks(): string[] {
+    return this.indexer.activeSubjects();
   }
 
   /**
