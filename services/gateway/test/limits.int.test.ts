@@ -1,4 +1,5 @@
 import { startBillingService, type RunningBillingService } from '@vus/billing-service';
+import { startClassifyService, type RunningClassifyService } from '@vus/classify-service';
 import { createLogger } from '@vus/core';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
 import { InProcessEventBus, usageRecorded, type MeteredUsage } from '@vus/events';
@@ -32,6 +33,7 @@ let billingDb: ThrowawayDatabase;
 let mailDir: string;
 let indexService: RunningIndexService;
 let billingService: RunningBillingService;
+let classifyService: RunningClassifyService;
 let gateway: RunningGateway;
 let billing: BillingClient;
 let stubs: { url: string; close(): Promise<void> };
@@ -58,12 +60,22 @@ beforeAll(async () => {
     redisUrl: REDIS_URL,
     bus,
   });
+  // Classifications are counted only where they can run (without classify-service: 501, counting nothing);
+  // the classified index does not exist, so search-service is never called.
+  classifyService = await startClassifyService({
+    bind: '127.0.0.1:0',
+    database: { kind: 'pglite', dataDir: 'memory://' },
+    indexServiceAddress: indexService.address,
+    searchServiceAddress: '127.0.0.1:1',
+    logger,
+  });
   gateway = await startGateway({
     host: '127.0.0.1',
     port: 0,
     database: { kind: 'postgres', url: gatewayDb.url },
     indexServiceAddress: indexService.address,
     billingServiceAddress: billingService.address,
+    classifyServiceAddress: classifyService.address,
     redisUrl: REDIS_URL,
     limitsCacheMs: 200,
     adminToken: ADMIN_TOKEN,
@@ -78,6 +90,7 @@ afterAll(async () => {
   billing.close();
   await gateway.stop();
   await billingService.stop();
+  await classifyService.stop();
   await bus.close();
   await indexService.stop();
   await gatewayDb.drop();
