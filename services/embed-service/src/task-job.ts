@@ -8,11 +8,12 @@ import type { Database } from '@vus/db';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { intervalJob, type BackgroundJob } from '@vus/service';
 import { embeddingModel } from './model-names';
-import { discardRequestMedia } from './request-media';
+import { discardRequestMedia, mediaSweep } from './request-media';
 import { EMBED_TASK_JOB, type EmbedTaskTable } from './task-store';
 import { embedMediaFile, fetchMediaFile } from './media-embedding';
-import { optionsOf, type EmbedTaskRecord } from './tasks';
+import { createEmbedTasks, optionsOf, type EmbedTaskRecord, type TaskSource } from './tasks';
 
 export interface TaskJobDeps {
   db: Database;
@@ -25,6 +26,26 @@ export interface TaskJobDeps {
   logger: Logger;
   concurrency?: number;
   pollMs?: number;
+}
+
+/**
+ * Embed tasks as a service runs them: the API's side (create, read), and their background jobs —
+ * the runner; the purge of results, kept 7 days (API-CONTRACT §5.8); the sweep of request media that
+ * a crash or a server before it left behind (at start, then hourly).
+ */
+export function embedTasksWithJobs(deps: TaskJobDeps): { tasks: ReturnType<typeof createEmbedTasks>; jobs: BackgroundJob[] } {
+  const { tasks: store, blobs, clock, logger } = deps;
+  const runner = embedTaskRunner(deps);
+  // A request whose idempotency key already has a task made none: the media stored for it goes.
+  const discardMedia = (source: TaskSource) => discardRequestMedia(blobs, source, logger);
+  return {
+    tasks: createEmbedTasks({ store, clock, queued: () => runner.wake(), discardMedia }),
+    jobs: [
+      { name: 'embed-tasks', start: () => (runner.start(), runner) },
+      intervalJob({ name: 'purge-embed-tasks', everyMs: 3_600_000, logger, run: () => store.purge(clock.now()) }),
+      ...(blobs ? [mediaSweep(blobs, () => store.mediaInUse(), clock, logger)] : []),
+    ],
+  };
 }
 
 /** The job queue's runner of embed tasks. */
