@@ -22,10 +22,7 @@ function fakes() {
         calls.push(`${model.name} ${named(inputs)}`),
         { available: true, modelName: model.name, dimensions: 512, vectors: [] }
       ),
-      embedVisual: async (inputs) => (
-        calls.push(`visual ${named(inputs)}`),
-        { available: false, modelName: 'clip', reason: 'not loaded' }
-      ),
+      embedVisual: async (inputs) => (calls.push(`visual ${named(inputs)}`), { available: false, modelName: 'clip', reason: 'not loaded' }),
     },
     fetchMedia: async (url, param) => (calls.push(`fetch ${url} ${param}`), Buffer.from('png')),
   });
