@@ -12,7 +12,7 @@
  *   npm run build && node scripts/bench/embed-upload-memory.js
  */
 'use strict';
-const { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } = require('node:fs');
+const { existsSync, mkdtempSync, readdirSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
@@ -141,9 +141,7 @@ async function main() {
     for (let waited = 0; waited < 120_000 && filesUnder(blobDir).length > 0; waited += 500) await new Promise((r) => setTimeout(r, 500));
     console.log(`${tasks.length} tasks made; files left under blobs/embed-tasks/ once they were done: ${filesUnder(blobDir).length}`);
   } finally {
-    server.child.kill('SIGTERM');
-    await new Promise((r) => server.child.once('exit', r));
-    rmSync(dataDir, { recursive: true, force: true });
+    await server.stop();
   }
 }
 

@@ -58,7 +58,8 @@ function benchRun() {
 
 /**
  * Starts the built embedded server (`npm start` without the build) in its own process on a free
- * port, with `key` as its first API key; memory benches read its /proc status.
+ * port, with `key` as its first API key; memory benches read its /proc status. `stop()` ends it and
+ * removes `dataDir`.
  */
 async function startEmbeddedServer(dataDir, key) {
   const { spawn } = require('node:child_process');
@@ -81,7 +82,13 @@ async function startEmbeddedServer(dataDir, key) {
     if (child.exitCode !== null || waited > 120_000) throw new Error('the server did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { child, url: JSON.parse(readFileSync(stateFile, 'utf8')).base_url };
+  // Stops it (a clean shutdown) and removes its data folder.
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    require('node:fs').rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { child, url: JSON.parse(readFileSync(stateFile, 'utf8')).base_url, stop };
 }
 
 /** A process's resident memory now (VmRSS) and at its peak (VmHWM), in KiB, from /proc. */

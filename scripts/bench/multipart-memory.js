@@ -12,7 +12,7 @@
  *   npm run build && node scripts/bench/multipart-memory.js
  */
 'use strict';
-const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
@@ -131,9 +131,7 @@ async function main() {
       );
     }
   } finally {
-    server.child.kill('SIGTERM');
-    await new Promise((r) => server.child.once('exit', r));
-    rmSync(dataDir, { recursive: true, force: true });
+    await server.stop();
   }
 }
 
