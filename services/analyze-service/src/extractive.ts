@@ -3,7 +3,7 @@
  * evidence (what was said, shown as text, seen, or given as metadata) with its time; it never
  * describes what indexing did not find. Deterministic: `temperature` does not change it.
  */
-import type { WordNet } from '@vus/wordnet';
+import { openWordNet, type WordNet } from '@vus/wordnet';
 import { mergeRepeats, within, type Evidence, type EvidenceKind, type Timeline } from './evidence';
 import type { Chapter, GenerationProvider, GenerationSettings, Gist, GistType, Highlight, Summary, SummarizeType } from './provider';
 import { fillSchema, type SchemaContext } from './schema-fill';
@@ -337,4 +337,10 @@ export class ExtractiveProvider implements GenerationProvider {
   private normalize(list: readonly string[]): string[] {
     return list.flatMap((w) => [w, ...this.wordnet.baseForms(w, 'noun'), ...this.wordnet.baseForms(w, 'verb')]);
   }
+}
+
+/** The bundled provider over a WordNet reader of its own, closed by `close` (for a caller outside the service: the benchmarks). */
+export function createBundledProvider(): ExtractiveProvider & { close(): void } {
+  const wordnet = openWordNet();
+  return Object.assign(new ExtractiveProvider(wordnet), { close: () => wordnet.close() });
 }

@@ -46,7 +46,8 @@ export const startAnalyzeService = (options: KitOptions & AnalyzeServiceOptions)
 
 export type { AnalyzeServiceOptions } from './env';
 export type { GenerationProvider } from './provider';
-export { ExtractiveProvider } from './extractive';
+export { createBundledProvider, ExtractiveProvider } from './extractive';
+export { assembleTimeline } from './evidence';
 // The budgets a hostile response_format meets, for suites that watch them (the gateway's fuzz).
 export { FILL_LIMITS, fillSchema, noFillUsage, type FillUsage } from './schema-fill';
 export { CHECK_LIMITS, compileResponseSchema } from './response-format';
