@@ -222,9 +222,19 @@ function kitEnv(definition: Definition<object, object>) {
   };
 }
 
+/** Every variable a service's cluster-mode process reads: the kit's and its own (the README's cluster-mode section is checked against it). */
+export function serviceEnvOf<O extends object, X extends object>(definition: Definition<O, X>) {
+  return { ...kitEnv(definition), ...definition.env };
+}
+
+/** Every variable a worker process reads: the process's, GRPC_BIND for health checks, and its own. */
+export function workerEnvOf<O extends object>(definition: WorkerDefinition<O, z.ZodRawShape>) {
+  return { ...processEnv, GRPC_BIND: z.string().optional(), ...definition.env };
+}
+
 /** Cluster mode: one process, configured from the environment (the Helm chart's and compose's form). */
 export function runService<O extends object, X extends object>(definition: Definition<O, X>): void {
-  const env = { ...kitEnv(definition), ...definition.env };
+  const env = serviceEnvOf(definition);
   const withBus = Boolean(definition.outbox || definition.consumes);
   runFromEnv<z.infer<z.ZodObject<typeof env>>>(definition.name, env, withBus, async (config, { logger, bus }) =>
     startService(definition, {
@@ -241,7 +251,7 @@ export function runService<O extends object, X extends object>(definition: Defin
 
 /** A worker process from the environment: its service's DATABASE_URL, GRPC_BIND for health checks (unset: none). */
 export function runWorker<O extends object>(definition: WorkerDefinition<O, z.ZodRawShape>): void {
-  const env = { ...processEnv, GRPC_BIND: z.string().optional(), ...definition.env };
+  const env = workerEnvOf(definition);
   runFromEnv<z.infer<z.ZodObject<typeof env>>>(definition.name, env, true, async (config, { logger, bus }) =>
     startWorker(definition, {
       ...(await definition.fromEnv(config, { logger })),

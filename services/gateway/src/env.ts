@@ -7,7 +7,8 @@ import { DEFAULT_PROVIDERS } from './providers';
 
 /** Cluster mode's configuration (the Helm chart's and compose's form). */
 export const gatewayEnv = z.object({
-  HOST: z.string().default('0.0.0.0'),
+  /** Loopback unless configured, as the services' GRPC_BIND: compose and the chart set 0.0.0.0. */
+  HOST: z.string().default('127.0.0.1'),
   PORT: envPort.default(8080),
   DATABASE_URL: z.string().url(),
   INDEX_SERVICE_ADDR: envAddress,

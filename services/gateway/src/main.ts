@@ -4,6 +4,7 @@ import { gatewayEnv, gatewayOptionsFromEnv } from './env';
 import { startGateway } from './gateway';
 
 export { startGateway, type GatewayOptions, type RunningGateway } from './gateway';
+export { gatewayEnv } from './env';
 
 /** Cluster mode: configured from the environment (the Helm chart's form). */
 if (require.main === module) {
