@@ -3,16 +3,23 @@ import { implement } from '@vus/grpc';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { TaskServiceHandlers } from '@vus/grpc/types/task/v1/TaskService';
 import type { AssetHandlers } from './assets/rpc';
+import type { EntityHandlers } from './entities/rpc';
 import type { TaskHandlers } from './tasks/rpc';
 import type { WebhookHandlers } from './webhooks/rpc';
 
 /**
  * TaskService's gRPC implementation: each domain brings its own thin handlers (tasks/rpc.ts for
- * indexing tasks, webhooks/rpc.ts for webhooks, assets/rpc.ts for assets and indexed assets); RPCs nobody implements yet answer UNIMPLEMENTED.
+ * indexing tasks, webhooks/rpc.ts for webhooks, assets/rpc.ts for assets and indexed assets, entities/rpc.ts for
+ * entity collections and entities); RPCs nobody implements yet answer UNIMPLEMENTED.
  */
 export function taskServiceImplementation(
-  handlers: { tasks: TaskHandlers; webhooks: WebhookHandlers; assets?: AssetHandlers | undefined },
+  handlers: {
+    tasks: TaskHandlers;
+    webhooks: WebhookHandlers;
+    assets?: AssetHandlers | undefined;
+    entities?: EntityHandlers | undefined;
+  },
   logger: Logger,
 ): UntypedServiceImplementation {
-  return implement<TaskServiceHandlers>({ ...handlers.tasks, ...handlers.webhooks, ...handlers.assets }, logger);
+  return implement<TaskServiceHandlers>({ ...handlers.tasks, ...handlers.webhooks, ...handlers.assets, ...handlers.entities }, logger);
 }
