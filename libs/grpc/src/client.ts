@@ -4,7 +4,7 @@ import { protoPath as healthProtoPath } from 'grpc-health-check';
 import { currentCaller, earlierDeadline, jitteredBackoff } from '@vus/core';
 import { toMetadata, type OutgoingContext } from './context';
 import { fromServiceError } from './errors';
-import { internalSecret } from './internal-auth';
+import { INTERNAL_AUTH_KEY, internalSecret } from './internal-auth';
 import { tracingInterceptor } from './tracing';
 
 export interface CallPolicy {
@@ -93,6 +93,7 @@ export function createClient<C>(Client: ClientConstructor<C>, address: string): 
 interface HealthClient extends grpc.Client {
   Check(
     request: { service: string },
+    metadata: grpc.Metadata,
     options: grpc.CallOptions,
     callback: (error: grpc.ServiceError | null, response?: { status: string }) => void,
   ): void;
@@ -100,8 +101,26 @@ interface HealthClient extends grpc.Client {
 
 let HealthClientCtor: ClientConstructor<HealthClient> | undefined;
 
+/**
+ * What a peer's health service says of `service`: `refused` when the check presented this process's
+ * internal secret and the peer does not share it (every other call to it would be refused too).
+ */
+export type PeerHealth = 'serving' | 'not_serving' | 'refused' | 'unreachable';
+
 /** Asks a peer's standard health service whether `service` is SERVING. */
 export async function checkHealth(address: string, service: string, timeoutMs = 2000): Promise<boolean> {
+  return (await peerHealth(address, service, { timeoutMs })) === 'serving';
+}
+
+/**
+ * A peer's health as a caller sees it: with `secret`, the check presents it, so a peer that does not
+ * share the deployment's secret answers `refused` instead of `serving`.
+ */
+export async function peerHealth(
+  address: string,
+  service: string,
+  { timeoutMs = 2000, secret }: { timeoutMs?: number; secret?: string | undefined } = {},
+): Promise<PeerHealth> {
   if (!HealthClientCtor) {
     const definition = protoLoader.loadSync(healthProtoPath, { enums: String, keepCase: true });
     const loaded = grpc.loadPackageDefinition(definition) as unknown as {
@@ -110,13 +129,17 @@ export async function checkHealth(address: string, service: string, timeoutMs = 
     HealthClientCtor = loaded.grpc.health.v1.Health;
   }
   const client = createClient(HealthClientCtor, address);
+  const metadata = new grpc.Metadata();
+  if (secret !== undefined) metadata.set(INTERNAL_AUTH_KEY, secret);
   try {
     const response = await new Promise<{ status: string } | undefined>((resolve, reject) =>
-      client.Check({ service }, { deadline: new Date(Date.now() + timeoutMs) }, (error, res) => (error ? reject(error) : resolve(res))),
+      client.Check({ service }, metadata, { deadline: new Date(Date.now() + timeoutMs) }, (error, res) =>
+        error ? reject(error) : resolve(res),
+      ),
     );
-    return response?.status === 'SERVING';
-  } catch {
-    return false;
+    return response?.status === 'SERVING' ? 'serving' : 'not_serving';
+  } catch (error) {
+    return (error as Partial<grpc.ServiceError>).code === grpc.status.UNAUTHENTICATED ? 'refused' : 'unreachable';
   } finally {
     client.close();
   }

@@ -35,13 +35,18 @@ export function isInternalSecret(presented: unknown, secret: string): boolean {
   return typeof presented === 'string' && timingSafeEqual(digest(presented), digest(secret));
 }
 
-/** The server interceptor that refuses calls without the secret. */
+/**
+ * The server interceptor that refuses calls without the secret. Health checks pass without one, but a
+ * health check that presents a wrong one is refused too: that is how a caller (the gateway's /readyz)
+ * learns that its secret is not the deployment's, where a plain probe would have said SERVING.
+ */
 export function internalAuthInterceptor(secret: string): grpc.ServerInterceptor {
   return (method, call) => {
-    if (OPEN_SERVICES.some((prefix) => method.path.startsWith(prefix))) return new grpc.ServerInterceptingCall(call);
+    const open = OPEN_SERVICES.some((prefix) => method.path.startsWith(prefix));
     const listener = new grpc.ServerListenerBuilder()
       .withOnReceiveMetadata((metadata, next) => {
-        if (isInternalSecret(metadata.get(INTERNAL_AUTH_KEY)[0], secret)) return next(metadata);
+        const presented = metadata.get(INTERNAL_AUTH_KEY)[0];
+        if ((open && presented === undefined) || isInternalSecret(presented, secret)) return next(metadata);
         // To the end user this is a broken deployment, not their credentials: the gateway answers 503.
         const status = new grpc.Metadata();
         status.set(ERROR_CODE_KEY, 'service_unavailable');

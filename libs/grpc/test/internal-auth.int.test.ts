@@ -9,6 +9,7 @@ import {
   INTERNAL_AUTH_KEY,
   loadProto,
   ORG_ID_KEY,
+  peerHealth,
   requireOrg,
   startGrpcServer,
   type RunningGrpcServer,
@@ -96,6 +97,20 @@ describe('internal gRPC authentication', () => {
 
   it('leaves the health service open (probes carry no secret)', async () => {
     expect(await checkHealth(server.address, NAME)).toBe(true);
+  });
+
+  it.each([
+    ['no secret (a probe)', undefined, 'serving'],
+    ['the secret', SECRET, 'serving'],
+    ['a wrong secret', 'another-deployments-secret-0123456789abcdef', 'refused'],
+    ['an empty secret', '', 'refused'],
+  ] as const)('answers a health check that presents %s: %s', async (_, secret, expected) => {
+    expect(await peerHealth(server.address, NAME, { secret })).toBe(expected);
+    expect(await peerHealth(server.address, '', { secret })).toBe(expected);
+  });
+
+  it('tells a refused health check from an unreachable peer', async () => {
+    expect(await peerHealth('127.0.0.1:1', NAME, { secret: 'x', timeoutMs: 500 })).toBe('unreachable');
   });
 
   it('serves no reflection unless asked to', async () => {

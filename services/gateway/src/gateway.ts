@@ -1,7 +1,6 @@
 import type { BlobStore } from '@vus/blob';
 import { systemClock, type Clock, type Logger } from '@vus/core';
 import { Database, type DatabaseTarget } from '@vus/db';
-import { checkHealth, serviceEntry, type GrpcServiceName } from '@vus/grpc';
 import { createBillingClient } from '@vus/clients';
 import {
   cachedLimits,
@@ -18,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createApp } from './app';
+import { peersReady } from './readiness';
 import type { RouteEntry } from './http/route-entry';
 import { appRoutes } from './http/route-table';
 import {
@@ -164,22 +164,4 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       await db.close();
     },
   };
-}
-
-/** Each configured peer's readiness (grpc.health.v1 for its registered service name). */
-async function peersReady(options: GatewayOptions): Promise<Record<string, boolean>> {
-  const peers: [GrpcServiceName, string | undefined][] = [
-    ['index-service', options.indexServiceAddress],
-    ['task-service', options.taskServiceAddress],
-    ['search-service', options.searchServiceAddress],
-    ['analyze-service', options.analyzeServiceAddress],
-    ['embed-service', options.embedServiceAddress],
-    ['classify-service', options.classifyServiceAddress],
-    ['billing-service', options.billingServiceAddress],
-  ];
-  const configured = peers.filter((peer): peer is [GrpcServiceName, string] => Boolean(peer[1]));
-  const answers = await Promise.all(
-    configured.map(async ([name, address]) => [name, await checkHealth(address, serviceEntry(name).protoService!)] as const),
-  );
-  return Object.fromEntries(answers);
 }
