@@ -196,6 +196,7 @@ function judge(answer, must, mustNot, { ordered = false } = {}) {
 
 async function main() {
   const provider = createBundledProvider();
+  await provider.ready;
   const rows = [];
   try {
     const chosen = args.fixtures?.split(',').map((name) => name.trim());

@@ -3,125 +3,30 @@
  * evidence (what was said, shown as text, seen, or given as metadata) with its time; it never
  * describes what indexing did not find. Deterministic: `temperature` does not change it.
  */
+import { centredWordVectors, openWordVectors } from '@vus/models';
 import { openWordNet, type WordNet } from '@vus/wordnet';
-import { mergeRepeats, within, type Evidence, type EvidenceKind, type Timeline } from './evidence';
+import { Answerer, type WordSimilarity } from './answers';
+import { mergeRepeats, within, type Evidence, type Timeline } from './evidence';
 import type { Chapter, GenerationProvider, GenerationSettings, Gist, GistType, Highlight, Summary, SummarizeType } from './provider';
 import { fillSchema, type SchemaContext } from './schema-fill';
-import { capitalize, clock, contentWords, joinList, keyPhrases, quote, REQUEST_WORDS, similarity, titleCase, words } from './text';
+import { labelCoverage, NOTHING_FOUND, rankEvidence, sentenceOf, summarySentences, TEXTUAL } from './sentences';
+import { capitalize, clock, contentWords, joinList, keyPhrases, similarity, titleCase } from './text';
 import { topicsOf, type WeightedWord } from './topics';
 
-/** Evidence that carries words of its own (labels are handled per shot). */
-const TEXTUAL = ['speech', 'text', 'logo'] as const;
-
-/** How long each label is seen, longest first. */
-export function labelCoverage(timeline: Timeline): { label: string; seconds: number; start: number; end: number }[] {
-  const byLabel = new Map<string, { label: string; seconds: number; start: number; end: number }>();
-  for (const shot of timeline.shots) {
-    for (const label of shot.labels) {
-      const entry = byLabel.get(label) ?? { label, seconds: 0, start: shot.start, end: shot.end };
-      entry.seconds += shot.end - shot.start;
-      entry.end = Math.max(entry.end, shot.end);
-      byLabel.set(label, entry);
-    }
-  }
-  return [...byLabel.values()].sort((a, b) => b.seconds - a.seconds || a.start - b.start || a.label.localeCompare(b.label));
-}
-
-/**
- * Salience of speech, on-screen text and logos: how much of the video's recurring vocabulary an
- * item carries (a word said or shown often weighs more), with on-screen text and logos ahead of
- * speech (they are put there on purpose), plus a boost for the words of a steering prompt.
- */
-export function rankEvidence(items: readonly Evidence[], focus: ReadonlySet<string> = new Set()): { item: Evidence; score: number }[] {
-  const frequency = new Map<string, number>();
-  for (const item of items) for (const w of new Set(contentWords(item.text))) frequency.set(w, (frequency.get(w) ?? 0) + 1);
-  return items
-    .map((item) => {
-      const own = [...new Set(contentWords(item.text))];
-      const vocabulary = own.reduce((sum, w) => sum + Math.log(1 + (frequency.get(w) ?? 0)), 0) / Math.sqrt(Math.max(1, own.length));
-      const kindBonus = item.kind === 'speech' ? 0 : 1 + Math.min(1, (item.end - item.start) / 10);
-      const focused = own.filter((w) => focus.has(w)).length * 3;
-      return { item, score: vocabulary + kindBonus + focused + (own.length === 0 ? -10 : 0) };
-    })
-    .sort((a, b) => b.score - a.score || a.item.start - b.item.start);
-}
-
-/** One plain sentence stating one piece of evidence. */
-export function sentenceOf(item: Evidence): string {
-  const span = item.end - item.start >= 1 ? `From ${clock(item.start)} to ${clock(item.end)}` : `At ${clock(item.start)}`;
-  switch (item.kind) {
-    case 'speech':
-      return `At ${clock(item.start)}, the speaker says ${quote(item.text)}.`;
-    case 'text':
-      return `${span}, the on-screen text reads ${quote(item.text)}.`;
-    case 'logo':
-      return `${span}, the ${item.text} logo is visible.`;
-    case 'label':
-      return `${span}, the video shows ${item.text}.`;
-    case 'metadata':
-      return `The video's metadata gives ${item.text}.`;
-  }
-}
-
-/** The sentence naming what is seen most, or none when nothing was detected. */
-function seenSentence(timeline: Timeline, limit: number, from = 0, to = Infinity): string | undefined {
-  const labels = labelCoverage({ ...timeline, shots: timeline.shots.filter((s) => s.start < to && s.end > from) }).slice(0, limit);
-  return labels.length > 0 ? `The video shows ${joinList(labels.map((l) => l.label))}.` : undefined;
-}
-
-/** The most salient textual evidence in [from, to), at most `limit`, back in time order. */
-function salient(timeline: Timeline, limit: number, focus: ReadonlySet<string>, from = 0, to = Infinity): Evidence[] {
-  const merged = mergeRepeats(within(timeline, from, to, TEXTUAL));
-  return rankEvidence(merged, focus)
-    .filter((r) => r.score > 0)
-    .slice(0, limit)
-    .map((r) => r.item)
-    .sort((a, b) => a.start - b.start);
-}
-
-/** Sentences summarising [from, to): what is seen, then the salient text and speech in time order. */
-function summarySentences(timeline: Timeline, focus: ReadonlySet<string>, from = 0, to = Infinity, size = 6): string[] {
-  const seen = seenSentence(timeline, 5, from, to);
-  const picked = salient(timeline, size, focus, from, to).map(sentenceOf);
-  const metadata =
-    from === 0
-      ? timeline.items
-          .filter((e) => e.kind === 'metadata')
-          .slice(0, 3)
-          .map(sentenceOf)
-      : [];
-  return [...(seen ? [seen] : []), ...picked, ...metadata];
-}
-
-const NOTHING_FOUND = 'Indexing found nothing in this video to describe: no speech, no on-screen text and no recognised objects.';
-
-/** Prompt words that ask for a kind of evidence rather than a word in it ("which logo appears?"). */
-const KIND_TERMS: Readonly<Record<string, EvidenceKind>> = {
-  logo: 'logo',
-  logos: 'logo',
-  brand: 'logo',
-  brands: 'logo',
-  text: 'text',
-  caption: 'text',
-  captions: 'text',
-  written: 'text',
-  writing: 'text',
-  subtitle: 'text',
-  speech: 'speech',
-  speaker: 'speech',
-  spoken: 'speech',
-  narrator: 'speech',
-};
-
-/** The words a prompt asks about: its content words that are not part of asking. */
-export function promptTerms(prompt: string): string[] {
-  return [...new Set(contentWords(prompt).filter((w) => !REQUEST_WORDS.has(w)))];
-}
+export { labelCoverage, rankEvidence, sentenceOf } from './sentences';
+export { promptTerms } from './answers';
 
 export class ExtractiveProvider implements GenerationProvider {
   readonly name = 'extractive';
 
-  constructor(private readonly wordnet: WordNet) {}
+  private readonly answerer: Answerer;
+
+  constructor(
+    private readonly wordnet: WordNet,
+    similarity?: WordSimilarity,
+  ) {
+    this.answerer = new Answerer(wordnet, similarity);
+  }
 
   async gist(timeline: Timeline, types: readonly GistType[]): Promise<Gist> {
     const gist: Gist = {};
@@ -132,7 +37,7 @@ export class ExtractiveProvider implements GenerationProvider {
   }
 
   async summarize(timeline: Timeline, type: SummarizeType, prompt: string): Promise<Summary> {
-    const focus = new Set(this.expand(promptTerms(prompt)));
+    const focus = new Set(this.answerer.expand(this.answerer.terms(prompt)));
     if (type === 'chapter') return { type, chapters: this.chapters(timeline, focus) };
     if (type === 'highlight') return { type, highlights: this.highlights(timeline, focus) };
     const sentences = summarySentences(timeline, focus);
@@ -165,39 +70,9 @@ export class ExtractiveProvider implements GenerationProvider {
     };
   }
 
-  /** The answer's sentences: the relevant moments, or that the video does not show what was asked. */
+  /** The answer's sentences: the relevant moments, the events asked for, or that the video does not show what was asked. */
   answerSentences(timeline: Timeline, prompt: string): string[] {
-    const terms = promptTerms(prompt);
-    if (terms.length === 0) {
-      const sentences = summarySentences(timeline, new Set(), 0, Infinity, 8);
-      return sentences.length > 0 ? sentences : [NOTHING_FOUND];
-    }
-    const wanted = new Map(terms.map((term) => [term, new Set(this.expand([term]))]));
-    const matched = new Set<string>();
-    const relevant: { item: Evidence; hits: number }[] = [];
-    for (const item of mergeRepeats(timeline.items)) {
-      const own = new Set(this.normalize(words(item.text)));
-      let hits = 0;
-      for (const [term, forms] of wanted) {
-        if (KIND_TERMS[term] === item.kind || [...forms].some((f) => own.has(f))) {
-          matched.add(term);
-          hits += 1;
-        }
-      }
-      if (hits > 0) relevant.push({ item, hits });
-    }
-    const missing = terms.filter((t) => !matched.has(t));
-    const moments = relevant
-      .sort((a, b) => b.hits - a.hits || a.item.start - b.item.start)
-      .slice(0, 8)
-      .map((r) => r.item)
-      .sort((a, b) => a.start - b.start)
-      .map(sentenceOf);
-    if (moments.length === 0) {
-      const seen = seenSentence(timeline, 5);
-      return [`The video does not show or mention ${joinList(missing.map(quote))}.`, ...(seen ? [seen] : [])];
-    }
-    return [...moments, ...(missing.length > 0 ? [`The video does not show or mention ${joinList(missing.map(quote))}.`] : [])];
+    return this.answerer.answer(timeline, prompt);
   }
 
   /** On-screen text that stays longest (a title card), else the leading key phrases, else the video's own title. */
@@ -318,29 +193,46 @@ export class ExtractiveProvider implements GenerationProvider {
         };
       });
   }
-
-  /** A word's base forms (nouns and verbs) and, for a prompt term, its first sense's synonyms. */
-  private expand(terms: readonly string[]): string[] {
-    const forms = new Set<string>();
-    for (const term of terms) {
-      forms.add(term);
-      for (const pos of ['noun', 'verb'] as const) {
-        for (const base of this.wordnet.baseForms(term, pos)) forms.add(base);
-        const [entry] = this.wordnet.lookup(term, { pos, maxSenses: 1 });
-        for (const synonym of entry?.synsets[0]?.words ?? []) if (!synonym.includes('_')) forms.add(synonym.toLowerCase());
-      }
-    }
-    return [...forms];
-  }
-
-  /** Words of the evidence with their base forms, so `dogs` meets `dog`. */
-  private normalize(list: readonly string[]): string[] {
-    return list.flatMap((w) => [w, ...this.wordnet.baseForms(w, 'noun'), ...this.wordnet.baseForms(w, 'verb')]);
-  }
 }
 
-/** The bundled provider over a WordNet reader of its own, closed by `close` (for a caller outside the service: the benchmarks). */
-export function createBundledProvider(): ExtractiveProvider & { close(): void } {
-  const wordnet = openWordNet();
-  return Object.assign(new ExtractiveProvider(wordnet), { close: () => wordnet.close() });
+/**
+ * How alike two words are by the bundled word vectors, centred as search-service compares them.
+ * Finding the words in the vector file takes seconds (7 s on 2 busy cores): it is done in
+ * event-loop turns from the start (`ready`), and until then no two words are alike (answers go on
+ * without related words rather than hold the loop). `close` closes the vector file.
+ */
+export function bundledWordSimilarity(): { similarity: WordSimilarity; ready: Promise<void>; close(): void } {
+  const vectors = openWordVectors();
+  const vectorOf = centredWordVectors(vectors);
+  let prepared = false;
+  // A provider closed while preparing: the file is gone, and there is nothing left to compare.
+  const ready = vectors.prepare().then(
+    () => void (prepared = true),
+    () => undefined,
+  );
+  const similarity: WordSimilarity = (a, b) => {
+    if (!prepared) return undefined;
+    const [x, y] = [vectorOf(a), vectorOf(b)];
+    if (!x || !y) return undefined;
+    let dot = 0;
+    for (let d = 0; d < x.length; d += 1) dot += (x[d] as number) * (y[d] as number);
+    return dot;
+  };
+  return { similarity, ready, close: () => vectors.close() };
+}
+
+/**
+ * The bundled provider with the bundled word vectors, over `wordnet` (a reader of its own when not
+ * given); `ready` when the vectors are; `close` closes the vectors, and the reader when it is its own.
+ */
+export function createBundledProvider(wordnet?: WordNet): ExtractiveProvider & { ready: Promise<void>; close(): void } {
+  const reader = wordnet ?? openWordNet();
+  const vectors = bundledWordSimilarity();
+  return Object.assign(new ExtractiveProvider(reader, vectors.similarity), {
+    ready: vectors.ready,
+    close: () => {
+      vectors.close();
+      if (!wordnet) reader.close();
+    },
+  });
 }

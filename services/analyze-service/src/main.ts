@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createAnalyzeService } from './analyze';
 import { serviceDirectory } from './directory';
 import { analyzeEnvShape, analyzeOptionsFromEnv, type AnalyzeServiceOptions } from './env';
-import { ExtractiveProvider } from './extractive';
+import { createBundledProvider } from './extractive';
 import { OpenAICompatibleProvider } from './openai';
 import { analyzeServiceImplementation } from './server';
 import { createGenerationStore } from './store';
@@ -25,9 +25,9 @@ export const analyzeService = defineService({
     const wordnet = openWordNet();
     // WordNet reads its noun and verb indexes on first use (≈ 0.3 s): at start, not in the first request.
     if (!options.provider && !options.llm) for (const pos of ['noun', 'verb'] as const) wordnet.indexEntry('video', pos);
-    scope.onStop(() => (index.close(), search.close(), wordnet.close()));
-    const provider =
-      options.provider ?? (options.llm ? new OpenAICompatibleProvider({ ...options.llm, logger }) : new ExtractiveProvider(wordnet));
+    const bundled = options.provider || options.llm ? undefined : createBundledProvider(wordnet);
+    scope.onStop(() => (index.close(), search.close(), bundled?.close(), wordnet.close()));
+    const provider = options.provider ?? (options.llm ? new OpenAICompatibleProvider({ ...options.llm, logger }) : bundled!);
     logger.info({ provider: provider.name }, 'generation provider');
     const analyze = createAnalyzeService({
       directory: serviceDirectory(index, search),
