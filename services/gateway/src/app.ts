@@ -4,39 +4,41 @@ import type { LimitsSource, UsageCounters } from '@vus/limits';
 import { embedMediaKey, type BlobStore } from '@vus/blob';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Clients } from './clients';
+import { mountedAt, servedPath, type Endpoint } from './endpoints/endpoint';
+import { endpointFinder, routerOf } from './endpoints/router';
 import { parseBody, type BodyLimits } from './http/body';
-import { locals, outgoing, requestContext } from './http/context';
+import { locals, requestContext } from './http/context';
 import { noSniff } from './http/page-security';
 import { bodyRateCheck } from './limits/before-body';
 import { rateLimits } from './limits/middleware';
 import { errorHandler, writeError } from './http/errors';
-import { routeFinder, routesOf } from './http/route-table';
 import type { KeyService } from './keys';
 import { DEFAULT_PROVIDERS, type ProviderSettings } from './providers';
-import { adminRoutes, requireAdminToken } from './routes/admin';
-import { adminBillingRoutes } from './routes/admin-billing';
-import { embedRoutes, isEmbedTaskUpload } from './routes/embed';
-import { docsRoutes } from './routes/docs';
-import { engineRoutes, providersListing } from './routes/engines';
-import { classifyRoutes } from './routes/classify';
+import { adminEndpoints, requireAdminToken } from './routes/admin';
+import { adminBillingEndpoints } from './routes/admin-billing';
+import { embedEndpoints } from './routes/embed';
+import { docsEndpoints } from './routes/docs';
+import { engineEndpoints } from './routes/engines';
+import { classifyEndpoints } from './routes/classify';
 import type { RouteDeps } from './routes/deps';
-import { generateRoutes } from './routes/generate';
-import { hlsFileRoutes } from './routes/hls';
-import { importRoutes } from './routes/imports';
-import { indexRoutes } from './routes/indexes';
-import { notBuiltRoutes } from './routes/not-built';
-import { assetChunkRoutes, assetRoutes, isAssetUpload } from './routes/assets';
-import { playgroundRoutes } from './routes/playground';
+import { generateEndpoints } from './routes/generate';
+import { healthEndpoints } from './routes/health';
+import { hlsFileEndpoints } from './routes/hls';
+import { importEndpoints } from './routes/imports';
+import { indexEndpoints } from './routes/indexes';
+import { notBuiltEndpoints } from './routes/not-built';
+import { assetChunkEndpoints, assetEndpoints } from './routes/assets';
+import { playgroundEndpoints, playgroundFiles } from './routes/playground';
 import { servedAs } from './routes/version';
-import { searchRoutes } from './routes/search';
-import { isTaskUpload, taskRoutes } from './routes/tasks';
-import { thumbnailFileRoutes } from './routes/thumbnails';
+import { searchEndpoints } from './routes/search';
+import { taskEndpoints } from './routes/tasks';
+import { thumbnailFileEndpoints } from './routes/thumbnails';
 import type { ThumbnailUrlOptions } from './http/media-urls';
-import { videoRoutes } from './routes/videos';
-import { webhookRoutes } from './routes/webhooks';
-import { adapterFor, SERVED_VERSIONS, UNSERVED_VERSIONS, type ApiVersion } from './versions';
+import { videoEndpoints } from './routes/videos';
+import { webhookEndpoints } from './routes/webhooks';
+import { adapterFor, SERVED_VERSIONS, UNSERVED_VERSIONS, type ApiVersion, type VersionAdapter } from './versions';
 import { versionMiddleware } from './versions/middleware';
-import { openApiHandler } from './openapi/route';
+import { openApiEndpoint } from './openapi/route';
 
 export interface AppDeps {
   keys: KeyService;
@@ -94,97 +96,113 @@ function routeDepsOf(deps: AppDeps): RouteDeps {
   };
 }
 
-/** Routers under a path prefix (or as they are without one). */
-const mountedAt = (prefix: string | undefined, routers: express.Router[]): express.Router[] =>
-  prefix ? routers.map((router) => express.Router().use(prefix, router)) : routers;
-
-function versionRouter(version: ApiVersion, deps: AppDeps): express.Router {
-  const router = express.Router();
-  router.use(servedAs(adapterFor(version)));
-  // Public, before authentication: this version's OpenAPI document, made from this router's own routes.
-  router.get(
-    '/openapi.json',
-    openApiHandler(adapterFor(version), () => routesOf(router)),
-  );
-  router.use(authenticate(deps.keys));
-  const routeDeps = routeDepsOf(deps);
-  const taskEndpoints = [taskRoutes(routeDeps), importRoutes(routeDeps)];
-  const endpoints = [
+/**
+ * The endpoints of one version, in the order the router tries them. Every part of the gateway that
+ * depends on the endpoint (rate categories, body parsing, availability, the OpenAPI document) reads
+ * these descriptors (endpoints/endpoint.ts): adding an endpoint is one entry in its route module.
+ */
+export function versionEndpoints(version: VersionAdapter, deps: RouteDeps): Endpoint[] {
+  return [
     // First: v1's /indexes/tasks… must not be taken for an index id by GET /indexes/:indexId.
-    ...mountedAt(adapterFor(version).tasks.pathPrefix, taskEndpoints),
-    indexRoutes(routeDeps),
-    engineRoutes(routeDeps),
-    videoRoutes(routeDeps),
-    webhookRoutes(routeDeps),
-    assetRoutes(routeDeps),
-    searchRoutes(routeDeps),
-    generateRoutes(routeDeps),
-    embedRoutes(routeDeps),
-    classifyRoutes(routeDeps),
+    ...mountedAt(version.tasks.pathPrefix, [...taskEndpoints(deps), ...importEndpoints(deps)]),
+    ...indexEndpoints(deps),
+    ...engineEndpoints(deps),
+    ...videoEndpoints(deps),
+    ...webhookEndpoints(deps),
+    ...assetEndpoints(deps),
+    ...searchEndpoints(deps),
+    ...generateEndpoints(deps),
+    ...embedEndpoints(deps),
+    ...classifyEndpoints(deps),
   ];
+}
+
+/** A version's router, and every endpoint it serves (for the app's listing). */
+function versionRouter(version: ApiVersion, deps: AppDeps): { router: express.Router; endpoints: Endpoint[] } {
+  const adapter = adapterFor(version);
+  const served = versionEndpoints(adapter, routeDepsOf(deps));
+  // Not built: answered 501 whatever the request, without reading its body or counting it.
+  const notBuilt = notBuiltEndpoints();
+  // Public, before authentication: this version's OpenAPI document, made from the endpoints below.
+  const openApi = openApiEndpoint(adapter, () => endpoints);
+  const endpoints = [openApi, ...served, ...notBuilt];
+
+  const router = express.Router();
+  router.use(servedAs(adapter));
+  router.use(routerOf([openApi]));
+  router.use(authenticate(deps.keys));
   // Which endpoint serves the request is known before its body is read or its quota is used.
-  router.use(routeFinder(endpoints));
-  router.use(versionMiddleware(adapterFor(version)));
-  // The rate check comes before the body wherever the route tells the category; /embed-v2's body
+  router.use(endpointFinder(served));
+  router.use(versionMiddleware(adapter));
+  // The rate check comes before the body wherever the endpoint tells the category; /embed-v2's body
   // tells it, and its parser asks for the check before it reads the media (limits/before-body.ts).
   const rateCheck = bodyRateCheck(rateLimits(deps.limits.counters, deps.limits.source));
-  const parse = parseBody(deps.bodyLimits, {
-    blobs: deps.uploads?.blobs,
-    newKey: (_req, res) => embedMediaKey(locals(res).orgId!, newId()),
-    beforeMedia: rateCheck.beforeMedia,
-  });
-  // A POST /tasks, /assets or /embed/tasks upload streams its file to the blob store (routes/tasks.ts, assets.ts,
-  // embed.ts) after the rate check: not parsed here.
-  const streamsItsBody = (req: express.Request) => isTaskUpload(req) || isAssetUpload(req) || isEmbedTaskUpload(req);
-  router.use((req, res, next) => (streamsItsBody(req) ? ((req.body = {}), next()) : parse(req, res, next)));
+  router.use(
+    parseBody(deps.bodyLimits, {
+      blobs: deps.uploads?.blobs,
+      newKey: (_req, res) => embedMediaKey(locals(res).orgId!, newId()),
+      beforeMedia: rateCheck.beforeMedia,
+    }),
+  );
   router.use(rateCheck.afterBody);
-  for (const endpoint of endpoints) router.use(endpoint);
-  router.use(notBuiltRoutes());
-  return router;
+  router.use(routerOf(served));
+  router.use(routerOf(notBuilt));
+  return { router, endpoints };
+}
+
+/** A route the app serves, by its method and full path pattern (the fuzz suite requests each). */
+export interface ServedRoute {
+  method: string;
+  path: string;
+}
+
+/** What createApp serves: the Express app and every route of it, in the order it tries them. */
+export interface GatewayApp {
+  app: Express;
+  routes: ServedRoute[];
 }
 
 /** The gateway: version routers behind auth, the admin API, health, and one error format. */
-export function createApp(deps: AppDeps): Express {
+export function createApp(deps: AppDeps): GatewayApp {
   const app = express();
+  const routes: ServedRoute[] = [];
+  /** Lists `endpoints` as served under each prefix (the app's root: ''). */
+  const serve = (prefixes: readonly string[], endpoints: readonly Endpoint[]) => {
+    for (const prefix of prefixes) routes.push(...endpoints.map((e) => ({ method: e.method, path: `${prefix}${servedPath(e)}` })));
+  };
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestContext(deps.logger));
   app.use(noSniff);
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  // Which models serve the engines (the speech recogniser …), as the engines listing says.
-  app.get('/health', async (_req, res) => {
-    const providers = await providersListing(deps.clients.embed, outgoing(res, deps.requestTimeoutMs));
-    res.json({ status: 'ok', ...(providers ? { providers } : {}) });
-  });
-  app.get('/readyz', async (_req, res) => {
-    const checks = await deps.readiness();
-    const ready = Object.values(checks).every(Boolean);
-    res
-      .status(ready ? 200 : 503)
-      .json(ready ? { status: 'ready', checks } : { code: 'service_unavailable', message: 'Not ready.', checks });
-  });
-
   const routeDeps = routeDepsOf(deps);
-  app.use(thumbnailFileRoutes(routeDeps));
-  // Chunks of multipart asset uploads, PUT to presigned URLs (no API key: the signature is the permission).
-  app.use(assetChunkRoutes(routeDeps));
-  // Video streams: the files come from index-service, which owns them.
-  app.use(hlsFileRoutes(routeDeps));
+  const publicEndpoints = [
+    ...healthEndpoints({ ...routeDeps, readiness: deps.readiness }),
+    ...thumbnailFileEndpoints(routeDeps),
+    // Chunks of multipart asset uploads, PUT to presigned URLs (no API key: the signature is the permission).
+    ...assetChunkEndpoints(routeDeps),
+    // Video streams: the files come from index-service, which owns them.
+    ...hlsFileEndpoints(routeDeps),
+  ];
+  serve([''], publicEndpoints);
+  app.use(routerOf(publicEndpoints));
   if (deps.adminToken) {
-    const endpoints = [adminRoutes(routeDeps), adminBillingRoutes(routeDeps)];
-    app.use('/admin', requireAdminToken(deps.adminToken), routeFinder(endpoints), parseBody(deps.bodyLimits), ...endpoints);
+    const endpoints = [...adminEndpoints(routeDeps), ...adminBillingEndpoints(routeDeps)];
+    serve(['/admin'], endpoints);
+    app.use('/admin', requireAdminToken(deps.adminToken), endpointFinder(endpoints), parseBody(deps.bodyLimits), routerOf(endpoints));
   }
 
-  // Public: the API reference over every version's OpenAPI document.
-  app.use(docsRoutes(SERVED_VERSIONS));
-  // Public: the playground page at / and its files under /assets (web/).
-  app.use(playgroundRoutes());
+  // Public: the API reference over every version's OpenAPI document, and the playground page at /
+  // with its files under /assets (web/).
+  const pages = [...docsEndpoints(SERVED_VERSIONS), ...playgroundEndpoints()];
+  serve([''], pages);
+  app.use(routerOf(pages), playgroundFiles());
   for (const version of SERVED_VERSIONS) {
     // `/p/<version>` is the playground alias of the same API (API-CONTRACT §1).
-    app.use([`/${version}`, `/p/${version}`], versionRouter(version, deps));
+    const prefixes = [`/${version}`, `/p/${version}`];
+    const { router, endpoints } = versionRouter(version, deps);
+    serve(prefixes, endpoints);
+    app.use(prefixes, router);
   }
   for (const version of UNSERVED_VERSIONS) {
     app.use([`/${version}`, `/p/${version}`], () => {
@@ -196,5 +214,5 @@ export function createApp(deps: AppDeps): Express {
     writeError(res, new ApiError('endpoint_not_found', `No endpoint ${req.method} ${req.path}.`));
   });
   app.use(errorHandler(deps.logger));
-  return app;
+  return { app, routes };
 }

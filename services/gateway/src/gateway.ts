@@ -18,8 +18,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createApp } from './app';
 import { peersReady } from './readiness';
-import type { RouteEntry } from './http/route-entry';
-import { appRoutes } from './http/route-table';
+import type { ServedRoute } from './app';
 import {
   createAnalyzeClient,
   createClassifyClient,
@@ -92,7 +91,7 @@ export interface RunningGateway {
   port: number;
   keys: KeyService;
   /** The endpoints it serves (method, path pattern): the fuzz suite requests each. */
-  routes: RouteEntry[];
+  routes: ServedRoute[];
   stop(): Promise<void>;
 }
 
@@ -117,7 +116,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     ? cachedLimits(async (orgId) => limitTableOf(await billing.getPlan(orgId)), { logger, ttlMs: options.limitsCacheMs })
     : staticLimits();
 
-  const app = createApp({
+  const { app, routes } = createApp({
     keys,
     clients: { index, task, search, analyze, embed, classify },
     uploads: { blobs: options.blobs, maxBytes: options.uploadMaxBytes ?? 2 * 1024 ** 3 },
@@ -146,7 +145,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     url,
     port,
     keys,
-    routes: appRoutes(app),
+    routes,
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

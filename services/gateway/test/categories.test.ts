@@ -1,4 +1,11 @@
+/*
+ * SPEC §8's categories, as the endpoint descriptors declare them: each request is matched to its
+ * endpoint by the gateway's own finder, and counted as that descriptor's `rate` says.
+ */
 import { categoriesOf } from '../src/limits/categories';
+import { endpointsOf, servingEndpoint } from './endpoint-list';
+
+const ENDPOINTS = endpointsOf('v1.3');
 
 describe('rate-limit categories of SPEC §8', () => {
   it.each([
@@ -50,7 +57,20 @@ describe('rate-limit categories of SPEC §8', () => {
     ['GET', '/tasks', {}, []],
     ['POST', '/indexes', {}, []],
     ['DELETE', '/tasks/6528dde58f9cd95a98cbd075', {}, []],
-  ])('%s %s %j', (method, path, body, expected) => {
-    expect(categoriesOf(method, path, body)).toEqual(expected);
+  ])('%s %s %j', async (method, path, body, expected) => {
+    const endpoint = await servingEndpoint(ENDPOINTS, method, path);
+    expect(endpoint).toBeDefined();
+    expect(categoriesOf(endpoint, body)).toEqual(expected);
+  });
+});
+
+describe('v1, whose task endpoints are under /indexes', () => {
+  it.each([
+    ['POST', '/indexes/tasks', ['index']],
+    ['POST', '/indexes/tasks/transfers', ['index']],
+    ['GET', '/indexes/tasks', []],
+    ['POST', '/indexes', []],
+  ])('%s %s', async (method, path, expected) => {
+    expect(categoriesOf(await servingEndpoint(endpointsOf('v1'), method, path), {})).toEqual(expected);
   });
 });

@@ -12,7 +12,8 @@ import request from 'supertest';
 import { requestContext } from '../src/http/context';
 import { errorHandler } from '../src/http/errors';
 import { createThumbnailSigner } from '../src/http/signed-urls';
-import { hlsFileRoutes } from '../src/routes/hls';
+import { routerOf } from '../src/endpoints/router';
+import { hlsFileEndpoints } from '../src/routes/hls';
 
 const logger = createLogger({ service: 'hls-files-test', level: 'silent' });
 const clock = new ManualClock('2024-06-01T00:00:00Z');
@@ -33,7 +34,7 @@ const index = {
 
 const app = express()
   .use(requestContext(logger))
-  .use(hlsFileRoutes({ clients: { index }, thumbnails: { signer: signers, clock, ttlMs: 3_600_000 } }))
+  .use(routerOf(hlsFileEndpoints({ clients: { index }, thumbnails: { signer: signers, clock, ttlMs: 3_600_000 } })))
   .use(errorHandler(logger));
 
 const chunk = (fields: Partial<FileChunk>): FileChunk => ({ content_type: '', size: 0, data: Buffer.alloc(0), ...fields });

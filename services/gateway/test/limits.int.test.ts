@@ -8,7 +8,7 @@ import { startIndexService, type RunningIndexService } from '@vus/index-service'
 import { createBillingClient, type BillingClient } from '@vus/clients';
 import { cachedLimits, connectRedis, limitTableOf, redisLimiters, UsageCounters } from '@vus/limits';
 import { waitFor } from '@vus/testing';
-import express, { Router } from 'express';
+import express from 'express';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { locals, requestContext } from '../src/http/context';
 import { errorHandler } from '../src/http/errors';
-import { routeFinder } from '../src/http/route-table';
+import { endpointFinder, routerOf } from '../src/endpoints/router';
+import { endpointsOf } from './endpoint-list';
 import { rateLimits } from '../src/limits/middleware';
 import { startGateway, type RunningGateway } from '../src/main';
 
@@ -130,10 +131,12 @@ async function startStubEndpoints(): Promise<{ url: string; close(): Promise<voi
   const redis = connectRedis(REDIS_URL, logger);
   const counters = new UsageCounters(redisLimiters(redis));
   const source = cachedLimits(async (org) => limitTableOf(await billing.getPlan(org)), { logger, ttlMs: 200 });
-  const endpoints = Router();
-  endpoints.post(['/assets', '/analyze', '/embed', '/embed/tasks', '/embed-v2'], (_req, res) => {
-    res.json({ stub: true });
-  });
+  // The real descriptors (their categories), each answered by a stand-in.
+  const paths = ['/assets', '/analyze', '/embed', '/embed/tasks', '/embed-v2'];
+  const endpoints = endpointsOf('v1.3')
+    .filter((e) => e.method === 'post' && paths.includes(e.path))
+    .map((e) => ({ ...e, handle: (_req: express.Request, res: express.Response) => void res.json({ stub: true }) }));
+  expect(endpoints).toHaveLength(paths.length);
   const app = express();
   app.use(requestContext(logger));
   app.use(
@@ -143,9 +146,9 @@ async function startStubEndpoints(): Promise<{ url: string; close(): Promise<voi
       next();
     },
     express.json(),
-    routeFinder([endpoints]),
+    endpointFinder(endpoints),
     rateLimits(counters, source),
-    endpoints,
+    routerOf(endpoints),
   );
   app.use(errorHandler(logger));
   const server = await new Promise<Server>((resolve) => {

@@ -7,13 +7,14 @@
 import { createLogger } from '@vus/core';
 import { staticLimits, memoryLimiters, UsageCounters } from '@vus/limits';
 import { startMetrics, type MetricsEndpoint } from '@vus/telemetry/sdk';
-import express, { Router } from 'express';
+import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { locals, requestContext } from '../src/http/context';
 import { errorHandler } from '../src/http/errors';
-import { routeFinder } from '../src/http/route-table';
+import type { Endpoint } from '../src/endpoints/endpoint';
+import { endpointFinder, routerOf } from '../src/endpoints/router';
 import { rateLimits } from '../src/limits/middleware';
 
 const logger = createLogger({ service: 'metrics-test', level: 'silent' });
@@ -25,10 +26,16 @@ beforeAll(async () => {
   metrics = await startMetrics({ prometheus: { host: '127.0.0.1', port: 0 } });
   const counters = new UsageCounters(memoryLimiters());
   const limits = staticLimits([{ category: 'search', dimension: 'RPM', limit: 2 }]);
-  const endpoints = Router();
-  endpoints.post('/search', (_req, res) => {
-    res.json({ data: [] });
-  });
+  const endpoints: Endpoint[] = [
+    {
+      method: 'post',
+      path: '/search',
+      rate: 'search',
+      handle: (_req, res) => {
+        res.json({ data: [] });
+      },
+    },
+  ];
   const app = express();
   app.use(requestContext(logger));
   app.use(
@@ -38,9 +45,9 @@ beforeAll(async () => {
       next();
     },
     express.json(),
-    routeFinder([endpoints]),
+    endpointFinder(endpoints),
     rateLimits(counters, limits),
-    endpoints,
+    routerOf(endpoints),
   );
   app.use(errorHandler(logger));
   server = await new Promise<Server>((resolve) => {

@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { playgroundRoutes } from '../src/routes/playground';
+import { routerOf } from '../src/endpoints/router';
+import { playgroundEndpoints, playgroundFiles } from '../src/routes/playground';
 
 let built: string;
 let empty: string;
@@ -16,7 +17,7 @@ let empty: string;
 /** The route in front of a catch-all that stands for every other route of the gateway. */
 function appServing(dir: string) {
   const app = express();
-  app.use(playgroundRoutes(dir));
+  app.use(routerOf(playgroundEndpoints(dir)), playgroundFiles(dir));
   app.use((req, res) => {
     res.status(299).json({ reached: req.path });
   });
@@ -116,11 +117,11 @@ describe('the playground route', () => {
 
   it('finds the built bundle of @vus/web through the package by default', async () => {
     // `npm run build` (and so `npm test`'s pretest) builds web/ into its dist/.
-    const res = await request(express().use(playgroundRoutes())).get('/');
+    const res = await request(express().use(routerOf(playgroundEndpoints()))).get('/');
     expect(res.status).toBe(200);
     expect(res.text).toContain('<div id="app"></div>');
     const script = /src="(\/assets\/[^"]+\.js)"/.exec(res.text)?.[1];
     expect(script).toBeDefined();
-    expect((await request(express().use(playgroundRoutes())).get(script!)).status).toBe(200);
+    expect((await request(express().use(playgroundFiles())).get(script!)).status).toBe(200);
   });
 });

@@ -10,7 +10,7 @@ import { presentSearchPage } from '../src/presenters/search';
 import { presentStatusCounts, presentTask } from '../src/presenters/tasks';
 import { parseSearch } from '../src/routes/search.schema';
 import { parseCreateTask } from '../src/routes/tasks.schema';
-import { endpointOfRoute } from '../src/versions/middleware';
+import { endpointName } from '../src/endpoints/endpoint';
 import { parseRetrieveVideo, parseUpdateVideo } from '../src/routes/videos.schema';
 import {
   ADAPTERS,
@@ -677,17 +677,14 @@ describe('versions before v1.2', () => {
   });
 });
 
-describe('endpointOfRoute', () => {
+describe('endpointName', () => {
   it.each([
-    [
-      'v1.2',
-      { method: 'get', path: '/indexes/:indexId/videos/:videoId/transcription' },
-      'GET /indexes/{index_id}/videos/{video_id}/transcription',
-    ],
-    ['v1', { method: 'get', path: '/indexes/tasks/:taskId/video-id' }, 'GET /tasks/{task_id}/video-id'],
-    ['v1', { method: 'get', path: '/indexes/:indexId' }, 'GET /indexes/{index_id}'],
-    ['v1.2', { method: 'post', path: '/gist' }, 'POST /gist'],
-  ] as const)('%s %j → %s', (version, route, endpoint) => {
-    expect(endpointOfRoute(ADAPTERS[version], route)).toBe(endpoint);
+    [{ method: 'get', path: '/indexes/:indexId/videos/:videoId/transcription' }, 'GET /indexes/{index_id}/videos/{video_id}/transcription'],
+    // v1 serves the task endpoints under /indexes: the same endpoint, the same name.
+    [{ method: 'get', path: '/tasks/:taskId/video-id', mount: '/indexes' }, 'GET /tasks/{task_id}/video-id'],
+    [{ method: 'get', path: '/indexes/:indexId' }, 'GET /indexes/{index_id}'],
+    [{ method: 'post', path: '/gist' }, 'POST /gist'],
+  ] as const)('%j → %s', (endpoint, name) => {
+    expect(endpointName(endpoint)).toBe(name);
   });
 });

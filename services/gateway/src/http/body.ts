@@ -2,7 +2,7 @@ import type { BlobStore } from '@vus/blob';
 import { ApiError, errors } from '@vus/core';
 import busboy from 'busboy';
 import express, { type RequestHandler } from 'express';
-import { locals } from './context';
+import { endpointOf } from '../endpoints/router';
 import { discardStoredMedia, readMediaJson, trackStoredMedia } from './media-json';
 import { nulError } from './text-limits';
 
@@ -16,40 +16,27 @@ export interface BodyLimits {
 export type BodyFields = Record<string, string | string[]>;
 
 /** The largest query image (API-CONTRACT §5.5: JPEG/PNG ≤ 5 MB). */
-const QUERY_IMAGE_BYTES = 5 * 1024 * 1024;
+export const QUERY_IMAGE_BYTES = 5 * 1024 * 1024;
 /** The largest audio file of a synchronous POST /embed (a few minutes of compressed audio). */
-const EMBED_AUDIO_BYTES = 25 * 1024 * 1024;
+export const EMBED_AUDIO_BYTES = 25 * 1024 * 1024;
 /** The largest video file of POST /embed/tasks (streamed to the blob store: routes/embed.ts). */
 export const EMBED_TASK_VIDEO_BYTES = 100 * 1024 * 1024;
 
-/**
- * Multipart file parts kept as bytes (not read as text), by the route that takes them (method and
- * path pattern, http/route-table.ts): part name → size limit. They land in `req.body` as Buffers
- * under their part name, one of each. Every other file part is read as text (§2.2).
- */
-const BINARY_PARTS: Readonly<Record<string, ReadonlyMap<string, number>>> = {
-  'post /search': new Map([['query_media_file', QUERY_IMAGE_BYTES]]),
-  'post /search-v2': new Map([['query_media_file', QUERY_IMAGE_BYTES]]),
-  // POST /embed: an image (5 MB, as embed-service accepts) or a short audio file.
-  'post /embed': new Map([
-    ['image_file', QUERY_IMAGE_BYTES],
-    ['audio_file', EMBED_AUDIO_BYTES],
-  ]),
-  // POST /embed/tasks' video_file streams to the blob store (routes/embed.ts): only a JSON or urlencoded body comes here.
-};
 /** The largest JSON body of POST /embed-v2 and /embed-v2/tasks: their media may be inline, base64 (12 MB of media; larger goes by URL or asset). */
 export const EMBED_V2_JSON_BYTES = 16 * 1024 * 1024;
 const NO_BINARY_PARTS: ReadonlyMap<string, number> = new Map();
 
 /**
- * Parses the body of a request that a route will serve (`res.locals.route`) into `req.body`:
+ * Parses the body of a request that an endpoint will serve (endpoints/router.ts endpointOf) into
+ * `req.body`, as its descriptor says (endpoints/endpoint.ts BodyRule):
  * JSON, urlencoded or multipart, as the SDKs send them (API-CONTRACT §2.2). A request no built
  * endpoint serves is not read at all (it is answered 404 or 501).
  * A GET or DELETE labelled JSON with no body is fine (js 0.1/0.2 always send the header).
  * In multipart, repeated keys become arrays, file parts of scalar fields are read as UTF-8 text
  * (py 0.4 sends `video_url` twice, once as a file), and empty dummy parts (`dummy`, `_`) are
- * ignored. The route's binary parts stay bytes. All the text of a multipart body together is held
- * to the JSON limit, so one request costs at most that plus its one image.
+ * ignored. The endpoint's binary parts stay bytes, and a body its handler streams is left to it.
+ * All the text of a multipart body together is held to the JSON limit, so one request costs at
+ * most that plus its one image.
  */
 export function parseBody(limits: BodyLimits, media?: InlineMedia): RequestHandler {
   const json = express.json({ limit: limits.json, type: ['application/json', 'application/*+json'] });
@@ -57,22 +44,23 @@ export function parseBody(limits: BodyLimits, media?: InlineMedia): RequestHandl
   const mediaJson = mediaJsonParser(limits, media);
   const urlencoded = express.urlencoded({ extended: false, limit: limits.json, parameterLimit: 1000 });
   return (req, res, next) => {
-    const route = locals(res).route;
+    const endpoint = endpointOf(res);
     const length = Number(req.headers['content-length'] ?? 0);
     const hasBody = req.headers['transfer-encoding'] !== undefined || length > 0;
-    if (route && URL_NUL.test(req.originalUrl))
+    // An upload the handler streams to the blob store (after the rate check) is not read here.
+    const streamed = endpoint?.body?.streamedWhen?.(req) ?? false;
+    if (endpoint && !streamed && URL_NUL.test(req.originalUrl))
       return next(errors.invalid('url', 'The request URL may not contain the NUL character (%00).'));
-    if (!route || !hasBody) {
+    if (!endpoint || !hasBody || streamed) {
       req.body = {};
       return next();
     }
     // Text the services would store must hold no NUL (http/text-limits.ts).
     const checked = (error?: unknown) => (error ? next(error) : next(nulError(req.body)));
-    if (req.is(['application/json', 'application/*+json']))
-      return (req.method === 'POST' && route.path.startsWith('/embed-v2') ? mediaJson : json)(req, res, checked);
+    if (req.is(['application/json', 'application/*+json'])) return (endpoint.body?.inlineMedia ? mediaJson : json)(req, res, checked);
     if (req.is('application/x-www-form-urlencoded')) return urlencoded(req, res, checked);
     if (req.is('multipart/form-data')) {
-      const binaryParts = BINARY_PARTS[`${req.method.toLowerCase()} ${route.path}`] ?? NO_BINARY_PARTS;
+      const binaryParts = endpoint.body?.binaryParts ?? NO_BINARY_PARTS;
       return parseMultipart(req, limits, binaryParts).then((fields) => {
         req.body = fields;
         checked();

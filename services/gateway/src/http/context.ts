@@ -4,7 +4,6 @@ import type { Category } from '@vus/limits';
 import { SpanKind, contextFromTraceparent, markFailed, recordHttpRequest, tracer, withActiveSpan } from '@vus/telemetry';
 import type { RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import type { RouteEntry } from './route-entry';
 
 /** What the middleware chain learns about a request, kept on `res.locals`. */
 export interface RequestLocals {
@@ -16,8 +15,11 @@ export interface RequestLocals {
    */
   presentError?: (error: ApiError) => Record<string, unknown>;
   orgId?: string;
-  /** The endpoint that will serve the request (http/route-table.ts routeFinder); absent when none does. */
-  route?: RouteEntry;
+  /**
+   * The path pattern of the endpoint that will serve the request (endpoints/router.ts endpointFinder),
+   * relative to its version's root: what metrics and traces group by. Absent when no endpoint does.
+   */
+  routePath?: string;
   /**
    * Makes the request count as `units` requests of a category it was admitted in, once its body
    * shows it does the work of several (limits/middleware.ts); rejects with the 429 when they are not left.
@@ -49,9 +51,9 @@ export function requestContext(logger: Logger): RequestHandler {
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       requestLogger.info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms) }, 'request');
-      const route = locals(res).route;
-      recordHttpRequest(req.method, route?.path, res.statusCode, ms / 1000);
-      if (route) span.updateName(`${req.method} ${route.path}`).setAttribute('http.route', route.path);
+      const route = locals(res).routePath;
+      recordHttpRequest(req.method, route, res.statusCode, ms / 1000);
+      if (route) span.updateName(`${req.method} ${route}`).setAttribute('http.route', route);
       span.setAttribute('http.response.status_code', res.statusCode).setAttribute('vus.request_id', requestId);
       if (res.statusCode >= 500) markFailed(span, new Error(`HTTP ${res.statusCode}`));
       span.end();

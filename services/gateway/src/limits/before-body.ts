@@ -1,6 +1,6 @@
 import { errors } from '@vus/core';
 import type { Request, RequestHandler, Response } from 'express';
-import { locals } from '../http/context';
+import { endpointOf } from '../endpoints/router';
 import { categoriesOf } from './categories';
 
 /**
@@ -22,8 +22,7 @@ export function bodyRateCheck(check: RequestHandler): {
       if (error && !req.complete) res.set('Connection', 'close');
       next(error);
     });
-  const categoriesKey = (req: Request, res: Response, body: unknown) =>
-    categoriesOf(req.method, locals(res).route?.path ?? '', body).join(',');
+  const categoriesKey = (req: Request, res: Response, body: unknown) => categoriesOf(endpointOf(res), body).join(',');
   return {
     beforeMedia: async (req, res, partial, path) => {
       if (admittedEarly.has(req)) return;

@@ -10,21 +10,21 @@ import {
 import { countRateLimitRejection } from '@vus/telemetry';
 import type { RequestHandler, Response } from 'express';
 import { locals } from '../http/context';
+import { endpointOf } from '../endpoints/router';
 import { categoriesOf } from './categories';
 
 /**
  * SPEC §8 at the edge: after auth and routing, and before the body is read where the route tells
  * the category (an /embed-v2 request's depends on its input: see before-body.ts), every applicable dimension of every category the request counts in is checked.
- * The category follows the route that will serve the request (`res.locals.route`, its path
- * pattern), never the path as spelt: a request no built endpoint serves counts in none. Headers
+ * The category is the one the descriptor of the endpoint that will serve the request declares
+ * (endpoints/endpoint.ts `rate`), never read from the path as spelt: a request no built endpoint serves counts in none. Headers
  * for those dimensions go on the response whatever its outcome; an exceeded limit answers 429.
  * A request that does the work of several (a classification runs a search per prompt) counts as
  * those once its route has read it, through `res.locals.countRequestAs`.
  */
 export function rateLimits(counters: UsageCounters, limits: LimitsSource): RequestHandler {
   return (req, res, next) => {
-    const route = locals(res).route;
-    const categories = route ? categoriesOf(req.method, route.path, req.body) : [];
+    const categories = categoriesOf(endpointOf(res), req.body);
     if (categories.length === 0) return next();
     const orgId = locals(res).orgId!;
     admit(counters, limits, orgId, categories).then((admission) => {

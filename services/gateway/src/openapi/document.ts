@@ -1,20 +1,20 @@
 import { z } from 'zod';
-import type { RouteEntry } from '../http/route-entry';
+import { contractPath, endpointName, paramName, servedPath, type Endpoint } from '../endpoints/endpoint';
 import type { VersionAdapter } from '../versions';
-import { endpointOfRoute, unavailableRoute } from '../versions/middleware';
-import { OPERATIONS, type OperationSpec } from './operations';
+import { successTypeOf, unavailableIn } from '../versions/middleware';
+import type { OperationSpec } from './operation';
 import { versionShapes } from './shapes';
 
 /**
- * The OpenAPI 3.1 document of one version, generated from the routes its router serves (so a
- * route cannot be served undocumented, nor documented unserved), the request schemas the routes
- * validate with and the version's response shapes, through zod's own JSON Schema output (draft
+ * The OpenAPI 3.1 document of one version, generated from the endpoint descriptors its router
+ * serves (so an endpoint cannot be served undocumented, nor documented unserved), each one's `doc`
+ * with the request schemas its route validates with, and the version's response shapes, through zod's own JSON Schema output (draft
  * 2020-12, the dialect of OpenAPI 3.1). Routes the version answers as unavailable
  * (api_upgrade_required, removed) are left out.
  */
 export interface VersionDocument {
   document: Record<string, unknown>;
-  /** Served routes with no entry in OPERATIONS (`POST /things`): documented as bare operations. */
+  /** Served endpoints without a `doc` (`POST /things`): documented as bare operations. */
   undocumented: string[];
 }
 
@@ -30,22 +30,16 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return converted;
 }
 
-/** `:indexId` → `{index_id}`, `*rest` → `{rest}`: the document's path and its parameter names. */
-const paramName = (segment: string) => segment.slice(1).replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const documentPath = (path: string) =>
-  path
-    .split('/')
-    .map((segment) => (segment.startsWith(':') || segment.startsWith('*') ? `{${paramName(segment)}}` : segment))
-    .join('/');
 const pathParams = (path: string) =>
   path
     .split('/')
     .filter((s) => s.startsWith(':') || s.startsWith('*'))
     .map(paramName);
 
-/** The operation of one route as OpenAPI writes it. */
-function operation(version: VersionAdapter, route: RouteEntry, spec: OperationSpec, error: z.ZodType): JsonSchema {
-  const type = version.successTypes?.[`${route.method} ${route.path}`];
+/** The operation of one endpoint as OpenAPI writes it. */
+function operation(version: VersionAdapter, endpoint: Endpoint, spec: OperationSpec, error: z.ZodType): JsonSchema {
+  const type = successTypeOf(version, endpoint);
+  const path = servedPath(endpoint);
   const typed = (schema: z.ZodType) => (type && schema instanceof z.ZodObject ? schema.extend({ type: z.literal(type) }) : schema);
   const responses: JsonSchema = {};
   for (const [status, answer] of Object.entries(spec.responses)) {
@@ -63,7 +57,7 @@ function operation(version: VersionAdapter, route: RouteEntry, spec: OperationSp
     content: { 'application/json': { schema: jsonSchema(error, 'output') } },
   };
   const parameters = [
-    ...pathParams(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+    ...pathParams(path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
     ...Object.entries(spec.query ?? {}).map(([name, query]) => {
       const schema = jsonSchema(query.schema, 'input');
       const optional = query.schema.safeParse(undefined).success;
@@ -76,7 +70,7 @@ function operation(version: VersionAdapter, route: RouteEntry, spec: OperationSp
   if (body?.multipart) requestContent['multipart/form-data'] = { schema: jsonSchema(body.multipart, 'input') };
   if (body?.urlencoded) requestContent['application/x-www-form-urlencoded'] = { schema: jsonSchema(body.urlencoded, 'input') };
   return {
-    operationId: `${route.method}${documentPath(route.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    operationId: `${endpoint.method}${contractPath(path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     summary: spec.summary,
     ...(spec.description ? { description: spec.description } : {}),
     tags: [spec.tag],
@@ -101,25 +95,23 @@ const TAG_ORDER = [
   'Undocumented',
 ];
 
-/** The methods a route answers in the document: `all` (the not-built catch-alls) as GET and POST. */
-const methodsOf = (route: RouteEntry) => (route.method === 'all' ? ['get', 'post'] : [route.method]);
+/** The methods an endpoint answers in the document: `all` (the not-built catch-alls) as GET and POST. */
+const methodsOf = (endpoint: Endpoint) => (endpoint.method === 'all' ? ['get', 'post'] : [endpoint.method]);
 
-export function openApiDocument(version: VersionAdapter, routes: readonly RouteEntry[]): VersionDocument {
+export function openApiDocument(version: VersionAdapter, endpoints: readonly Endpoint[]): VersionDocument {
   const shapes = versionShapes(version);
   const paths: Record<string, Record<string, unknown>> = {};
   const undocumented: string[] = [];
   const used = new Set<string>();
-  for (const route of routes) {
-    if (unavailableRoute(version, route)) continue;
-    const endpoint = endpointOfRoute(version, route);
-    const entry = OPERATIONS[endpoint];
-    if (!entry) undocumented.push(endpoint);
-    const spec: OperationSpec = entry ? entry(shapes) : { summary: endpoint, tag: 'Undocumented', responses: {} };
+  for (const endpoint of endpoints) {
+    if (unavailableIn(version, endpoint)) continue;
+    if (!endpoint.doc) undocumented.push(endpointName(endpoint));
+    const spec: OperationSpec = endpoint.doc?.(shapes) ?? { summary: endpointName(endpoint), tag: 'Undocumented', responses: {} };
     used.add(spec.tag);
-    const item = (paths[documentPath(route.path)] ??= {});
-    for (const method of methodsOf(route)) {
-      // The first route Express tries is the one that serves.
-      item[method] ??= operation(version, route, spec, shapes.schemas.error);
+    const item = (paths[contractPath(servedPath(endpoint))] ??= {});
+    for (const method of methodsOf(endpoint)) {
+      // The first endpoint the router tries is the one that serves.
+      item[method] ??= operation(version, endpoint, spec, shapes.schemas.error);
     }
   }
   const notes = [

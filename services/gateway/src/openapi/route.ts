@@ -1,16 +1,22 @@
-import type { RequestHandler } from 'express';
-import type { RouteEntry } from '../http/route-entry';
+import { z } from 'zod';
+import type { Endpoint } from '../endpoints/endpoint';
 import type { VersionAdapter } from '../versions';
 import { openApiDocument } from './document';
+import { ok } from './operation';
 
 /**
- * GET /{version}/openapi.json, public: the version's document, made once from the routes of the
+ * GET /{version}/openapi.json, public: the version's document, made once from the endpoints of the
  * router that serves it (read when first asked, when the router is complete).
  */
-export function openApiHandler(version: VersionAdapter, routes: () => readonly RouteEntry[]): RequestHandler {
+export function openApiEndpoint(version: VersionAdapter, endpoints: () => readonly Endpoint[]): Endpoint {
   let document: Record<string, unknown> | undefined;
-  return (_req, res) => {
-    document ??= openApiDocument(version, routes()).document;
-    res.json(document);
+  return {
+    method: 'get',
+    path: '/openapi.json',
+    handle: (_req, res) => {
+      document ??= openApiDocument(version, endpoints()).document;
+      res.json(document);
+    },
+    doc: () => ({ summary: 'This document', tag: 'Docs', public: true, responses: ok(z.record(z.string(), z.unknown())) }),
   };
 }

@@ -1,5 +1,6 @@
 import { ApiError, parseInput } from '@vus/core';
-import { Router, type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
+import type { Endpoint } from '../endpoints/endpoint';
 import { z } from 'zod';
 import { readQuery, scalar } from '../http/query';
 import { secretsEqual, type ApiKeyRecord, type Organization } from '../keys';
@@ -31,36 +32,50 @@ export function requireAdminToken(token: string): RequestHandler {
 }
 
 /** Organizations and API keys, for operators and the `keys` CLI. Mounted behind requireAdminToken. */
-export function adminRoutes({ keys }: Pick<RouteDeps, 'keys'>): Router {
-  const router = Router();
-
-  router.post('/organizations', async (req, res) => {
-    const org = await keys.createOrganization(parseInput(createOrgSchema, req.body).name);
-    res.status(201).json(presentOrg(org));
-  });
-
-  router.get('/organizations', async (req, res) => {
-    const name = scalar(readQuery(req.originalUrl), 'name');
-    const orgs =
-      name === undefined ? await keys.listOrganizations() : [await keys.findOrganizationByName(name)].filter((o) => o !== undefined);
-    res.json({ data: orgs.map(presentOrg) });
-  });
-
-  router.post('/organizations/:orgId/keys', async (req, res) => {
-    const input = parseInput(createKeySchema, req.body);
-    const { record, secret } = await keys.createKey(String(req.params.orgId), input.name ?? null);
-    // The only time the secret is ever shown.
-    res.status(201).json({ ...presentKey(record), key: secret });
-  });
-
-  router.get('/organizations/:orgId/keys', async (req, res) => {
-    res.json({ data: (await keys.listKeys(String(req.params.orgId))).map(presentKey) });
-  });
-
-  router.delete('/keys/:keyId', async (req, res) => {
-    await keys.revokeKey(String(req.params.keyId));
-    res.status(204).end();
-  });
-
-  return router;
+export function adminEndpoints({ keys }: Pick<RouteDeps, 'keys'>): Endpoint[] {
+  return [
+    {
+      method: 'post',
+      path: '/organizations',
+      handle: async (req, res) => {
+        const org = await keys.createOrganization(parseInput(createOrgSchema, req.body).name);
+        res.status(201).json(presentOrg(org));
+      },
+    },
+    {
+      method: 'get',
+      path: '/organizations',
+      handle: async (req, res) => {
+        const name = scalar(readQuery(req.originalUrl), 'name');
+        const orgs =
+          name === undefined ? await keys.listOrganizations() : [await keys.findOrganizationByName(name)].filter((o) => o !== undefined);
+        res.json({ data: orgs.map(presentOrg) });
+      },
+    },
+    {
+      method: 'post',
+      path: '/organizations/:orgId/keys',
+      handle: async (req, res) => {
+        const input = parseInput(createKeySchema, req.body);
+        const { record, secret } = await keys.createKey(String(req.params.orgId), input.name ?? null);
+        // The only time the secret is ever shown.
+        res.status(201).json({ ...presentKey(record), key: secret });
+      },
+    },
+    {
+      method: 'get',
+      path: '/organizations/:orgId/keys',
+      handle: async (req, res) => {
+        res.json({ data: (await keys.listKeys(String(req.params.orgId))).map(presentKey) });
+      },
+    },
+    {
+      method: 'delete',
+      path: '/keys/:keyId',
+      handle: async (req, res) => {
+        await keys.revokeKey(String(req.params.keyId));
+        res.status(204).end();
+      },
+    },
+  ];
 }

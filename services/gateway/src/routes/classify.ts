@@ -2,13 +2,15 @@ import { ApiError } from '@vus/core';
 import type { OutgoingContext } from '@vus/grpc';
 import type { ClassifyRequest__Input } from '@vus/grpc/types/classify/v1/ClassifyRequest';
 import { classifyRequestUnits } from '@vus/limits';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
+import type { Endpoint } from '../endpoints/endpoint';
 import { clientGone, locals, outgoing } from '../http/context';
 import { thumbnailUrls } from '../http/media-urls';
 import { presentClassification, type ClipThumbnail } from '../presenters/classify';
 import type { ClassifyShape } from '../versions';
 import { parseClassify, parseClassifyBulk } from './classify.schema';
 import { configured, type RouteDeps } from './deps';
+import * as docs from './classify.docs';
 import { versionOf } from './version';
 
 /**
@@ -16,8 +18,7 @@ import { versionOf } from './version';
  * over an index, GET /classify/{page_token} for later pages. Versions without classify never get
  * here (their adapters list it as unavailable); the names a version uses are its ClassifyShape.
  */
-export function classifyRoutes({ clients, timeoutMs, thumbnails }: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'thumbnails'>): Router {
-  const router = Router();
+export function classifyEndpoints({ clients, timeoutMs, thumbnails }: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'thumbnails'>): Endpoint[] {
   const client = () => configured(clients.classify, 'classify');
   const presentation = (req: Request, res: Response) => {
     const signed = thumbnailUrls(req, res, thumbnails);
@@ -41,25 +42,37 @@ export function classifyRoutes({ clients, timeoutMs, thumbnails }: Pick<RouteDep
   };
 
   // Without classify-service the answer is 501 whatever the body (the client is resolved first).
-  router.post('/classify', async (req: Request, res: Response) => {
+  const classify = async (req: Request, res: Response) => {
     const service = client();
     const { request, names } = parseClassify(versionOf(res), shapeOf(res), req.body as Record<string, unknown>);
     const call = await countAndCall(res, request.classes);
     const page = await service.classify(call, request);
     res.json(presentClassification(page, presentation(req, res), { ...names, videoId: request.video_ids?.[0] }));
-  });
-  router.post('/classify/bulk', async (req: Request, res: Response) => {
+  };
+  const classifyBulk = async (req: Request, res: Response) => {
     const service = client();
     const { request, names } = parseClassifyBulk(versionOf(res), shapeOf(res), req.body as Record<string, unknown>);
     const call = await countAndCall(res, request.classes);
     res.json(presentClassification(await service.classifyBulk(call, request), presentation(req, res), names));
-  });
-  router.get('/classify/:pageToken', async (req: Request, res: Response) => {
+  };
+  const laterPage = async (req: Request, res: Response) => {
     const service = client();
     shapeOf(res);
     const page = await service.getClassifyPage(outgoing(res, timeoutMs), String(req.params.pageToken));
     // A token page carries no request: classes are `classes`, the envelope always.
     res.json(presentClassification(page, presentation(req, res), { classesKey: 'classes', singleVideo: false }));
-  });
-  return router;
+  };
+  // SPEC §8 gives classification no category: each of its prompts is a search (countAndCall); later pages are free.
+  return [
+    { method: 'post', path: '/classify', rate: 'search', availability: 'POST /classify', doc: docs.classify, handle: classify },
+    {
+      method: 'post',
+      path: '/classify/bulk',
+      rate: 'search',
+      availability: 'POST /classify',
+      doc: docs.classifyBulk,
+      handle: classifyBulk,
+    },
+    { method: 'get', path: '/classify/:pageToken', availability: 'POST /classify', doc: docs.classifyPage, handle: laterPage },
+  ];
 }

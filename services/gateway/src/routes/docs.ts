@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Endpoint } from '../endpoints/endpoint';
 import { dirname, join } from 'node:path';
 import { inlineHash, PAGE_CSP_BASE, pageSecurityHeaders } from '../http/page-security';
 
@@ -96,18 +96,26 @@ function page(script: string): string {
 `;
 }
 
-export function docsRoutes(versions: readonly string[]): Router {
-  const router = Router();
+export function docsEndpoints(versions: readonly string[]): Endpoint[] {
   const script = pageScript(versions);
   const html = page(script);
   const headers = pageHeaders(script);
-  router.get('/docs', (_req, res) => {
-    res.type('html').set(headers).send(html);
-  });
-  router.get('/docs/scalar.js', (_req, res, next) => {
-    res.sendFile(scalarBundle(), { maxAge: '1d', headers: { 'content-type': 'text/javascript; charset=utf-8' } }, (error) => {
-      if (error) next(error);
-    });
-  });
-  return router;
+  return [
+    {
+      method: 'get',
+      path: '/docs',
+      handle: (_req, res) => {
+        res.type('html').set(headers).send(html);
+      },
+    },
+    {
+      method: 'get',
+      path: '/docs/scalar.js',
+      handle: (_req, res, next) => {
+        res.sendFile(scalarBundle(), { maxAge: '1d', headers: { 'content-type': 'text/javascript; charset=utf-8' } }, (error) => {
+          if (error) next(error);
+        });
+      },
+    },
+  ];
 }

@@ -1,8 +1,12 @@
 import { ApiError, errors } from '@vus/core';
+import { toTimestamp } from '@vus/grpc';
+import type { ListEmbedTasksRequest__Input } from '@vus/grpc/types/embed/v1/ListEmbedTasksRequest';
 import type { CreateEmbedTaskRequest__Input } from '@vus/grpc/types/embed/v1/CreateEmbedTaskRequest';
 import type { CreateEmbeddingRequest__Input } from '@vus/grpc/types/embed/v1/CreateEmbeddingRequest';
 import type { MediaSource__Input } from '@vus/grpc/types/embed/v1/MediaSource';
 import { StoredMedia } from '../http/media-json';
+import { parsePageQuery } from '../http/paging';
+import { list, scalar, type RawQuery } from '../http/query';
 import type { StoredFile } from '../http/upload';
 import type { EmbedShape } from '../versions/adapter';
 
@@ -321,9 +325,21 @@ export function parseEmbedV2Task(body: Fields): { request: Omit<CreateEmbedTaskR
 }
 
 /** A date query parameter (ISO 8601 or RFC 3339), or `parameter_invalid`. */
-export function dateParam(value: string | undefined, name: string): Date | undefined {
+function dateParam(value: string | undefined, name: string): Date | undefined {
   if (value === undefined) return undefined;
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) throw errors.invalid(name, 'It must be a date (ISO 8601).');
   return date;
+}
+
+/** GET /embed/tasks and /embed-v2/tasks query: paging, a creation window (started_at, ended_at), statuses. */
+export function parseListEmbedTasks(query: RawQuery): ListEmbedTasksRequest__Input {
+  const page = parsePageQuery(query);
+  const from = dateParam(scalar(query, 'started_at'), 'started_at');
+  const to = dateParam(scalar(query, 'ended_at'), 'ended_at');
+  return {
+    page: { page: page.page, page_limit: page.pageLimit },
+    created_at: from || to ? { ...(from ? { gte: toTimestamp(from) } : {}), ...(to ? { lte: toTimestamp(to) } : {}) } : null,
+    statuses: list(query, 'status') ?? [],
+  };
 }

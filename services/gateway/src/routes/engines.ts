@@ -1,19 +1,18 @@
 import type { OutgoingContext } from '@vus/grpc';
-import { Router } from 'express';
 import type { EmbedClient } from '../clients';
+import type { Endpoint } from '../endpoints/endpoint';
 import { outgoing } from '../http/context';
 import { parsePageQuery } from '../http/paging';
 import { readQuery } from '../http/query';
 import { presentEngine } from '../presenters/engines';
 import { presentProviders, type ProvidersListing } from '../presenters/providers';
 import type { RouteDeps } from './deps';
+import * as docs from './engines.docs';
 import { versionOf } from './version';
 
-export function engineRoutes({ clients: { index, embed }, timeoutMs }: Pick<RouteDeps, 'clients' | 'timeoutMs'>): Router {
-  const router = Router();
-
+export function engineEndpoints({ clients: { index, embed }, timeoutMs }: Pick<RouteDeps, 'clients' | 'timeoutMs'>): Endpoint[] {
   // The list also says which models serve the engines (`providers`; the SDKs read only `data`).
-  router.get('/engines', async (req, res) => {
+  const list: Endpoint['handle'] = async (req, res) => {
     const page = parsePageQuery(readQuery(req.originalUrl));
     const [result, providers] = await Promise.all([
       index.listEngines(outgoing(res, timeoutMs), page.page, page.pageLimit),
@@ -24,14 +23,19 @@ export function engineRoutes({ clients: { index, embed }, timeoutMs }: Pick<Rout
       page_info: result.page_info,
       ...(providers ? { providers } : {}),
     });
-  });
-
-  router.get('/engines/:engineId', async (req, res) => {
-    const engine = await index.getEngine(outgoing(res, timeoutMs), String(req.params.engineId));
-    res.json(presentEngine(versionOf(res), engine));
-  });
-
-  return router;
+  };
+  return [
+    { method: 'get', path: '/engines', doc: docs.listEngines, handle: list },
+    {
+      method: 'get',
+      path: '/engines/:engineId',
+      doc: docs.retrieveEngine,
+      handle: async (req, res) => {
+        const engine = await index.getEngine(outgoing(res, timeoutMs), String(req.params.engineId));
+        res.json(presentEngine(versionOf(res), engine));
+      },
+    },
+  ];
 }
 
 /**

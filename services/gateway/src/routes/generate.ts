@@ -1,11 +1,12 @@
 import { ApiError } from '@vus/core';
 import type { AnalyzeStreamEvent } from '@vus/grpc/types/analyze/v1/AnalyzeStreamEvent';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { Request, Response } from 'express';
+import type { Endpoint } from '../endpoints/endpoint';
 import { locals, outgoing } from '../http/context';
 import { presentGeneration, presentGist, presentSummary, streamErrorLine, streamLine } from '../presenters/generate';
-import { requireEndpoint, type VersionedEndpoint } from '../versions';
 import { parseGist, parseOpenPrompt, parseSummarize, type GenerationRequest } from './generate.schema';
 import { configured, type RouteDeps } from './deps';
+import * as docs from './generate.docs';
 import { versionOf } from './version';
 
 /** The message a stream_error carries: an ApiError's own, never an internal detail. */
@@ -19,28 +20,20 @@ const streamErrorMessage = (error: unknown) =>
  * response. A client that goes away cancels the generation; what it produced is still metered
  * (analyze-service reports every generation's output tokens and video minutes as usage events).
  */
-export function generateRoutes({ clients, timeoutMs }: Pick<RouteDeps, 'clients' | 'timeoutMs'>): Router {
-  const router = Router();
+export function generateEndpoints({ clients, timeoutMs }: Pick<RouteDeps, 'clients' | 'timeoutMs'>): Endpoint[] {
   const client = () => configured(clients.analyze, 'generate');
-  // Versions before v1.2 have no text generation, v1.2 no /analyze: their adapters say how to refuse.
-  const available =
-    (endpoint: VersionedEndpoint): RequestHandler =>
-    (_req, res, next) => {
-      requireEndpoint(versionOf(res), endpoint);
-      next();
-    };
 
-  router.post('/gist', available('POST /gist'), async (req, res) => {
+  const gist = async (req: Request, res: Response) => {
     const request = parseGist(req.body as Record<string, unknown>);
     const result = await client().generateGist(outgoing(res, timeoutMs), request);
     res.json(presentGist(versionOf(res), result, request.types));
-  });
+  };
 
-  router.post('/summarize', available('POST /summarize'), async (req, res) => {
+  const summarize = async (req: Request, res: Response) => {
     const request = parseSummarize(versionOf(res), req.body as Record<string, unknown>);
     const result = await client().summarizeVideo(outgoing(res, timeoutMs), request);
     res.json(presentSummary(versionOf(res), result));
-  });
+  };
 
   const openPrompt = (streamsByDefault: (req: Request, res: Response) => boolean) => async (req: Request, res: Response) => {
     const version = versionOf(res);
@@ -79,15 +72,18 @@ export function generateRoutes({ clients, timeoutMs }: Pick<RouteDeps, 'clients'
     }
   }
 
-  router.post(
-    '/generate',
-    available('POST /generate'),
-    openPrompt((_req, res) => versionOf(res).generate.generateStreamsByDefault),
-  );
-  router.post(
-    '/analyze',
-    available('POST /analyze'),
-    openPrompt(() => true),
-  );
-  return router;
+  // Versions before v1.2 have no text generation, v1.2 no /analyze: their adapters say how to refuse.
+  const generation = { method: 'post', rate: 'analyze' } as const;
+  return [
+    { ...generation, path: '/gist', availability: 'POST /gist', doc: docs.gist, handle: gist },
+    { ...generation, path: '/summarize', availability: 'POST /summarize', doc: docs.summarize, handle: summarize },
+    {
+      ...generation,
+      path: '/generate',
+      availability: 'POST /generate',
+      doc: docs.generate,
+      handle: openPrompt((_req, res) => versionOf(res).generate.generateStreamsByDefault),
+    },
+    { ...generation, path: '/analyze', availability: 'POST /analyze', doc: docs.analyze, handle: openPrompt(() => true) },
+  ];
 }

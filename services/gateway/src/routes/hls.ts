@@ -1,6 +1,6 @@
 import { ApiError } from '@vus/core';
 import type { FileChunk } from '@vus/grpc/types/index/v1/FileChunk';
-import { Router } from 'express';
+import type { Endpoint } from '../endpoints/endpoint';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { locals } from '../http/context';
@@ -27,53 +27,56 @@ async function* bytesOf(chunks: AsyncIterator<FileChunk>): AsyncIterable<Buffer>
  * the streams, checks the rest (the folder is a video's stream, the file a known type) and sends
  * the bytes, which are piped through as they come.
  */
-export function hlsFileRoutes({ clients: { index }, thumbnails }: Pick<RouteDeps, 'clients' | 'thumbnails'>): Router {
+export function hlsFileEndpoints({ clients: { index }, thumbnails }: Pick<RouteDeps, 'clients' | 'thumbnails'>): Endpoint[] {
   const { clock } = thumbnails;
   const signer = thumbnails.signer.hls;
-  const router = Router();
 
-  router.get(`${HLS_PATH}/:token/:file`, async (req, res) => {
-    const verified = signer.verify(String(req.params.token), clock.now());
-    if (!verified.ok) {
-      throw new ApiError(
-        'api_not_allowed',
-        verified.reason === 'expired'
-          ? 'This video stream URL has expired. Retrieve the video again for a new one.'
-          : 'This video stream URL is not valid.',
-      );
-    }
-    const file = String(req.params.file);
-    if (!signer.keyOf(verified.folder, file)) throw notFound();
-    // The player went away: the read stops (index-service stops reading the blob).
-    const gone = new AbortController();
-    res.on('close', () => gone.abort());
-    const read = index.readVideoStreamFile(
-      { requestId: locals(res).requestId, deadline: new Date(Date.now() + STREAM_FILE_MS) },
-      { folder: verified.folder, file },
-      gone.signal,
-    );
-    const chunks = read[Symbol.asyncIterator]();
-    const header = await chunks.next();
-    if (header.done) {
-      if (gone.signal.aborted) return;
-      throw notFound();
-    }
-    const maxAge = Math.max(0, Math.floor((verified.expiresAt.getTime() - clock.now().getTime()) / 1000));
-    res.set({
-      'content-type': header.value.content_type,
-      'content-length': String(header.value.size),
-      'cache-control': `private, max-age=${maxAge}`,
-      // Web players (hls.js) fetch the segments from their page's origin; the URL is the permission.
-      'access-control-allow-origin': '*',
-    });
-    try {
-      await pipeline(Readable.from(bytesOf(chunks)), res);
-    } catch (error) {
-      // The player went away mid-file: nothing to answer.
-      if (!res.headersSent) throw error;
-      res.destroy();
-    }
-  });
-
-  return router;
+  return [
+    {
+      method: 'get',
+      path: `${HLS_PATH}/:token/:file`,
+      handle: async (req, res) => {
+        const verified = signer.verify(String(req.params.token), clock.now());
+        if (!verified.ok) {
+          throw new ApiError(
+            'api_not_allowed',
+            verified.reason === 'expired'
+              ? 'This video stream URL has expired. Retrieve the video again for a new one.'
+              : 'This video stream URL is not valid.',
+          );
+        }
+        const file = String(req.params.file);
+        if (!signer.keyOf(verified.folder, file)) throw notFound();
+        // The player went away: the read stops (index-service stops reading the blob).
+        const gone = new AbortController();
+        res.on('close', () => gone.abort());
+        const read = index.readVideoStreamFile(
+          { requestId: locals(res).requestId, deadline: new Date(Date.now() + STREAM_FILE_MS) },
+          { folder: verified.folder, file },
+          gone.signal,
+        );
+        const chunks = read[Symbol.asyncIterator]();
+        const header = await chunks.next();
+        if (header.done) {
+          if (gone.signal.aborted) return;
+          throw notFound();
+        }
+        const maxAge = Math.max(0, Math.floor((verified.expiresAt.getTime() - clock.now().getTime()) / 1000));
+        res.set({
+          'content-type': header.value.content_type,
+          'content-length': String(header.value.size),
+          'cache-control': `private, max-age=${maxAge}`,
+          // Web players (hls.js) fetch the segments from their page's origin; the URL is the permission.
+          'access-control-allow-origin': '*',
+        });
+        try {
+          await pipeline(Readable.from(bytesOf(chunks)), res);
+        } catch (error) {
+          // The player went away mid-file: nothing to answer.
+          if (!res.headersSent) throw error;
+          res.destroy();
+        }
+      },
+    },
+  ];
 }

@@ -1,12 +1,12 @@
 import { ApiError, knownId } from '@vus/core';
 import type { CreateTaskRequest__Input } from '@vus/grpc/types/task/v1/CreateTaskRequest';
-import { Router, type Response } from 'express';
+import type { Request, Response } from 'express';
+import type { Endpoint } from '../endpoints/endpoint';
 import { outgoing } from '../http/context';
 import { askProvider, isMediaType, providerUnreachable } from '../providers';
-import { requireEndpoint } from '../versions';
 import { objectUrl, parseExternalProvider, parseTransfers } from './imports.schema';
-import { notConfigured, type RouteDeps } from './deps';
-import { versionOf } from './version';
+import { configured, type RouteDeps } from './deps';
+import * as docs from './imports.docs';
 
 /**
  * Imports from outside services (API-CONTRACT §5.3), as far as they are honest on a server
@@ -17,25 +17,18 @@ import { versionOf } from './version';
  * file (a mirror); transfers create one URL task per listed video (S3 objects read path-style and
  * without credentials: a private object fails its task with the HTTP status S3 gave).
  */
-export function importRoutes({ clients, timeoutMs, providers }: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'providers'>): Router {
-  const router = Router();
-  const paths = ['/tasks/transfers', '/tasks/external-provider'];
-  const { index, task: client } = clients;
-  if (!client) {
-    router.post(paths, () => {
-      throw notConfigured('tasks');
-    });
-    return router;
-  }
-  const tasks = client;
+export function importEndpoints({ clients, timeoutMs, providers }: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'providers'>): Endpoint[] {
+  const { index } = clients;
+  // Without a task-service both endpoints are still served, answering 501.
+  const tasks = () => configured(clients.task, 'tasks');
 
   /** 404 unless every index exists and is the caller's (another organization's is a missing one). */
   const requireIndexes = async (res: Response, indexIds: Iterable<string>) => {
     for (const id of new Set(indexIds)) await index.getIndex(outgoing(res, timeoutMs), knownId('Index', id));
   };
 
-  router.post('/tasks/external-provider', async (req, res) => {
-    requireEndpoint(versionOf(res), 'POST /tasks/external-provider');
+  const externalProvider = async (req: Request, res: Response) => {
+    const client = tasks();
     const input = parseExternalProvider(req.body);
     await requireIndexes(res, [input.indexId]);
     const tried = `${providers.youtubeUrl.replace(/\/+$/, '')}/watch?v=${input.youtubeId}`;
@@ -51,7 +44,7 @@ export function importRoutes({ clients, timeoutMs, providers }: Pick<RouteDeps, 
           'or give its direct media URL as video_url.',
       );
     }
-    const task = await tasks.createTask(outgoing(res, timeoutMs), {
+    const task = await client.createTask(outgoing(res, timeoutMs), {
       index_id: input.indexId,
       video_url: tried,
       filename: `youtube-${input.youtubeId}`,
@@ -59,10 +52,10 @@ export function importRoutes({ clients, timeoutMs, providers }: Pick<RouteDeps, 
       idempotency_key: req.get('idempotency-key') ?? '',
     });
     res.status(201).json({ _id: task.id });
-  });
+  };
 
-  router.post('/tasks/transfers', async (req, res) => {
-    requireEndpoint(versionOf(res), 'POST /tasks/transfers');
+  const transfers = async (req: Request, res: Response) => {
+    const client = tasks();
     const videos = parseTransfers(req.body);
     await requireIndexes(
       res,
@@ -91,12 +84,30 @@ export function importRoutes({ clients, timeoutMs, providers }: Pick<RouteDeps, 
         idempotency_key: '',
       };
       if (video.transcription) request.transcription_url = objectUrl(video.transcription, providers.s3Url);
-      ids.push((await tasks.createTask(outgoing(res, timeoutMs), request)).id);
+      ids.push((await client.createTask(outgoing(res, timeoutMs), request)).id);
     }
     res
       .status(200)
       .json({ message: `${ids.length} video(s) are being transferred; follow them with GET /tasks.`, type: 'transfers', task_ids: ids });
-  });
+  };
 
-  return router;
+  // A transfer creates one indexing task per listed video: it counts as an indexing request.
+  return [
+    {
+      method: 'post',
+      path: '/tasks/external-provider',
+      rate: 'index',
+      availability: 'POST /tasks/external-provider',
+      doc: docs.externalProvider,
+      handle: externalProvider,
+    },
+    {
+      method: 'post',
+      path: '/tasks/transfers',
+      rate: 'index',
+      availability: 'POST /tasks/transfers',
+      doc: docs.transfers,
+      handle: transfers,
+    },
+  ];
 }

@@ -1,4 +1,5 @@
-import express, { Router } from 'express';
+import express, { Router, type RequestHandler } from 'express';
+import type { Endpoint } from '../endpoints/endpoint';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { inlineHash, PAGE_CSP_BASE, pageSecurityHeaders } from '../http/page-security';
@@ -40,11 +41,17 @@ const PLAYGROUND_HEADERS = pageSecurityHeaders({
 });
 const NOT_BUILT_HEADERS = pageSecurityHeaders({ ...PAGE_CSP_BASE, 'script-src': ["'none'"], 'style-src': [inlineHash(NOT_BUILT_STYLE)] });
 
-export function playgroundRoutes(dir: string = bundleDir()): Router {
+/** The playground's built files, under /assets. */
+export function playgroundFiles(dir: string = bundleDir()): Router {
   const router = Router();
   // Hashed file names: a new build is a new name, so these may be kept for long.
   router.use('/assets', express.static(join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: true }));
-  router.get('/', (_req, res, next) => {
+  return router;
+}
+
+/** The playground's page, at /. */
+export function playgroundEndpoints(dir: string = bundleDir()): Endpoint[] {
+  const page: RequestHandler = (_req, res, next) => {
     const page = join(dir, 'index.html');
     if (!existsSync(page)) {
       res.status(503).type('html').set(NOT_BUILT_HEADERS).set('cache-control', 'no-store').send(NOT_BUILT_PAGE);
@@ -53,6 +60,6 @@ export function playgroundRoutes(dir: string = bundleDir()): Router {
     res.sendFile(page, { headers: { ...PLAYGROUND_HEADERS, 'cache-control': 'no-cache' } }, (error) => {
       if (error) next(error);
     });
-  });
-  return router;
+  };
+  return [{ method: 'get', path: '/', handle: page }];
 }

@@ -1,6 +1,8 @@
 import type { SearchClip } from '@vus/grpc/types/search/v1/SearchClip';
 import type { SearchResultPage } from '@vus/grpc/types/search/v1/SearchResultPage';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
+import { atPaths, type Endpoint } from '../endpoints/endpoint';
+import { QUERY_IMAGE_BYTES } from '../http/body';
 import { outgoing } from '../http/context';
 import { readQuery, scalar } from '../http/query';
 import { thumbnailUrls } from '../http/media-urls';
@@ -8,6 +10,7 @@ import { presentSearchPage } from '../presenters/search';
 import { requireEndpoint } from '../versions';
 import { parseCombinedSearch, parsePageQuery, parseSearch } from './search.schema';
 import { configured, type RouteDeps } from './deps';
+import * as docs from './search.docs';
 import { versionOf } from './version';
 
 /** A JSON body whose `query` is an object is v1.2's combined query sent to /search. */
@@ -20,8 +23,10 @@ function isCombinedQuery(body: Record<string, unknown>): boolean {
  * a single search; a JSON object query: combined), /search-v2 and /combined-search are v1.2's
  * names, and every flavour's later pages come from one token store under each GET path.
  */
-export function searchRoutes({ clients, timeoutMs, thumbnails }: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'thumbnails'>): Router {
-  const router = Router();
+/** A query image, as a multipart part (API-CONTRACT §5.5: JPEG/PNG ≤ 5 MB). */
+const QUERY_IMAGE = { binaryParts: new Map([['query_media_file', QUERY_IMAGE_BYTES]]) };
+
+export function searchEndpoints({ clients, timeoutMs, thumbnails }: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'thumbnails'>): Endpoint[] {
   const client = () => configured(clients.search, 'search');
 
   const respond = (req: Request, res: Response, page: SearchResultPage) => {
@@ -56,14 +61,35 @@ export function searchRoutes({ clients, timeoutMs, thumbnails }: Pick<RouteDeps,
     );
   };
 
-  router.post('/search', single);
-  router.post('/search-v2', (req, res) => {
-    requireEndpoint(versionOf(res), 'POST /search-v2');
-    return single(req, res);
-  });
-  router.post(['/combined-search', '/search/combined', '/beta/search'], combined);
-  // js uses GET /search/{token}, py GET /search-v2/{token} (API-CONTRACT §2.6); the deprecated POST form too.
-  router.get(['/search/:token', '/search-v2/:token', '/combined-search/:token', '/beta/search/:token'], page);
-  router.post(['/search/:token', '/search-v2/:token'], page);
-  return router;
+  // Fetching a later page is free (API-CONTRACT §2.6): only the searches count.
+  return [
+    { method: 'post', path: '/search', rate: 'search', body: QUERY_IMAGE, doc: docs.search, handle: single },
+    {
+      method: 'post',
+      path: '/search-v2',
+      rate: 'search',
+      body: QUERY_IMAGE,
+      availability: 'POST /search-v2',
+      doc: docs.searchV2,
+      handle: single,
+    },
+    ...atPaths(['/combined-search', '/search/combined', '/beta/search'], {
+      method: 'post',
+      rate: 'search',
+      availability: 'POST /combined-search',
+      doc: docs.combined,
+      handle: combined,
+    }),
+    // js uses GET /search/{token}, py GET /search-v2/{token} (API-CONTRACT §2.6); the deprecated POST form too.
+    ...atPaths(['/search/:token'], { method: 'get', doc: docs.searchPage, handle: page }),
+    ...atPaths(['/search-v2/:token'], { method: 'get', availability: 'POST /search-v2', doc: docs.searchPage, handle: page }),
+    ...atPaths(['/combined-search/:token', '/beta/search/:token'], {
+      method: 'get',
+      availability: 'POST /combined-search',
+      doc: docs.searchPage,
+      handle: page,
+    }),
+    { method: 'post', path: '/search/:token', doc: docs.searchPage, handle: page },
+    { method: 'post', path: '/search-v2/:token', availability: 'POST /search-v2', doc: docs.searchPage, handle: page },
+  ];
 }

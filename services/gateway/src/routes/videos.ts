@@ -2,14 +2,14 @@ import { familyOfEngine, knownId } from '@vus/core';
 import type { OutgoingContext } from '@vus/grpc';
 import type { Embedding } from '@vus/grpc/types/embed/v1/Embedding';
 import type { Video } from '@vus/grpc/types/index/v1/Video';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import type { EmbedClient, IndexClient, SearchClient } from '../clients';
+import type { Endpoint } from '../endpoints/endpoint';
 import { outgoing } from '../http/context';
 import { streamUrls, thumbnailUrls } from '../http/media-urls';
 import { readQuery } from '../http/query';
 import { presentVideoEmbedding } from '../presenters/embed';
 import { presentArtifact, presentVideo } from '../presenters/videos';
-import { requireEndpoint } from '../versions';
 import {
   parseArtifactWindow,
   parseListVideos,
@@ -19,6 +19,7 @@ import {
   type UpdateMethod,
 } from './videos.schema';
 import { configured, type RouteDeps } from './deps';
+import * as docs from './videos.docs';
 import { versionOf } from './version';
 
 const idParam = (what: 'Index' | 'Video', raw: string | string[] | undefined) => knownId(what, raw);
@@ -27,10 +28,11 @@ function ids(req: Request): { indexId: string; videoId: string } {
   return { indexId: idParam('Index', req.params.indexId), videoId: idParam('Video', req.params.videoId) };
 }
 
+/** A video's timed artifacts: path, kind (index-service), and the operation. */
 const ARTIFACT_PATHS = [
-  ['transcription', 'transcription'],
-  ['text-in-video', 'text_in_video'],
-  ['logo', 'logo'],
+  ['transcription', 'transcription', docs.transcription],
+  ['text-in-video', 'text_in_video', docs.textInVideo],
+  ['logo', 'logo', docs.logo],
 ] as const;
 
 /** Where a video's embeddings come from: what indexing wrote (search-service), embedded by embed-service. */
@@ -58,13 +60,12 @@ async function videoEmbedding(
   });
 }
 
-export function videoRoutes({ clients, timeoutMs, thumbnails }: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'thumbnails'>): Router {
+export function videoEndpoints({ clients, timeoutMs, thumbnails }: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'thumbnails'>): Endpoint[] {
   const { index, search, embed } = clients;
   const embeddings = search && embed ? { search, embed } : undefined;
-  const router = Router();
   const base = '/indexes/:indexId/videos';
 
-  router.get(base, async (req, res) => {
+  const list = async (req: Request, res: Response) => {
     const request = parseListVideos(idParam('Index', req.params.indexId), readQuery(req.originalUrl));
     const result = await index.listVideos(outgoing(res, timeoutMs), request);
     const version = versionOf(res);
@@ -73,9 +74,9 @@ export function videoRoutes({ clients, timeoutMs, thumbnails }: Pick<RouteDeps, 
       data: result.data.map((v) => presentVideo(version, v, { hlsUrl: urls(v.system_metadata?.duration ?? 0) })),
       page_info: result.page_info,
     });
-  });
+  };
 
-  router.get(`${base}/:videoId`, async (req, res) => {
+  const retrieve = async (req: Request, res: Response) => {
     const { indexId, videoId } = ids(req);
     const version = versionOf(res);
     const options = parseRetrieveVideo(version, readQuery(req.originalUrl));
@@ -90,7 +91,7 @@ export function videoRoutes({ clients, timeoutMs, thumbnails }: Pick<RouteDeps, 
         : undefined;
     const hlsUrl = streamUrls(req, { ...thumbnails, signer: thumbnails.signer.hls })(video.system_metadata?.duration ?? 0);
     res.json(presentVideo(version, video, { transcription, hlsUrl, embedding }));
-  });
+  };
 
   const update = (method: UpdateMethod) => async (req: Request, res: Response) => {
     const request = parseUpdateVideo(versionOf(res), method, ids(req), req.body);
@@ -98,32 +99,26 @@ export function videoRoutes({ clients, timeoutMs, thumbnails }: Pick<RouteDeps, 
     // No Content-Type on 204: js 0.1/0.2 would try to parse an empty JSON body (API-CONTRACT §2.4).
     res.status(204).end();
   };
-  router.put(`${base}/:videoId`, update('PUT'));
-  router.patch(`${base}/:videoId`, update('PATCH'));
 
-  router.delete(`${base}/:videoId`, async (req, res) => {
+  const remove = async (req: Request, res: Response) => {
     const { indexId, videoId } = ids(req);
     await index.deleteVideo(outgoing(res, timeoutMs), indexId, videoId);
     res.status(204).end();
-  });
+  };
 
-  for (const [path, kind] of ARTIFACT_PATHS) {
-    router.get(`${base}/:videoId/${path}`, async (req, res) => {
-      requireEndpoint(versionOf(res), `GET /indexes/{index_id}/videos/{video_id}/${path}`);
-      const { indexId, videoId } = ids(req);
-      const window = parseArtifactWindow(readQuery(req.originalUrl));
-      const artifacts = await index.getVideoArtifacts(outgoing(res, timeoutMs), {
-        index_id: indexId,
-        video_id: videoId,
-        kinds: [kind],
-        ...window,
-      });
-      res.json(presentArtifact(indexId, videoId, artifacts[kind]));
+  const artifact = (kind: (typeof ARTIFACT_PATHS)[number][1]) => async (req: Request, res: Response) => {
+    const { indexId, videoId } = ids(req);
+    const window = parseArtifactWindow(readQuery(req.originalUrl));
+    const artifacts = await index.getVideoArtifacts(outgoing(res, timeoutMs), {
+      index_id: indexId,
+      video_id: videoId,
+      kinds: [kind],
+      ...window,
     });
-  }
+    res.json(presentArtifact(indexId, videoId, artifacts[kind]));
+  };
 
-  router.get(`${base}/:videoId/thumbnail`, async (req, res) => {
-    requireEndpoint(versionOf(res), 'GET /indexes/{index_id}/videos/{video_id}/thumbnail');
+  const thumbnail = async (req: Request, res: Response) => {
     const { indexId, videoId } = ids(req);
     const time = parseThumbnailTime(readQuery(req.originalUrl));
     const chosen = await index.getVideoThumbnail(outgoing(res, timeoutMs), {
@@ -133,7 +128,27 @@ export function videoRoutes({ clients, timeoutMs, thumbnails }: Pick<RouteDeps, 
       include_data: false,
     });
     res.json({ thumbnail: thumbnailUrls(req, res, thumbnails)({ indexId, videoId, time: chosen.time }) });
-  });
+  };
 
-  return router;
+  return [
+    { method: 'get', path: base, doc: docs.listVideos, handle: list },
+    { method: 'get', path: `${base}/:videoId`, doc: docs.retrieveVideo, handle: retrieve },
+    { method: 'put', path: `${base}/:videoId`, doc: docs.putVideo, handle: update('PUT') },
+    { method: 'patch', path: `${base}/:videoId`, doc: docs.patchVideo, handle: update('PATCH') },
+    { method: 'delete', path: `${base}/:videoId`, doc: docs.deleteVideo, handle: remove },
+    ...ARTIFACT_PATHS.map(([path, kind, doc]): Endpoint => ({
+      method: 'get',
+      path: `${base}/:videoId/${path}`,
+      availability: `GET /indexes/{index_id}/videos/{video_id}/${path}`,
+      doc,
+      handle: artifact(kind),
+    })),
+    {
+      method: 'get',
+      path: `${base}/:videoId/thumbnail`,
+      availability: 'GET /indexes/{index_id}/videos/{video_id}/thumbnail',
+      doc: docs.thumbnail,
+      handle: thumbnail,
+    },
+  ];
 }

@@ -6,8 +6,9 @@ import type { SearchClip } from '@vus/grpc/types/search/v1/SearchClip';
 import type { CanonicalOption } from './options';
 
 /**
- * Endpoints that some versions have and others lack (API-CONTRACT §3). Their routes ask the
- * adapter first (requireEndpoint); every other endpoint is the same in every version.
+ * Endpoints that some versions have and others lack (API-CONTRACT §3), by name. An endpoint's
+ * descriptor names the one whose availability it shares (endpoints/endpoint.ts `availability`);
+ * every other endpoint is the same in every version.
  */
 export type VersionedEndpoint =
   | 'GET /tasks/status'
@@ -25,7 +26,7 @@ export type VersionedEndpoint =
   | 'GET /tasks/{task_id}/video-id'
   /** Classify with its bulk form and later pages (v1.1 → v1.2). */
   | 'POST /classify'
-  /** Assets with their multipart uploads, and indexed assets (v1.3; middleware.ts SAME_AVAILABILITY lists their other routes). */
+  /** Assets with their multipart uploads, and indexed assets (v1.3; their other endpoints share this availability). */
   | 'POST /assets'
   | 'POST /indexes/{index_id}/indexed-assets';
 
@@ -87,8 +88,8 @@ export interface VersionAdapter {
   /** Superseded: responses carry `Deprecation: true` and a link to this successor version. */
   readonly deprecation?: { readonly successor: string };
   /**
-   * v1's `type` on success bodies (API-CONTRACT §3), by route (`get /indexes`, as the router
-   * spells it); versions from v1.1 on have none.
+   * v1's `type` on success bodies (API-CONTRACT §3), by endpoint name (`GET /indexes`,
+   * endpoints/endpoint.ts endpointName); versions from v1.1 on have none.
    */
   readonly successTypes?: Readonly<Record<string, string>>;
   /** Endpoints this version lacks, each with the error a call gets. */
