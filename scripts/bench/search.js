@@ -35,12 +35,20 @@
  * 3. An organization and API key from the gateway's key service, put on the Enterprise plan with
  *    search limits no run can reach (billing-service, the operators' admin API).
  * 4. A second process (search-load.js) drives the gateway with autocannon: a warm-up, then the
- *    measured run per query kind, at 1 and at 10 connections. Every query is first checked to
- *    answer 200, and each kind to find something.
+ *    measured run per query kind, at 1 and at 10 connections. The first 40 queries of each kind
+ *    are first checked to answer 200, and each kind to find something.
+ * 5. Queries (issue 31): `--queries N` (default 2000) distinct seeded queries per kind drawn from
+ *    the corpus's vocabulary (search-queries.js), so that no cache keyed by a whole query answers
+ *    the bench; then the fixed dozen per kind of the earlier runs ("fixed dozen"). `--queries 0`:
+ *    the fixed ones only.
+ * 6. Each run's CPU of the services process (gateway and services, PostgreSQL not counted) per
+ *    answered request, and with PostgreSQL the raw engine: the statements search-service ran for
+ *    the checked queries, recorded as they ran and replayed alone on the same database at the same
+ *    connection counts (raw-engine.js), so that the service's overhead is a ratio (service/raw req/s).
  *
  *   npm run build && node scripts/bench/search.js [--videos 10000] [--duration 15] [--warmup 3]
- *     [--connections 1,10] [--concurrency 8] [--seed 1] [--pglite [--dimensions 512]] [--keep]
- *     [--profile DIR]
+ *     [--connections 1,10] [--concurrency 8] [--seed 1] [--queries 2000] [--pglite [--dimensions 512]]
+ *     [--keep] [--profile DIR]
  *
  * `--keep` leaves the databases in place (their URLs, or PGlite's folder, are printed) for EXPLAIN
  * ANALYZE afterwards; `--profile DIR` writes a CPU profile of the services process per measured
@@ -92,6 +100,8 @@ const { openWordNet } = require('@vus/wordnet');
 const { startBillingService } = require('@vus/billing-service');
 const { startGateway } = require('@vus/gateway');
 const { benchRun, seededRandom } = require('./lib');
+const { replay, statementRecorder } = require('./raw-engine');
+const { distinctQueries } = require('./search-queries');
 
 const { values: args } = parseArgs({
   options: {
@@ -105,11 +115,18 @@ const { values: args } = parseArgs({
     dimensions: { type: 'string', default: '512' },
     keep: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    queries: { type: 'string', default: '2000' },
   },
 });
+/** Distinct queries per kind (search-queries.js); 0: the dozen fixed ones per kind of issues 5 and 16. */
+const DISTINCT_QUERIES = Number(args.queries);
+/** Queries of each kind checked one at a time before the load; with PostgreSQL, their statements are the raw engine's replay. */
+const CHECKED_PER_KIND = 40;
 const VIDEOS = Number(args.videos ?? 10000);
 const DURATION_SEC = Number(args.duration);
 const WARMUP_SEC = Number(args.warmup);
+/** How long each kind's statements are replayed on the raw engine (a third of a measured run, at least 3 s). */
+const RAW_SEC = Math.max(3, Math.round(DURATION_SEC / 3));
 /** Each kind is measured at each of these: 1 gives a request's own latency, 10 the latency under load. */
 const CONNECTION_COUNTS = args.connections.split(',').map(Number);
 const LOAD_CONCURRENCY = Number(args.concurrency);
@@ -541,7 +558,8 @@ function multipart(fields) {
   return `${parts.join('')}--${BOUNDARY}--\r\n`;
 }
 
-function queryKinds(indexId, key) {
+function queryKinds(indexId, key, queries) {
+  const { text = TEXT_QUERIES, visual = VISUAL_QUERIES, exact = EXACT_PHRASES, combined = COMBINED_QUERIES } = queries ?? {};
   const json = { 'x-api-key': key, 'content-type': 'application/json' };
   /** v1.3 POST /search as the SDK sends it: multipart, one part per search option. */
   const multipartSearches = (queries, options) =>
@@ -553,12 +571,12 @@ function queryKinds(indexId, key) {
   return [
     {
       name: 'text, all options (v1.3 POST /search, multipart, visual+audio)',
-      requests: multipartSearches(TEXT_QUERIES, ['visual', 'audio']),
+      requests: multipartSearches(text, ['visual', 'audio']),
     },
-    { name: 'visual only (v1.3 POST /search, multipart, visual)', requests: multipartSearches(VISUAL_QUERIES, ['visual']) },
+    { name: 'visual only (v1.3 POST /search, multipart, visual)', requests: multipartSearches(visual, ['visual']) },
     {
       name: 'exact_match conversation (v1.2 POST /search, JSON)',
-      requests: EXACT_PHRASES.map((q) => ({
+      requests: exact.map((q) => ({
         path: '/v1.2/search',
         headers: json,
         body: JSON.stringify({ index_id: indexId, query: q, search_options: ['conversation'], conversation_option: 'exact_match' }),
@@ -566,7 +584,7 @@ function queryKinds(indexId, key) {
     },
     {
       name: 'combined $and/$or/$not (v1.2 POST /combined-search)',
-      requests: COMBINED_QUERIES.map((query) => ({
+      requests: combined.map((query) => ({
         path: '/v1.2/combined-search',
         headers: json,
         body: JSON.stringify({ index_id: indexId, query, search_options: ['visual', 'conversation', 'text_in_video', 'logo'] }),
@@ -576,19 +594,25 @@ function queryKinds(indexId, key) {
 }
 
 /**
- * Every query once: each must answer 200, and each kind must find something (on a small corpus a
- * rare combination may find nothing, which is still a search). Otherwise the run stops here:
- * figures of errors are no figures.
+ * The first CHECKED_PER_KIND queries of each kind once: each must answer 200, and each kind must
+ * find something (on a small corpus a rare combination may find nothing, which is still a search).
+ * Otherwise the run stops here: figures of errors are no figures. With a `recorder` (raw-engine.js),
+ * the statements each request ran: per kind, one list per request.
  */
-async function verify(url, kinds) {
+async function verify(url, kinds, recorder) {
+  const statements = new Map();
   for (const kind of kinds) {
     const seen = [];
+    const recorded = [];
     let found = 0;
-    for (const request of kind.requests) {
+    for (const request of kind.requests.slice(0, CHECKED_PER_KIND)) {
+      recorder?.start();
       const started = performance.now();
       const res = await fetch(`${url}${request.path}`, { method: 'POST', headers: request.headers, body: request.body });
       const ms = performance.now() - started;
       const body = await res.text();
+      const ran = recorder?.stop();
+      if (ran && ran.length > 0) recorded.push(ran);
       const parsed = res.status === 200 ? JSON.parse(body) : undefined;
       if (!parsed || !Array.isArray(parsed.data))
         throw new Error(
@@ -598,14 +622,20 @@ async function verify(url, kinds) {
       seen.push(`${parsed.page_info?.total_results ?? '?'} (${ms.toFixed(0)} ms)`);
     }
     if (found === 0) throw new Error(`${kind.name}: no query found anything`);
-    console.log(`  ok  ${kind.name}: results per query, first call: ${seen.join(', ')}`);
+    const shown = seen.slice(0, 12).join(', ');
+    console.log(
+      `  ok  ${kind.name}: ${found}/${seen.length} found something; results per query, first call: ${shown}${seen.length > 12 ? ', …' : ''}`,
+    );
+    statements.set(kind.name, recorded);
   }
+  return statements;
 }
 
 // ---------------------------------------------------------------------------------------------
 // The run
 
-async function load(corpus, ctx, indexId, indexes, search) {
+/** `lines`: every 20th conversation line is added to it (the distinct exact_match phrases are drawn from them). */
+async function load(corpus, ctx, indexId, indexes, search, lines) {
   let next = 0;
   let segments = 0;
   const started = performance.now();
@@ -633,6 +663,7 @@ async function load(corpus, ctx, indexId, indexes, search) {
         search.ingestSegments(ctx(), { index_id: indexId, video_id: videoId, segments: video.segments }),
       ]);
       segments += video.segments.length;
+      if (n % 20 === 0) lines.push(...video.segments.filter((s) => s.modality === 'conversation').map((s) => s.text));
       if ((n + 1) % progressEvery === 0) {
         const seconds = (performance.now() - started) / 1000;
         console.log(
@@ -801,11 +832,14 @@ function drive(job) {
   return new Promise((resolve, reject) => {
     const child = fork(join(__dirname, 'search-load.js'), [], { stdio: 'inherit' });
     const peaks = new Map();
+    // The services process's CPU (user + system) over each measured run: CPU-ms per answered request.
+    const cpu = new Map();
+    let cpuAtStart;
     let current;
     let profileWritten = Promise.resolve();
     const runKey = (m) => `${m.name} @${m.connections}`;
     const sample = setInterval(() => {
-      if (current) peaks.set(current, Math.max(peaks.get(current) ?? 0, process.memoryUsage().rss));
+      if (current) peaks.set(current, Math.max(peaks.get(current) ?? 0, process.memoryUsage.rss()));
     }, 50);
     const fail = (error) => {
       child.kill();
@@ -814,13 +848,18 @@ function drive(job) {
     child.on('message', (message) => {
       if (message.type === 'measuring') {
         current = runKey(message);
+        cpuAtStart = process.cpuUsage();
         profiles.start().catch(fail);
       } else if (message.type === 'measured') {
+        const used = process.cpuUsage(cpuAtStart);
+        cpu.set(runKey(message), (used.user + used.system) / 1000);
         current = undefined;
         const slug = `${message.name.split(' ')[0].replace(/\W/g, '')}-c${message.connections}`;
         profileWritten = profileWritten.then(() => profiles.stop(slug)).then((file) => file && console.log(`  profile: ${file}`), fail);
       } else if (message.type === 'done') {
-        void profileWritten.then(() => resolve(message.results.map((r) => ({ ...r, peakRss: peaks.get(runKey(r)) }))));
+        void profileWritten.then(() =>
+          resolve(message.results.map((r) => ({ ...r, peakRss: peaks.get(runKey(r)), cpuMs: cpu.get(runKey(r)) }))),
+        );
       } else if (message.type === 'failed') fail(new Error(`load process: ${message.message}`));
     });
     child.on('exit', (code) => {
@@ -833,6 +872,12 @@ function drive(job) {
 
 /** autocannon counts timeouts among errors; non-2xx answers apart. */
 const failures = (r) => (r.non2xx + r.errors === 0 ? '0' : `${r.non2xx} non-2xx, ${r.errors} errors (${r.timeouts} timeouts)`);
+/** The load averages now: the machine is shared, so each table says how busy it was. */
+const uptimeLine = () =>
+  `load average ${require('node:os')
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ')}`;
 const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 const verdict = (value, target, answered) => (answered > 0 && value <= target ? 'ok  ' : 'MISS');
 
@@ -934,7 +979,8 @@ async function main() {
       `\nloading ${VIDEOS.toLocaleString('en')} videos, ${LOAD_CONCURRENCY} in flight (IngestSegments; CreateVideo one at a time)`,
     );
     const vectorOf = concepts ? labelVectors(concepts.embedder, VECTOR_DIMENSIONS, SEED) : undefined;
-    const loaded = await load(createCorpus(SEED, vectorOf), ctx, created.id, indexes, search);
+    const lines = [];
+    const loaded = await load(createCorpus(SEED, vectorOf), ctx, created.id, indexes, search, lines);
     console.log(
       `loaded ${loaded.segments.toLocaleString('en')} segments in ${loaded.seconds.toFixed(1)} s: ${(loaded.segments / loaded.seconds).toFixed(0)} segments/s, ${(VIDEOS / loaded.seconds).toFixed(0)} videos/s`,
     );
@@ -967,9 +1013,32 @@ async function main() {
       );
     }
 
-    const kinds = queryKinds(created.id, key);
-    console.log('\nchecking every query once');
-    await verify(gateway.url, kinds);
+    const queries =
+      DISTINCT_QUERIES > 0
+        ? distinctQueries(
+            seededRandom(SEED ^ 0x9e37),
+            {
+              content: zipf(contentVocabulary(4000), seededRandom(SEED ^ 0x79b9)),
+              labels: COCO_LABELS,
+              logos: LOGOS,
+              onScreen: ON_SCREEN_PHRASES,
+              lines,
+            },
+            DISTINCT_QUERIES,
+          )
+        : undefined;
+    // With distinct queries, the fixed dozen per kind as well (named so): figures comparable with the earlier runs'.
+    const fixed = (kind) => ({ ...kind, name: `${kind.name.replace(/ \(.*/, '')}, fixed dozen` });
+    const kinds = queries
+      ? [...queryKinds(created.id, key, queries), ...queryKinds(created.id, key).map(fixed)]
+      : queryKinds(created.id, key);
+    console.log(
+      `\nqueries: ${queries ? `${kinds.map((k) => k.requests.length).join(' / ')} per kind (distinct, seeded; then the fixed ones)` : 'the fixed dozen per kind'}; checking the first ${CHECKED_PER_KIND} of each once`,
+    );
+    // The statements each checked request ran on search-service's database: the raw engine's replay (PostgreSQL only).
+    const recorder = searchDb ? statementRecorder(new URL(searchDb.url).pathname.slice(1)) : undefined;
+    const statements = await verify(gateway.url, kinds, recorder);
+    recorder?.restore();
 
     console.log(
       `\nautocannon from a second process: ${CONNECTION_COUNTS.join(' and ')} connections, ${WARMUP_SEC} s warm-up + ${DURATION_SEC} s per kind and count`,
@@ -981,13 +1050,33 @@ async function main() {
       warmupSec: WARMUP_SEC,
       kinds,
     });
+    // The same kinds' recorded statements alone on the same database, at the same connection counts.
+    const raw = new Map();
+    if (searchDb) {
+      console.log(`\nraw engine: each kind's recorded statements replayed alone (raw-engine.js), ${RAW_SEC} s per kind and count`);
+      for (const kind of kinds)
+        for (const connections of CONNECTION_COUNTS)
+          raw.set(`${kind.name} @${connections}`, await replay(searchDb.url, statements.get(kind.name), connections, RAW_SEC));
+    }
+    console.log(`\n${uptimeLine()}`);
     console.log(
-      `\n${'query kind'.padEnd(66)} conns ${'p50'.padStart(7)} ${'p99'.padStart(7)} ${'max'.padStart(7)} ${'req/s'.padStart(7)} answered  peak RSS  failed`,
+      `\n${'query kind'.padEnd(66)} conns ${'p50'.padStart(7)} ${'p99'.padStart(7)} ${'max'.padStart(7)} ${'req/s'.padStart(7)} answered  peak RSS  CPU-ms/req  failed`,
     );
     for (const r of results) {
       console.log(
-        `${r.name.padEnd(66)} ${String(r.connections).padStart(5)} ${`${r.p50}`.padStart(4)} ms ${`${r.p99}`.padStart(4)} ms ${`${r.max}`.padStart(4)} ms ${r.rps.toFixed(1).padStart(7)} ${String(r.requests).padStart(8)}  ${mib(r.peakRss).padStart(8)}  ${failures(r)}`,
+        `${r.name.padEnd(66)} ${String(r.connections).padStart(5)} ${`${r.p50}`.padStart(4)} ms ${`${r.p99}`.padStart(4)} ms ${`${r.max}`.padStart(4)} ms ${r.rps.toFixed(1).padStart(7)} ${String(r.requests).padStart(8)}  ${mib(r.peakRss).padStart(8)}  ${(r.cpuMs / Math.max(1, r.requests)).toFixed(1).padStart(10)}  ${failures(r)}`,
       );
+    }
+    if (raw.size > 0) {
+      console.log(
+        `\nraw engine (search-service's SQL alone)${' '.repeat(27)} conns ${'p50'.padStart(7)} ${'p99'.padStart(7)} ${'req/s'.padStart(7)} statements/req  service/raw req/s`,
+      );
+      for (const r of results) {
+        const engine = raw.get(`${r.name} @${r.connections}`);
+        console.log(
+          `${r.name.padEnd(66)} ${String(r.connections).padStart(5)} ${engine.p50.toFixed(1).padStart(4)} ms ${engine.p99.toFixed(1).padStart(4)} ms ${engine.rps.toFixed(1).padStart(7)} ${engine.statements.toFixed(1).padStart(14)}  ${(r.rps / engine.rps).toFixed(2).padStart(17)}`,
+        );
+      }
     }
     // With few answers the percentiles say little: p99 of under 100 answers is their maximum.
     const thin = results.filter((r) => r.requests < 100);
