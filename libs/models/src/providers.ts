@@ -7,10 +7,11 @@ import { ModelRegistry } from './registry';
 import { pocketSphinxProvider } from './speech/pocketsphinx';
 import { blazeFaceProvider } from './vision/blazeface';
 import { cocoDetectorProvider } from './vision/coco-detector';
+import { faceRecognitionProvider } from './vision/face-recognition';
 
 /**
  * The registry every service uses: the bundled providers (PaddleOCR, COCO detector, BlazeFace,
- * PocketSphinx where its OS package is installed) and the downloadable ones (CLIP, CLAP, Whisper) from
+ * face-api's face recogniser, PocketSphinx where its OS package is installed) and the downloadable ones (CLIP, CLAP, Whisper) from
  * MODELS_DIR. Nothing loads until first use. Whisper comes before PocketSphinx: the first of a
  * capability that loads wins, and Whisper recognises far more words.
  */
@@ -19,6 +20,7 @@ export function createModelRegistry(config: ModelsConfig): ModelRegistry {
     paddleOcrProvider(),
     cocoDetectorProvider(),
     blazeFaceProvider(),
+    faceRecognitionProvider(),
     clipProvider(config),
     clapProvider(config),
     whisperProvider(config),

@@ -62,6 +62,18 @@ export interface FaceDetector {
   detectFaces(image: ImageInput): Promise<DetectedFace[]>;
 }
 
+export interface EmbeddedFace extends DetectedFace {
+  /** Who the face is: one person's faces lie close together (faceDistance, FACE_MATCH_THRESHOLD). */
+  readonly embedding: Float32Array;
+}
+
+export interface FaceEmbedder {
+  /** Length of every embedding. */
+  readonly dimensions: number;
+  /** Each face found (at least the embedder's detection threshold), best first, with its embedding. */
+  embedFaces(image: ImageInput): Promise<EmbeddedFace[]>;
+}
+
 // ---------------------------------------------------------------------------------------------
 // One embedding space for images and text
 
@@ -121,6 +133,7 @@ export interface CapabilityTypes {
   text_reader: TextReader;
   object_detector: ObjectDetector;
   face_detector: FaceDetector;
+  face_embedder: FaceEmbedder;
   visual_embedder: VisualEmbedder;
   audio_embedder: AudioEmbedder;
   speech_recognizer: SpeechRecognizer;
@@ -132,6 +145,7 @@ export const CAPABILITIES: readonly Capability[] = [
   'text_reader',
   'object_detector',
   'face_detector',
+  'face_embedder',
   'visual_embedder',
   'audio_embedder',
   'speech_recognizer',

@@ -120,6 +120,7 @@ describe('createModelRegistry', () => {
       ['text_reader', 'paddleocr-v4', 'bundled', 'available'],
       ['object_detector', 'centernet-coco', 'bundled', 'available'],
       ['face_detector', 'blazeface', 'bundled', 'available'],
+      ['face_embedder', 'face-api-resnet', 'bundled', 'available'],
       ['visual_embedder', 'clip', 'downloadable', 'unavailable'],
       ['audio_embedder', 'clap', 'downloadable', 'unavailable'],
       ['speech_recognizer', 'whisper', 'downloadable', 'unavailable'],
