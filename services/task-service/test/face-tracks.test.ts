@@ -1,0 +1,73 @@
+import type { EmbeddedFace } from '@vus/models';
+import { faceTracks, type FrameFaces } from '../src/worker/extract/face-tracks';
+
+/** A face whose embedding is the point (x, 0) of a 2-d space: distance is the difference of x. */
+const face = (x: number, score = 0.9): EmbeddedFace => ({
+  score,
+  box: { x: Math.round(x * 100), y: 0, width: 10, height: 10 },
+  embedding: Float32Array.of(x, 0),
+});
+const frame = (timeSec: number, ...faces: EmbeddedFace[]): FrameFaces => ({ timeSec, faces });
+const spans = (frames: FrameFaces[], options = {}) =>
+  faceTracks(frames, { step: 1, threshold: 0.4, ...options }).map((t) => [t.startSec, t.endSec, t.frames]);
+
+describe('faceTracks', () => {
+  it.each<[string, FrameFaces[], object, number[][]]>([
+    ['no frames', [], {}, []],
+    ['one face over three frames', [frame(0, face(0)), frame(1, face(0.1)), frame(2, face(0.05))], {}, [[0, 3, 3]]],
+    [
+      'two people side by side',
+      [frame(0, face(0), face(1)), frame(1, face(1.05), face(0.02))],
+      {},
+      [
+        [0, 2, 2],
+        [0, 2, 2],
+      ],
+    ],
+    [
+      'a different person after a cut',
+      [frame(0, face(0)), frame(1, face(1))],
+      {},
+      [
+        [0, 1, 1],
+        [1, 2, 1],
+      ],
+    ],
+    ['a gap of two frames continues', [frame(0, face(0)), frame(3, face(0.1))], {}, [[0, 4, 2]]],
+    [
+      'a gap of three frames starts again',
+      [frame(0, face(0)), frame(4, face(0.1))],
+      {},
+      [
+        [0, 1, 1],
+        [4, 5, 1],
+      ],
+    ],
+    ['the gap allowed is an option', [frame(0, face(0)), frame(4, face(0.1))], { maxGapFrames: 3 }, [[0, 5, 2]]],
+    ['frames in any order', [frame(2, face(0)), frame(0, face(0)), frame(1, face(0))], {}, [[0, 3, 3]]],
+    ['no track ends after the video', [frame(0, face(0)), frame(1, face(0))], { durationSec: 1.5 }, [[0, 1.5, 2]]],
+  ])('%s', (_case, frames, options, expected) => {
+    expect(spans(frames, options)).toEqual(expected);
+  });
+
+  it('takes one face per track per frame, nearest first', () => {
+    // Two faces near the one track: the nearer continues it, the other opens a track.
+    const tracks = faceTracks([frame(0, face(0)), frame(1, face(0.3), face(0.1))], { step: 1, threshold: 0.4 });
+    expect(tracks.map((t) => [t.startSec, t.frames])).toEqual([
+      [0, 2],
+      [1, 1],
+    ]);
+  });
+
+  it("keeps the clearest face's embedding and box for the track", () => {
+    const [track] = faceTracks([frame(0, face(0, 0.6)), frame(1, face(0.1, 0.95)), frame(2, face(0.2, 0.7))], { step: 1, threshold: 0.4 });
+    expect(track?.score).toBe(0.95);
+    expect(Array.from(track!.embedding)).toEqual([Math.fround(0.1), 0]);
+    expect(track?.box.x).toBe(10);
+  });
+
+  it('follows a face that drifts step by step further than the threshold from where it began', () => {
+    const drift = [0, 0.3, 0.6, 0.9].map((x, i) => frame(i, face(x)));
+    expect(spans(drift)).toEqual([[0, 4, 4]]);
+  });
+});
