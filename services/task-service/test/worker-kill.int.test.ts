@@ -9,6 +9,8 @@
 import type { ListVideosResponse } from '@vus/grpc/types/index/v1/ListVideosResponse';
 import type { Task } from '@vus/grpc/types/task/v1/Task';
 import { textScenesVideo } from '@vus/testing';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { startTaskStack, type TaskStack } from './stack';
 
 const ORG = '6528dde58f9cd95a98cbd075';
@@ -34,16 +36,27 @@ it('finishes a task whose worker was killed mid-indexing, with exactly one video
     stack.tasks.CreateTask({ index_id: indexId, video_blob_key: upload, filename: 'scenes.mp4' }, md, opts, cb),
   );
 
+  // A folder a dead worker left for a task that is gone: the first worker sweeps it when it starts.
+  const stale = join(stack.dir, 'work', 'task-000000000000000000000000-stale');
+  mkdirSync(stale, { recursive: true });
   const first = startWorker();
   await stack.waitForTask(ORG, task.id, { until: (t) => t.status === 'indexing', diagnostics: first.output });
+  expect(existsSync(stale)).toBe(false);
   first.child.kill('SIGKILL');
   await new Promise((resolve) => first.child.once('exit', resolve));
   expect(first.child.signalCode).toBe('SIGKILL');
   expect((await stack.getTask(ORG, task.id)).status).toBe('indexing');
+  // The killed claim's scratch folder (a copy of the upload) stays behind…
+  const scratchOf = () => readdirSync(join(stack.dir, 'work')).filter((name) => name.startsWith(`task-${task.id}-`));
+  const leftovers = scratchOf();
+  expect(leftovers).toHaveLength(1);
 
   const second = startWorker();
   const finished = await stack.waitForTask(ORG, task.id, { timeoutMs: 90_000, diagnostics: second.output });
   expect(finished).toMatchObject({ status: 'ready', failure: null });
+  // …until the claim that takes the task over removes it (its own goes when that claim ends).
+  expect(scratchOf()).not.toContain(leftovers[0]);
+  expect(second.output()).toContain('removed the scratch folders of an earlier claim');
   expect(finished.extractors_run).toEqual(expect.arrayContaining(['text_in_video', 'visual']));
   // No embed-service (the model server) for these workers: clip vectors are recorded as skipped, saying why.
   expect(finished.extractors_skipped).toEqual([{ name: 'clip', reason: expect.stringMatching(/no embed-service is configured/) }]);

@@ -12,6 +12,7 @@ import { dropBlobsOfUnwrittenVideo, storeVideo } from './stages/store';
 import { videoStream } from './stages/stream';
 import { validate } from './stages/validate';
 import { LeaseLost, TaskWriter } from './task-writer';
+import { removeLeftoversOf } from './work-dir';
 
 export type PipelineOutcome =
   /** `fetched`: the fetch stage stored the media and handed the task to its index-task job. */
@@ -82,6 +83,9 @@ export class TaskPipeline {
     steps: readonly ((task: TaskRecord, workDir: string) => TaskRecord | Promise<TaskRecord>)[],
   ): Promise<PipelineOutcome> {
     let task: TaskRecord = claimed;
+    // A claim of a worker that died left its scratch folder (a copy of the upload) behind.
+    const leftovers = await removeLeftoversOf(this.deps.workRoot, claimed.id);
+    if (leftovers.length > 0) this.deps.logger.info({ taskId: claimed.id, leftovers }, 'removed the scratch folders of an earlier claim');
     const workDir = await mkdtemp(join(this.deps.workRoot, `task-${claimed.id}-`));
     try {
       if (claimed.attempts > this.deps.maxAttempts) {

@@ -15,6 +15,7 @@ import { TaskPipeline } from './pipeline';
 import type { MediaMeter } from './pipeline-deps';
 import { searchSegmentSink } from './segments';
 import { IndexingWorker } from './worker';
+import { sweepWorkRoot, unfinishedTasksOf } from './work-dir';
 
 export interface IndexingWorkerConfig {
   blobs: BlobStore;
@@ -75,6 +76,8 @@ export async function startIndexingWorker(
   const logger = context.logger.child({ component: 'indexing-worker' });
   const workRoot = config.workRoot ?? join(tmpdir(), 'vus-indexing');
   mkdirSync(workRoot, { recursive: true });
+  const swept = await sweepWorkRoot(workRoot, unfinishedTasksOf(db));
+  if (swept.length > 0) logger.info({ workRoot, swept }, 'removed the scratch folders of finished or deleted tasks');
   const index = createIndexClient(config.indexServiceAddress);
   const segments = config.searchServiceAddress ? searchSegmentSink(config.searchServiceAddress) : undefined;
   if (!segments) logger.warn('no search-service configured: indexed videos get no searchable segments');
