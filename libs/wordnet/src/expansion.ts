@@ -12,7 +12,8 @@
  * "truck" → motor vehicle), which matches siblings. Index `LabelTerms.names` and `LabelTerms.broader`
  * at different tsvector weights and let query hypernyms match only the names.
  */
-import type { PartOfSpeech, Synset, WordNet } from './reader';
+import { QUERY_STOPWORDS, tokenize } from './lexicon';
+import type { PartOfSpeech, Synset, WordNetReader } from './reader';
 
 export type AlternativeKind = 'exact' | 'synonym' | 'hypernym';
 
@@ -29,9 +30,6 @@ export interface TermGroup {
   /** Distinct texts, highest weight first; the first is `term` itself. */
   alternatives: Alternative[];
 }
-
-/** What expansion needs from the reader (`openWordNet()` in the service). */
-export type WordNetReader = Pick<WordNet, 'indexEntry' | 'baseForms' | 'synset'>;
 
 /**
  * Weights: a form of the query word counts fully; a synonym of its most frequent sense nearly so;
@@ -154,172 +152,7 @@ export const BROAD_CATEGORIES: ReadonlySet<string> = new Set([
   'person',
 ]);
 
-/** Function words dropped from queries (numbers are kept), and words that only frame a video query. */
-export const STOPWORDS: ReadonlySet<string> = new Set([
-  'a',
-  'an',
-  'the',
-  'and',
-  'or',
-  'but',
-  'nor',
-  'so',
-  'yet',
-  'if',
-  'then',
-  'than',
-  'as',
-  'of',
-  'at',
-  'by',
-  'for',
-  'with',
-  'without',
-  'about',
-  'against',
-  'between',
-  'into',
-  'onto',
-  'through',
-  'during',
-  'before',
-  'after',
-  'above',
-  'below',
-  'to',
-  'from',
-  'up',
-  'down',
-  'in',
-  'out',
-  'on',
-  'off',
-  'over',
-  'under',
-  'again',
-  'further',
-  'once',
-  'here',
-  'there',
-  'when',
-  'where',
-  'why',
-  'how',
-  'all',
-  'any',
-  'both',
-  'each',
-  'few',
-  'more',
-  'most',
-  'other',
-  'some',
-  'such',
-  'no',
-  'not',
-  'only',
-  'own',
-  'same',
-  'too',
-  'very',
-  'can',
-  'will',
-  'just',
-  'should',
-  'would',
-  'could',
-  'may',
-  'might',
-  'must',
-  'shall',
-  'is',
-  'am',
-  'are',
-  'was',
-  'were',
-  'be',
-  'been',
-  'being',
-  'have',
-  'has',
-  'had',
-  'having',
-  'do',
-  'does',
-  'did',
-  'doing',
-  'i',
-  'me',
-  'my',
-  'myself',
-  'we',
-  'us',
-  'our',
-  'ours',
-  'you',
-  'your',
-  'yours',
-  'he',
-  'him',
-  'his',
-  'she',
-  'her',
-  'hers',
-  'it',
-  'its',
-  'they',
-  'them',
-  'their',
-  'theirs',
-  'what',
-  'which',
-  'who',
-  'whom',
-  'whose',
-  'this',
-  'that',
-  'these',
-  'those',
-  'while',
-  'until',
-  'because',
-  'also',
-  "don't",
-  "doesn't",
-  "isn't",
-  "aren't",
-  "can't",
-  'via',
-  'per',
-  'along',
-  'around',
-  'among',
-  'within',
-  'upon',
-  'near',
-  'show',
-  'shows',
-  'showing',
-  'find',
-  'video',
-  'videos',
-  'clip',
-  'clips',
-  'scene',
-  'scenes',
-]);
-
 const NUMBER = /^\d+(?:[.,]\d+)*$/;
-
-/** Lower-cased words, keeping inner apostrophes and hyphens (t-shirt), without a possessive 's. */
-export function tokenize(text: string): string[] {
-  const words =
-    text
-      .toLowerCase()
-      .replace(/’/g, "'")
-      .match(/[\p{L}\p{N}]+(?:['-][\p{L}\p{N}]+)*/gu) ?? [];
-  return words.map((word) => word.replace(/'s$/, ''));
-}
 
 /** `traffic_light` → `traffic light`. */
 export function display(lemma: string): string {
@@ -450,7 +283,7 @@ function buildGroup(surface: string, resolved: Resolved | undefined, wordnet: Wo
 
 /** A word right before a noun is read as an adjective when it can be one (white t-shirt, not white person). */
 function modifiesNoun(next: string | undefined, wordnet: WordNetReader): boolean {
-  return next !== undefined && !STOPWORDS.has(next) && !NUMBER.test(next) && wordnet.baseForms(next, 'noun').length > 0;
+  return next !== undefined && !QUERY_STOPWORDS.has(next) && !NUMBER.test(next) && wordnet.baseForms(next, 'noun').length > 0;
 }
 
 /** A content word or collocation of a text and the WordNet entry it was resolved to, if any. */
@@ -470,14 +303,14 @@ export function resolveTerms(text: string, wordnet: WordNetReader): ResolvedTerm
   const terms: ResolvedTerm[] = [];
   for (let at = 0; at < words.length;) {
     const word = words[at] ?? '';
-    if (STOPWORDS.has(word)) {
+    if (QUERY_STOPWORDS.has(word)) {
       at += 1;
       continue;
     }
     let length = Math.min(LIMITS.collocationWords, words.length - at);
     let resolved: Resolved | undefined;
     for (; length >= 2; length -= 1) {
-      if (STOPWORDS.has(words[at + length - 1] ?? '')) continue;
+      if (QUERY_STOPWORDS.has(words[at + length - 1] ?? '')) continue;
       resolved = resolveCollocation(words.slice(at, at + length), wordnet);
       if (resolved !== undefined) break;
     }

@@ -1,7 +1,10 @@
 /**
- * @vus/wordnet: the WordNet 3.1 reader (reader.ts) and the query and label expansion built on it
- * (expansion.ts). Expansion imports the reader's types from reader.ts, never from here, so the two
- * modules do not import each other.
+ * @vus/wordnet: the WordNet 3.1 reader (reader.ts: the dictionary's files, its entries, synsets and
+ * definitions), the project's words (lexicon.ts: tokenizer and stopwords, used by search,
+ * classification and analysis) and the search policy built on both (expansion.ts: query and label
+ * expansion, its weights and curated label senses). Modules import each other directly, never
+ * through this index, so none of them imports another in a circle.
  */
 export * from './reader';
+export * from './lexicon';
 export * from './expansion';

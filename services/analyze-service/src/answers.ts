@@ -6,12 +6,12 @@
  * (WordNet hypernyms: "animals" meets dog, "dish" risotto, "places" a city or the metadata's
  * location), or through the word vectors (related words of the evidence: "pet" meets cat).
  */
-import type { WordNet } from '@vus/wordnet';
+import { REQUEST_WORDS, tokenize, type WordNet } from '@vus/wordnet';
 import { belongs, CATEGORY_LEMMAS, categoryOf, isBroadCategory, KindIndex, type Category } from './categories';
 import { mergeRepeats, type Evidence, type EvidenceKind, type Timeline } from './evidence';
 import { inWindow, parseQuestion, windowOf, type Window } from './question';
 import { labelCoverage, NOTHING_FOUND, rankEvidence, sentenceOf, seenSentence, summarySentences, TEXTUAL } from './sentences';
-import { clock, contentWords, joinList, quote, REQUEST_WORDS, words } from './text';
+import { clock, contentWords, joinList, quote } from './text';
 
 /** How alike two words are by the bundled word vectors (cosine), or undefined when either is unknown. */
 export type WordSimilarity = (a: string, b: string) => number | undefined;
@@ -30,6 +30,7 @@ export const KIND_TERMS: Readonly<Record<string, EvidenceKind>> = {
   subtitle: 'text',
   screen: 'text',
   onscreen: 'text',
+  'on-screen': 'text',
   speech: 'speech',
   speaker: 'speech',
   spoken: 'speech',
@@ -164,7 +165,7 @@ export class Answerer {
       else question = `${rest} ${time.anchor}`;
     }
     const view = narrowed(timeline, window);
-    const raw = words(question);
+    const raw = tokenize(question);
     const categoryWords = raw.filter((w) => Object.hasOwn(CATEGORY_QUESTION_WORDS, w));
     const terms = [...this.terms(question), ...categoryWords];
     const kinds = [...new Set(raw.flatMap((w) => (Object.hasOwn(ASKED_KINDS, w) ? [ASKED_KINDS[w]!] : [])))];
@@ -192,7 +193,7 @@ export class Answerer {
       category: categoryOf(CATEGORY_QUESTION_WORDS[term] ?? term, this.wordnet),
     }));
     const items = mergeRepeats(view.items);
-    const owns = items.map((item) => new Set(this.normalize(words(item.text))));
+    const owns = items.map((item) => new Set(this.normalize(tokenize(item.text))));
     // A term none of whose forms is in the evidence also meets its related words there; not a broad
     // category, whose kinds WordNet knows better than vectors do (animal is near mouse, the computer's too).
     if (this.similarity) {
@@ -267,7 +268,7 @@ export class Answerer {
     if (forms.size === 0) return undefined;
     return mergeRepeats(timeline.items)
       .filter((item) => item.kind !== 'metadata')
-      .find((item) => this.normalize(words(item.text)).some((w) => forms.has(w)));
+      .find((item) => this.normalize(tokenize(item.text)).some((w) => forms.has(w)));
   }
 }
 

@@ -13,7 +13,8 @@
 import { errors } from '@vus/core';
 import { mergeRepeats, type Timeline } from './evidence';
 import type { Chapter, Gist, Highlight } from './provider';
-import { clock, contentWords, words } from './text';
+import { tokenize } from '@vus/wordnet';
+import { clock, contentWords } from './text';
 
 export interface SchemaContext {
   timeline: Timeline;
@@ -165,7 +166,7 @@ const jsonLength = (value: unknown): number => (typeof value === 'string' ? valu
 export function fillSchema(schema: object, ctx: SchemaContext, usage: FillUsage = noFillUsage()): unknown {
   const root = schema as Schema;
   const timeline = ctx.timeline;
-  const evidenceWords = new Set(timeline.items.flatMap((e) => words(e.text)));
+  const evidenceWords = new Set(timeline.items.flatMap((e) => tokenize(e.text)));
   const shown = (name: string) => {
     const terms = contentWords(nameWords(name));
     return terms.length > 0 && terms.some((t) => evidenceWords.has(t));
@@ -282,8 +283,8 @@ export function fillSchema(schema: object, ctx: SchemaContext, usage: FillUsage 
     if ('const' in node) return scalar(node.const);
     if (Array.isArray(node.enum) && node.enum.length > 0) {
       step(node.enum.length);
-      const haystack = new Set(words(element?.text ?? ctx.summary.summary));
-      return scalar(node.enum.find((v) => typeof v === 'string' && words(v).some((w) => haystack.has(w))) ?? node.enum[0]);
+      const haystack = new Set(tokenize(element?.text ?? ctx.summary.summary));
+      return scalar(node.enum.find((v) => typeof v === 'string' && tokenize(v).some((w) => haystack.has(w))) ?? node.enum[0]);
     }
     for (const key of ['anyOf', 'oneOf'] as const) {
       const options: unknown = node[key];

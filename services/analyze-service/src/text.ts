@@ -1,40 +1,13 @@
 /**
- * Words and phrases: the small text tools of the extractive provider. Pure functions. (Tokens are
- * counted by @vus/core's countTokens.)
+ * Words and phrases: the small text tools of the extractive provider. Pure functions. Words are
+ * @vus/wordnet's lexicon (its tokenizer and stopwords, shared with search); tokens are counted by
+ * @vus/core's countTokens.
  */
-
-/** Function words and fillers: never a key phrase, never what a prompt asks about. */
-export const STOPWORDS: ReadonlySet<string> = new Set(
-  `a about above after again against all also am an and any are aren't as at be because been before being below between both
-  but by can can't could did didn't do does doesn't doing don't down during each few for from further had has have having he
-  her here hers herself him himself his how i i'm if in into is isn't it it's its itself just let's me more most my myself no
-  nor not now of off on once only or other our ours ourselves out over own same she should so some such than that that's the
-  their theirs them themselves then there there's these they they're this those through to too under until up very was we
-  were what when where which while who whom why will with would you you're your yours yourself yourselves yes yeah okay ok oh
-  um uh hey hi hello gonna wanna really like get got going go one two thing things something anything lot lots well`.split(/\s+/),
-);
-
-/**
- * Words of a request that ask for something rather than name it ("what is shown in the video?"):
- * a prompt made only of these asks about the whole video.
- */
-export const REQUEST_WORDS: ReadonlySet<string> = new Set(
-  `video clip film footage movie recording content contents show shows shown showing happen happens happening describe
-  description summarize summary summarise explain tell list give write main key overall whole entire please detail details
-  detailed mention mentioned mentions say says said see seen appear appears appearing visible display displayed brief briefly
-  short sentence sentences paragraph point points moment moments scene scenes part parts time times timestamp timestamps
-  discussed discuss talk talked talks topic topics theme themes event events information info kind type about word words
-  term terms phrase phrases`.split(/\s+/),
-);
-
-/** Lower-case words (letters, digits, inner apostrophes) in order. */
-export function words(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+(?:'[\p{L}]+)?/gu) ?? [];
-}
+import { TEXT_STOPWORDS, tokenize } from '@vus/wordnet';
 
 /** The words of a text that carry content: no stopwords, no lone digits or single letters. */
 export function contentWords(text: string): string[] {
-  return words(text).filter((w) => !STOPWORDS.has(w) && w.length > 1 && !/^\d+$/.test(w));
+  return tokenize(text).filter((w) => !TEXT_STOPWORDS.has(w) && w.length > 1 && !/^\d+$/.test(w));
 }
 
 /** `75.4` → `1:15`; hours when the video has them (`1:02:03`). */
@@ -62,7 +35,7 @@ export function titleCase(text: string): string {
   return text
     .split(/\s+/)
     .filter(Boolean)
-    .map((w) => (STOPWORDS.has(w.toLowerCase()) ? w.toLowerCase() : capitalize(w)))
+    .map((w) => (TEXT_STOPWORDS.has(w.toLowerCase()) ? w.toLowerCase() : capitalize(w)))
     .join(' ')
     .replace(/^./, (c) => c.toUpperCase());
 }
@@ -95,8 +68,8 @@ export function keyPhrases(texts: readonly string[], limit: number): string[] {
         }
         run = [];
       };
-      for (const w of words(chunk)) {
-        if (STOPWORDS.has(w) || w.length < 2 || /^\d+$/.test(w)) flush();
+      for (const w of tokenize(chunk)) {
+        if (TEXT_STOPWORDS.has(w) || w.length < 2 || /^\d+$/.test(w)) flush();
         else run.push(w);
       }
       flush();

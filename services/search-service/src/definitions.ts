@@ -23,15 +23,13 @@
  * definitions until it is done. A query word is then a few map lookups and one definition read
  * (15 µs for "space" over a 10,000-word vocabulary); an index's vocabulary is only looked up in.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import {
   ABSTRACT_HYPERNYMS,
-  defaultDictDir,
+  definitionOf,
+  glossOfLine,
   parseDataLine,
   parseIndexLine,
-  STOPWORDS,
+  QUERY_STOPWORDS,
   tokenize,
   type PartOfSpeech,
   type WordNetReader,
@@ -75,7 +73,7 @@ export interface Definitions {
 /** A stopword or one of WordNet's abstract top words. */
 function abstract(lemma: string): boolean {
   const form = lemma.slice(lemma.indexOf(':') + 1);
-  return ABSTRACT_HYPERNYMS.has(form) || STOPWORDS.has(form);
+  return ABSTRACT_HYPERNYMS.has(form) || QUERY_STOPWORDS.has(form);
 }
 
 /** Too general to relate words by mention: used by very many definitions, or abstract. */
@@ -160,15 +158,10 @@ export function definitionNeighbours(
 
 /** The content words of a definition (the gloss before its first quoted example) as base forms. */
 function definitionContent(gloss: string, lemma: (word: string) => string): Set<string> {
-  const definition = gloss.split(/;\s*"/)[0] ?? '';
   const words = new Set<string>();
-  for (const token of tokenize(definition)) if (!STOPWORDS.has(token) && VOCABULARY_WORD.test(token)) words.add(lemma(token));
+  for (const token of tokenize(definitionOf(gloss)))
+    if (!QUERY_STOPWORDS.has(token) && VOCABULARY_WORD.test(token)) words.add(lemma(token));
   return words;
-}
-
-function glossOf(line: string): string {
-  const bar = line.indexOf(' | ');
-  return bar < 0 ? '' : line.slice(bar + 3);
 }
 
 /** The nouns a synset's words name, and the head word of each collocation: a saltwater fish is a fish, a period of time a period. */
@@ -224,38 +217,17 @@ function packPostings(lists: Map<string, number[]>): (key: string) => number[] {
 }
 
 /**
- * A file's lines, decoded a piece of about PIECE_BYTES at a time with an event-loop turn between
- * pieces: decoding and splitting the 15 MB noun data file at once held the loop for about 100 ms.
+ * Definitions from the WordNet reader: one pass over the noun index and data files (the reader's
+ * `lines`, a piece per event-loop turn), keeping for each defining word the nouns it defines (see
+ * the header for the cost). Query words' definitions are read from the reader when asked; `close`
+ * forgets them (the reader's files are its owner's to close).
  */
-async function* linesOf(path: string): AsyncGenerator<string> {
-  const bytes = await readFile(path);
-  for (let start = 0; start < bytes.length;) {
-    await new Promise((resolve) => setImmediate(resolve));
-    const newline = bytes.indexOf(0x0a, Math.min(bytes.length, start + PIECE_BYTES));
-    const end = newline < 0 ? bytes.length : newline;
-    yield* bytes.toString('latin1', start, end).split('\n');
-    start = end + 1;
-  }
-}
-
-/**
- * Bytes of a file decoded per event-loop turn: 1 MB is 20–40 ms of work. Smaller pieces stall
- * less but wait more turns behind other work (256 KB: the word vectors' preparation beside it
- * left the definitions unread for the first seconds of the search-quality bench).
- */
-const PIECE_BYTES = 1024 * 1024;
-
-/**
- * Definitions from the WordNet files: one pass over the noun index and data files, a chunk of
- * nouns per event-loop turn, keeping for each defining word the nouns it defines (see the header
- * for the cost). `close` closes the noun data file (query words' definitions are read from it).
- */
-export async function loadDefinitions(wordnet: WordNetReader, dictDir = defaultDictDir()): Promise<Definitions & { close(): void }> {
+export async function loadDefinitions(wordnet: WordNetReader): Promise<Definitions & { close(): void }> {
   // Its cache (every noun of WordNet, 80,000 words) goes with the pass; queries get their own.
   let lemma = lemmaReader(wordnet);
   // The single lower-case words whose first sense each synset is.
   const headwordsAt = new Map<number, string[]>();
-  for await (const line of linesOf(join(dictDir, 'index.noun'))) {
+  for await (const line of wordnet.lines('index', 'noun')) {
     if (line.length === 0 || line.startsWith(' ')) continue;
     const entry = parseIndexLine(line);
     const offset = entry?.offsets[0];
@@ -280,10 +252,10 @@ export async function loadDefinitions(wordnet: WordNetReader, dictDir = defaultD
     if (list) list.push(noun);
     else map.set(own(key), [noun]);
   };
-  for await (const line of linesOf(join(dictDir, 'data.noun'))) {
+  for await (const line of wordnet.lines('data', 'noun')) {
     const headwords = line.startsWith(' ') ? undefined : headwordsAt.get(Number(line.slice(0, 8)));
     if (!headwords) continue;
-    const definition = definitionContent(glossOf(line), lemma);
+    const definition = definitionContent(glossOfLine(line), lemma);
     // Every first-sense definition counts once towards how common its words are, whoever it defines.
     for (const word of definition) counts.set(word, (counts.get(word) ?? 0) + 1);
     const filedUnder = kindKeys(parseDataLine(line).hypernyms.flatMap(wordsAt));
@@ -302,15 +274,6 @@ export async function loadDefinitions(wordnet: WordNetReader, dictDir = defaultD
   for (const word of common) definedWith.delete(word);
   const [definedWithPacked, kindsPacked] = [packPostings(definedWith), packPostings(kinds)];
 
-  let fd: number | undefined;
-  const buffer = Buffer.alloc(16_384);
-  /** The data line at `offset` (the longest noun lines are under 16 KB). */
-  const readLine = (offset: number): string => {
-    fd ??= openSync(join(dictDir, 'data.noun'), 'r');
-    const read = readSync(fd, buffer, 0, buffer.length, offset);
-    const end = buffer.indexOf(0x0a);
-    return buffer.toString('latin1', 0, end < 0 || end > read ? read : end);
-  };
   const firstNounSense = (word: string): number | undefined => {
     const key = lemma(word);
     return isNoun(key) ? wordnet.indexEntry(key.slice('noun:'.length), 'noun')?.offsets[0] : undefined;
@@ -321,10 +284,10 @@ export async function loadDefinitions(wordnet: WordNetReader, dictDir = defaultD
     let found = read.get(word);
     if (!found) {
       const offset = firstNounSense(word);
-      const line = offset === undefined ? undefined : readLine(offset);
-      const hypernyms = line === undefined ? [] : parseDataLine(line).hypernyms.flatMap((h) => wordnet.synset('noun', h).words);
+      const hypernyms =
+        offset === undefined ? [] : wordnet.synset('noun', offset).hypernyms.flatMap((h) => wordnet.synset('noun', h).words);
       found = {
-        definition: line === undefined ? new Set() : definitionContent(glossOf(line), lemma),
+        definition: offset === undefined ? new Set() : definitionContent(wordnet.gloss('noun', offset), lemma),
         kindOf: kindKeys(hypernyms),
         broader: new Set(hypernyms.flatMap((name) => name.toLowerCase().split('_')).map((part) => `noun:${part}`)),
       };
@@ -342,9 +305,6 @@ export async function loadDefinitions(wordnet: WordNetReader, dictDir = defaultD
     isCommon: (key) => common.has(key),
     kindsOf: (key) => kindsPacked(key).map((i) => nouns[i] ?? ''),
     definedWith: (key) => definedWithPacked(key).map((i) => nouns[i] ?? ''),
-    close() {
-      if (fd !== undefined) closeSync(fd);
-      fd = undefined;
-    },
+    close: () => read.clear(),
   };
 }
