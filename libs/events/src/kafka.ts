@@ -1,5 +1,6 @@
 import type { Logger } from '@vus/core';
 import { recordConsumerLag } from '@vus/telemetry';
+import { kafkaLogSink, type KafkaLogSink } from './kafka-log';
 import {
   Kafka,
   logLevel as KafkaLogLevel,
@@ -39,6 +40,8 @@ export interface KafkaBusOptions {
   maxWaitTimeMs?: number;
   /** How long one request to a broker may take (also bounds a publish during an outage). */
   requestTimeoutMs?: number;
+  /** How often repeated kafkajs warnings are summarised (default a minute; see kafka-log.ts). */
+  logSummaryMs?: number;
 }
 
 /** Message headers on dead letters, for tools that do not parse the value. */
@@ -100,9 +103,13 @@ export class KafkaEventBus implements EventBus {
   private closed = false;
   private readonly maxAttempts: number;
   private readonly retryDelayMs: number;
+  private readonly kafkaLog: KafkaLogSink;
+  private readonly logSummary: NodeJS.Timeout;
 
   constructor(private readonly options: KafkaBusOptions) {
     const { logger } = options;
+    this.kafkaLog = kafkaLogSink(logger);
+    this.logSummary = setInterval(() => this.kafkaLog.flush(), options.logSummaryMs ?? 60_000).unref();
     this.maxAttempts = options.maxAttempts ?? 5;
     this.retryDelayMs = options.retryDelayMs ?? 200;
     this.kafka = new Kafka({
@@ -113,12 +120,8 @@ export class KafkaEventBus implements EventBus {
       // Few, short retries inside the client: the outbox relay owns backing off during outages.
       retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 2000 },
       logLevel: KafkaLogLevel.WARN,
-      logCreator: () => (entry: LogEntry) => {
-        const { message, ...extra } = entry.log;
-        const fields = { ...extra, kafkaNamespace: entry.namespace };
-        if (entry.level <= KafkaLogLevel.ERROR) logger.error(fields, `kafka: ${message}`);
-        else logger.warn(fields, `kafka: ${message}`);
-      },
+      // Once per kind of failure and a periodic summary, not once per retry of every connection.
+      logCreator: () => (entry: LogEntry) => this.kafkaLog.write(entry),
     });
     this.producer = this.kafka.producer({
       createPartitioner: Partitioners.DefaultPartitioner,
@@ -202,6 +205,8 @@ export class KafkaEventBus implements EventBus {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.logSummary);
+    this.kafkaLog.flush();
     await Promise.all([...this.members].map((m) => m.stop()));
     if (this.producerReady) await this.producer.disconnect();
   }
