@@ -58,10 +58,10 @@ function benchRun() {
 
 /**
  * Starts the built embedded server (`npm start` without the build) in its own process on a free
- * port, with `key` as its first API key; memory benches read its /proc status. `stop()` ends it and
- * removes `dataDir`.
+ * port, with `key` as its first API key and `env` over its environment; memory benches read its
+ * /proc status. `stop()` ends it and removes `dataDir`.
  */
-async function startEmbeddedServer(dataDir, key) {
+async function startEmbeddedServer(dataDir, key, env = {}) {
   const { spawn } = require('node:child_process');
   const { existsSync, readFileSync } = require('node:fs');
   const { join } = require('node:path');
@@ -74,6 +74,7 @@ async function startEmbeddedServer(dataDir, key) {
       VUS_BOOTSTRAP_API_KEY: key,
       LOG_LEVEL: 'error',
       MODELS_DIR: join(dataDir, 'no-models'),
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -1,0 +1,272 @@
+#!/usr/bin/env node
+/**
+ * Indexing on real footage (issue 30): the SDK's example.mp4 (160.6 s of news, 640×360, speech, no
+ * subtitles) and a 10.7-minute piece made of it four times over (stream copy), indexed by `npm start`
+ * with every bundled extractor an index of marengo3.0 and pegasus1.2 (visual, audio) asks for.
+ *
+ * 1. `profile`: each stage alone in this process, as the worker calls it, with its CPU seconds
+ *    (this process's threads and its finished children: ffmpeg, pocketsphinx) and wall seconds:
+ *    decoding the sampled frames (and their JPEG thumbnails), OCR, the object detector, faces, the
+ *    scene descriptor (embed-service's vector of each analysed frame), the audio track and speech
+ *    recognition, the HLS stream. Concept vectors are not made while indexing (embed-service makes
+ *    them on request from the stored segments), so they are not a stage here.
+ * 2. `one`, `long`: the built embedded server (`npm start`) in its own process indexes the example
+ *    (one) or the 10.7-minute piece (long): wall seconds from the stored upload to `ready`, the
+ *    server's CPU seconds over that time (its threads and children), its peak RSS; whole pipeline
+ *    and, with `--no-speech` (MODELS_POCKETSPHINX=off), without speech.
+ * 3. `queue`: four copies of the example uploaded at once to one server: wall seconds until the
+ *    last is ready, × real time over the four, videos per hour.
+ *
+ * The machine may be shared: each figure is printed with the 1-minute load average before and
+ * after, and `--runs` repeats it (CPU seconds move less with load than wall seconds).
+ *
+ *   npm run build && node scripts/bench/indexing-real.js [--parts profile,one,long,queue] [--runs 1] [--no-speech] [--speech-only]
+ *     [--profile-seconds 40]
+ */
+'use strict';
+const { mkdtemp, rm, readFile, writeFile } = require('node:fs/promises');
+const { readFileSync } = require('node:fs');
+const { loadavg, tmpdir } = require('node:os');
+const { join } = require('node:path');
+const { performance } = require('node:perf_hooks');
+const { parseArgs } = require('node:util');
+const media = require('@vus/media');
+const { createModelRegistry, POCKETSPHINX_DEFAULTS, sceneDescriptor } = require('@vus/models');
+const { cachedFixture, speechFixture, speechFixtureExcerpt } = require('@vus/testing');
+const { analyseFrames } = require('../../services/task-service/dist/worker/extract/frames.js');
+const { WORKER_DEFAULTS } = require('../../services/task-service/dist/worker/start.js');
+const { startEmbeddedServer, residentKib } = require('./lib');
+
+const { values: args } = parseArgs({
+  options: {
+    parts: { type: 'string', default: 'profile,one,long,queue' },
+    runs: { type: 'string', default: '1' },
+    'no-speech': { type: 'boolean', default: false },
+    'speech-only': { type: 'boolean', default: false },
+    /** Profile only the first this many seconds (re-encoded, cached): on a busy machine the whole clip's frame pass can outlast ffmpeg's deadline. */
+    'profile-seconds': { type: 'string' },
+  },
+});
+const parts = new Set(args.parts.split(','));
+const runs = Number(args.runs);
+const QUEUED = 4;
+const round = (n, digits = 1) => (Math.round(n * 10 ** digits) / 10 ** digits).toFixed(digits);
+const load = () => round(loadavg()[0], 1);
+
+/** The example, and the example four times over (10.7 min), as one file without re-encoding. */
+async function footage() {
+  const example = speechFixture('twelvelabs-example');
+  const long = await cachedFixture('example-x4', 'mp4', { file: example.file, package: example.package, times: 4 }, async (out) => {
+    const list = `${out}.txt`;
+    await writeFile(list, `file '${example.path.replace(/'/g, "'\\''")}'\n`.repeat(4));
+    await media.runFfmpeg(['-f', 'concat', '-safe', '0', '-i', list, '-c', 'copy', '-f', 'mp4', out]);
+    await rm(list, { force: true });
+  });
+  return { example: example.path, long };
+}
+
+const TICKS_PER_SECOND = 100;
+/** CPU seconds of a process: its threads (utime, stime) and its finished children (cutime, cstime). */
+function cpuSecondsOf(pid = 'self') {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // After "pid (comm) ", utime is field 14 (1-based), so index 11; stime 12, cutime 13, cstime 14.
+  return {
+    own: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+    children: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND,
+  };
+}
+
+/** Runs `work`, adding its CPU seconds (this process's threads) to `totals[key]`. */
+function cpuMeter() {
+  const totals = {};
+  const measure = async (key, work) => {
+    const before = process.cpuUsage();
+    try {
+      return await work();
+    } finally {
+      const used = process.cpuUsage(before);
+      totals[key] = (totals[key] ?? 0) + (used.user + used.system) / 1e6;
+    }
+  };
+  return { totals, measure };
+}
+
+function row(name, cpu, wall, videoSec, extra = '') {
+  console.log(
+    `  ${name.padEnd(28)} CPU ${round(cpu).padStart(6)} s  wall ${round(wall).padStart(6)} s  ${`${round(videoSec / wall)}× real time`.padStart(18)}${extra ? `  ${extra}` : ''}`,
+  );
+}
+
+async function profile(file) {
+  const probed = await media.probe(file);
+  const registry = createModelRegistry({
+    modelsDir: join(tmpdir(), 'vus-bench-no-models'),
+    allowDownload: false,
+    clipModel: 'absent/clip',
+    whisperModel: 'absent/whisper',
+    pocketsphinx: POCKETSPHINX_DEFAULTS,
+  });
+  const [textReader, objectDetector, faceDetector, recognizer] = await Promise.all(
+    ['text_reader', 'object_detector', 'face_detector', 'speech_recognizer'].map((c) => registry.get(c)),
+  );
+  const { totals, measure } = cpuMeter();
+  const models = {
+    textReader: { readText: (frame) => measure('OCR', () => textReader.readText(frame)) },
+    objectDetector: { detectObjects: (frame) => measure('objects', () => objectDetector.detectObjects(frame)) },
+    faceDetector: { detectFaces: (frame) => measure('faces', () => faceDetector.detectFaces(frame)) },
+    embedder: { embedImage: (frame) => measure('scene descriptor', () => sceneDescriptor(frame)) },
+  };
+  console.log(`profile: ${file} (${probed.durationSec} s), load ${load()}`);
+  const cpu0 = cpuSecondsOf();
+  const started = performance.now();
+  const frames = await analyseFrames(file, probed, models, {
+    fps: WORKER_DEFAULTS.framesPerSecond,
+    width: WORKER_DEFAULTS.frameWidth,
+    maxThumbnails: WORKER_DEFAULTS.maxThumbnails,
+  });
+  const framesWall = (performance.now() - started) / 1000;
+  const cpu1 = cpuSecondsOf();
+  const modelCpu = Object.values(totals).reduce((a, b) => a + b, 0);
+  const decodeCpu = cpu1.children - cpu0.children + (cpu1.own - cpu0.own - modelCpu);
+  row('decode + thumbnails', decodeCpu, frames.timings.decode / 1000, probed.durationSec, 'ffmpeg + this process between models');
+  const wallOf = { OCR: 'text', objects: 'objects', faces: 'faces', 'scene descriptor': 'embedding' };
+  for (const [name, cpu] of Object.entries(totals)) row(name, cpu, frames.timings[wallOf[name]] / 1000, probed.durationSec);
+  row(
+    'frame pass',
+    cpu1.own - cpu0.own + cpu1.children - cpu0.children,
+    framesWall,
+    probed.durationSec,
+    `${frames.analysedFrames}/${frames.observations.length} frames analysed, ${frames.recheckedFrames} re-read`,
+  );
+
+  const dir = await mkdtemp(join(tmpdir(), 'vus-bench-real-'));
+  try {
+    let before = cpuSecondsOf();
+    let at = performance.now();
+    const audio = await media.extractAudio(file, join(dir, 'speech.wav'), { probe: probed });
+    let after = cpuSecondsOf();
+    row('audio track', after.children - before.children + after.own - before.own, (performance.now() - at) / 1000, probed.durationSec);
+    before = after;
+    at = performance.now();
+    const lines = await recognizer.transcribe(audio.path);
+    after = cpuSecondsOf();
+    row(
+      'speech (pocketsphinx)',
+      after.children - before.children + after.own - before.own,
+      (performance.now() - at) / 1000,
+      probed.durationSec,
+      `${lines.length} lines`,
+    );
+    before = after;
+    at = performance.now();
+    const hls = await media.makeHls(file, join(dir, 'hls'), { probe: probed });
+    after = cpuSecondsOf();
+    row(
+      'HLS',
+      after.children - before.children + after.own - before.own,
+      (performance.now() - at) / 1000,
+      probed.durationSec,
+      `plan ${JSON.stringify(hls.plan)}`,
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  console.log(`  (load after ${load()})`);
+}
+
+const API = '/v1.3';
+async function api(server, key, method, path, body) {
+  const response = await fetch(`${server.url}${API}${path}`, {
+    method,
+    headers: { 'x-api-key': key, ...(body && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}) },
+    body: body instanceof FormData ? body : body && JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/** Starts a server, makes the index, uploads `copies` of `file` at once; prints when all are ready. */
+async function pipeline(name, file, durationSec, copies, noSpeech) {
+  const key = `tlk_bench${'x'.repeat(24)}`;
+  const dataDir = await mkdtemp(join(tmpdir(), 'vus-bench-real-server-'));
+  const server = await startEmbeddedServer(dataDir, key, noSpeech ? { MODELS_POCKETSPHINX: 'off' } : {});
+  try {
+    const index = await api(server, key, 'POST', '/indexes', {
+      index_name: 'bench',
+      models: [
+        { model_name: 'marengo3.0', model_options: ['visual', 'audio'] },
+        { model_name: 'pegasus1.2', model_options: ['visual', 'audio'] },
+      ],
+    });
+    const bytes = await readFile(file);
+    const loadBefore = load();
+    const cpu0 = cpuSecondsOf(server.child.pid);
+    const started = performance.now();
+    const ids = await Promise.all(
+      Array.from({ length: copies }, async (_, i) => {
+        const form = new FormData();
+        form.set('index_id', index._id);
+        form.set('video_file', new Blob([bytes], { type: 'video/mp4' }), `bench-${i}.mp4`);
+        return (await api(server, key, 'POST', '/tasks', form))._id;
+      }),
+    );
+    const uploaded = performance.now();
+    const pending = new Set(ids);
+    let peak = 0;
+    while (pending.size > 0) {
+      await new Promise((r) => setTimeout(r, 250));
+      peak = Math.max(peak, residentKib(server.child.pid).peak);
+      for (const id of [...pending]) {
+        const task = await api(server, key, 'GET', `/tasks/${id}`);
+        if (task.status === 'failed') throw new Error(`task ${id} failed: ${JSON.stringify(task)}`);
+        if (task.status === 'ready') pending.delete(id);
+      }
+    }
+    const wall = (performance.now() - uploaded) / 1000;
+    const cpu1 = cpuSecondsOf(server.child.pid);
+    const cpu = cpu1.own - cpu0.own + cpu1.children - cpu0.children;
+    row(
+      `${name}${noSpeech ? ' (no speech)' : ''}`,
+      cpu,
+      wall,
+      durationSec * copies,
+      [
+        `peak RSS ${Math.round(peak / 1024)} MiB`,
+        copies > 1 ? `${round((3600 * copies) / wall)} videos/hour` : '',
+        `upload ${round((uploaded - started) / 1000)} s`,
+        `load ${loadBefore} → ${load()}`,
+      ]
+        .filter(Boolean)
+        .join(', '),
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
+async function main() {
+  const files = await footage();
+  const seconds = async (f) => (await media.probe(f)).durationSec;
+  const [exampleSec, longSec] = [await seconds(files.example), await seconds(files.long)];
+  console.log(`${await media.mediaToolsVersion()}; load ${load()}`);
+  console.log(`footage: example ${exampleSec} s, long ${longSec} s`);
+  const speechModes = args['speech-only'] ? [false] : args['no-speech'] ? [true] : [false, true];
+  for (let run = 1; run <= runs; run++) {
+    console.log(`run ${run}`);
+    if (parts.has('profile')) {
+      const seconds = args['profile-seconds'];
+      await profile(seconds ? await speechFixtureExcerpt(speechFixture('twelvelabs-example'), Number(seconds)) : files.example);
+    }
+    for (const noSpeech of speechModes) {
+      if (parts.has('one')) await pipeline('npm start: example', files.example, exampleSec, 1, noSpeech);
+      if (parts.has('long')) await pipeline('npm start: 10.7 min', files.long, longSec, 1, noSpeech);
+      if (parts.has('queue')) await pipeline(`npm start: ${QUEUED} × example`, files.example, exampleSec, QUEUED, noSpeech);
+    }
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
