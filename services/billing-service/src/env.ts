@@ -22,7 +22,8 @@ export const billingEnvShape = {
   TIER_LIMITS: tierLimitsJson.optional(),
   /** smtp://user:pass@host:587; without it e-mails are written as .eml files to MAIL_DIR. */
   SMTP_URL: z.string().url().optional(),
-  MAIL_DIR: z.string().default('./mail'),
+  /** Under the data folder `npm start` uses (./.data), not loose in the working directory. */
+  MAIL_DIR: z.string().default('./.data/mail'),
   MAIL_FROM: z.string().default('VUS billing <billing@localhost>'),
   /** The gateway's rate-limit counters: usage is debited from the minutes and tokens budgets there. */
   REDIS_URL: z.string().url().optional(),
