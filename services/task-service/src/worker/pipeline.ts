@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import type { ClaimedTask } from '../tasks/leases';
 import { failureOf, type TaskRecord } from '../tasks/tasks';
 import type { PipelineDeps } from './pipeline-deps';
+import { alongside } from './alongside';
 import { stage } from './stage';
-import { extractVideo } from './stages/extract';
+import { extractVideo, videoSource } from './stages/extract';
 import { fetchSource } from './stages/fetch';
 import { reserve } from './stages/reserve';
 import { dropBlobsOfUnwrittenVideo, storeVideo } from './stages/store';
-import { videoStream } from './stages/stream';
+import { streamStill, videoStream } from './stages/stream';
 import { validate } from './stages/validate';
 import { LeaseLost, TaskWriter } from './task-writer';
 import { removeLeftoversOf } from './work-dir';
@@ -113,14 +114,24 @@ export class TaskPipeline {
     }
   }
 
-  /** indexing → ready: extract (to 92 %), the stream when asked for (97 %), then store the video, its artifacts and its segments. */
+  /**
+   * indexing → ready: extract (to 92 %) and, beside it, the stream when asked for (97 % when both
+   * are done: it needs only the file, and ffmpeg takes a core the frame pass leaves), then store
+   * the video, its artifacts and its segments.
+   */
   private async index(task: TaskRecord, workDir: string, signal: AbortSignal): Promise<TaskRecord> {
     const { deps, writer } = this;
-    const { file, ...extracted } = await extractVideo(deps, writer, task, workDir, signal);
-    const { probed, frames, report, conversation } = extracted;
-    const hls = task.enableVideoStream
-      ? await stage('stream', task, () => videoStream(deps, writer, task, file, probed, frames.thumbnails, workDir, signal))
-      : undefined;
+    const source = await videoSource(deps, task, workDir, signal);
+    const [extracted, stream] = await alongside(
+      signal,
+      (inner) => extractVideo(deps, writer, task, source, workDir, inner),
+      async (inner) =>
+        task.enableVideoStream
+          ? stage('stream', task, () => videoStream(deps, writer, task, source.file, source.probed, workDir, inner))
+          : undefined,
+    );
+    const { frames, report, conversation } = extracted;
+    const hls = stream && (await streamStill(deps, task, stream, frames.thumbnails, signal));
     if (hls) await writer.progress(task, 97);
 
     await stage('store', task, () => storeVideo(deps, task, { ...extracted, hls }));

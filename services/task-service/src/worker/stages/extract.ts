@@ -11,6 +11,7 @@ import { planExtractors, type ExtractorPlan } from '../plan';
 import { rpcContext, stage } from '../stage';
 import type { TaskWriter } from '../task-writer';
 import { readTranscriptionBlob } from '../transcription';
+import { alongside } from '../alongside';
 import { indexOf, localMedia } from './inputs';
 
 export type ExtractDeps = Pick<
@@ -18,12 +19,16 @@ export type ExtractDeps = Pick<
   'index' | 'blobs' | 'models' | 'clipVectors' | 'frames' | 'fetchPolicy' | 'maxTranscriptionBytes' | 'logger'
 >;
 
-/** What the extractors found in a task's video, for the stream and store stages. */
-export interface ExtractedVideo {
+/** What the extract and stream stages start from: the task's extractors and its media, probed. */
+export interface VideoSource {
   /** The media file in the run's work folder. */
   file: string;
   plan: ExtractorPlan;
   probed: MediaProbe;
+}
+
+/** What the extractors found in a task's video, for the stream and store stages. */
+export interface ExtractedVideo extends VideoSource {
   report: ExtractorReport;
   conversation: Awaited<ReturnType<typeof extractConversation>> | undefined;
   textValues: TimedValue[];
@@ -34,36 +39,68 @@ export interface ExtractedVideo {
   vectorModel: string | undefined;
 }
 
+/** The task's index (which extractors it asks for) and its media, downloaded and probed. */
+export async function videoSource(
+  deps: Pick<ExtractDeps, 'index' | 'blobs'>,
+  task: TaskRecord,
+  workDir: string,
+  signal: AbortSignal,
+): Promise<VideoSource> {
+  const plan = planExtractors(await indexOf(deps, task));
+  const file = await localMedia(deps, task, workDir);
+  const probed = await stage('probe', task, () => probe(file, { signal }));
+  return { file, plan, probed };
+}
+
 /**
  * The extract stage (progress 0 → 92): the frame extractors the index asks for over the sampled
- * frames, the timelines made of what they saw, then the conversation (speech or the transcription file).
+ * frames and the timelines made of what they saw, and beside them the conversation (speech
+ * recognition in processes of its own, or the transcription file), so both cores work.
  */
 export async function extractVideo(
   deps: ExtractDeps,
   writer: TaskWriter,
   task: TaskRecord,
+  source: VideoSource,
   workDir: string,
   signal: AbortSignal,
 ): Promise<ExtractedVideo> {
-  const index = await indexOf(deps, task);
-  const plan = planExtractors(index);
-  const file = await localMedia(deps, task, workDir);
-  const probed = await stage('probe', task, () => probe(file, { signal }));
+  const { file, plan, probed } = source;
   const report: ExtractorReport = { ran: [], skipped: [] };
-
   const models = await frameModels(deps, task, plan, report);
+  const [seen, conversation] = await alongside(
+    signal,
+    (inner) => seeFrames(writer, task, source, models, report.ran.slice(), { ...deps.frames, signal: inner }),
+    async (inner) =>
+      plan.conversation ? stage('extract conversation', task, () => conversationOf(deps, task, file, probed, workDir, inner)) : undefined,
+  );
+  const { frames } = seen;
+  const vectorModel = clipVectorsOutcome(deps, task, models.embedder, frames, report);
+  if (plan.logo && models.textReader) report.ran.push('logo');
+  if (conversation?.ran) report.ran.push(conversation.ran);
+  if (conversation?.skipped) report.skipped.push({ name: conversation.skipped.extractor, reason: conversation.skipped.reason });
+  await writer.progress(task, 92);
+  return { ...source, report, conversation, ...seen, vectorModel };
+}
+
+/** The frame pass (progress 0 → 85) and the timelines made of what it saw. */
+async function seeFrames(
+  writer: TaskWriter,
+  task: TaskRecord,
+  { file, plan, probed }: VideoSource,
+  models: FrameModels,
+  frameExtractors: string[],
+  options: ExtractDeps['frames'] & { signal: AbortSignal },
+) {
   let lastReported = 0;
   // Progress writes go one after another (never out of order), without holding up the frames.
   let reporting = Promise.resolve();
-  // The frame extractors (detector, OCR, the visual embedder) take each sampled frame in turn.
-  const frameExtractors = report.ran.slice();
   const frames = await stage(
     'extract frames',
     task,
     () =>
       analyseFrames(file, probed, models, {
-        ...deps.frames,
-        signal,
+        ...options,
         onProgress: (position) => {
           const percent = progressPercent(position, probed.durationSec, 0, 85);
           if (percent - lastReported < 5) return;
@@ -71,24 +108,16 @@ export async function extractVideo(
           reporting = reporting.then(() => writer.progress(task, percent)).catch(() => undefined);
         },
       }),
+    // The frame extractors (detector, OCR, the visual embedder) take each sampled frame in turn.
     { 'vus.extractors': frameExtractors },
   );
   await reporting;
-  const vectorModel = clipVectorsOutcome(deps, task, models.embedder, frames, report);
   const duration = probed.durationSec;
   const textValues: TimedValue[] = plan.textInVideo ? textInVideo(frames.observations, frames.step, duration) : [];
   const logoValues: TimedValue[] = plan.logo ? logosOf(frames.observations, BRANDS, frames.step, duration) : [];
-  if (plan.logo && models.textReader) report.ran.push('logo');
   const scenes = plan.visual ? scenesOf(frames.observations, frames.step, duration) : [];
   await writer.progress(task, 85);
-
-  const conversation = plan.conversation
-    ? await stage('extract conversation', task, () => conversationOf(deps, task, file, probed, workDir, signal))
-    : undefined;
-  if (conversation?.ran) report.ran.push(conversation.ran);
-  if (conversation?.skipped) report.skipped.push({ name: conversation.skipped.extractor, reason: conversation.skipped.reason });
-  await writer.progress(task, 92);
-  return { file, plan, probed, report, conversation, textValues, logoValues, scenes, frames, vectorModel };
+  return { frames, textValues, logoValues, scenes };
 }
 
 /** The frame models the plan asks for; clip vectors (embed-service) are optional (recorded as skipped when absent). */

@@ -17,10 +17,11 @@ export function hlsPrefix(videoId: string): string {
 const HLS_THUMBNAIL = 'thumbnail.jpg';
 
 /**
- * The HLS rendition the task asked for (`enable_video_stream`), stored under the video's folder
- * with a still: the playlist last, so a stored playlist never names a missing segment; a re-run
- * overwrites. It is a convenience, not part of the index: when it cannot be made the
- * stream says ERROR and the video is indexed all the same.
+ * The HLS rendition the task asked for (`enable_video_stream`), stored under the video's folder:
+ * the playlist last, so a stored playlist never names a missing segment; a re-run overwrites. It
+ * is a convenience, not part of the index: when it cannot be made the stream says ERROR and the
+ * video is indexed all the same. It needs nothing from the extractors, so it runs beside them
+ * (streamStill adds the still once the frame pass has chosen its keyframes).
  */
 export async function videoStream(
   deps: Pick<PipelineDeps, 'blobs' | 'clock' | 'logger'>,
@@ -28,7 +29,6 @@ export async function videoStream(
   task: TaskRecord,
   file: string,
   probed: MediaProbe,
-  stills: readonly { timeSec: number; jpeg: Buffer }[],
   workDir: string,
   signal: AbortSignal,
 ): Promise<TaskHls> {
@@ -41,20 +41,12 @@ export async function videoStream(
     const dir = join(workDir, 'hls');
     await mkdir(dir);
     const rendition = await makeHls(file, dir, { probe: probed, signal });
-    // A keyframe from the frame pass: the middle one shows more of the video than its first frame.
-    const still = stills[Math.floor(stills.length / 2)];
-    if (still) await blobs.put(`${prefix}${HLS_THUMBNAIL}`, Readable.from([still.jpeg]), { signal });
     for (const name of rendition.files) await blobs.put(`${prefix}${name}`, createReadStream(join(dir, name)), { signal });
     logger.info(
       { taskId: task.id, plan: rendition.plan, segments: rendition.segments.length, ms: Math.round(performance.now() - started) },
       'video stream made',
     );
-    return {
-      status: 'COMPLETE',
-      videoKey: `${prefix}${HLS_PLAYLIST}`,
-      thumbnailKeys: still ? [`${prefix}${HLS_THUMBNAIL}`] : [],
-      updatedAt: clock.now(),
-    };
+    return { status: 'COMPLETE', videoKey: `${prefix}${HLS_PLAYLIST}`, thumbnailKeys: [], updatedAt: clock.now() };
   } catch (error) {
     if (signal.aborted) throw error;
     logger.warn(
@@ -63,4 +55,22 @@ export async function videoStream(
     );
     return { status: 'ERROR', videoKey: null, thumbnailKeys: [], updatedAt: clock.now() };
   }
+}
+
+/**
+ * The complete stream with its still, a keyframe of the frame pass (the middle one shows more of
+ * the video than its first frame); a stream without one, or not complete, as it is.
+ */
+export async function streamStill(
+  deps: Pick<PipelineDeps, 'blobs'>,
+  task: TaskRecord,
+  hls: TaskHls,
+  stills: readonly { timeSec: number; jpeg: Buffer }[],
+  signal: AbortSignal,
+): Promise<TaskHls> {
+  const still = stills[Math.floor(stills.length / 2)];
+  if (hls.status !== 'COMPLETE' || !still) return hls;
+  const key = `${hlsPrefix(task.videoId)}${HLS_THUMBNAIL}`;
+  await deps.blobs.put(key, Readable.from([still.jpeg]), { signal });
+  return { ...hls, thumbnailKeys: [key] };
 }
