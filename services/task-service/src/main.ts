@@ -3,6 +3,7 @@ import { defineService, runService, startService, type KitOptions, type RunningS
 import { join } from 'node:path';
 import { assetParts } from './assets/start';
 import { entityParts } from './entities/start';
+import { knowledgeStoreParts } from './knowledge/start';
 import { taskEnvShape, taskOptionsFromEnv, type TaskServiceOptions } from './env';
 import { createIndexClient, indexDirectory } from './index-client';
 import { taskServiceImplementation } from './server';
@@ -32,8 +33,8 @@ export const taskService = defineService({
     const tasks = createTaskService({ store: createTaskStore(db), indexes: indexDirectory(index), blobs, clock, eventsWritten });
     const webhooks = webhookParts({ db, clock, logger, options: options.webhooks });
     const assets = assetParts({ db, clock, logger, tasks, index, blobs, fetch: options.worker?.fetch });
-    const entities = entityParts({ db, clock }).handlers;
-    const handlers = { tasks: taskHandlers(tasks, clock), webhooks: webhooks.handlers, assets: assets.handlers, entities };
+    const [entities, knowledgeStores] = [entityParts({ db, clock }).handlers, knowledgeStoreParts({ db, clock }).handlers];
+    const handlers = { tasks: taskHandlers(tasks, clock), webhooks: webhooks.handlers, assets: assets.handlers, entities, knowledgeStores };
     const worker = indexingWorkerJob(db, options.worker, options.indexServiceAddress, { logger, bus, clock, eventsWritten });
     return {
       implementation: taskServiceImplementation(handlers, logger),

@@ -1,0 +1,310 @@
+import { errors, isId, listPage, newId, type Clock } from '@vus/core';
+
+/**
+ * Knowledge stores (issue 33; twelvelabs-js 1.3.4 `knowledgeStores`, `knowledgeStoreItems`): a named
+ * set of an organization's assets, each added as an item, that search and responses answer over.
+ * They live in task-service (ARCHITECTURE "Data ownership": task-service owns assets and runs the
+ * indexing pipeline that processes an item), so an item's asset is checked, and the item removed
+ * with its asset, in one database instead of across services.
+ */
+export type ItemStatus = 'queued' | 'pending' | 'processing' | 'ready' | 'failed';
+export const ITEM_STATUSES: readonly ItemStatus[] = ['queued', 'pending', 'processing', 'ready', 'failed'];
+export type ItemAssetType = 'video' | 'image';
+export type StoreMetadata = Record<string, string>;
+export interface ListSort {
+  by: 'created_at' | 'updated_at';
+  order: 'asc' | 'desc';
+}
+export type Paging = { page?: number | undefined; pageLimit?: number | undefined };
+
+/** ingestion_config.enrichment_config; the schema is kept as given (checked to be an object schema). */
+export type EnrichmentConfig = { type: 'description'; description: string } | { type: 'json_schema'; jsonSchema: Record<string, unknown> };
+
+export interface KnowledgeStoreRecord {
+  id: string;
+  orgId: string;
+  name: string;
+  description: string;
+  enrichment: EnrichmentConfig | null;
+  metadata: StoreMetadata;
+  itemCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The source asset's media as the item shows it (system_metadata). */
+export interface ItemMedia {
+  filename: string;
+  duration: number | null;
+  width: number | null;
+  height: number | null;
+  size: number | null;
+  mimeType: string | null;
+}
+
+export interface ItemRecord {
+  id: string;
+  orgId: string;
+  storeId: string;
+  assetId: string;
+  assetType: ItemAssetType;
+  status: ItemStatus;
+  metadata: StoreMetadata;
+  media: ItemMedia;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** An asset as an item needs it. */
+export interface SourceAsset {
+  id: string;
+  status: 'processing' | 'ready' | 'failed';
+  fileType: 'video' | 'audio' | 'image' | null;
+}
+
+/** What knowledge stores need from storage: store.ts implements it on SQL. Every read is scoped to the organization. */
+export interface KnowledgeStoreStore {
+  insertStore(store: Omit<KnowledgeStoreRecord, 'itemCount'>): Promise<void>;
+  getStore(orgId: string, id: string): Promise<KnowledgeStoreRecord | undefined>;
+  listStores(orgId: string, sort: ListSort, limit: number, offset: number): Promise<{ rows: KnowledgeStoreRecord[]; total: number }>;
+  updateStore(
+    orgId: string,
+    id: string,
+    changes: { name?: string | undefined; description?: string | undefined; metadata?: StoreMetadata | undefined },
+    now: Date,
+  ): Promise<KnowledgeStoreRecord | undefined>;
+  /** Deletes the store and its items; false if absent. */
+  deleteStore(orgId: string, id: string): Promise<boolean>;
+  /** The organization's asset, or undefined (another organization's is absent). */
+  sourceAsset(orgId: string, id: string): Promise<SourceAsset | undefined>;
+  /** Inserts the item; 'duplicate' when the store already has an item of this asset. */
+  insertItem(item: Omit<ItemRecord, 'media'>): Promise<ItemRecord | 'duplicate'>;
+  getItem(orgId: string, storeId: string, id: string): Promise<ItemRecord | undefined>;
+  listItems(
+    orgId: string,
+    storeId: string,
+    statuses: readonly ItemStatus[],
+    sort: ListSort,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: ItemRecord[]; total: number }>;
+  deleteItem(orgId: string, storeId: string, id: string): Promise<boolean>;
+}
+
+export const KNOWLEDGE_STORE_LIMITS = Object.freeze({ name: 255, description: 2000, metadataKeys: 50 });
+
+/** JSON Schema keywords twelvelabs accepts in an enrichment schema; any other is refused (its 422). */
+const SCHEMA_KEYWORDS = new Set([
+  'type',
+  'title',
+  'description',
+  'enum',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'prefixItems',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'format',
+]);
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Why an enrichment JSON schema is refused, or undefined: an object at the root, only the supported
+ * keywords, a description on every property (nested ones too), no type arrays. Pure.
+ */
+export function enrichmentSchemaProblem(schema: unknown, path = 'json_schema'): string | undefined {
+  if (!isObject(schema)) return `${path} must be an object.`;
+  for (const [key, value] of Object.entries(schema)) {
+    if (!SCHEMA_KEYWORDS.has(key)) return `${path}: the keyword ${key} is not supported.`;
+    if (key === 'type' && typeof value !== 'string') return `${path}.type must be one type name (no type arrays, no nullable fields).`;
+    if (key === 'additionalProperties' && typeof value !== 'boolean') return `${path}.additionalProperties must be true or false.`;
+  }
+  if (schema.properties !== undefined) {
+    if (!isObject(schema.properties)) return `${path}.properties must be an object.`;
+    for (const [name, property] of Object.entries(schema.properties)) {
+      const where = `${path}.properties.${name}`;
+      if (!isObject(property) || typeof property.description !== 'string') return `${where} needs a description.`;
+      const inner = enrichmentSchemaProblem(property, where);
+      if (inner) return inner;
+    }
+  }
+  if (schema.items !== undefined) return enrichmentSchemaProblem(schema.items, `${path}.items`);
+  return undefined;
+}
+
+/** An enrichment config as stored, or a parameter_invalid error. Pure. */
+export function enrichmentConfig(raw: { type: string; description: string; jsonSchema: unknown } | null): EnrichmentConfig | null {
+  if (!raw) return null;
+  const param = 'ingestion_config.enrichment_config';
+  if (raw.type === 'description') {
+    if (!raw.description.trim()) throw errors.notProvided(`${param}.description`);
+    return { type: 'description', description: raw.description };
+  }
+  if (raw.type === 'json_schema') {
+    if (!isObject(raw.jsonSchema)) throw errors.notProvided(`${param}.json_schema`);
+    if (raw.jsonSchema.type !== 'object') throw errors.invalid(`${param}.json_schema`, 'Its root type must be "object".');
+    if (!isObject(raw.jsonSchema.properties)) throw errors.invalid(`${param}.json_schema`, 'It needs properties.');
+    const problem = enrichmentSchemaProblem(raw.jsonSchema);
+    if (problem) throw errors.invalid(`${param}.json_schema`, problem);
+    return { type: 'json_schema', jsonSchema: raw.jsonSchema };
+  }
+  throw errors.invalid(`${param}.type`, 'It must be description or json_schema.');
+}
+
+/** A name as stored: trimmed, required, bounded. Pure. */
+export function storeName(raw: string): string {
+  const name = raw.trim();
+  if (!name) throw errors.notProvided('name');
+  if (name.length > KNOWLEDGE_STORE_LIMITS.name)
+    throw errors.invalid('name', `It must be at most ${KNOWLEDGE_STORE_LIMITS.name} characters.`);
+  return name;
+}
+
+export function storeDescription(raw: string): string {
+  if (raw.length > KNOWLEDGE_STORE_LIMITS.description) {
+    throw errors.invalid('description', `It must be at most ${KNOWLEDGE_STORE_LIMITS.description} characters.`);
+  }
+  return raw;
+}
+
+export function storeMetadata(metadata: StoreMetadata): StoreMetadata {
+  if (Object.keys(metadata).length > KNOWLEDGE_STORE_LIMITS.metadataKeys) {
+    throw errors.invalid('metadata', `It holds at most ${KNOWLEDGE_STORE_LIMITS.metadataKeys} keys.`);
+  }
+  return metadata;
+}
+
+/**
+ * The type of item an asset makes, or why it cannot be one: the organization's asset (absent,
+ * malformed and another organization's are alike), ready, a video or an image, and of the
+ * asset_type asked for when one is given. Pure.
+ */
+export function itemAssetType(assetId: string, asset: SourceAsset | undefined, asked: string): ItemAssetType {
+  if (!asset) throw errors.notFound('Asset', assetId);
+  if (asset.status !== 'ready') throw errors.invalid('asset_id', `The asset ${assetId} is ${asset.status}; an item's asset must be ready.`);
+  if (asset.fileType !== 'video' && asset.fileType !== 'image') {
+    throw errors.invalid('asset_id', `The asset ${assetId} is an audio file; an item is a video or an image.`);
+  }
+  if (asked && asked !== asset.fileType) throw errors.invalid('asset_type', `The asset ${assetId} is a ${asset.fileType}, not a ${asked}.`);
+  return asset.fileType;
+}
+
+export interface KnowledgeStoreDeps {
+  store: KnowledgeStoreStore;
+  clock: Clock;
+}
+
+export function createKnowledgeStoreService({ store, clock }: KnowledgeStoreDeps) {
+  const storeOf = async (orgId: string, id: string): Promise<KnowledgeStoreRecord> => {
+    // Another organization's store is indistinguishable from a missing one.
+    const found = isId(id) ? await store.getStore(orgId, id) : undefined;
+    if (!found) throw errors.notFound('Knowledge store', id);
+    return found;
+  };
+
+  return {
+    async createStore(
+      orgId: string,
+      input: { name: string; description: string; metadata: StoreMetadata; enrichment: Parameters<typeof enrichmentConfig>[0] },
+    ): Promise<KnowledgeStoreRecord> {
+      const now = clock.now();
+      const record = {
+        id: newId(now),
+        orgId,
+        name: storeName(input.name),
+        description: storeDescription(input.description),
+        enrichment: enrichmentConfig(input.enrichment),
+        metadata: storeMetadata(input.metadata),
+        createdAt: now,
+        updatedAt: now,
+      };
+      await store.insertStore(record);
+      return { ...record, itemCount: 0 };
+    },
+
+    getStore: storeOf,
+
+    async listStores(orgId: string, sort: ListSort, paging: Paging) {
+      return listPage(paging, (limit, offset) => store.listStores(orgId, sort, limit, offset));
+    },
+
+    /** ingestion_config is not among the changes: it is fixed at creation. */
+    async updateStore(
+      orgId: string,
+      id: string,
+      changes: { name?: string | undefined; description?: string | undefined; metadata?: StoreMetadata | undefined },
+    ): Promise<KnowledgeStoreRecord> {
+      await storeOf(orgId, id);
+      const updated = await store.updateStore(
+        orgId,
+        id,
+        {
+          name: changes.name === undefined ? undefined : storeName(changes.name),
+          description: changes.description === undefined ? undefined : storeDescription(changes.description),
+          metadata: changes.metadata === undefined ? undefined : storeMetadata(changes.metadata),
+        },
+        clock.now(),
+      );
+      if (!updated) throw errors.notFound('Knowledge store', id);
+      return updated;
+    },
+
+    async deleteStore(orgId: string, id: string): Promise<void> {
+      await storeOf(orgId, id);
+      if (!(await store.deleteStore(orgId, id))) throw errors.notFound('Knowledge store', id);
+    },
+
+    /**
+     * Adds an asset as an item. It is `queued`: the ingestion of items (the indexing pipeline making
+     * them searchable) is not wired yet, so an item never claims to be `ready` before it is.
+     */
+    async createItem(
+      orgId: string,
+      storeId: string,
+      input: { assetId: string; assetType: string; metadata: StoreMetadata },
+    ): Promise<ItemRecord> {
+      await storeOf(orgId, storeId);
+      if (!input.assetId) throw errors.notProvided('asset_id');
+      const asset = isId(input.assetId) ? await store.sourceAsset(orgId, input.assetId) : undefined;
+      const assetType = itemAssetType(input.assetId, asset, input.assetType);
+      const now = clock.now();
+      const item = await store.insertItem({
+        id: newId(now),
+        orgId,
+        storeId,
+        assetId: input.assetId,
+        assetType,
+        status: 'queued',
+        metadata: storeMetadata(input.metadata),
+        createdAt: now,
+        updatedAt: now,
+      });
+      if (item === 'duplicate') throw errors.invalid('asset_id', `The asset ${input.assetId} is already an item of this knowledge store.`);
+      return item;
+    },
+
+    async getItem(orgId: string, storeId: string, id: string): Promise<ItemRecord> {
+      await storeOf(orgId, storeId);
+      const item = isId(id) ? await store.getItem(orgId, storeId, id) : undefined;
+      if (!item) throw errors.notFound('Knowledge store item', id);
+      return item;
+    },
+
+    async listItems(orgId: string, storeId: string, statuses: readonly ItemStatus[], sort: ListSort, paging: Paging) {
+      await storeOf(orgId, storeId);
+      return listPage(paging, (limit, offset) => store.listItems(orgId, storeId, statuses, sort, limit, offset));
+    },
+
+    async deleteItem(orgId: string, storeId: string, id: string): Promise<void> {
+      await storeOf(orgId, storeId);
+      if (!(isId(id) && (await store.deleteItem(orgId, storeId, id)))) throw errors.notFound('Knowledge store item', id);
+    },
+  };
+}
+
+export type KnowledgeStoreService = ReturnType<typeof createKnowledgeStoreService>;
