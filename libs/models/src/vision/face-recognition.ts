@@ -98,10 +98,7 @@ export class FaceRecognition implements FaceEmbedder, Disposable {
           minConfidence: this.options.minScore,
           maxResults: this.options.maxFaces,
         });
-        const faces = await this.faceapi
-          .detectAllFaces(input, detectorOptions)
-          .withFaceLandmarks()
-          .withFaceDescriptors();
+        const faces = await this.faceapi.detectAllFaces(input, detectorOptions).withFaceLandmarks().withFaceDescriptors();
         return faces
           .map((face) => {
             const { x, y, width, height } = face.detection.box;

@@ -45,7 +45,15 @@ const orderBy = (sort: EntitySort, alias = '') => {
   return `ORDER BY ${column} ${direction}, ${alias}id ${direction}`;
 };
 
-async function page<R extends Row>(db: Queryable, select: string, from: string, where: Where, order: string, limit: number, offset: number) {
+async function page<R extends Row>(
+  db: Queryable,
+  select: string,
+  from: string,
+  where: Where,
+  order: string,
+  limit: number,
+  offset: number,
+) {
   const n = where.params.length;
   const rows = await db.query<R>(`${select} WHERE ${where.sql} ${order} LIMIT $${n + 1} OFFSET $${n + 2}`, [
     ...where.params,
