@@ -276,6 +276,13 @@ describe('charts/vus', () => {
       expect(envOf(containerOf(deploymentOf(objects, host(WORKER))), 'REDIS_URL')).toBeUndefined();
     });
 
+    it("takes task-service's WEBHOOK_SECRET_KEY from a Secret exactly when one is named", () => {
+      const key = envOf(containerOf(deploymentOf(objects, 'task-service')), 'WEBHOOK_SECRET_KEY');
+      const ref = expected.taskService.webhookSecretKey;
+      expect(key?.valueFrom?.secretKeyRef).toEqual(ref?.secretName ? { name: ref.secretName, key: ref.key } : undefined);
+      expect(key?.value).toBeUndefined();
+    });
+
     it('shares one blob volume between the gateway, index-service and task-service, at BLOB_DIR', () => {
       const claim = expected.global.blobs.existingClaim || `${RELEASE}-blobs`;
       for (const service of deployments.map((d) => d.name)) {

@@ -100,6 +100,12 @@ describe('deploy/docker-compose.yml', () => {
   /** Compose's service of each README entry: the registry's names, and `worker` for the indexing worker. */
   const composeServiceOf = (name: string) => (name === WORKER ? 'worker' : name);
 
+  it('encrypts webhook signing secrets: task-service gets a 32-byte WEBHOOK_SECRET_KEY unless one is given', () => {
+    const value = String(compose.services['task-service'].environment.WEBHOOK_SECRET_KEY);
+    const fallback = /^\$\{WEBHOOK_SECRET_KEY:-([^}]+)\}$/.exec(value)?.[1];
+    expect(Buffer.from(fallback ?? '', 'base64')).toHaveLength(32);
+  });
+
   it.each(Object.entries(readBy))('sets only variables %s reads', (name, variables) => {
     const env = Object.keys(compose.services[composeServiceOf(name)].environment as Obj);
     expect(env.filter((variable) => !variables.includes(variable) && !AMBIENT.test(variable))).toEqual([]);
