@@ -28,8 +28,17 @@ import type { Task } from '@vus/grpc/types/task/v1/Task';
 import type { TaskServiceClient } from '@vus/grpc/types/task/v1/TaskService';
 import type { TaskStatusCounts } from '@vus/grpc/types/task/v1/TaskStatusCounts';
 import type { WebhookEndpoint } from '@vus/grpc/types/task/v1/WebhookEndpoint';
+import type { CreateKnowledgeStoreItemRequest__Input } from '@vus/grpc/types/task/v1/CreateKnowledgeStoreItemRequest';
+import type { CreateKnowledgeStoreRequest__Input } from '@vus/grpc/types/task/v1/CreateKnowledgeStoreRequest';
+import type { KnowledgeStore } from '@vus/grpc/types/task/v1/KnowledgeStore';
+import type { KnowledgeStoreItem } from '@vus/grpc/types/task/v1/KnowledgeStoreItem';
+import type { ListKnowledgeStoreItemsRequest__Input } from '@vus/grpc/types/task/v1/ListKnowledgeStoreItemsRequest';
+import type { ListKnowledgeStoreItemsResponse } from '@vus/grpc/types/task/v1/ListKnowledgeStoreItemsResponse';
+import type { ListKnowledgeStoresRequest__Input } from '@vus/grpc/types/task/v1/ListKnowledgeStoresRequest';
+import type { ListKnowledgeStoresResponse } from '@vus/grpc/types/task/v1/ListKnowledgeStoresResponse';
+import type { UpdateKnowledgeStoreRequest__Input } from '@vus/grpc/types/task/v1/UpdateKnowledgeStoreRequest';
 
-/** task-service: indexing tasks, assets and indexed assets, webhooks. */
+/** task-service: indexing tasks, assets and indexed assets, webhooks, knowledge stores and their items. */
 export function createTaskClient(address: string) {
   const client = createServiceClient<TaskServiceClient>('task-service', address);
   return {
@@ -89,6 +98,30 @@ export function createTaskClient(address: string) {
     deleteIndexedAsset: (ctx: OutgoingContext, indexId: string, indexedAssetId: string) =>
       callUnary<unknown>(
         (md, opts, cb) => client.DeleteIndexedAsset({ index_id: indexId, indexed_asset_id: indexedAssetId }, md, opts, cb),
+        ctx,
+      ),
+    createKnowledgeStore: (ctx: OutgoingContext, request: CreateKnowledgeStoreRequest__Input) =>
+      callUnary<KnowledgeStore>((md, opts, cb) => client.CreateKnowledgeStore(request, md, opts, cb), ctx),
+    getKnowledgeStore: (ctx: OutgoingContext, knowledgeStoreId: string) =>
+      callUnary<KnowledgeStore>((md, opts, cb) => client.GetKnowledgeStore({ knowledge_store_id: knowledgeStoreId }, md, opts, cb), ctx),
+    listKnowledgeStores: (ctx: OutgoingContext, request: ListKnowledgeStoresRequest__Input) =>
+      callUnary<ListKnowledgeStoresResponse>((md, opts, cb) => client.ListKnowledgeStores(request, md, opts, cb), ctx),
+    updateKnowledgeStore: (ctx: OutgoingContext, request: UpdateKnowledgeStoreRequest__Input) =>
+      callUnary<KnowledgeStore>((md, opts, cb) => client.UpdateKnowledgeStore(request, md, opts, cb), ctx),
+    deleteKnowledgeStore: (ctx: OutgoingContext, knowledgeStoreId: string) =>
+      callUnary<unknown>((md, opts, cb) => client.DeleteKnowledgeStore({ knowledge_store_id: knowledgeStoreId }, md, opts, cb), ctx),
+    createKnowledgeStoreItem: (ctx: OutgoingContext, request: CreateKnowledgeStoreItemRequest__Input) =>
+      callUnary<KnowledgeStoreItem>((md, opts, cb) => client.CreateKnowledgeStoreItem(request, md, opts, cb), ctx),
+    getKnowledgeStoreItem: (ctx: OutgoingContext, knowledgeStoreId: string, itemId: string) =>
+      callUnary<KnowledgeStoreItem>(
+        (md, opts, cb) => client.GetKnowledgeStoreItem({ knowledge_store_id: knowledgeStoreId, item_id: itemId }, md, opts, cb),
+        ctx,
+      ),
+    listKnowledgeStoreItems: (ctx: OutgoingContext, request: ListKnowledgeStoreItemsRequest__Input) =>
+      callUnary<ListKnowledgeStoreItemsResponse>((md, opts, cb) => client.ListKnowledgeStoreItems(request, md, opts, cb), ctx),
+    deleteKnowledgeStoreItem: (ctx: OutgoingContext, knowledgeStoreId: string, itemId: string) =>
+      callUnary<unknown>(
+        (md, opts, cb) => client.DeleteKnowledgeStoreItem({ knowledge_store_id: knowledgeStoreId, item_id: itemId }, md, opts, cb),
         ctx,
       ),
     close: () => client.close(),

@@ -28,6 +28,7 @@ import { importEndpoints } from './routes/imports';
 import { indexEndpoints } from './routes/indexes';
 import { notBuiltEndpoints } from './routes/not-built';
 import { assetChunkEndpoints, assetEndpoints } from './routes/assets';
+import { knowledgeStoreEndpoints } from './routes/knowledge-stores';
 import { playgroundEndpoints, playgroundFiles } from './routes/playground';
 import { servedAs } from './routes/version';
 import { searchEndpoints } from './routes/search';
@@ -110,6 +111,7 @@ export function versionEndpoints(version: VersionAdapter, deps: RouteDeps): Endp
     ...videoEndpoints(deps),
     ...webhookEndpoints(deps),
     ...assetEndpoints(deps),
+    ...knowledgeStoreEndpoints(deps),
     ...searchEndpoints(deps),
     ...generateEndpoints(deps),
     ...embedEndpoints(deps),

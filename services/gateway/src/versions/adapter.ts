@@ -28,7 +28,9 @@ export type VersionedEndpoint =
   | 'POST /classify'
   /** Assets with their multipart uploads, and indexed assets (v1.3; their other endpoints share this availability). */
   | 'POST /assets'
-  | 'POST /indexes/{index_id}/indexed-assets';
+  | 'POST /indexes/{index_id}/indexed-assets'
+  /** Knowledge stores and their items (v1.3; their other endpoints share this availability). */
+  | 'POST /knowledge-stores';
 
 /**
  * Why a version lacks an endpoint: gone since an older version (`endpoint_not_found`, 404), or

@@ -1,0 +1,147 @@
+/*
+ * Knowledge stores and their items end to end with the official 1.x SDK, unchanged (v1.3):
+ * TwelveLabs.knowledgeStores and knowledgeStoreItems as examples/knowledgeStores.ts calls them
+ * (create with each ingestion_config variant, retrieve, update, list pages, delete; items from a
+ * ready video and image asset, listed by status), another organization's ids answered 404, and
+ * every answer checked against the v1.3 OpenAPI document.
+ */
+import { photoPath, shortVideo } from '@vus/testing';
+import { createReadStream } from 'node:fs';
+import { TwelveLabs } from 'twelvelabs-js';
+import { startIndexingStack, type IndexingStack } from './indexing-stack';
+import { documentsFor, startRecordingProxy, validateExchanges, type RecordingProxy } from './openapi-recorder';
+
+let stack: IndexingStack;
+let client: TwelveLabs;
+let other: TwelveLabs;
+let recorder: RecordingProxy;
+const savedBaseUrl = process.env.TWELVELABS_BASE_URL;
+
+beforeAll(async () => {
+  stack = await startIndexingStack();
+  recorder = await startRecordingProxy(stack.url);
+  process.env.TWELVELABS_BASE_URL = `${recorder.url}/v1.3`;
+  client = new TwelveLabs({ apiKey: (await stack.newOrg()).key });
+  other = new TwelveLabs({ apiKey: (await stack.newOrg()).key });
+}, 120_000);
+afterAll(async () => {
+  process.env.TWELVELABS_BASE_URL = savedBaseUrl;
+  await recorder?.stop();
+  await stack?.stop();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** An asset uploaded directly, once task-service has sniffed and probed it. */
+async function readyAsset(path: string): Promise<string> {
+  const created = await client.assets.create({ method: 'direct', file: createReadStream(path) });
+  for (;;) {
+    const asset = await client.assets.retrieve(created.id!);
+    if (asset.status === 'ready') return asset.id!;
+    if (asset.status === 'failed') throw new Error(`asset ${asset.id} failed`);
+    await sleep(200);
+  }
+}
+
+/** The HTTP status of the SDK's error (TwelvelabsApiError and its subclasses carry statusCode), or undefined when it succeeds. */
+const statusOf = async (call: Promise<unknown>): Promise<number | undefined> => {
+  try {
+    await call;
+    return undefined;
+  } catch (error) {
+    return (error as { statusCode?: number }).statusCode ?? -1;
+  }
+};
+
+describe('knowledge stores (twelvelabs-js 1.x)', () => {
+  it('creates stores with each ingestion_config variant; ingestion_config stays as created', async () => {
+    const plain = await client.knowledgeStores.create({ name: 'ks-plain', description: 'No enrichment config', metadata: { team: 'qa' } });
+    expect(plain).toMatchObject({ name: 'ks-plain', description: 'No enrichment config', itemCount: 0, metadata: { team: 'qa' } });
+    expect(plain.ingestionConfig).toBeUndefined();
+    expect(plain.createdAt).toBeInstanceOf(Date);
+
+    const described = await client.knowledgeStores.create({
+      name: 'ks-desc',
+      ingestionConfig: { enrichmentConfig: { type: 'description', description: 'The main subject of each shot.' } },
+    });
+    expect(described.ingestionConfig).toEqual({ enrichmentConfig: { type: 'description', description: 'The main subject of each shot.' } });
+
+    const jsonSchema = { type: 'object' as const, properties: { subject: { type: 'string', description: 'The primary subject.' } } };
+    const schemed = await client.knowledgeStores.create({
+      name: 'ks-schema',
+      ingestionConfig: { enrichmentConfig: { type: 'json_schema', jsonSchema } },
+    });
+    const updated = await client.knowledgeStores.update(schemed.id!, { name: 'ks-schema-renamed', metadata: { stage: 'updated' } });
+    expect(updated).toMatchObject({ name: 'ks-schema-renamed', metadata: { stage: 'updated' } });
+    expect(updated.ingestionConfig).toEqual({ enrichmentConfig: { type: 'json_schema', jsonSchema } });
+
+    // Unsupported schema keywords and properties without a description are refused, as the reference says.
+    const refused = client.knowledgeStores.create({
+      name: 'ks-bad',
+      ingestionConfig: { enrichmentConfig: { type: 'json_schema', jsonSchema: { type: 'object', properties: { a: { type: 'string' } } } } },
+    });
+    expect(await statusOf(refused)).toBe(400);
+    for (const ks of [plain, described, schemed]) await client.knowledgeStores.delete(ks.id!);
+  });
+
+  it('retrieves, updates, lists in pages and deletes; another organization gets 404', async () => {
+    const client = new TwelveLabs({ apiKey: (await stack.newOrg()).key });
+    const ks = await client.knowledgeStores.create({ name: 'ks-crud' });
+    for (const name of ['ks-b', 'ks-c']) await client.knowledgeStores.create({ name });
+    const retrieved = await client.knowledgeStores.retrieve(ks.id!);
+    expect(retrieved).toMatchObject({ id: ks.id, name: 'ks-crud', itemCount: 0 });
+
+    const updated = await client.knowledgeStores.update(ks.id!, { description: 'Updated description', metadata: { stage: 'updated' } });
+    expect(updated).toMatchObject({ name: 'ks-crud', description: 'Updated description', metadata: { stage: 'updated' } });
+
+    const first = await client.knowledgeStores.list({ pageLimit: 2, sortOption: 'asc' });
+    expect(first.data.map((s) => s.name)).toEqual(['ks-crud', 'ks-b']);
+    const all: string[] = [];
+    for await (const store of await client.knowledgeStores.list({ pageLimit: 2, sortOption: 'asc' })) all.push(store.name!);
+    expect(all).toEqual(['ks-crud', 'ks-b', 'ks-c']);
+
+    expect(await statusOf(other.knowledgeStores.retrieve(ks.id!))).toBe(404);
+    expect(await statusOf(other.knowledgeStores.update(ks.id!, { name: 'x' }))).toBe(404);
+    expect(await statusOf(other.knowledgeStores.delete(ks.id!))).toBe(404);
+    expect((await other.knowledgeStores.list()).data).toEqual([]);
+
+    await client.knowledgeStores.delete(ks.id!);
+    expect(await statusOf(client.knowledgeStores.retrieve(ks.id!))).toBe(404);
+  });
+
+  it('adds a ready video and image as queued items with their media; lists by status; deletes them', async () => {
+    const [videoAssetId, imageAssetId] = await Promise.all([readyAsset((await shortVideo()).path), readyAsset(await photoPath('cat'))]);
+    const ks = await client.knowledgeStores.create({ name: 'ks-items' });
+
+    const video = await client.knowledgeStoreItems.create(ks.id!, {
+      assetId: videoAssetId,
+      assetType: 'video',
+      metadata: { scene: 'intro' },
+    });
+    expect(video).toMatchObject({ assetId: videoAssetId, assetType: 'video', metadata: { scene: 'intro' } });
+    // Not ingested yet (no pipeline stage for items): queued, never a ready that search cannot back.
+    expect(video.status).toBe('queued');
+    expect(video.systemMetadata).toMatchObject({ assetType: 'video', width: 640, height: 480 });
+    const image = await client.knowledgeStoreItems.create(ks.id!, { assetId: imageAssetId });
+    expect(image).toMatchObject({ assetType: 'image', status: 'queued', systemMetadata: { assetType: 'image' } });
+
+    expect(await statusOf(client.knowledgeStoreItems.create(ks.id!, { assetId: imageAssetId, assetType: 'video' }))).toBe(400);
+    expect(await statusOf(other.knowledgeStoreItems.create(ks.id!, { assetId: imageAssetId }))).toBe(404);
+    expect(await statusOf(other.knowledgeStoreItems.retrieve(ks.id!, video.id!))).toBe(404);
+
+    expect((await client.knowledgeStores.retrieve(ks.id!)).itemCount).toBe(2);
+    expect(await client.knowledgeStoreItems.retrieve(ks.id!, video.id!)).toEqual(video);
+    const queued = await client.knowledgeStoreItems.list(ks.id!, { status: ['queued', 'ready'] });
+    expect(queued.data.map((i) => i.id).sort()).toEqual([video.id, image.id].sort());
+    expect((await client.knowledgeStoreItems.list(ks.id!, { status: 'ready' })).data).toEqual([]);
+
+    await client.knowledgeStoreItems.delete(ks.id!, video.id!);
+    expect(await statusOf(client.knowledgeStoreItems.retrieve(ks.id!, video.id!))).toBe(404);
+    await client.knowledgeStores.delete(ks.id!);
+    expect((await client.assets.retrieve(imageAssetId)).status).toBe('ready');
+  }, 120_000);
+
+  it('answers as the v1.3 OpenAPI document says', async () => {
+    expect(validateExchanges(recorder.exchanges, await documentsFor(stack.url, recorder.exchanges))).toEqual([]);
+  });
+});
