@@ -1,3 +1,8 @@
+/*
+ * Just over ~400 lines on purpose: the video domain is its record types, the pure validators of what
+ * a video carries (user and system metadata, artifacts, time windows: table-tested in videos.test)
+ * and createVideoService over one VideoStore; the validators are the seam to split along if it grows.
+ */
 import {
   ApiError,
   errors,

@@ -1,3 +1,8 @@
+/*
+ * ~400 lines on purpose: the asset domain is one operation family over one store (create, list,
+ * delete, and the multipart upload's create/record/report/expire, which ends in the asset); the pure
+ * chunk arithmetic (planChunks, expectedChunkSize, chunkProblem) is the part to move out first if it grows.
+ */
 import { ApiError, errors, isId, listPage, newId, type Clock, type PageInfo } from '@vus/core';
 import { checkFetchableUrl } from '@vus/fetch';
 import { filenameFromUrl } from '../tasks/tasks';

@@ -1,3 +1,10 @@
+/*
+ * Over ~400 lines on purpose: one store for the three tables of an asset's life (assets,
+ * multipart_uploads, multipart_upload_chunks) because they change together in single transactions:
+ * insertUpload inserts the asset with its upload (insertAsset), delete removes an unfinished upload's
+ * chunks with the asset, finishUpload completes the upload and the asset at once. Split by table
+ * family only with a shared transaction helper, not by cutting those statements apart.
+ */
 import { isUniqueViolation, Where, type Database, type Queryable } from '@vus/db';
 import { enqueueJob } from '@vus/jobs';
 import type { AssetFilter, AssetMedia, AssetRecord, AssetStore, ChunkRecord, UploadRecord } from './assets';
