@@ -141,6 +141,13 @@ describe('knowledge stores (twelvelabs-js 1.x)', () => {
     expect((await client.assets.retrieve(imageAssetId)).status).toBe('ready');
   }, 120_000);
 
+  it('is v1.3 only: v1.2 answers api_upgrade_required', async () => {
+    const { key } = await stack.newOrg();
+    const answer = await fetch(`${stack.url}/v1.2/knowledge-stores`, { headers: { 'x-api-key': key } });
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toMatchObject({ code: 'api_upgrade_required' });
+  });
+
   it('answers as the v1.3 OpenAPI document says', async () => {
     expect(validateExchanges(recorder.exchanges, await documentsFor(stack.url, recorder.exchanges))).toEqual([]);
   });
