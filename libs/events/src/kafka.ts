@@ -1,3 +1,8 @@
+/**
+ * The Kafka event bus (kafkajs): producer, consumer groups with retries and a dead-letter topic,
+ * lag metrics and quiet logging through outages. Length (about 430 lines): producing and
+ * consuming share one client, its connection state and its log sink.
+ */
 import type { Logger } from '@vus/core';
 import { recordConsumerLag } from '@vus/telemetry';
 import { kafkaLogSink, type KafkaLogSink } from './kafka-log';

@@ -11,6 +11,9 @@
  * Ranking note: a query hypernym can meet a label hypernym (query "car" → motor vehicle; label
  * "truck" → motor vehicle), which matches siblings. Index `LabelTerms.names` and `LabelTerms.broader`
  * at different tsvector weights and let query hypernyms match only the names.
+ *
+ * Length (about 450 lines): the query side and the label side are one search policy (WEIGHTS,
+ * LIMITS, LABEL_SENSES): changing one side without the other changes what matches.
  */
 import { QUERY_STOPWORDS, tokenize } from './lexicon';
 import type { PartOfSpeech, Synset, WordNetReader } from './reader';

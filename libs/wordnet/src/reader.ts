@@ -11,6 +11,9 @@
  * The package ships no exception (.exc) lists, so base forms come from morphy's detachment rules,
  * a few extra rules morphy leaves to those lists (doubled consonants, -ves), and a short table of
  * irregular forms common in video descriptions.
+ *
+ * Length (about 600 lines): one reader of one file format; index lookup, synsets, glosses and
+ * morphology share its open descriptors, buffers and cache, so they stay one module.
  */
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';

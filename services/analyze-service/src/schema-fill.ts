@@ -9,6 +9,9 @@
  * against FILL_LIMITS, arrays and strings have caps, and a `$ref` that comes back to a schema
  * being filled is a value that cannot be given (left out where optional) rather than a recursion.
  * Past a limit, the answer is a 400 on response_format naming what was asked for.
+ *
+ * Length (about 420 lines): the walk, its budgets and the fillers by name and type share one
+ * counter and one memo of questions; split, each part would take both as parameters.
  */
 import { errors } from '@vus/core';
 import { mergeRepeats, type Timeline } from './evidence';

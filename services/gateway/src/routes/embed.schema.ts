@@ -1,3 +1,9 @@
+/**
+ * The requests of the embedding endpoints (API-CONTRACT §5.8): POST /embed, /embed/tasks (v1.2,
+ * v1.3), /embed-v2 and /embed-v2/tasks (v1.3), and the task lists' query, validated with zod
+ * through the field helpers of embed.fields.ts, each error in the words the SDKs have always seen.
+ * Length (about 400 lines): the four requests share their media-source and segmentation parts.
+ */
 import { ApiError, errors } from '@vus/core';
 import { toTimestamp } from '@vus/grpc';
 import type { ListEmbedTasksRequest__Input } from '@vus/grpc/types/embed/v1/ListEmbedTasksRequest';
