@@ -1,13 +1,36 @@
-/** Result sets: a search's clips kept (at most MAX_RESULTS) and served a page at a time until they expire. */
+/**
+ * Result sets: a search's clips kept (at most MAX_RESULTS) and served a page at a time until they
+ * expire. A set is written only when it has a later page to ask for (a single page names no set:
+ * both its tokens are empty), and the search answers while its row is written: a page asked of this
+ * process before the row lands is served from memory (unwritten), any process reads the row after.
+ */
 import { ApiError, newResultSetId, parsePageToken, slicePage } from '@vus/core';
 import { groupByVideo, type Clip, type VideoGroup } from './clips';
 import type { IndexInfo, ResultPage, SearchDeps, SearchParams, StoredResultSet } from './search-types';
 
 /** The most clips a result set keeps (later pages beyond it are not offered). */
 export const MAX_RESULTS = 1000;
+/**
+ * Sets whose row is still being written, at most: past it a search waits for its own row, so a
+ * database slower than the searches holds them back instead of letting memory grow.
+ */
+export const MAX_UNWRITTEN_SETS = 256;
 
-export function createResultPages(deps: Pick<SearchDeps, 'store' | 'indexes' | 'clock' | 'pageTtlMs'>) {
+export function createResultPages(deps: Pick<SearchDeps, 'store' | 'indexes' | 'clock' | 'pageTtlMs' | 'logger'>) {
   const { store, indexes } = deps;
+  const unwritten = new Map<string, StoredResultSet>();
+
+  /** Writes the set's row without holding up the search (see the module's comment). */
+  async function keep(set: StoredResultSet): Promise<void> {
+    unwritten.set(set.id, set);
+    const written = store
+      .saveResultSet(set)
+      .catch((error: unknown) =>
+        deps.logger.warn({ err: error, resultSetId: set.id }, 'result set not stored: its later pages read as expired'),
+      )
+      .finally(() => unwritten.delete(set.id));
+    if (unwritten.size > MAX_UNWRITTEN_SETS) await written;
+  }
 
   /** Keeps the clips as a new result set and serves its first page. */
   async function saveAndServe(
@@ -33,8 +56,9 @@ export function createResultPages(deps: Pick<SearchDeps, 'store' | 'indexes' | '
       createdAt: now,
       expiresAt: new Date(now.getTime() + deps.pageTtlMs),
     };
-    await store.saveResultSet(set);
-    return servePage(set, 1, includeUserMetadata);
+    const first = await servePage(set, 1, includeUserMetadata);
+    if (first.pageInfo.nextPageToken) await keep(set);
+    return first;
   }
 
   async function servePage(set: StoredResultSet, page: number, includeUserMetadata: boolean): Promise<ResultPage> {
@@ -62,7 +86,8 @@ export function createResultPages(deps: Pick<SearchDeps, 'store' | 'indexes' | '
   /** A later page. Unknown, malformed, another organization's and expired tokens all read as expired. */
   async function page(orgId: string, token: string, includeUserMetadata: boolean): Promise<ResultPage> {
     const parsed = parsePageToken(token);
-    const set = parsed && (await store.loadResultSet(orgId, parsed.setId));
+    const held = parsed && unwritten.get(parsed.setId);
+    const set = parsed && (held?.orgId === orgId ? held : await store.loadResultSet(orgId, parsed.setId));
     if (!parsed || !set || set.expiresAt.getTime() <= deps.clock.now().getTime()) {
       throw new ApiError('search_page_token_expired', `The page token ${token} has expired or does not exist. Run the search again.`, {
         param: 'page_token',

@@ -221,6 +221,28 @@ describe('search (domain, on a memory store)', () => {
     expect([...first.clips, ...second.clips].map((c) => c.start).sort()).toEqual([0, 10]);
   });
 
+  it('stores a result set only when it has a later page, and serves its pages before its row is written', async () => {
+    const saved: string[] = [];
+    let write: () => void = () => undefined;
+    const save = memory.store.saveResultSet;
+    memory.store.saveResultSet = (set) => (
+      saved.push(set.id),
+      new Promise<void>((resolve) => (write = () => void save(set).then(resolve)))
+    );
+    const searching = search();
+    const single = await searching.search(ORG, 'idx1', { text: 'car' }, params({ pageLimit: 10 }), false);
+    expect([single.clips.length, single.pageInfo.nextPageToken, saved]).toEqual([2, '', []]);
+    const first = await searching.search(ORG, 'idx1', { text: 'car' }, params({ pageLimit: 1 }), false);
+    expect(saved).toHaveLength(1);
+    // Not written yet: the same process serves the page; another organization still cannot read it.
+    expect((await searching.page(ORG, first.pageInfo.nextPageToken, false)).clips.map((c) => c.rank)).toEqual([2]);
+    expect(await codeOf(searching.page('org2', first.pageInfo.nextPageToken, false))).toBe('search_page_token_expired');
+    write();
+    await new Promise((resolve) => setImmediate(resolve));
+    // Written: any process (here another instance, with nothing in memory) reads it from the store.
+    expect((await search().page(ORG, first.pageInfo.nextPageToken, false)).clips.map((c) => c.rank)).toEqual([2]);
+  });
+
   it('reads nothing when the filter leaves no video', async () => {
     const page = await search(directory([INDEX], [])).search(ORG, 'idx1', { text: 'car' }, params({ filter: { filename: 'none' } }), false);
     expect([page.clips, memory.reads]).toEqual([[], []]);
