@@ -73,15 +73,33 @@ export function queryExpansion(wordnet: WordNetReader, logger: Logger, onStop: (
     }
     return answer;
   };
+  const neighboursOf = (word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>): Neighbour[] => {
+    const byVectors = vectors.nearest(word, vocabulary, exclude).filter((n) => !isSibling(word, n.word));
+    const taken = new Set([...exclude, ...byVectors.map((n) => n.word)]);
+    return [...byVectors, ...definitions.defined(word, vocabulary, taken).filter((n) => !isSibling(word, n.word))];
+  };
+  // Once both are loaded, a word's neighbours in a vocabulary (search keeps each index's for a
+  // while, the same array) never change: a query word asked again costs one lookup, not a walk
+  // of the definitions (issue 31: per term, not per query).
+  let loaded = false;
+  const answers = new WeakMap<readonly string[], Map<string, Neighbour[]>>();
   return {
     expand: (text: string) => expandQuery(text, wordnet),
     neighbours: (word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>): Neighbour[] => {
-      const byVectors = vectors.nearest(word, vocabulary, exclude).filter((n) => !isSibling(word, n.word));
-      const taken = new Set([...exclude, ...byVectors.map((n) => n.word)]);
-      return [...byVectors, ...definitions.defined(word, vocabulary, taken).filter((n) => !isSibling(word, n.word))];
+      if (!loaded) return neighboursOf(word, vocabulary, exclude);
+      let known = answers.get(vocabulary);
+      if (!known) answers.set(vocabulary, (known = new Map()));
+      const key = `${word}\n${[...exclude].join('\n')}`;
+      let answer = known.get(key);
+      if (!answer) {
+        if (known.size >= 10_000) known.clear();
+        known.set(key, (answer = neighboursOf(word, vocabulary, exclude)));
+      }
+      return answer;
     },
     neighboursReady: async (): Promise<void> => {
       await Promise.all([vectors.ready(), definitions.ready()]);
+      loaded = true;
     },
   };
 }
