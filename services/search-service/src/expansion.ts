@@ -88,7 +88,7 @@ export function queryExpansion(wordnet: WordNetReader, logger: Logger, onStop: (
     neighbours: (word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>): Neighbour[] => {
       if (!loaded) return neighboursOf(word, vocabulary, exclude);
       let known = answers.get(vocabulary);
-      if (!known) answers.set(vocabulary, (known = new Map()));
+      if (!known) answers.set(vocabulary, (known = new Map<string, Neighbour[]>()));
       const key = `${word}\n${[...exclude].join('\n')}`;
       let answer = known.get(key);
       if (!answer) {
