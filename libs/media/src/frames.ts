@@ -41,7 +41,9 @@ export interface SampledFrame {
 
 /**
  * Streams frames at a fixed rate from one ffmpeg process. Memory stays at about one frame: ffmpeg
- * waits while the consumer works on a frame. Leaving the loop early (break, throw) kills ffmpeg.
+ * waits while the consumer works on a frame, and its timeout counts only its own time (decoding),
+ * not the consumer's, so slow models on a busy machine do not time the decoder out. Leaving the
+ * loop early (break, throw) kills ffmpeg.
  *
  * ```ts
  * const changes = new FrameChangeDetector();
@@ -104,7 +106,10 @@ export async function* sampleFrames(file: string, options: SampleFramesOptions =
       const data = format === 'jpeg' ? await frames.readJpeg() : await frames.readExact(frameBytes);
       const signature = await signatures.readExact(SIGNATURE_SIZE * SIGNATURE_SIZE);
       if (!data || !signature) break;
+      // ffmpeg waits while the consumer works on the frame: that time is not ffmpeg's to be timed.
+      const restartClock = running.holdClock();
       yield { index, timeSec: round3(startSec + index / fps), width, height, format, data, signature };
+      restartClock();
     }
     await running.finished;
   } finally {

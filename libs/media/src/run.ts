@@ -61,6 +61,11 @@ export interface RunningTool {
   finished: Promise<void>;
   /** Kills the child if it still runs (an early `break` out of a frame loop). Idempotent. */
   stop(): void;
+  /**
+   * Stops the timeout's clock while the caller works on what the tool gave (ffmpeg waits for a
+   * frame loop's consumer): only the tool's own time counts. The returned function restarts it.
+   */
+  holdClock(): () => void;
 }
 
 const STDERR_TAIL_BYTES = 4096;
@@ -99,7 +104,22 @@ export function startTool(
       child.kill('SIGKILL');
     }
   };
-  const timer = setTimeout(() => kill('timeout'), options.timeoutMs);
+  // The timeout's clock: what is left of it, and since when it runs (undefined while held).
+  let leftMs = options.timeoutMs;
+  let runningSince: number | undefined = Date.now();
+  let closed = false;
+  let timer = setTimeout(() => kill('timeout'), leftMs);
+  const holdClock = () => {
+    if (runningSince === undefined) return () => undefined;
+    clearTimeout(timer);
+    leftMs -= Date.now() - runningSince;
+    runningSince = undefined;
+    return () => {
+      if (runningSince !== undefined || killedFor !== undefined || closed) return;
+      runningSince = Date.now();
+      timer = setTimeout(() => kill('timeout'), Math.max(0, leftMs));
+    };
+  };
   const onAbort = () => kill('aborted');
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -110,6 +130,7 @@ export function startTool(
       spawnError = error;
     });
     child.once('close', (code, signal) => {
+      closed = true;
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       if (partialLine && options.onStderrLine) options.onStderrLine(partialLine);
@@ -140,7 +161,7 @@ export function startTool(
   const stop = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
-  return { child, finished, stop };
+  return { child, finished, stop, holdClock };
 }
 
 /** Runs a tool to completion and returns everything it wrote to stdout (for small outputs only). */

@@ -155,6 +155,19 @@ describe('sampleFrames', () => {
     const aborted = await failureOf(collect(sampleFrames(video.path, { probe: info, signal: controller.signal })));
     expect(aborted).toMatchObject({ failure: 'aborted' });
   });
+
+  it('times only ffmpeg: a consumer slower than the timeout in all still gets every frame', async () => {
+    const video = await textScenesVideo();
+    const info = await probe(video.path);
+    // Three frames of 1.5 s work each (4.5 s) against a 3 s timeout: ffmpeg itself needs far less.
+    // Full-size RGB frames (2.7 MB) overflow the pipe, so ffmpeg waits on the consumer, running.
+    const times: number[] = [];
+    for await (const frame of sampleFrames(video.path, { probe: info, format: 'rgb', durationSec: 3, timeoutMs: 3_000 })) {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      times.push(frame.timeSec);
+    }
+    expect(times).toEqual([0, 1, 2]);
+  });
 });
 
 describe('extractAudio', () => {
