@@ -4,12 +4,13 @@
  * with it). The producer writes exactly this, every consumer reads exactly this; fields beyond the
  * schema's pass through (a newer producer may add some). The envelope around them is EventEnvelope.
  */
-import { TASK_STATUSES, type Clock } from '@vus/core';
+import { type Clock } from '@vus/core';
+import { TASK_STATUSES } from '@vus/domain';
 import { z } from 'zod';
 import { buildEvent, type EventEnvelope } from './bus';
 import type { EventType } from './topics';
 
-export { TASK_STATUSES, type TaskStatus } from '@vus/core';
+export { TASK_STATUSES, type TaskStatus } from '@vus/domain';
 
 const taskStatus = z.enum(TASK_STATUSES);
 

@@ -3,18 +3,8 @@
  * version), runs the provider, counts output tokens, enforces max_tokens and records every
  * generation (finished, cut short or cancelled) with its usage.
  */
-import {
-  ApiError,
-  checkPromptText,
-  countTokens,
-  errors,
-  familyOfEngine,
-  PROMPT_LIMITS,
-  TokenTally,
-  truncateToTokens,
-  type Clock,
-  type Logger,
-} from '@vus/core';
+import { ApiError, errors, type Clock, type Logger } from '@vus/core';
+import { checkPromptText, countTokens, familyOfEngine, PROMPT_LIMITS, TokenTally, truncateToTokens } from '@vus/domain';
 import type { MeteredUsage } from '@vus/events';
 import { randomUUID } from 'node:crypto';
 import { assembleTimeline, type EvidenceSources, type Timeline } from './evidence';

@@ -1,6 +1,6 @@
 import type { IndexClient, SearchClient } from '@vus/clients';
 import { fromMetadataValues, fromTimestamp } from '@vus/grpc';
-import type { UserMetadata } from '@vus/core';
+import type { UserMetadata } from '@vus/domain';
 import type { TimedValue } from '@vus/grpc/types/index/v1/TimedValue';
 import type { VideoDirectory } from './analyze';
 import type { EvidenceSources } from './evidence';

@@ -3,7 +3,7 @@
  * every provider reads. Assembled from index-service (the video, its transcript, on-screen text
  * and logos) and search-service (its visual segments: shots and what was seen in them).
  */
-import type { UserMetadata } from '@vus/core';
+import type { UserMetadata } from '@vus/domain';
 
 export type EvidenceKind = 'speech' | 'text' | 'label' | 'logo' | 'metadata';
 

@@ -2,7 +2,8 @@
  * Prompts are capped and answers metered by the one token counter (issue 28 item 9): a run of
  * letters is not one token, however long, and what is billed is the count of what was written.
  */
-import { ApiError, countTokens, createLogger, errors, systemClock } from '@vus/core';
+import { ApiError, createLogger, errors, systemClock } from '@vus/core';
+import { countTokens } from '@vus/domain';
 import type { MeteredUsage } from '@vus/events';
 import { openWordNet } from '@vus/wordnet';
 import { createAnalyzeService, type GenerationRecord, type StreamEvent, type VideoDirectory } from '../src/analyze';

@@ -3,17 +3,8 @@
  * to the videos being classified (search-service's MatchClips); scoring.ts turns the clips into
  * per-video class scores; the ranked list is stored as a result set and served a page at a time.
  */
-import {
-  ApiError,
-  errors,
-  KeyedGate,
-  neighbourTokens,
-  newResultSetId,
-  parsePageToken,
-  type CanonicalOption,
-  type Clock,
-  type KeyedGateLimits,
-} from '@vus/core';
+import { ApiError, errors, KeyedGate, neighbourTokens, newResultSetId, parsePageToken, type Clock, type KeyedGateLimits } from '@vus/core';
+import { type CanonicalOption } from '@vus/domain';
 import {
   byBestClass,
   classifyVideo,

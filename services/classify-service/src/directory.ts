@@ -1,5 +1,5 @@
 import type { IndexClient, SearchClient } from '@vus/clients';
-import type { CanonicalOption } from '@vus/core';
+import type { CanonicalOption } from '@vus/domain';
 import type { SearchClip } from '@vus/grpc/types/search/v1/SearchClip';
 import { mapLimited, type ClassifyDirectory, type VideoRef } from './classify';
 import type { PromptClip } from './scoring';

@@ -14,7 +14,7 @@
  * A class below `min_video_score` or `min_duration_ratio`, or without clips, is left out; a video
  * left without classes is left out.
  */
-import { coveredSeconds, type CanonicalOption } from '@vus/core';
+import { coveredSeconds, type CanonicalOption } from '@vus/domain';
 
 /** One moment a prompt matched in a video, scored 0–100 (search's fused clip score). */
 export interface PromptClip {

@@ -1,5 +1,6 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import { CANONICAL_OPTIONS, knownId, parseInput, protoPageLimitSchema, type Logger } from '@vus/core';
+import { knownId, parseInput, protoPageLimitSchema, type Logger } from '@vus/core';
+import { CANONICAL_OPTIONS } from '@vus/domain';
 import { implement, requireOrg, toTimestamp } from '@vus/grpc';
 import type { ClassifyResultPage__Input } from '@vus/grpc/types/classify/v1/ClassifyResultPage';
 import type { ClassifyServiceHandlers } from '@vus/grpc/types/classify/v1/ClassifyService';

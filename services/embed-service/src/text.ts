@@ -1,4 +1,5 @@
-import { ApiError, countTokens, errors, truncateToTokens } from '@vus/core';
+import { ApiError, errors } from '@vus/core';
+import { countTokens, truncateToTokens } from '@vus/domain';
 
 export type TextTruncate = 'none' | 'start' | 'end';
 

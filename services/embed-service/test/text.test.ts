@@ -1,5 +1,5 @@
 /** Embedding text is cut or refused at the model's token limit as @vus/core counts tokens (issue 28 item 9). */
-import { countTokens } from '@vus/core';
+import { countTokens } from '@vus/domain';
 import { codeOf } from '@vus/testing';
 import { truncateText } from '../src/text';
 

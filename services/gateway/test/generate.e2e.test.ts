@@ -14,7 +14,7 @@ import request from 'supertest';
 import { TwelveLabs as TwelveLabsV1 } from 'twelvelabs-js';
 import { TwelveLabs as TwelveLabsV0 } from 'twelvelabs-js-v0';
 import { ExtractiveProvider } from '@vus/analyze-service';
-import { countTokens } from '@vus/core';
+import { countTokens } from '@vus/domain';
 import { openWordNet } from '@vus/wordnet';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
 

@@ -4,7 +4,8 @@
  * recursively (JSON.stringify of a 20,000-level schema threw a RangeError: a 500).
  * Prompts are capped there too, before anything else is read (issue 28 item 9).
  */
-import { ApiError, PROMPT_LIMITS, RESPONSE_SCHEMA_LIMITS } from '@vus/core';
+import { ApiError, RESPONSE_SCHEMA_LIMITS } from '@vus/core';
+import { PROMPT_LIMITS } from '@vus/domain';
 import { codeOf } from '@vus/testing';
 import { adapterFor } from '../src/versions';
 import { parseOpenPrompt, parseSummarize } from '../src/routes/generate.schema';

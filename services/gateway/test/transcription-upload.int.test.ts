@@ -2,7 +2,7 @@
  * Issue 15, defect 7: a transcription_file is capped at upload (MAX_TRANSCRIPTION_BYTES), far below
  * a video's limit: the worker reads it whole, and a 2 GiB "transcription" was accepted.
  */
-import { MAX_TRANSCRIPTION_BYTES } from '@vus/core';
+import { MAX_TRANSCRIPTION_BYTES } from '@vus/domain';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';

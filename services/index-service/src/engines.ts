@@ -1,10 +1,10 @@
-import type { CanonicalOption, EngineFamily } from '@vus/core';
+import type { CanonicalOption, EngineFamily } from '@vus/domain';
 
 /**
  * The engine (model) catalogue: which engine allows which of the canonical options (@vus/core's
  * vocabulary). Pure data and rules.
  */
-export { CANONICAL_OPTIONS, isEngineFamily, type EngineFamily } from '@vus/core';
+export { CANONICAL_OPTIONS, isEngineFamily, type EngineFamily } from '@vus/domain';
 export type EngineOption = CanonicalOption;
 
 export interface EngineSpec {

@@ -1,15 +1,5 @@
-import {
-  ENGINE_FAMILIES,
-  errors,
-  pageInfo,
-  pageOffset,
-  parseInput,
-  resolvePage,
-  sortAndPaging,
-  type Logger,
-  knownId,
-  pageRequestSchema,
-} from '@vus/core';
+import { errors, pageInfo, pageOffset, parseInput, resolvePage, sortAndPaging, type Logger, knownId, pageRequestSchema } from '@vus/core';
+import { ENGINE_FAMILIES } from '@vus/domain';
 import {
   fromNumberRange,
   fromRecordFilter,

@@ -3,18 +3,8 @@
  * a video carries (user and system metadata, artifacts, time windows: table-tested in videos.test)
  * and createVideoService over one VideoStore; the validators are the seam to split along if it grows.
  */
-import {
-  ApiError,
-  errors,
-  isId,
-  listPage,
-  type Bounds,
-  type Clock,
-  type MetadataValue,
-  type PageInfo,
-  type SystemMetadata,
-  type UserMetadata,
-} from '@vus/core';
+import { ApiError, errors, isId, listPage, type Bounds, type Clock, type PageInfo } from '@vus/core';
+import { type MetadataValue, type SystemMetadata, type UserMetadata } from '@vus/domain';
 import type { EventEnvelope } from '@vus/events';
 import type { IndexStore, TimeBounds } from './indexes';
 import { videoDeletedEvent, type DeletedVideo } from './video-events';

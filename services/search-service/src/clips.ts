@@ -4,7 +4,7 @@
  * saying which options matched it and how well); clips are then filtered, ranked and, with
  * `group_by=video`, grouped — the same clips either way.
  */
-import { CANONICAL_OPTIONS, intersect, scoreOverTime, unionAll, type CanonicalOption, type Moment } from '@vus/core';
+import { CANONICAL_OPTIONS, intersect, scoreOverTime, unionAll, type CanonicalOption, type Moment } from '@vus/domain';
 import {
   CONFIDENCE_CUTS,
   MOMENT_MERGE_GAP_SEC,

@@ -7,7 +7,7 @@ import type { VideoFilter__Input } from '@vus/grpc/types/index/v1/VideoFilter';
 import type { CombinedQuery } from '@vus/grpc/types/search/v1/CombinedQuery';
 import { clipsOf, rankClips, type Clip, type SearchOption } from './clips';
 import { evaluate, fromProtoQuery, leavesOf } from './combined';
-import type { Moment } from '@vus/core';
+import type { Moment } from '@vus/domain';
 import { confidenceOf, meetsThreshold, type Threshold } from './scoring';
 import type { Search } from './search';
 import type { ResultPage } from './search-types';

@@ -6,10 +6,11 @@
  * Error parameters are named by their place in the JSON grammar (`query.$and[1].text`), since that
  * is what the API client wrote.
  */
-import { ApiError, checkQueryText, errors } from '@vus/core';
+import { ApiError, errors } from '@vus/core';
+import { checkQueryText } from '@vus/domain';
 import type { CombinedQuery } from '@vus/grpc/types/search/v1/CombinedQuery';
 import { SEARCH_OPTIONS } from './clips';
-import { intersect, closeGaps, normalise, sequence, subtract, unionAll, type Moment } from '@vus/core';
+import { intersect, closeGaps, normalise, sequence, subtract, unionAll, type Moment } from '@vus/domain';
 
 export const CONVERSATION_OPTIONS = ['semantic', 'exact_match'] as const;
 export type ConversationOption = (typeof CONVERSATION_OPTIONS)[number];

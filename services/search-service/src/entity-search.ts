@@ -1,4 +1,4 @@
-import { normalise, type Moment } from '@vus/core';
+import { normalise, type Moment } from '@vus/domain';
 import { closestFace, FACE_MATCH_THRESHOLD } from '@vus/models';
 
 /**

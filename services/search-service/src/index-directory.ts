@@ -1,5 +1,5 @@
 import type { IndexClient } from '@vus/clients';
-import { familyOfEngine } from '@vus/core';
+import { familyOfEngine } from '@vus/domain';
 import { fromMetadataValues, type OutgoingContext, type PlainMetadataValue } from '@vus/grpc';
 import { SEARCH_OPTIONS, type SearchOption } from './clips';
 import type { IndexDirectory } from './search-types';

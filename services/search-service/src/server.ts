@@ -1,5 +1,6 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import { checkQueryText, errors, parseInput, protoPageLimitSchema, type Logger, knownId } from '@vus/core';
+import { errors, parseInput, protoPageLimitSchema, type Logger, knownId } from '@vus/core';
+import { checkQueryText } from '@vus/domain';
 import { implement, requireOrg, toMetadataValues, toProtoSegment, toTimestamp } from '@vus/grpc';
 import type { SearchClip__Input } from '@vus/grpc/types/search/v1/SearchClip';
 import type { SearchResultPage__Input } from '@vus/grpc/types/search/v1/SearchResultPage';

@@ -13,7 +13,7 @@ import {
   type QueryNode,
   type VideoMoments,
 } from '../src/combined';
-import type { Moment } from '@vus/core';
+import type { Moment } from '@vus/domain';
 import { errorOf } from '@vus/testing';
 
 // Decoded proto objects, as the gRPC handler receives them.

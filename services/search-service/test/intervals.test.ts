@@ -12,7 +12,7 @@ import {
   unionAll,
   widen,
   type Moment,
-} from '@vus/core';
+} from '@vus/domain';
 
 const RUNS = { numRuns: 200 };
 

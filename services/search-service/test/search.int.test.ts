@@ -18,7 +18,7 @@ import { ModelRegistry, type VisualEmbedder } from '@vus/models';
 import sharp from 'sharp';
 import { startSearchService, type RunningSearchService } from '../src/main';
 import { codeOf, errorOf } from '@vus/testing';
-import { QUERY_TEXT_LIMITS } from '@vus/core';
+import { QUERY_TEXT_LIMITS } from '@vus/domain';
 
 const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 

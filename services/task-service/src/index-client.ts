@@ -1,4 +1,5 @@
-import { isApiError, type UserMetadata } from '@vus/core';
+import { isApiError } from '@vus/core';
+import { type UserMetadata } from '@vus/domain';
 import type { IndexClient } from '@vus/clients';
 import { fromMetadataValues, toMetadataValues, type OutgoingContext, type PlainMetadataValue } from '@vus/grpc';
 import type { IndexedVideos } from './assets/indexed-assets';

@@ -1,5 +1,5 @@
 import { FileBlobStore } from '@vus/blob';
-import { MAX_TRANSCRIPTION_BYTES } from '@vus/core';
+import { MAX_TRANSCRIPTION_BYTES } from '@vus/domain';
 import { errorOf } from '@vus/testing';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 import { errors, type ApiError } from '@vus/core';
 
 /** Query text limits are one rule for the edge and search-service alike: @vus/core's. */
-export { checkQueryText, QUERY_TEXT_LIMITS, tokensAtLeast } from '@vus/core';
+export { checkQueryText, QUERY_TEXT_LIMITS, tokensAtLeast } from '@vus/domain';
 
 // U+0000, raw or as the JSON escape a field of JSON text carries (multipart user_metadata, filter):
 // PostgreSQL stores no NUL in text or jsonb, so such text fails in the database, not here.

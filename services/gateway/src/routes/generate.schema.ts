@@ -1,4 +1,5 @@
-import { checkPromptText, errors, jsonShape, parseInput, RESPONSE_SCHEMA_LIMITS } from '@vus/core';
+import { errors, jsonShape, parseInput, RESPONSE_SCHEMA_LIMITS } from '@vus/core';
+import { checkPromptText } from '@vus/domain';
 import type { ResponseFormat__Input } from '@vus/grpc/types/analyze/v1/ResponseFormat';
 import { z } from 'zod';
 import { firstValue, looseBoolean, looseInt, looseList } from '../http/coerce';

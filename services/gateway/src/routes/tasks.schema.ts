@@ -1,4 +1,5 @@
-import { errors, MAX_TRANSCRIPTION_BYTES, parseInput } from '@vus/core';
+import { errors, parseInput } from '@vus/core';
+import { MAX_TRANSCRIPTION_BYTES } from '@vus/domain';
 import { toMetadataValues } from '@vus/grpc';
 import type { CreateTaskRequest__Input } from '@vus/grpc/types/task/v1/CreateTaskRequest';
 import type { ListTasksRequest__Input } from '@vus/grpc/types/task/v1/ListTasksRequest';

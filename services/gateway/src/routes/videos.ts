@@ -1,4 +1,5 @@
-import { familyOfEngine, knownId } from '@vus/core';
+import { knownId } from '@vus/core';
+import { familyOfEngine } from '@vus/domain';
 import type { OutgoingContext } from '@vus/grpc';
 import type { Embedding } from '@vus/grpc/types/embed/v1/Embedding';
 import type { Video } from '@vus/grpc/types/index/v1/Video';

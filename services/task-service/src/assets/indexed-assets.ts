@@ -1,4 +1,5 @@
-import { errors, isId, type PageInfo, type UserMetadata } from '@vus/core';
+import { errors, isId, type PageInfo } from '@vus/core';
+import { type UserMetadata } from '@vus/domain';
 import { isTerminal, type TaskStatus } from '../tasks/status';
 import type { TaskFilter, TaskRecord, TaskService, TaskSort, TaskStore } from '../tasks/tasks';
 import type { AssetService } from './assets';

@@ -11,9 +11,9 @@
  * - indexing:   extractors running (the task's `process` percentage moves).
  * - ready / failed: terminal.
  */
-import { TASK_STATUSES, type TaskStatus } from '@vus/core';
+import { TASK_STATUSES, type TaskStatus } from '@vus/domain';
 
-export { TASK_STATUSES, type TaskStatus } from '@vus/core';
+export { TASK_STATUSES, type TaskStatus } from '@vus/domain';
 
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['ready', 'failed'];
 

@@ -1,16 +1,5 @@
-import {
-  errors,
-  isApiError,
-  isId,
-  listPage,
-  newId,
-  type Bounds,
-  type Clock,
-  type MetadataValue,
-  type PageInfo,
-  type SystemMetadata,
-  type UserMetadata,
-} from '@vus/core';
+import { errors, isApiError, isId, listPage, newId, type Bounds, type Clock, type PageInfo } from '@vus/core';
+import { type MetadataValue, type SystemMetadata, type UserMetadata } from '@vus/domain';
 import { buildEvent, type EventEnvelope, type TaskStatusChangedPayload } from '@vus/events';
 import { checkFetchableUrl } from '@vus/fetch';
 import { initialStatus, isDeletable, type TaskStatus } from './status';

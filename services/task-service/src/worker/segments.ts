@@ -1,5 +1,5 @@
 import { createSearchClient } from '@vus/clients';
-import type { CanonicalOption } from '@vus/core';
+import type { CanonicalOption } from '@vus/domain';
 import { toProtoSegment, type OutgoingContext } from '@vus/grpc';
 
 /** One searchable stretch of a video (search.proto Segment), as the worker builds it. */

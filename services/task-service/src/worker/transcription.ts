@@ -1,5 +1,5 @@
 import type { BlobStore } from '@vus/blob';
-import { transcriptionTooLarge } from '@vus/core';
+import { transcriptionTooLarge } from '@vus/domain';
 
 /**
  * An uploaded transcription file as text, reading at most `maxBytes` of the blob whatever its

@@ -1,4 +1,4 @@
-import { ApiError } from './errors';
+import { ApiError } from '@vus/core';
 
 /**
  * The largest transcription file (SRT, WebVTT or text) accepted, uploaded (`transcription_file`)

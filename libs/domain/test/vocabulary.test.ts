@@ -1,4 +1,4 @@
-import { familyOfEngine, isEngineFamily } from '@vus/core';
+import { familyOfEngine, isEngineFamily } from '@vus/domain';
 
 describe('engine families', () => {
   it.each([

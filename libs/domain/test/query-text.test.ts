@@ -1,5 +1,5 @@
 /** Query text limits (issue 15, defect 2): one rule for the gateway's edge and search-service. */
-import { checkQueryText, QUERY_TEXT_LIMITS, tokensAtLeast } from '@vus/core';
+import { checkQueryText, QUERY_TEXT_LIMITS, tokensAtLeast } from '@vus/domain';
 import { codeOf } from '@vus/testing';
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');

@@ -1,4 +1,4 @@
-import { ApiError } from './errors';
+import { ApiError } from '@vus/core';
 
 /**
  * Tokens as this server counts them, for every text it meters or caps by tokens (prompts, answers):

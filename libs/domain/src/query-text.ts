@@ -1,4 +1,4 @@
-import { ApiError } from './errors';
+import { ApiError } from '@vus/core';
 
 /**
  * How long a search query's text may be. The models' limits are 77 tokens (Marengo 2.x,

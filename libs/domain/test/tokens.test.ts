@@ -1,5 +1,5 @@
 /** The token counter (issue 28 item 9): one estimate for every text metered or capped by tokens. */
-import { checkPromptText, countTokens, PROMPT_LIMITS, TokenTally, truncateToTokens } from '@vus/core';
+import { checkPromptText, countTokens, PROMPT_LIMITS, TokenTally, truncateToTokens } from '@vus/domain';
 import { codeOf } from '@vus/testing';
 
 const PROSE =
