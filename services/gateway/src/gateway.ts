@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createApp } from './app';
-import { peersReady } from './readiness';
+import { peersReady, type PeerAddresses } from './readiness';
 import type { ServedRoute } from './app';
 import {
   createAnalyzeClient,
@@ -34,27 +34,15 @@ import { createKeyStore } from './store';
 
 const MIGRATIONS_DIR = join(__dirname, '..', 'migrations');
 
-export interface GatewayOptions {
+/** The services the gateway calls (readiness.ts PeerAddresses): each optional one's endpoints answer 501 without it. */
+export interface GatewayOptions extends PeerAddresses {
   host: string;
   port: number;
   database: DatabaseTarget;
-  indexServiceAddress: string;
-  /** task-service (indexing tasks); without it the task endpoints answer 501. */
-  taskServiceAddress?: string | undefined;
-  /** search-service; without it the search endpoints answer 501. */
-  searchServiceAddress?: string | undefined;
-  /** analyze-service; without it the text generation endpoints answer 501. */
-  analyzeServiceAddress?: string | undefined;
-  /** embed-service; without it the embedding endpoints answer 501. */
-  embedServiceAddress?: string | undefined;
-  /** classify-service; without it the classify endpoints answer 501. */
-  classifyServiceAddress?: string | undefined;
   /** Where POST /tasks streams uploads: the blob store the indexing worker reads. */
   blobs?: BlobStore | undefined;
   /** Largest video upload accepted (bytes); default 2 GiB. */
   uploadMaxBytes?: number | undefined;
-  /** Effective limits per organization; without it every organization has the Free plan's. */
-  billingServiceAddress?: string | undefined;
   /** Shared rate-limit counters; without it they live in this process (embedded mode). */
   redisUrl?: string | undefined;
   /**

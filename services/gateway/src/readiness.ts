@@ -4,11 +4,17 @@ import { internalSecret, peerHealth, serviceEntry, type GrpcServiceName, type Pe
 /** The peers the gateway calls, by the option that configures each. */
 export interface PeerAddresses {
   indexServiceAddress: string;
+  /** task-service (indexing tasks); without it the task endpoints answer 501. */
   taskServiceAddress?: string | undefined;
+  /** search-service; without it the search endpoints answer 501. */
   searchServiceAddress?: string | undefined;
+  /** analyze-service; without it the text generation endpoints answer 501. */
   analyzeServiceAddress?: string | undefined;
+  /** embed-service; without it the embedding endpoints answer 501. */
   embedServiceAddress?: string | undefined;
+  /** classify-service; without it the classify endpoints answer 501. */
   classifyServiceAddress?: string | undefined;
+  /** Effective limits per organization; without it every organization has the Free plan's. */
   billingServiceAddress?: string | undefined;
 }
 
