@@ -27,11 +27,21 @@ export interface ClipWindow {
 /** The contract's default and range of `video_clip_length` (API-CONTRACT §5.8). */
 export const VIDEO_CLIP_SECONDS = { default: 6, min: 2, max: 10 } as const;
 
-/** Which indexed modalities each option is made of. */
+/**
+ * Which indexed modalities each option is made of. `visual` and `transcription` are Marengo 3.0's names
+ * (twelvelabs-js 1.3.4 sends visual, audio, transcription, visual-text); an answer labels each clip with
+ * the name asked. Transcription is the spoken words as text, which is what audio embeds here too (the
+ * index keeps speech as text, not the sound), so the two give the same vectors.
+ */
 export const OPTION_MODALITIES: Readonly<Record<string, readonly string[]>> = {
   'visual-text': ['visual', 'text_in_video', 'logo'],
+  visual: ['visual', 'text_in_video', 'logo'],
   audio: ['conversation'],
+  transcription: ['conversation'],
 };
+
+/** The options embedded when none is asked (unchanged since Marengo 2.7). */
+const DEFAULT_OPTIONS = ['visual-text', 'audio'];
 
 /** At most this many clips per request (a 24-hour video at 2 s clips; the gRPC message bounds the rest). */
 const MAX_CLIPS = 43_200;
@@ -101,10 +111,13 @@ export function createIndexedVideoEmbedding(embedder: ConceptEmbedder) {
           'video_clip_length',
           `The clip length must be between ${VIDEO_CLIP_SECONDS.min} and ${VIDEO_CLIP_SECONDS.max} seconds.`,
         );
-      const options = request.options.length > 0 ? [...new Set(request.options)] : Object.keys(OPTION_MODALITIES);
-      const unknown = options.find((o) => !(o in OPTION_MODALITIES));
+      const options = request.options.length > 0 ? [...new Set(request.options)] : DEFAULT_OPTIONS;
+      const unknown = options.find((o) => !Object.hasOwn(OPTION_MODALITIES, o));
       if (unknown !== undefined)
-        throw errors.invalid('embedding_option', `Unknown option ${JSON.stringify(unknown.slice(0, 32))}; use visual-text and/or audio.`);
+        throw errors.invalid(
+          'embedding_option',
+          `Unknown option ${JSON.stringify(unknown.slice(0, 32))}; use ${Object.keys(OPTION_MODALITIES).join(', ')}.`,
+        );
       const duration = Number.isFinite(request.duration) && request.duration > 0 ? request.duration : 0;
       if (duration / clipLength > MAX_CLIPS) throw errors.invalid('video_clip_length', 'The video is too long for clips this short.');
       const windows = clipsWithSegments(duration, clipLength, request.segments);
@@ -115,7 +128,10 @@ export function createIndexedVideoEmbedding(embedder: ConceptEmbedder) {
           option,
           embedding: {
             segments: windows.map((w) => ({
-              vector: embedder.embed(option === 'audio' ? speechConcepts(w.segments) : visualConcepts(w.segments), model.dimensions),
+              vector: embedder.embed(
+                OPTION_MODALITIES[option]?.includes('conversation') ? speechConcepts(w.segments) : visualConcepts(w.segments),
+                model.dimensions,
+              ),
               start: w.start,
               end: w.end,
               scope: 'clip',

@@ -48,8 +48,20 @@ describe('an indexed video embedding', () => {
     expect(cosine(text('space'), spaceClip!.vector)).toBeGreaterThan(cosine(text('space'), fishClip!.vector));
   });
 
+  it('takes Marengo 3.0’s names as the SDKs send them (visual, audio, transcription) and labels each clip with the name asked', () => {
+    const options = ['visual', 'audio', 'transcription'];
+    const marengo3 = indexed.embed({ modelName: 'marengo3.0', options, duration: 12, segments }).options;
+    expect(marengo3.map((o) => o.option)).toEqual(options);
+    const legacy = indexed.embed({ modelName: 'marengo3.0', options: ['visual-text', 'audio'], duration: 12, segments }).options;
+    const vectors = (o: (typeof marengo3)[number] | undefined) => o?.embedding.segments.map((s) => s.vector);
+    expect(vectors(marengo3[0])).toEqual(vectors(legacy[0]));
+    // The spoken words are what both audio and transcription embed here.
+    expect(vectors(marengo3[2])).toEqual(vectors(marengo3[1]));
+  });
+
   it.each([
-    [{ options: ['visual'] }, 'embedding_option'],
+    [{ options: ['speech'] }, 'embedding_option'],
+    [{ options: ['visual', 'constructor'] }, 'embedding_option'],
     [{ clipLength: 1 }, 'video_clip_length'],
     [{ clipLength: 11 }, 'video_clip_length'],
     [{ modelName: 'pegasus1.2' }, 'model_name'],

@@ -574,12 +574,29 @@ describe("a video's embeddings (GET …/videos/{id} with embedding_option, or em
     expect((await client.indexes.videos.retrieve(indexId, videoId)).embedding).toBeUndefined();
   });
 
+  it('twelvelabs-js 1.3.4: Marengo 3.0’s names (visual, audio, transcription), each clip labelled with the name asked', async () => {
+    process.env.TWELVELABS_BASE_URL = `${stack.url}/v1.3`;
+    const client = new TwelveLabsV1({ apiKey: orgKey });
+    const named = await client.indexes.videos.retrieve(indexId, videoId, { embeddingOption: ['visual', 'audio', 'transcription'] });
+    const clips = named.embedding?.videoEmbedding?.segments ?? [];
+    expect(clips.map((c) => [c.embeddingOption, c.startOffsetSec, c.endOffsetSec])).toEqual([
+      ['visual', 0, 6],
+      ['visual', 6, 10],
+      ['audio', 0, 6],
+      ['audio', 6, 10],
+      ['transcription', 0, 6],
+      ['transcription', 6, 10],
+    ]);
+    const legacy = await client.indexes.videos.retrieve(indexId, videoId, { embeddingOption: ['visual-text'] });
+    expect(clips.slice(0, 2).map((c) => c.float)).toEqual(legacy.embedding?.videoEmbedding?.segments?.map((c) => c.float));
+  });
+
   it('v1.2 embed=true: every option under engine_name; bad options and other organizations refused', async () => {
     const v12 = await api().get(`/v1.2/indexes/${indexId}/videos/${videoId}?embed=true`).set('x-api-key', orgKey);
     expect(v12.status).toBe(200);
     expect(v12.body.embedding.engine_name).toBe('Marengo-retrieval-2.7');
     expect(v12.body.embedding.video_embedding.segments).toHaveLength(4);
-    const bad = await api().get(`/v1.3/indexes/${indexId}/videos/${videoId}?embedding_option=visual`).set('x-api-key', orgKey);
+    const bad = await api().get(`/v1.3/indexes/${indexId}/videos/${videoId}?embedding_option=visual_text`).set('x-api-key', orgKey);
     expect([bad.status, bad.body.code]).toEqual([400, 'parameter_invalid']);
     const other = await stack.newOrg();
     const foreign = await api().get(`/v1.3/indexes/${indexId}/videos/${videoId}?embedding_option=audio`).set('x-api-key', other.key);

@@ -198,8 +198,8 @@ describe.each(['postgres', 'pglite'] as const)('videos over HTTP (%s)', (kind) =
     });
 
     it('refuses an unknown embedding option, and says when no embed-service serves embeddings', async () => {
-      expectError(await get(`/v1.3/indexes/${indexId}/videos/${ids.a}?embedding_option=visual`), 400, 'parameter_invalid');
-      expectError(await get(`/v1.3/indexes/${indexId}/videos/${ids.a}?embedding_option=visual-text`), 501, 'not_implemented');
+      expectError(await get(`/v1.3/indexes/${indexId}/videos/${ids.a}?embedding_option=speech`), 400, 'parameter_invalid');
+      expectError(await get(`/v1.3/indexes/${indexId}/videos/${ids.a}?embedding_option=visual`), 501, 'not_implemented');
       expectError(await get(`/v1.2/indexes/${indexId}/videos/${ids.a}?embed=true`), 501, 'not_implemented');
       expect((await get(`/v1.2/indexes/${indexId}/videos/${ids.a}?embed=false`)).body).not.toHaveProperty('embedding');
     });

@@ -118,13 +118,14 @@ export function presentEmbedTaskSummary(task: EmbedTask, shape: EmbedShape): Rec
 const legacyOption = (option: string) => (option === 'visual' ? 'visual-text' : option);
 
 /** A video's clip vectors as embed tasks and video objects show them (API-CONTRACT §5.2, §5.8). */
-function presentVideoSegments(segments: readonly EmbeddingSegment[]) {
+/** `option` names each segment's option: the legacy name by default (embed tasks), as embedded for a video object. */
+function presentVideoSegments(segments: readonly EmbeddingSegment[], option: (name: string) => string = legacyOption) {
   return segments.map((s) => ({
     float: floats(s.vector),
     start_offset_sec: s.start ?? 0,
     end_offset_sec: s.end ?? 0,
     embedding_scope: s.embedding_scope,
-    embedding_option: legacyOption(s.embedding_option),
+    embedding_option: option(s.embedding_option),
   }));
 }
 
@@ -132,7 +133,8 @@ function presentVideoSegments(segments: readonly EmbeddingSegment[]) {
 export function presentVideoEmbedding(embedding: Embedding, shape: EmbedShape): Record<string, unknown> {
   return {
     [shape.modelField]: embedding.model_name,
-    video_embedding: { segments: presentVideoSegments(embedding.video_embedding?.segments ?? []) },
+    // Labelled with the names asked (visual or visual-text, audio, transcription): embed-service keeps them.
+    video_embedding: { segments: presentVideoSegments(embedding.video_embedding?.segments ?? [], (name) => name) },
   };
 }
 

@@ -124,8 +124,11 @@ export function parseUpdateVideo(
 const retrieveSchema = z.object({ transcription: looseBoolean.optional() });
 const embedSchema = z.object({ embed: looseBoolean.optional() });
 
-/** The embedding options a video object can carry (API-CONTRACT §5.2). */
-export const VIDEO_EMBEDDING_OPTIONS = ['visual-text', 'audio'] as const;
+/**
+ * The embedding options a video object can carry (API-CONTRACT §5.2): Marengo 3.0's names as twelvelabs-js
+ * 1.3.4 sends them, and 2.7's `visual-text`; each clip is labelled with the name asked.
+ */
+export const VIDEO_EMBEDDING_OPTIONS = ['visual', 'audio', 'transcription', 'visual-text'] as const;
 
 export interface RetrieveVideoOptions {
   transcription: boolean;
