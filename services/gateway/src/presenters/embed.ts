@@ -117,6 +117,10 @@ export function presentEmbedTaskSummary(task: EmbedTask, shape: EmbedShape): Rec
 /** The legacy name of an option (`visual` was `visual-text` before Marengo 3.0). */
 const legacyOption = (option: string) => (option === 'visual' ? 'visual-text' : option);
 
+/** How a model names its options: Marengo 3.0 as embed-service does (visual, audio, transcription), earlier ones `visual-text`. */
+export const optionNamesOf = (model: string): ((option: string) => string) =>
+  /^marengo[-\s]?3/i.test(model.trim()) ? (option) => option : legacyOption;
+
 /** A video's clip vectors as embed tasks and video objects show them (API-CONTRACT §5.2, §5.8). */
 /** `option` names each segment's option: the legacy name by default (embed tasks), as embedded for a video object. */
 function presentVideoSegments(segments: readonly EmbeddingSegment[], option: (name: string) => string = legacyOption) {
@@ -143,7 +147,7 @@ export function presentVideoEmbedding(embedding: Embedding, shape: EmbedShape): 
  * with `float` and `embedding.float` per item (js 0.2 and py 0.2 read those: API-CONTRACT §5.8).
  */
 export function presentEmbedTask(task: EmbedTask, shape: EmbedShape): Record<string, unknown> {
-  const segments = presentVideoSegments(task.embedding?.segments ?? []);
+  const segments = presentVideoSegments(task.embedding?.segments ?? [], optionNamesOf(task.model_name));
   const out: Record<string, unknown> = {
     ...presentEmbedTaskSummary(task, shape),
     video_embedding: { metadata: taskMetadata(task), segments },
