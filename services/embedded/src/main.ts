@@ -1,6 +1,6 @@
 import { runMain, type Logger } from '@vus/core';
 import { formatMediaToolsReport, mediaToolsReport } from '@vus/media';
-import { createModelRegistry, describeSpeechProviders, loadModelsConfig } from '@vus/models';
+import { createModelRegistry, describeModels, describeSpeechProviders, loadModelsConfig } from '@vus/models';
 import { startEmbedded as startWith } from './embedded';
 
 export { EMBEDDED_STATE_FILE, type EmbeddedState } from './data-dir';
@@ -17,8 +17,10 @@ if (require.main === module) {
     process.stdout.write(
       `Media: ${await mediaToolsReport().then(formatMediaToolsReport, (error: Error) => `unavailable: ${error.message}`)}\n`,
     );
-    // Which recogniser transcribes videos without subtitles, or why none does (a probe: nothing loads).
-    process.stdout.write(`Speech: ${describeSpeechProviders(await createModelRegistry(loadModelsConfig(process.env)).probe()).message}\n`);
+    // Which models run here and which recogniser transcribes videos without subtitles, or why none does (a probe: nothing loads).
+    const models = await createModelRegistry(loadModelsConfig(process.env)).probe();
+    process.stdout.write(`Models: ${describeModels(models)}\n`);
+    process.stdout.write(`Speech: ${describeSpeechProviders(models).message}\n`);
     return running;
   });
 }

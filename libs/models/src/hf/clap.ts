@@ -22,7 +22,8 @@ import { l2Normalise, missingModelReason, textEmbedding, transformers, unitEmbed
  * the same audio always gives the same vector, and every second of it counts.
  */
 
-const CLAP_FILES = [
+/** The files it loads (transformers.js layout), what `npm run models -- pull` fetches. */
+export const CLAP_FILES: readonly string[] = [
   'config.json',
   'tokenizer.json',
   'tokenizer_config.json',

@@ -17,7 +17,8 @@ import { missingModelReason, textEmbedding, transformers, unitEmbedding } from '
  * Loads `<MODELS_DIR>/<MODELS_CLIP>/` (default `Xenova/clip-vit-base-patch32`, 512 dimensions).
  */
 
-const CLIP_FILES = [
+/** The files it loads (transformers.js layout), what `npm run models -- pull` fetches. */
+export const CLIP_FILES: readonly string[] = [
   'config.json',
   'tokenizer.json',
   'tokenizer_config.json',

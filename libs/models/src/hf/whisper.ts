@@ -12,7 +12,8 @@ import { missingModelReason, transformers } from './transformers';
  * Loads `<MODELS_DIR>/<MODELS_WHISPER>/` (default `Xenova/whisper-tiny`).
  */
 
-const WHISPER_FILES = [
+/** The files it loads (transformers.js layout), what `npm run models -- pull` fetches. */
+export const WHISPER_FILES: readonly string[] = [
   'config.json',
   'generation_config.json',
   'preprocessor_config.json',
