@@ -172,7 +172,7 @@ async function downloadOnce(options: PullOptions, file: string, part: string, to
   });
   try {
     await pipeline(
-      Readable.fromWeb(response.body as import('node:stream/web').ReadableStream),
+      Readable.fromWeb(response.body),
       counter,
       createWriteStream(part, { flags: resumed ? 'a' : 'w' }),
     );
