@@ -46,7 +46,7 @@ describe('npm run models: pull, verify and list against a local hub', () => {
   afterAll(async () => {
     await hub.close();
     await tiny.remove();
-  });
+  }, 60_000);
 
   it('pulls CLIP into MODELS_DIR in the layout the provider loads, then embeds with it', async () => {
     const pulled = await models(['pull', 'clip'], env);
@@ -74,7 +74,7 @@ describe('npm run models: pull, verify and list against a local hub', () => {
     expect(hub.requests).toContain(`GET /${tiny.ids.clip}/resolve/main/onnx/vision_model.onnx bytes=1000-`);
     const source = await stat(join(tiny.dir, tiny.ids.clip, 'onnx/vision_model.onnx'));
     expect((await stat(join(modelsDir, tiny.ids.clip, 'onnx/vision_model.onnx'))).size).toBe(source.size);
-  });
+  }, 60_000);
 
   it('does not download again what is already there and right', async () => {
     await pullModel({ endpoint: hub.url, modelId: tiny.ids.clip, files: CLIP_FILES, modelsDir });
@@ -82,7 +82,7 @@ describe('npm run models: pull, verify and list against a local hub', () => {
     const again = await pullModel({ endpoint: hub.url, modelId: tiny.ids.clip, files: CLIP_FILES, modelsDir });
     expect(again.every((f) => f.state === 'present')).toBe(true);
     expect(hub.requests.filter((r) => r.includes('/resolve/'))).toEqual([]);
-  });
+  }, 60_000);
 
   it('verify finds a damaged file offline, and pull mends it', async () => {
     expect((await models(['pull', 'clip'], env)).code).toBe(0);
@@ -104,7 +104,7 @@ describe('npm run models: pull, verify and list against a local hub', () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/clip +tiny\/clip\n +verified in MODELS_DIR \([\d.]+ MB\); used; size [\d.]+ MB; MIT/);
     expect(stdout).toMatch(/whisper-base +Xenova\/whisper-base\n +not in MODELS_DIR; not used \(set MODELS_WHISPER=Xenova\/whisper-base\)/);
-  });
+  }, 60_000);
 
   it('answers unknown names and models the hub lacks with a clear message', async () => {
     expect(await models(['pull', 'dalle'], env)).toMatchObject({
@@ -116,5 +116,5 @@ describe('npm run models: pull, verify and list against a local hub', () => {
     expect(absent.stderr).toContain('the hub has no model absent/whisper');
     expect(await models([], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('Usage: npm run models') });
     await expect(pullModel({ endpoint: hub.url, modelId: '../etc', files: CLIP_FILES, modelsDir })).rejects.toThrow('is not a model id');
-  });
+  }, 60_000);
 });
