@@ -44,6 +44,8 @@ export const WEIGHTS = {
   otherSenseSynonym: 0.75,
   hypernym: 0.6,
   otherSenseHypernym: 0.5,
+  /** A detector class the meaning is a kind of, however far up (soccer player → person): broad, so below a hypernym. */
+  detectorClass: 0.5,
 } as const;
 
 /**
@@ -66,6 +68,8 @@ export const LIMITS = {
   collocationWords: 4,
   /** Levels of hypernyms a label is indexed with; above them only `BROAD_CATEGORIES` are kept. */
   labelHypernymLevels: 4,
+  /** Levels climbed from a query term's first sense looking for a detector class (chef → … → person is 4). */
+  detectorClassLevels: 10,
 } as const;
 
 /**
@@ -333,11 +337,65 @@ export function termSenses(resolved: Resolved, wordnet: WordNetReader): { senses
   return { senses: offsets.map((offset) => wordnet.synset(resolved.pos, offset)), ordered };
 }
 
+export interface ExpandOptions {
+  /**
+   * The classes a detector labels frames with (COCO's 80). A noun whose first sense is a kind of one,
+   * however far up WordNet files it, gets that class as an alternative: a video never shows "soccer
+   * player" or "chef" as a label, but its detector says "person" (issue 35 §2). Kinds the other way
+   * (vehicle → car) need nothing here: labels are indexed with their hypernyms (`labelTerms`).
+   */
+  readonly classes?: readonly string[];
+}
+
+/** Per reader and class list: each class's WordNet meaning (offset) → the class. */
+const classMeanings = new WeakMap<WordNetReader, WeakMap<readonly string[], Map<number, string>>>();
+
+function meaningsOfClasses(classes: readonly string[], wordnet: WordNetReader): Map<number, string> {
+  let perReader = classMeanings.get(wordnet);
+  if (!perReader) classMeanings.set(wordnet, (perReader = new WeakMap()));
+  let meanings = perReader.get(classes);
+  if (!meanings) {
+    meanings = new Map();
+    for (const label of classes) {
+      const found = labelMeaning(label, wordnet);
+      if (found !== undefined && !meanings.has(found.sense.offset)) meanings.set(found.sense.offset, label);
+    }
+    perReader.set(classes, meanings);
+  }
+  return meanings;
+}
+
+/**
+ * The nearest detector class a noun's first sense is a kind of (breadth first up its hypernyms, never
+ * past an abstract one), or undefined. Only the first sense: the others are often another thing
+ * altogether (a star the performer is a person; the one in the sky is not). Pure given WordNet.
+ */
+export function detectorClassOf(resolved: Resolved, classes: readonly string[], wordnet: WordNetReader): string | undefined {
+  if (resolved.pos !== 'noun' || resolved.offsets[0] === undefined) return undefined;
+  const meanings = meaningsOfClasses(classes, wordnet);
+  const visited = new Set<number>([resolved.offsets[0]]);
+  let level = [wordnet.synset('noun', resolved.offsets[0])];
+  for (let depth = 0; depth <= LIMITS.detectorClassLevels && level.length > 0; depth += 1) {
+    const found = level.map((synset) => meanings.get(synset.offset)).find((label) => label !== undefined);
+    if (found !== undefined) return found;
+    level = level
+      .flatMap((synset) => synset.hypernyms)
+      .filter((offset) => !visited.has(offset) && visited.add(offset))
+      .map((offset) => wordnet.synset('noun', offset))
+      .filter((synset) => !isAbstract(synset));
+  }
+  return undefined;
+}
+
 /** One group per content word or collocation of the query (`resolveTerms`), in query order; a term that appears twice gives one group. */
-export function expandQuery(text: string, wordnet: WordNetReader): TermGroup[] {
+export function expandQuery(text: string, wordnet: WordNetReader, options: ExpandOptions = {}): TermGroup[] {
   const groups: TermGroup[] = [];
   for (const { surface, resolved } of resolveTerms(text, wordnet)) {
     const group = buildGroup(surface, resolved, wordnet);
+    const detectorClass = resolved && options.classes ? detectorClassOf(resolved, options.classes, wordnet) : undefined;
+    if (detectorClass !== undefined && !group.alternatives.some((alternative) => alternative.text === detectorClass)) {
+      group.alternatives.push({ text: detectorClass, weight: WEIGHTS.detectorClass, kind: 'hypernym' });
+    }
     if (!groups.some((existing) => existing.term === group.term)) groups.push(group);
   }
   return groups;
