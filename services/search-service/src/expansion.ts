@@ -3,6 +3,7 @@
  * the same way); queryExpansion adds the word-vector neighbours search uses beside it.
  */
 import type { Logger } from '@vus/core';
+import { COCO_LABELS } from '@vus/models';
 import { expandQuery, labelTerms, type WordNetReader } from '@vus/wordnet';
 import { definitionNeighbours, loadDefinitions, type Definitions } from './definitions';
 import { wordVectorNeighbours, type Neighbour } from './semantic';
@@ -84,7 +85,8 @@ export function queryExpansion(wordnet: WordNetReader, logger: Logger, onStop: (
   let loaded = false;
   const answers = new WeakMap<readonly string[], Map<string, Neighbour[]>>();
   return {
-    expand: (text: string) => expandQuery(text, wordnet),
+    // A kind of a detector class is searched as the class too (soccer player → person): no frame is labelled "soccer player".
+    expand: (text: string) => expandQuery(text, wordnet, { classes: COCO_LABELS }),
     neighbours: (word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>): Neighbour[] => {
       if (!loaded) return neighboursOf(word, vocabulary, exclude);
       let known = answers.get(vocabulary);

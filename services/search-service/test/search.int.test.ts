@@ -220,6 +220,20 @@ describe.each([['postgres'], ['pglite']] as const)('search-service on %s', (kind
     expect(car.clips[0]!.score).toBeGreaterThan(vehicle.clips.find((c) => c.video_id === videos.street)!.score);
   });
 
+  it('searches a kind of a detector class as the class (issue 35 §2): a soccer player kicking a ball is a person with a sports ball', async () => {
+    const match = newId();
+    await addVideo(indexId, match, 10, [{ start: 2, end: 6, modality: 'visual', labels: ['person', 'sports ball'] }]);
+    const soccer = await run('a soccer player kicking a ball', ['visual']);
+    expect(soccer.clips[0]).toMatchObject({ video_id: match, start: 2, end: 6 });
+    // "chef" finds people, but below "person" itself, and never with high confidence: a person need not be a chef.
+    const [chef, person] = await Promise.all([run('a chef', ['visual']), run('person', ['visual'])]);
+    const chefClip = chef.clips.find((c) => c.video_id === match);
+    expect(chefClip).toBeDefined();
+    expect(chefClip!.score).toBeLessThan(person.clips.find((c) => c.video_id === match)!.score);
+    expect(chef.clips.map((c) => c.confidence)).not.toContain('high');
+    await search.deleteVideoSegments(ctx, indexId, match);
+  });
+
   it('weighs a label the detector only guessed at below a clear sighting: a weak detection alone is never high', async () => {
     const farm = newId();
     await addVideo(indexId, farm, 20, [
