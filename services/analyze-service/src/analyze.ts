@@ -20,6 +20,9 @@ import {
   type SummarizeType,
 } from './provider';
 import { compileResponseSchema, type ResponseSchema } from './response-format';
+import type { TaskSpec } from './async-spec';
+import { maxTokensOf } from './async-rules';
+import { segmentVideo, timelineWithin, type Span } from './segments';
 
 /** The most output tokens one generation may produce (OAS-1.3: 4096). */
 export const MAX_OUTPUT_TOKENS = 4096;
@@ -110,6 +113,18 @@ export interface GenerationOptions {
   maxTokens?: number | undefined;
   /** The JSON schema as text, when the answer must be JSON. */
   jsonSchema?: string | undefined;
+  /** Only this part of the video (an async task's start_time/end_time): its evidence, and its seconds metered. */
+  window?: Partial<Span> | undefined;
+}
+
+/** What an asynchronous analysis produced (runTask). */
+export interface TaskOutput {
+  generationId: string;
+  data: string;
+  finishReason: 'stop' | 'length';
+  outputTokens: number;
+  /** The whole video's duration, seconds (the task's video_source.system_metadata). */
+  videoDuration: number;
 }
 
 export type StreamEvent =
@@ -207,6 +222,20 @@ export async function* untilAborted<T>(source: AsyncIterable<T>, signal: AbortSi
   }
 }
 
+/**
+ * The timeline within an analysis window (start_time/end_time of an async task) and the seconds
+ * metered: the window's, the whole video's without one. A window past the video's end is refused.
+ */
+export function clipped(timeline: Timeline, window: Partial<Span> | undefined): { timeline: Timeline; seconds: number } {
+  if (!window || (window.start === undefined && window.end === undefined)) return { timeline, seconds: timeline.duration };
+  const start = window.start ?? 0;
+  const end = window.end ?? timeline.duration;
+  if (start >= timeline.duration) throw errors.invalid('start_time', `It must be less than the video's duration (${timeline.duration} s).`);
+  if (end > timeline.duration + 0.5) throw errors.invalid('end_time', `It must not exceed the video's duration (${timeline.duration} s).`);
+  const span = { start, end: Math.min(end, timeline.duration) };
+  return { timeline: timelineWithin(timeline, span), seconds: span.end - span.start };
+}
+
 export function createAnalyzeService(deps: AnalyzeDeps) {
   const cache = deps.cache ?? new TimelineCache();
 
@@ -226,6 +255,7 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
     orgId: string,
     timeline: Timeline,
     fields: Pick<GenerationRecord, 'id' | 'kind' | 'prompt' | 'output' | 'outputTokens' | 'finishReason' | 'status'>,
+    billedSeconds = timeline.duration,
   ) {
     const generation: GenerationRecord = {
       ...fields,
@@ -235,7 +265,7 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
       provider: deps.provider.name,
       createdAt: deps.clock.now(),
     };
-    await deps.store.record(generation, generationUsage(generation, timeline.duration));
+    await deps.store.record(generation, generationUsage(generation, billedSeconds));
     deps.logger.info(
       {
         generationId: generation.id,
@@ -264,7 +294,7 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
     yield JSON.stringify(value);
   }
 
-  return {
+  const service = {
     async gist(orgId: string, videoId: string, types: readonly string[]) {
       if (types.length === 0) throw errors.notProvided('types');
       const unknown = types.find((t) => !(GIST_TYPES as readonly string[]).includes(t));
@@ -332,7 +362,7 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
     ): AsyncIterable<StreamEvent> {
       const asked = checkPrompt(prompt, true);
       const { maxTokens, temperature, schema } = checkOptions(options);
-      const timeline = await timelineOf(orgId, videoId);
+      const { timeline, seconds } = clipped(await timelineOf(orgId, videoId), options.window);
       const id = randomUUID();
       let output = '';
       let outputTokens = 0;
@@ -367,18 +397,65 @@ export function createAnalyzeService(deps: AnalyzeDeps) {
         status = 'failed';
         throw error;
       } finally {
-        await record(orgId, timeline, {
-          id,
-          kind: 'analyze',
-          prompt: asked,
-          output,
-          outputTokens,
-          finishReason: status === 'completed' ? finishReason : '',
-          status,
-        }).catch((error: unknown) => deps.logger.error({ err: error, generationId: id }, 'could not record the generation'));
+        await record(
+          orgId,
+          timeline,
+          {
+            id,
+            kind: 'analyze',
+            prompt: asked,
+            output,
+            outputTokens,
+            finishReason: status === 'completed' ? finishReason : '',
+            status,
+          },
+          seconds,
+        ).catch((error: unknown) => deps.logger.error({ err: error, generationId: id }, 'could not record the generation'));
       }
     },
+
+    /**
+     * One asynchronous analysis task: general analysis is the open prompt above (at most
+     * MAX_OUTPUT_TOKENS generated, whatever larger max_tokens the task allows), the segmentation
+     * mode fills its segment definitions (segments.ts). Metered like /analyze: the generation's
+     * output tokens and the seconds of video it read.
+     */
+    async runTask(orgId: string, spec: TaskSpec, signal?: AbortSignal): Promise<TaskOutput> {
+      const window = { start: spec.startTime, end: spec.endTime };
+      const limit = maxTokensOf(spec.analysisMode, spec.maxTokens);
+      const whole = await timelineOf(orgId, spec.videoId);
+      if (spec.analysisMode === 'general') {
+        const out: TaskOutput = { generationId: '', data: '', finishReason: 'stop', outputTokens: 0, videoDuration: whole.duration };
+        const options = {
+          temperature: spec.temperature,
+          maxTokens: Math.min(limit, MAX_OUTPUT_TOKENS),
+          jsonSchema: spec.jsonSchema,
+          window,
+        };
+        for await (const event of service.analyze(orgId, spec.videoId, spec.prompt, options, signal)) {
+          if (event.type === 'start') out.generationId = event.generationId;
+          else if (event.type === 'text') out.data += event.text;
+          else Object.assign(out, { finishReason: event.finishReason, outputTokens: event.outputTokens });
+        }
+        return out;
+      }
+      const { seconds } = clipped(whole, window);
+      const id = randomUUID();
+      const settings = { temperature: spec.temperature, signal };
+      const segments = await segmentVideo(whole, spec, (part, prompt, schema) => deps.provider.fillSchema(part, prompt, schema, settings));
+      const cut = truncateToTokens(JSON.stringify(segments), limit);
+      const outputTokens = countTokens(cut.text);
+      const finishReason = cut.truncated ? 'length' : 'stop';
+      await record(
+        orgId,
+        whole,
+        { id, kind: 'analyze', prompt: '', output: cut.text, outputTokens, finishReason, status: 'completed' },
+        seconds,
+      );
+      return { generationId: id, data: cut.text, finishReason, outputTokens, videoDuration: whole.duration };
+    },
   };
+  return service;
 }
 
 export type AnalyzeService = ReturnType<typeof createAnalyzeService>;

@@ -37,4 +37,6 @@ export interface AnalyzeServiceOptions {
   llm?: Omit<OpenAICompatibleOptions, 'logger'> | undefined;
   /** A provider object (tests); wins over `llm`. */
   provider?: GenerationProvider | undefined;
+  /** How often the analysis task runner looks for work without being woken (tests shorten it). */
+  taskPollMs?: number | undefined;
 }

@@ -1,8 +1,11 @@
 import { createIndexClient, createSearchClient } from '@vus/clients';
+import { JOBS_MIGRATIONS } from '@vus/jobs';
 import { defineService, runService, startService, type KitOptions, type RunningService } from '@vus/service';
 import { openWordNet } from '@vus/wordnet';
 import { join } from 'node:path';
 import { createAnalyzeService } from './analyze';
+import { asyncAnalysisWithJobs } from './async';
+import { asyncAnalysisImplementation } from './async-server';
 import { serviceDirectory } from './directory';
 import { analyzeEnvShape, analyzeOptionsFromEnv, type AnalyzeServiceOptions } from './env';
 import { createBundledProvider } from './extractive';
@@ -14,6 +17,8 @@ import { createGenerationStore } from './store';
 export const analyzeService = defineService({
   name: 'analyze-service',
   migrations: join(__dirname, '..', 'migrations'),
+  // Analysis tasks (/analyze/tasks, /analyze/batches) run as jobs of the job queue.
+  libraryMigrations: [JOBS_MIGRATIONS],
   // Each generation's usage (output tokens, the video's minutes) is a usage.recorded event.
   outbox: true,
   env: analyzeEnvShape,
@@ -36,7 +41,11 @@ export const analyzeService = defineService({
       clock,
       logger,
     });
-    return { implementation: analyzeServiceImplementation(analyze, logger) };
+    const { asyncAnalysis, jobs } = asyncAnalysisWithJobs({ db, analyze, clock, logger, pollMs: options.taskPollMs });
+    return {
+      implementation: { ...analyzeServiceImplementation(analyze, logger), ...asyncAnalysisImplementation(asyncAnalysis, logger) },
+      jobs,
+    };
   },
 });
 
