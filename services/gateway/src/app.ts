@@ -21,6 +21,8 @@ import { docsEndpoints } from './routes/docs';
 import { engineEndpoints } from './routes/engines';
 import { classifyEndpoints } from './routes/classify';
 import type { RouteDeps } from './routes/deps';
+import { analyzeBatchEndpoints } from './routes/analyze-batches';
+import { analyzeTaskEndpoints } from './routes/analyze-tasks';
 import { generateEndpoints } from './routes/generate';
 import { healthEndpoints } from './routes/health';
 import { hlsFileEndpoints } from './routes/hls';
@@ -114,6 +116,8 @@ export function versionEndpoints(version: VersionAdapter, deps: RouteDeps): Endp
     ...knowledgeStoreEndpoints(deps),
     ...searchEndpoints(deps),
     ...generateEndpoints(deps),
+    ...analyzeTaskEndpoints(deps),
+    ...analyzeBatchEndpoints(deps),
     ...embedEndpoints(deps),
     ...classifyEndpoints(deps),
   ];

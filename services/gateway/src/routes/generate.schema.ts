@@ -18,7 +18,7 @@ const videoIdField = z.preprocess(firstValue, z.string({ error: 'expected a stri
  * `video: {type: "asset_id", asset_id}` naming an indexed video by its id. A video given by URL or
  * as base64 is not indexed, so it has no evidence to generate from.
  */
-function videoIdOf(body: Record<string, unknown>): string {
+export function videoIdOf(body: Record<string, unknown>): string {
   const video = body.video;
   if (body.video_id === undefined && video && typeof video === 'object') {
     if ((video as Record<string, unknown>).type !== 'asset_id')

@@ -30,7 +30,11 @@ export type VersionedEndpoint =
   | 'POST /assets'
   | 'POST /indexes/{index_id}/indexed-assets'
   /** Knowledge stores and their items (v1.3; their other endpoints share this availability). */
-  | 'POST /knowledge-stores';
+  | 'POST /knowledge-stores'
+  /** Entity collections, their entities and GET /assets/{asset_id}/entities (v1.3; all share this availability). */
+  | 'POST /entity-collections'
+  /** Asynchronous analysis: /analyze/tasks and /analyze/batches (v1.3; all share this availability). */
+  | 'POST /analyze/tasks';
 
 /**
  * Why a version lacks an endpoint: gone since an older version (`endpoint_not_found`, 404), or

@@ -27,14 +27,20 @@ function parseCreateIndex(body: unknown): CreateIndexRequest__Input {
   return { name: input.index_name, models: [{ name: input.engine_id, options }], addons: input.addons ?? [] };
 }
 
-/** Endpoints only v1.3 has, as an earlier version answers them: assets and indexed assets (API-CONTRACT §5.9), knowledge stores. */
+/** Endpoints only v1.3 has, as an earlier version answers them: assets and indexed assets (API-CONTRACT §5.9), knowledge stores, entities. */
 export function addedInV13(current: string): Partial<Record<VersionedEndpoint, UnavailableEndpoint>> {
   const upgrade: UnavailableEndpoint = {
     code: 'api_upgrade_required',
     message: `This endpoint is supported starting with version v1.3. Your version is ${current}.`,
     docsVersion: 'v1.3',
   };
-  return { 'POST /assets': upgrade, 'POST /indexes/{index_id}/indexed-assets': upgrade, 'POST /knowledge-stores': upgrade };
+  return {
+    'POST /assets': upgrade,
+    'POST /indexes/{index_id}/indexed-assets': upgrade,
+    'POST /knowledge-stores': upgrade,
+    'POST /entity-collections': upgrade,
+    'POST /analyze/tasks': upgrade,
+  };
 }
 
 /**
