@@ -104,6 +104,20 @@ describe('embedded mode', () => {
     // The stream is read through index-service, from the same blob folder.
     const playlist = await fetch(video.hls.video_url);
     expect([playlist.status, playlist.headers.get('content-type')]).toEqual([200, 'application/vnd.apple.mpegurl']);
+    // Analysis tasks run on analyze-service's job queue here too: this index has no Pegasus engine, so the runner fails it, saying why.
+    const analysis = (await (
+      await fetch(`${running.baseUrl}/v1.3/analyze/tasks`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ video: { type: 'asset_id', asset_id: created.video_id }, prompt: 'What is shown?' }),
+      })
+    ).json()) as { task_id: string };
+    let analyzed = { status: 'queued', error: { message: '' } };
+    for (let i = 0; i < 300 && ['queued', 'processing'].includes(analyzed.status); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      analyzed = (await (await fetch(`${running.baseUrl}/v1.3/analyze/tasks/${analysis.task_id}`, { headers })).json()) as typeof analyzed;
+    }
+    expect(analyzed).toMatchObject({ status: 'failed', error: { message: expect.stringContaining('no generative engine') } });
     // Deleting the video removes its folder of blobs (index-service, on its own video.deleted).
     expect((await fetch(videoUrl, { method: 'DELETE', headers })).status).toBe(204);
     const folder = join(dataDir, 'blobs', 'videos', created.video_id);
