@@ -77,6 +77,22 @@ export const usageRecordedSchema = z.looseObject({
 export type UsageRecordedPayload = z.infer<typeof usageRecordedSchema>;
 
 /** Every event type's payload schema: the registry consumers are checked against at boot. */
+/**
+ * `analyze-task.status-changed`, keyed by the analysis task id: analyze-service writes one when a task
+ * ends (ready or failed); task-service's webhooks send it as analyze.task.ready / analyze.task.failed.
+ */
+export const analyzeTaskStatusChangedSchema = z.looseObject({
+  task_id: z.string(),
+  status: z.enum(['ready', 'failed']),
+  /** The caller's custom_id, null when none was set. */
+  custom_id: z.string().nullable(),
+  /** The batch the task is an item of, null when created alone. */
+  batch_id: z.string().nullable(),
+  /** failed: why; ready and cut at max_tokens: the truncation notice. */
+  message: z.string().nullable(),
+});
+export type AnalyzeTaskStatusChangedPayload = z.infer<typeof analyzeTaskStatusChangedSchema>;
+
 export const EVENT_PAYLOADS = {
   'index.created': indexEventSchema,
   'index.deleted': indexEventSchema,
@@ -84,6 +100,7 @@ export const EVENT_PAYLOADS = {
   'task.created': taskCreatedSchema,
   'task.status-changed': taskStatusChangedSchema,
   'usage.recorded': usageRecordedSchema,
+  'analyze-task.status-changed': analyzeTaskStatusChangedSchema,
 } as const satisfies Record<EventType, z.ZodType>;
 
 export type EventPayload<T extends EventType> = z.infer<(typeof EVENT_PAYLOADS)[T]>;
@@ -123,4 +140,13 @@ export function usageRecorded(orgId: string, usage: MeteredUsage, clock?: Clock)
     ...(usage.category ? { category: usage.category } : {}),
   };
   return buildEvent('usage.recorded', orgId, orgId, payload, clock);
+}
+
+/** An analysis task ended (analyze-service, in the transaction of its end). */
+export function analyzeTaskStatusChanged(
+  orgId: string,
+  payload: AnalyzeTaskStatusChangedPayload,
+  clock?: Clock,
+): EventEnvelope<AnalyzeTaskStatusChangedPayload> {
+  return buildEvent('analyze-task.status-changed', payload.task_id, orgId, payload, clock);
 }

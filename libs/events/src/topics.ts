@@ -17,6 +17,7 @@ export const EVENT_TYPES = {
   'task.created': { topic: 'vus.task.created', partitions: 3, retentionMs: DEFAULT_RETENTION_MS },
   'task.status-changed': { topic: 'vus.task.status-changed', partitions: 3, retentionMs: DEFAULT_RETENTION_MS },
   'usage.recorded': { topic: 'vus.usage.recorded', partitions: 3, retentionMs: DEFAULT_RETENTION_MS },
+  'analyze-task.status-changed': { topic: 'vus.analyze-task.status-changed', partitions: 3, retentionMs: DEFAULT_RETENTION_MS },
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;

@@ -3,6 +3,7 @@ import { checkConsumers, EVENT_PAYLOADS, EVENT_TYPES, payloadOf, type EventType 
 const videoDeleted = { index_id: 'i1', video_id: 'v1', blob_keys: ['uploads/v1.mp4'], reason: 'video_deleted' };
 const statusChanged = { task_id: 't1', index_id: 'i1', video_id: 'v1', status: 'ready', previous_status: 'indexing', failure: null };
 const usage = { kind: 'media_seconds', quantity: 59.2, idempotency_key: 'task-1/media', occurred_at: '2026-11-28T02:00:00.000Z' };
+const analyzeTask = { task_id: 't1', status: 'ready', custom_id: null, batch_id: null, message: null };
 const taskCreated = { task_id: 't1', index_id: 'i1', video_id: 'v1', status: 'pending' };
 
 /** Each event type with payloads its consumers take and payloads they skip, and why. */
@@ -55,6 +56,18 @@ const cases: { type: EventType; valid: Record<string, object>; invalid: Record<s
       'a numeric task id': { ...statusChanged, task_id: 1 },
       'an unknown previous status': { ...statusChanged, previous_status: 'done' },
       'a failure without a message': { ...statusChanged, failure: { code: 'c' } },
+    },
+  },
+  {
+    type: 'analyze-task.status-changed',
+    valid: {
+      'as analyze-service writes it': analyzeTask,
+      'failed, in a batch, with a custom id': { ...analyzeTask, status: 'failed', batch_id: 'b1', custom_id: 'c-1', message: 'No engine.' },
+    },
+    invalid: {
+      'a status that is not an end': { ...analyzeTask, status: 'processing' },
+      'no task id': { ...analyzeTask, task_id: undefined },
+      'custom_id absent rather than null': { ...analyzeTask, custom_id: undefined },
     },
   },
   {
