@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 
 /**
  * Fetches a model's files from a Hugging Face-style hub into `<MODELS_DIR>/<model id>/` (the layout
@@ -161,23 +159,20 @@ async function downloadOnce(options: PullOptions, file: string, part: string, to
   let received = resumed ? have : 0;
   const lengthHeader = Number(response.headers.get('content-length'));
   const expected = total ?? (Number.isFinite(lengthHeader) && lengthHeader > 0 ? received + lengthHeader : undefined);
-  const counter = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
+  // Each chunk is on disk before the next is read, so a connection that breaks leaves every byte
+  // received so far in the part for the next attempt to resume from.
+  const output = await open(part, resumed ? 'a' : 'w');
+  try {
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
       clearTimeout(timer);
       timer = setTimeout(() => idle.abort(), options.idleTimeoutMs ?? 60_000);
+      await output.write(chunk);
       received += chunk.length;
       options.onProgress?.({ file, received, ...(expected !== undefined ? { total: expected } : {}) });
-      done(null, chunk);
-    },
-  });
-  try {
-    await pipeline(
-      Readable.fromWeb(response.body),
-      counter,
-      createWriteStream(part, { flags: resumed ? 'a' : 'w' }),
-    );
+    }
   } finally {
     clearTimeout(timer);
+    await output.close();
   }
 }
 

@@ -64,7 +64,7 @@ export async function startHubServer(root: string): Promise<HubServer> {
         // Send `cut` bytes, then drop the connection as a flaky network would.
         breaks.delete(resolve[2]!);
         const head = (await readFile(file)).subarray(start, start + cut);
-        res.write(head, () => res.destroy());
+        res.write(head, () => setTimeout(() => res.destroy(), 50));
         return;
       }
       createReadStream(file, { start }).pipe(res);
