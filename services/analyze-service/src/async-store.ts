@@ -6,6 +6,7 @@
  */
 import { errors } from '@vus/core';
 import type { Database, Queryable } from '@vus/db';
+import { analyzeTaskStatusChanged, enqueueEvents } from '@vus/events';
 import { enqueueJob, leaseHeldSql } from '@vus/jobs';
 import { BATCH_LIMITS, batchStatus, countItems, noItems, type BatchStatus, type ItemCounts, type TaskStatus } from './async-rules';
 import type { TaskSpec } from './async-spec';
@@ -176,7 +177,8 @@ async function cancelJobs(q: Queryable, taskIds: readonly string[], now: Date): 
   );
 }
 
-export function createAnalyzeTaskStore(db: Database) {
+/** `eventsWritten` wakes the outbox relay: a task's end is an analyze-task.status-changed event (webhooks). */
+export function createAnalyzeTaskStore(db: Database, eventsWritten: () => void = () => undefined) {
   const batchById = async (q: Queryable, orgId: string, id: string): Promise<BatchRecord | undefined> => {
     const { rows } = await q.query<BatchRow>('SELECT * FROM analyze_batches WHERE org_id = $1 AND id = $2', [orgId, id]);
     if (!rows[0]) return undefined;
@@ -377,7 +379,7 @@ export function createAnalyzeTaskStore(db: Database) {
       });
     },
 
-    /** processing → ready or failed, with what the run produced. */
+    /** processing → ready or failed, with what the run produced, and its analyze-task.status-changed event. */
     async endRun(
       id: string,
       owner: string,
@@ -394,30 +396,35 @@ export function createAnalyzeTaskStore(db: Database) {
           }
         | { status: 'failed'; message: string; videoDuration?: number | undefined },
     ): Promise<boolean> {
-      return db.withTx(async (tx) => {
-        const ready = end.status === 'ready' ? end : undefined;
-        const result = await tx.query<{ batch_id: string | null }>(
-          `UPDATE analyze_tasks SET status = $5, generation_id = $6, data = $7, finish_reason = $8, output_tokens = $9, message = $10,
+      return db
+        .withTx(async (tx) => {
+          const ready = end.status === 'ready' ? end : undefined;
+          const result = await tx.query<{ batch_id: string | null; org_id: string; custom_id: string }>(
+            `UPDATE analyze_tasks SET status = $5, generation_id = $6, data = $7, finish_reason = $8, output_tokens = $9, message = $10,
              video_duration = coalesce($11, video_duration), completed_at = $4
-           WHERE id = $1 AND status = 'processing' AND ${leaseHeldSql('$2', '$1', '$3', '$4')} RETURNING batch_id`,
-          [
-            id,
-            ANALYZE_TASK_JOB,
-            owner,
-            now,
-            end.status,
-            ready?.generationId ?? null,
-            ready?.data ?? null,
-            ready?.finishReason ?? null,
-            ready?.outputTokens ?? null,
-            end.message,
-            end.videoDuration ?? null,
-          ],
-        );
-        const batchId = result.rows[0]?.batch_id;
-        if (batchId) await refreshBatch(tx, batchId, now);
-        return result.rowCount === 1;
-      });
+           WHERE id = $1 AND status = 'processing' AND ${leaseHeldSql('$2', '$1', '$3', '$4')} RETURNING batch_id, org_id, custom_id`,
+            [
+              id,
+              ANALYZE_TASK_JOB,
+              owner,
+              now,
+              end.status,
+              ready?.generationId ?? null,
+              ready?.data ?? null,
+              ready?.finishReason ?? null,
+              ready?.outputTokens ?? null,
+              end.message,
+              end.videoDuration ?? null,
+            ],
+          );
+          const row = result.rows[0];
+          if (!row) return false;
+          if (row.batch_id) await refreshBatch(tx, row.batch_id, now);
+          const event = { task_id: id, status: end.status, custom_id: row.custom_id || null, batch_id: row.batch_id, message: end.message };
+          await enqueueEvents(tx, [analyzeTaskStatusChanged(row.org_id, event)]);
+          return true;
+        })
+        .then((ended) => (ended && eventsWritten(), ended));
     },
   };
 }

@@ -142,6 +142,8 @@ export type AsyncAnalysis = ReturnType<typeof createAsyncAnalysis>;
 
 export interface AnalyzeTaskJobDeps {
   db: Database;
+  /** Wakes the outbox relay (a task's end is an event). */
+  eventsWritten?: (() => void) | undefined;
   analyze: AnalyzeService;
   clock: Clock;
   logger: Logger;
@@ -204,7 +206,7 @@ export function asyncAnalysisWithJobs(deps: AnalyzeTaskJobDeps): {
   jobs: BackgroundJob[];
   runner: JobRunner;
 } {
-  const store = createAnalyzeTaskStore(deps.db);
+  const store = createAnalyzeTaskStore(deps.db, deps.eventsWritten);
   const runner = analyzeTaskRunner(deps, store);
   return {
     asyncAnalysis: createAsyncAnalysis({ store, clock: deps.clock, queued: () => runner.wake() }),

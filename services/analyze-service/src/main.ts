@@ -19,7 +19,7 @@ export const analyzeService = defineService({
   migrations: join(__dirname, '..', 'migrations'),
   // Analysis tasks (/analyze/tasks, /analyze/batches) run as jobs of the job queue.
   libraryMigrations: [JOBS_MIGRATIONS],
-  // Each generation's usage (output tokens, the video's minutes) is a usage.recorded event.
+  // Each generation's usage (output tokens, the video's minutes) is a usage.recorded event; each analysis task's end an analyze-task.status-changed.
   outbox: true,
   env: analyzeEnvShape,
   fromEnv: analyzeOptionsFromEnv,
@@ -41,7 +41,7 @@ export const analyzeService = defineService({
       clock,
       logger,
     });
-    const { asyncAnalysis, jobs } = asyncAnalysisWithJobs({ db, analyze, clock, logger, pollMs: options.taskPollMs });
+    const { asyncAnalysis, jobs } = asyncAnalysisWithJobs({ db, analyze, clock, logger, eventsWritten, pollMs: options.taskPollMs });
     return {
       implementation: { ...analyzeServiceImplementation(analyze, logger), ...asyncAnalysisImplementation(asyncAnalysis, logger) },
       jobs,

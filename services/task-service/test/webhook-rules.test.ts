@@ -1,11 +1,17 @@
 import { ManualClock } from '@vus/core';
-import type { EventEnvelope, TaskStatusChangedPayload } from '@vus/events';
+import { analyzeTaskStatusChanged, type EventEnvelope, type TaskStatusChangedPayload } from '@vus/events';
 import { AddressGuard, parseAllowList, type Resolver } from '@vus/fetch';
 import { retryAt } from '@vus/jobs';
 import { webhookRetry } from '../src/webhooks/dispatcher';
 import { sign, verify } from '../src/webhooks/signature';
 import { checkWebhookUrl, parseWebhookUrl } from '../src/webhooks/webhook-url';
-import { normalizeEventTypes, planDeliveries, webhookEventsFor, type WebhookEndpointRecord } from '../src/webhooks/webhooks';
+import {
+  normalizeEventTypes,
+  planAnalyzeTaskDeliveries,
+  planDeliveries,
+  webhookEventsFor,
+  type WebhookEndpointRecord,
+} from '../src/webhooks/webhooks';
 
 describe('webhook URLs', () => {
   it.each([
@@ -117,6 +123,34 @@ describe('delivery planning', () => {
       type: 'index.task.ready',
       created_at: '2026-01-01T00:00:00.000Z',
       data: { task_id: 't1', index_id: 'i1', video_id: 'v1', status: 'ready', previous_status: 'indexing', failure: null },
+    });
+  });
+
+  it('plans analyze.task.ready / analyze.task.failed for an analysis task that ended, for endpoints that registered them', () => {
+    const endpoints = [
+      endpoint('e1', ['index.task.ready', 'index.task.failed']),
+      endpoint('e2', ['analyze.task.ready', 'analyze.task.failed']),
+    ];
+    const ready = analyzeTaskStatusChanged('o1', { task_id: 't9', status: 'ready', custom_id: 'c-1', batch_id: null, message: null });
+    const plans = planAnalyzeTaskDeliveries(ready, endpoints, new Date(0));
+    expect(plans.map((p) => `${p.endpointId}:${p.eventType}:${p.eventId}`)).toEqual([`e2:analyze.task.ready:${ready.id}`]);
+    expect(JSON.parse(plans[0]!.body)).toEqual({
+      id: plans[0]!.id,
+      type: 'analyze.task.ready',
+      created_at: ready.occurred_at,
+      data: { task_id: 't9', custom_id: 'c-1', batch_id: null, status: 'ready', error: null },
+    });
+    const failed = analyzeTaskStatusChanged('o1', {
+      task_id: 't9',
+      status: 'failed',
+      custom_id: null,
+      batch_id: 'b1',
+      message: 'No engine.',
+    });
+    const [plan] = planAnalyzeTaskDeliveries(failed, endpoints, new Date(0));
+    expect(JSON.parse(plan!.body)).toMatchObject({
+      type: 'analyze.task.failed',
+      data: { batch_id: 'b1', error: { message: 'No engine.' } },
     });
   });
 

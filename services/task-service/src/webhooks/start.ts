@@ -100,7 +100,7 @@ export function webhookParts(deps: { db: Database; clock: Clock; logger: Logger;
     handlers: webhookHandlers(createWebhookService({ store, guard, clock })),
     consumer: {
       group: WEBHOOK_FANOUT_GROUP,
-      types: ['task.status-changed'],
+      types: ['task.status-changed', 'analyze-task.status-changed'],
       handler: webhookFanout({ db, store, clock, logger, planned: () => dispatcher?.wake() }),
     },
     jobs: [sealing, ...(dispatcher ? [{ name: 'webhook-dispatcher', start: () => (dispatcher.start(), dispatcher) }] : [])],

@@ -1,15 +1,22 @@
 import { ApiError, errors, listPage, newId, type Clock, type PageInfo } from '@vus/core';
 import type { Queryable } from '@vus/db';
-import type { EventEnvelope, TaskStatusChangedPayload } from '@vus/events';
+import type { AnalyzeTaskStatusChangedPayload, EventEnvelope, TaskStatusChangedPayload } from '@vus/events';
 import type { AddressGuard } from '@vus/fetch';
 import { newSigningSecret } from './signature';
 import { checkWebhookUrl } from './webhook-url';
 
 /**
  * Webhook event types a client can register for. `index.task.status_changed` is sent for every
- * transition (ready and failed included); the other two only for those outcomes.
+ * transition (ready and failed included); the other two only for those outcomes. The analyze.task
+ * pair is sent when an asynchronous analysis task ends (analyze-service's analyze-task.status-changed).
  */
-export const WEBHOOK_EVENT_TYPES = ['index.task.ready', 'index.task.failed', 'index.task.status_changed'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'index.task.ready',
+  'index.task.failed',
+  'index.task.status_changed',
+  'analyze.task.ready',
+  'analyze.task.failed',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** What an endpoint registered without event types receives. */
 export const DEFAULT_WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = ['index.task.ready', 'index.task.failed'];
@@ -69,14 +76,26 @@ export interface WebhookBody {
   id: string;
   type: WebhookEventType;
   created_at: string;
-  data: {
-    task_id: string;
-    index_id: string;
-    video_id: string;
-    status: string;
-    previous_status: string | null;
-    failure: { code: string; message: string } | null;
-  };
+  data: IndexTaskData | AnalyzeTaskData;
+}
+
+/** An indexing task's change (index.task.*). */
+interface IndexTaskData {
+  task_id: string;
+  index_id: string;
+  video_id: string;
+  status: string;
+  previous_status: string | null;
+  failure: { code: string; message: string } | null;
+}
+
+/** An analysis task's end (analyze.task.*): error.message says why it failed, or that a ready answer was cut. */
+interface AnalyzeTaskData {
+  task_id: string;
+  custom_id: string | null;
+  batch_id: string | null;
+  status: 'ready' | 'failed';
+  error: { message: string } | null;
 }
 
 /** The webhook event types one status change produces. */
@@ -96,25 +115,47 @@ export function planDeliveries(
   endpoints: readonly WebhookEndpointRecord[],
   now: Date,
 ): WebhookDeliveryRecord[] {
-  const produced = webhookEventsFor(event.payload.status);
+  const { payload } = event;
+  return deliveriesOf(event, webhookEventsFor(payload.status), endpoints, now, {
+    task_id: payload.task_id,
+    index_id: payload.index_id,
+    video_id: payload.video_id,
+    status: payload.status,
+    previous_status: payload.previous_status,
+    failure: payload.failure ?? null,
+  });
+}
+
+/** The deliveries of an analysis task's end (`analyze-task.status-changed`): analyze.task.ready or analyze.task.failed. */
+export function planAnalyzeTaskDeliveries(
+  event: EventEnvelope<AnalyzeTaskStatusChangedPayload>,
+  endpoints: readonly WebhookEndpointRecord[],
+  now: Date,
+): WebhookDeliveryRecord[] {
+  const { payload } = event;
+  return deliveriesOf(event, [payload.status === 'ready' ? 'analyze.task.ready' : 'analyze.task.failed'], endpoints, now, {
+    task_id: payload.task_id,
+    custom_id: payload.custom_id,
+    batch_id: payload.batch_id,
+    status: payload.status,
+    error: payload.message === null ? null : { message: payload.message },
+  });
+}
+
+/** One delivery per endpoint and event type it registered for, each body carrying `data`. */
+function deliveriesOf(
+  event: Pick<EventEnvelope, 'id' | 'occurred_at'>,
+  produced: readonly WebhookEventType[],
+  endpoints: readonly WebhookEndpointRecord[],
+  now: Date,
+  data: WebhookBody['data'],
+): WebhookDeliveryRecord[] {
   return endpoints.flatMap((endpoint) =>
     produced
       .filter((type) => endpoint.eventTypes.includes(type))
       .map((type): WebhookDeliveryRecord => {
         const id = newId(now);
-        const body: WebhookBody = {
-          id,
-          type,
-          created_at: event.occurred_at,
-          data: {
-            task_id: event.payload.task_id,
-            index_id: event.payload.index_id,
-            video_id: event.payload.video_id,
-            status: event.payload.status,
-            previous_status: event.payload.previous_status,
-            failure: event.payload.failure ?? null,
-          },
-        };
+        const body: WebhookBody = { id, type, created_at: event.occurred_at, data };
         return {
           id,
           endpointId: endpoint.id,
