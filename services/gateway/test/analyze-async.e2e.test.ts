@@ -7,6 +7,9 @@
  */
 import { createIndexClient, createSearchClient } from '@vus/clients';
 import { newId } from '@vus/core';
+import { parseAllowList } from '@vus/task-service';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { TwelveLabs } from 'twelvelabs-js';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
@@ -19,6 +22,9 @@ let key: string;
 let recorder: RecordingProxy;
 let videoId: string;
 let searchOnlyVideoId: string;
+let receiver: Server;
+/** Webhook bodies the receiver got, parsed. */
+const hooks: { type: string; data: Record<string, unknown> }[] = [];
 const savedBaseUrl = process.env.TWELVELABS_BASE_URL;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -89,7 +95,19 @@ async function untilEnded(taskId: string) {
 }
 
 beforeAll(async () => {
-  stack = await startIndexingStack({ analyze: true });
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      hooks.push(JSON.parse(body) as (typeof hooks)[number]);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  stack = await startIndexingStack({
+    analyze: true,
+    webhooks: { allowList: parseAllowList('localhost'), dispatcher: { pollMs: 50, retryBaseMs: 20 } },
+  });
   recorder = await startRecordingProxy(stack.url);
   process.env.TWELVELABS_BASE_URL = `${recorder.url}/v1.3`;
   const org = await stack.newOrg();
@@ -105,6 +123,7 @@ afterAll(async () => {
   process.env.TWELVELABS_BASE_URL = savedBaseUrl;
   await recorder?.stop();
   await stack?.stop();
+  await new Promise<void>((resolve) => receiver.close(() => resolve()));
 });
 
 describe('analyzeAsync.tasks (twelvelabs-js 1.x)', () => {
@@ -222,6 +241,39 @@ describe('analyzeAsync.tasks (twelvelabs-js 1.x)', () => {
     expect(await statusOf(client.analyzeAsync.tasks.retrieve('not-an-id'))).toBe(404);
     await client.analyzeAsync.tasks.delete(mine!.taskId);
     expect(await statusOf(client.analyzeAsync.tasks.retrieve(mine!.taskId))).toBe(404);
+  });
+});
+
+describe('analyze.task webhooks', () => {
+  it('sends analyze.task.ready and analyze.task.failed to an endpoint registered for them', async () => {
+    const url = `http://localhost:${(receiver.address() as AddressInfo).port}/hook`;
+    const registered = await request(stack.url)
+      .post('/v1.3/webhooks')
+      .set('x-api-key', key)
+      .send({ url, event_types: ['analyze.task.ready', 'analyze.task.failed'] });
+    expect(registered.status).toBe(201);
+    const ready = await client.analyzeAsync.tasks.create({
+      customId: 'hooked',
+      video: { type: 'asset_id', assetId: videoId },
+      prompt: 'What is shown?',
+    });
+    const failed = await client.analyzeAsync.tasks.create({
+      video: { type: 'asset_id', assetId: searchOnlyVideoId },
+      prompt: 'What is shown?',
+    });
+    const about = (taskId: string) => hooks.find((h) => h.data.task_id === taskId);
+    while (!about(ready.taskId) || !about(failed.taskId)) await sleep(50);
+    expect(about(ready.taskId)).toMatchObject({
+      type: 'analyze.task.ready',
+      data: { task_id: ready.taskId, custom_id: 'hooked', batch_id: null, status: 'ready', error: null },
+    });
+    expect(about(failed.taskId)).toMatchObject({
+      type: 'analyze.task.failed',
+      data: { status: 'failed', custom_id: null, error: { message: expect.stringContaining('no generative engine') } },
+    });
+    await request(stack.url)
+      .delete(`/v1.3/webhooks/${(registered.body as { _id: string })._id}`)
+      .set('x-api-key', key);
   });
 });
 

@@ -66,6 +66,8 @@ export interface IndexingStackOptions {
    * analyze-service and embed-service (on the stack's bus) from the gateway's counters (in memory).
    */
   billing?: boolean;
+  /** task-service's webhook settings (destinations allowed, dispatcher timing), as startTaskService takes them. */
+  webhooks?: TaskServiceOptions['webhooks'];
   /** A CLIP model for the worker's registry (which embed-service serves): its MODELS_DIR and id (default: none). */
   clip?: { modelsDir: string; clipModel: string };
 }
@@ -159,6 +161,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     logger,
     indexServiceAddress: indexService.address,
     blobs,
+    webhooks: options.webhooks,
     worker: models
       ? {
           blobs,
