@@ -167,6 +167,17 @@ async function refreshBatch(q: Queryable, batchId: string, now: Date): Promise<v
   ]);
 }
 
+/** A list's WHERE clause: the organization, then each filter added with its value as the next placeholder (`?`). */
+function orgFilter(orgId: string) {
+  const where = ['org_id = $1'];
+  const values: unknown[] = [orgId];
+  const add = (sql: string, value: unknown) => {
+    values.push(value);
+    where.push(sql.replace('?', `$${values.length}`));
+  };
+  return { add, values, where };
+}
+
 /** Cancels the jobs of tasks that will not run (a batch canceled or expired). */
 async function cancelJobs(q: Queryable, taskIds: readonly string[], now: Date): Promise<void> {
   if (taskIds.length === 0) return;
@@ -222,9 +233,7 @@ export function createAnalyzeTaskStore(db: Database, eventsWritten: () => void =
 
     /** Newest first (the reference's order). */
     async listTasks(orgId: string, filter: TaskFilter, limit: number, offset: number): Promise<{ rows: TaskRecord[]; total: number }> {
-      const where = ['org_id = $1'];
-      const values: unknown[] = [orgId];
-      const add = (sql: string, value: unknown) => (values.push(value), where.push(sql.replace('?', `$${values.length}`)));
+      const { add, values, where } = orgFilter(orgId);
       if (filter.status) add('status = ?', filter.status);
       if (filter.videoId) add('video_id = ?', filter.videoId);
       if (filter.analysisMode) add('analysis_mode = ?', filter.analysisMode);
@@ -261,10 +270,9 @@ export function createAnalyzeTaskStore(db: Database, eventsWritten: () => void =
       limit: number,
       offset: number,
     ): Promise<{ rows: BatchRecord[]; total: number }> {
-      const where = ['org_id = $1'];
-      const values: unknown[] = [orgId];
-      if (filter.statuses.length > 0) (values.push(filter.statuses), where.push(`status = ANY($${values.length})`));
-      if (filter.modes.length > 0) (values.push(filter.modes), where.push(`analysis_mode = ANY($${values.length})`));
+      const { add, values, where } = orgFilter(orgId);
+      if (filter.statuses.length > 0) add('status = ANY(?)', filter.statuses);
+      if (filter.modes.length > 0) add('analysis_mode = ANY(?)', filter.modes);
       const cond = where.join(' AND ');
       const [{ rows }, total] = await Promise.all([
         db.query<BatchRow>(

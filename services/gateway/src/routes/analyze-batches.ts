@@ -77,9 +77,8 @@ export function analyzeBatchEndpoints({ clients, timeoutMs }: Pick<RouteDeps, 'c
         res.on('close', () => {
           if (!res.writableFinished) abort.abort();
         });
-        const items = analyze()
-          .listAnalyzeBatchResults(outgoing(res, timeoutMs), batchIdParam(req.params.batchId), abort.signal)
-          [Symbol.asyncIterator]();
+        const results = analyze().listAnalyzeBatchResults(outgoing(res, timeoutMs), batchIdParam(req.params.batchId), abort.signal);
+        const items = results[Symbol.asyncIterator]();
         // The first item, or the refusal (an unknown batch): until then nothing is written.
         const first = await items.next();
         res.status(200).set('Content-Type', 'application/x-ndjson');
