@@ -58,6 +58,12 @@ export function createAsyncAnalysis({ store, clock, queued }: AsyncAnalysisDeps)
     completedAt: null,
   });
 
+  async function batch(orgId: string, id: string): Promise<BatchRecord> {
+    const found = await store.batch(orgId, id);
+    if (!found) throw errors.notFound('Batch', id);
+    return found;
+  }
+
   return {
     async createTask(orgId: string, input: TaskSpecInput): Promise<TaskRecord> {
       const task = newTask(orgId, checkTaskSpec(input), clock.now());
@@ -96,7 +102,7 @@ export function createAsyncAnalysis({ store, clock, queued }: AsyncAnalysisDeps)
       );
       checkUniqueCustomIds(specs.map((s) => s.customId));
       const now = clock.now();
-      const batch = {
+      const made = {
         id: newId(now),
         orgId,
         modelName: specs[0]!.modelName,
@@ -105,25 +111,21 @@ export function createAsyncAnalysis({ store, clock, queued }: AsyncAnalysisDeps)
         createdAt: now,
         expiresAt: new Date(now.getTime() + BATCH_LIMITS.lifetimeMs),
       };
-      const tasks = specs.map((spec, i) => newTask(orgId, spec, now, batch.id, i));
-      await store.createBatch(batch, tasks);
+      const tasks = specs.map((spec, i) => newTask(orgId, spec, now, made.id, i));
+      await store.createBatch(made, tasks);
       queued();
-      return { batch: (await store.batch(orgId, batch.id))!, tasks };
+      return { batch: await batch(orgId, made.id), tasks };
     },
 
-    async batch(orgId: string, id: string): Promise<BatchRecord> {
-      const batch = await store.batch(orgId, id);
-      if (!batch) throw errors.notFound('Batch', id);
-      return batch;
-    },
+    batch,
 
     listBatches: (orgId: string, filter: { statuses: string[]; modes: string[] }, page: { page?: number; pageLimit?: number }) =>
       listPage(page, (limit, offset) => store.listBatches(orgId, filter, limit, offset)),
 
     async cancelBatch(orgId: string, id: string): Promise<BatchRecord> {
-      const batch = await store.cancelBatch(orgId, id, (b) => checkCancelable(id, b.status), clock.now());
-      if (!batch) throw errors.notFound('Batch', id);
-      return batch;
+      const canceled = await store.cancelBatch(orgId, id, (b) => checkCancelable(id, b.status), clock.now());
+      if (!canceled) throw errors.notFound('Batch', id);
+      return canceled;
     },
 
     async deleteBatch(orgId: string, id: string): Promise<void> {
@@ -132,7 +134,7 @@ export function createAsyncAnalysis({ store, clock, queued }: AsyncAnalysisDeps)
 
     /** The batch's items in request order; not found before the first is read. */
     async batchResults(orgId: string, id: string): Promise<AsyncIterable<TaskRecord>> {
-      await this.batch(orgId, id);
+      await batch(orgId, id);
       return store.batchTasks(orgId, id);
     },
   };

@@ -11,7 +11,9 @@ import type { JobRunner } from '@vus/jobs';
 import { startSearchService, type RunningSearchService } from '@vus/search-service';
 import { migrateService } from '@vus/service';
 import { openWordNet } from '@vus/wordnet';
-import { createAnalyzeService } from '../src/analyze';
+import { createAnalyzeService, type AnalyzeService } from '../src/analyze';
+
+type Tail<F> = F extends (first: never, ...rest: infer R) => unknown ? R : never;
 import { asyncAnalysisWithJobs, type AsyncAnalysis } from '../src/async';
 import { createAnalyzeTaskStore } from '../src/async-store';
 import type { TaskSpecInput } from '../src/async-spec';
@@ -49,6 +51,7 @@ describe('asynchronous analysis on PostgreSQL', () => {
   let db: ThrowawayDatabase;
   let tasks: AsyncAnalysis;
   let runner: JobRunner;
+  let analyze: AnalyzeService;
   const clock = movableClock();
   const wordnet = openWordNet();
   const org = newId();
@@ -140,7 +143,7 @@ describe('asynchronous analysis on PostgreSQL', () => {
     index = createIndexClient(indexService.address);
     search = createSearchClient(searchService.address);
     await migrateService(db.db, analyzeService);
-    const analyze = createAnalyzeService({
+    analyze = createAnalyzeService({
       directory: serviceDirectory(index, search),
       store: createGenerationStore(db.db),
       provider: new ExtractiveProvider(wordnet),
@@ -358,6 +361,38 @@ describe('asynchronous analysis on PostgreSQL', () => {
     const expired = await tasks.batch(otherOrg, batch.id);
     expect(expired).toMatchObject({ status: 'expired', counts: { canceled: 1 } });
     expect(await runner.runDue()).toBe(0);
+  });
+
+  it('takes turns between organizations: one organization’s backlog does not hold back another’s task', async () => {
+    const started: string[] = [];
+    const counting = {
+      ...analyze,
+      runTask: (orgId: string, ...rest: Tail<AnalyzeService['runTask']>) => (started.push(orgId), analyze.runTask(orgId, ...rest)),
+    };
+    const fair = asyncAnalysisWithJobs({ db: db.db, analyze: counting, clock, logger });
+    const busy = newId();
+    const patient = newId();
+    for (let i = 0; i < 4; i++) await fair.asyncAnalysis.createTask(busy, general());
+    await fair.asyncAnalysis.createTask(patient, general());
+    await fair.runner.runDue();
+    // Two slots: the first goes to the backlog's first task, the last free one never to an organization already running.
+    expect(started).toHaveLength(5);
+    expect(started.indexOf(patient)).toBe(1);
+  });
+
+  it('takes a batch of exactly 1,000 requests, and streams all of its results in order', async () => {
+    const fourth = newId();
+    const { batch, tasks: created } = await tasks.createBatch(fourth, {
+      modelName: 'pegasus1.5',
+      analysisMode: 'general',
+      items: Array.from({ length: 1000 }, (_, i) => general({ custom_id: `item-${i}` })),
+    });
+    expect(batch.totalItems).toBe(1000);
+    await tasks.cancelBatch(fourth, batch.id);
+    const ids: string[] = [];
+    for await (const item of await tasks.batchResults(fourth, batch.id)) ids.push(item.id);
+    expect(ids).toEqual(created.map((t) => t.id));
+    await tasks.deleteBatch(fourth, batch.id);
   });
 
   it('allows at most 5 batches that have not ended per organization', async () => {
