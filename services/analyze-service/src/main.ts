@@ -1,15 +1,13 @@
 import { createIndexClient, createSearchClient } from '@vus/clients';
 import { JOBS_MIGRATIONS } from '@vus/jobs';
 import { defineService, runService, startService, type KitOptions, type RunningService } from '@vus/service';
-import { openWordNet } from '@vus/wordnet';
 import { join } from 'node:path';
 import { createAnalyzeService } from './analyze';
 import { asyncAnalysisWithJobs } from './async';
 import { asyncAnalysisImplementation } from './async-server';
 import { serviceDirectory } from './directory';
 import { analyzeEnvShape, analyzeOptionsFromEnv, type AnalyzeServiceOptions } from './env';
-import { createBundledProvider } from './extractive';
-import { OpenAICompatibleProvider } from './openai';
+import { chooseProvider } from './provider-choice';
 import { analyzeServiceImplementation } from './server';
 import { createGenerationStore } from './store';
 
@@ -27,17 +25,13 @@ export const analyzeService = defineService({
     const { db, clock, logger, eventsWritten } = scope;
     const index = createIndexClient(options.indexServiceAddress);
     const search = createSearchClient(options.searchServiceAddress);
-    const wordnet = openWordNet();
-    // WordNet reads its noun and verb indexes on first use (≈ 0.3 s): at start, not in the first request.
-    if (!options.provider && !options.llm) for (const pos of ['noun', 'verb'] as const) wordnet.indexEntry('video', pos);
-    const bundled = options.provider || options.llm ? undefined : createBundledProvider(wordnet);
-    scope.onStop(() => (index.close(), search.close(), bundled?.close(), wordnet.close()));
-    const provider = options.provider ?? (options.llm ? new OpenAICompatibleProvider({ ...options.llm, logger }) : bundled!);
-    logger.info({ provider: provider.name }, 'generation provider');
+    const generation = chooseProvider(options, logger);
+    scope.onStop(() => (index.close(), search.close(), generation.close()));
+    logger.info({ provider: generation.provider.name }, 'generation provider');
     const analyze = createAnalyzeService({
       directory: serviceDirectory(index, search),
       store: createGenerationStore(db, eventsWritten),
-      provider,
+      provider: generation.provider,
       clock,
       logger,
     });
