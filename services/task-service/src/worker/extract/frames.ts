@@ -1,12 +1,16 @@
 import { FrameChangeDetector, sampleFrames, type MediaProbe } from '@vus/media';
 import { tentativeLabels, type FaceDetector, type ObjectDetector, type TextReader } from '@vus/models';
 import type { FrameObservation } from './timeline';
+import type { FaceEmbedder } from '@vus/models';
+import type { FrameFaces } from './face-tracks';
 
 /** The models that look at frames; an absent one is not run. */
 export interface FrameModels {
   textReader?: TextReader | undefined;
   objectDetector?: ObjectDetector | undefined;
   faceDetector?: FaceDetector | undefined;
+  /** Face embeddings for entity search (face-tracks.ts); run only on frames the face detector found faces in. */
+  faceEmbedder?: FaceEmbedder | undefined;
   /** Clip vectors (embed-service); undefined for a frame when it gives none. */
   embedder?: { embedImage(jpeg: Buffer): Promise<Float32Array | undefined> } | undefined;
 }
@@ -36,6 +40,8 @@ export interface FrameAnalysis {
   vectors: { timeSec: number; vector: Float32Array }[];
   /** JPEG keyframes (the first frame of a scene), at most `maxThumbnails`. */
   thumbnails: { timeSec: number; jpeg: Buffer }[];
+  /** Each sampled frame's embedded faces (an unchanged frame carries the last analysed one's), for face tracks. */
+  faces: FrameFaces[];
   /** Seconds of video a sampled frame stands for. */
   step: number;
   /** Wall-clock milliseconds spent per model and decoding, for the benchmark. */
@@ -105,6 +111,8 @@ export async function analyseFrames(
   let last: FrameObservation = { timeSec: 0, lines: [], labels: [] };
   let analysedFrames = 0;
   let recheckedFrames = 0;
+  const frameFaces: FrameFaces[] = [];
+  let lastFaces: FrameFaces['faces'] = [];
   /** When the picture last changed (the change detector's last frame let through). */
   let stillSince = 0;
 
@@ -127,6 +135,10 @@ export async function analyseFrames(
       const faces = models.faceDetector ? await timed('faces', () => models.faceDetector!.detectFaces(frame.data)) : [];
       const vector = models.embedder ? await timed('embedding', () => models.embedder!.embedImage(frame.data)) : undefined;
       if (vector) vectors.push({ timeSec: frame.timeSec, vector });
+      // The embedder finds faces itself (costlier than the detector): without a detector it runs on every analysed frame.
+      if (models.faceEmbedder) {
+        lastFaces = faces.length > 0 || !models.faceDetector ? await timed('faces', () => models.faceEmbedder!.embedFaces(frame.data)) : [];
+      }
       last = {
         timeSec: frame.timeSec,
         lines: lines.map((l) => ({ text: l.text, confidence: l.confidence })),
@@ -136,12 +148,14 @@ export async function analyseFrames(
       thumbnails = decimate([...thumbnails, { timeSec: frame.timeSec, jpeg: frame.data }], options.maxThumbnails);
     }
     observations.push({ ...last, timeSec: frame.timeSec, changed });
+    if (lastFaces.length > 0) frameFaces.push({ timeSec: frame.timeSec, faces: lastFaces });
     options.onProgress?.(frame.timeSec);
   }
   return {
     observations,
     vectors,
     thumbnails: spread(thumbnails, options.maxThumbnails),
+    faces: frameFaces,
     step,
     timings,
     analysedFrames,
