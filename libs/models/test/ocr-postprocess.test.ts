@@ -1,4 +1,5 @@
 import { ctcGreedyDecode, findTextBoxes, mergeLineBoxes, sortReadingOrder, splitWords, type DecodedChar } from '../src/ocr/postprocess';
+import { regionDifference, sameBox } from '../src/ocr/paddle-ocr';
 
 /** A probability map with the given rectangles filled with `p`. */
 function map(width: number, height: number, rects: Array<[x: number, y: number, w: number, h: number, p: number]>): Float32Array {
@@ -115,5 +116,29 @@ describe('mergeLineBoxes', () => {
     ],
   ])('%s', (_name, boxes, expected) => {
     expect(mergeLineBoxes(boxes)).toEqual(expected);
+  });
+});
+
+describe('sameBox and regionDifference (reusing a still box’s reading)', () => {
+  const box = { x: 10, y: 20, width: 100, height: 16 };
+  it.each([
+    ['the same box', box, true],
+    ['each side within 2 px', { x: 12, y: 18, width: 98, height: 20 }, true],
+    ['moved 3 px right', { ...box, x: 13 }, false],
+    ['wider by 3 px', { ...box, width: 103 }, false],
+  ])('%s → %s', (_name, other, same) => {
+    expect(sameBox(box, other)).toBe(same);
+  });
+
+  const image = (fill: number, width = 40, height = 20) => ({ data: Buffer.alloc(width * height * 3, fill), width, height });
+  it('is the mean difference inside the box only, and the maximum for frames of other sizes', () => {
+    const a = image(100);
+    const b = image(100);
+    // Change the right half of b: a box over the left half sees nothing, one over the right half sees it all.
+    for (let y = 0; y < 20; y++) b.data.fill(160, (y * 40 + 20) * 3, (y * 40 + 40) * 3);
+    expect(regionDifference(a, b, { x: 0, y: 0, width: 20, height: 20 })).toBe(0);
+    expect(regionDifference(a, b, { x: 20, y: 0, width: 20, height: 20 })).toBe(60);
+    expect(regionDifference(a, image(100, 20, 20), { x: 0, y: 0, width: 10, height: 10 })).toBe(255);
+    expect(regionDifference(a, b, { x: 50, y: 0, width: 10, height: 10 })).toBe(255);
   });
 });
