@@ -19,9 +19,15 @@ export interface FrameChangeOptions {
    * ten cells of a 32x32 grid, so a new word on an otherwise still slide is caught.
    */
   minChangedFraction?: number;
+  /**
+   * …and when the mean absolute difference of the two signatures (0–255) is at least this. Default 0
+   * (off). A higher value asks for a different picture rather than any change: real footage moves a
+   * little every frame (camera, faces, encoder noise), which passes the share test every time.
+   */
+  minMeanDifference?: number;
 }
 
-const DEFAULTS: Required<FrameChangeOptions> = { pixelThreshold: 12, minChangedFraction: 0.01 };
+const DEFAULTS: Required<FrameChangeOptions> = { pixelThreshold: 12, minChangedFraction: 0.01, minMeanDifference: 0 };
 
 /** Compares two signatures of equal length. Pure. */
 export function frameDifference(a: Uint8Array, b: Uint8Array, pixelThreshold = DEFAULTS.pixelThreshold): FrameDifference {
@@ -54,6 +60,7 @@ export class FrameChangeDetector {
     if (this.reference && this.reference.length === signature.length) {
       const diff = frameDifference(this.reference, signature, this.options.pixelThreshold);
       if (diff.changedFraction < this.options.minChangedFraction) return false;
+      if (diff.meanAbsDiff < this.options.minMeanDifference) return false;
     }
     this.reference = signature;
     return true;

@@ -221,6 +221,17 @@ describe('frameDifference and FrameChangeDetector', () => {
     expect(detector.hasChanged(flat(108))).toBe(false);
     expect(detector.hasChanged(flat(116))).toBe(true);
   });
+
+  it.each([
+    ['a small new word (20 cells)', withPatch(20, 250), false],
+    ['movement over a third of the picture (mean 6.3)', withPatch(341, 119), false],
+    ['a cut to another picture (mean 70)', flat(30), true],
+    ['half of the picture replaced (mean 50)', withPatch(512, 200), true],
+  ])('with minMeanDifference 10, %s → changed %s', (_name, next, changed) => {
+    const detector = new FrameChangeDetector({ minMeanDifference: 10 });
+    expect(detector.hasChanged(flat(100))).toBe(true);
+    expect(detector.hasChanged(next)).toBe(changed);
+  });
 });
 
 describe('outputSize', () => {

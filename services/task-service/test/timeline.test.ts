@@ -1,5 +1,5 @@
 import { chooseTrack } from '../src/worker/extract/conversation';
-import { recheckDue, spread } from '../src/worker/extract/frames';
+import { objectsDue, recheckDue, spread } from '../src/worker/extract/frames';
 import { logosOf, progressPercent, scenesOf, spansOf, textInVideo, textSpans, type FrameObservation } from '../src/worker/extract/timeline';
 import { planExtractors } from '../src/worker/plan';
 
@@ -120,6 +120,19 @@ describe('recheckDue', () => {
     ['27 s in, read 9 s in', 37, 19, true],
   ])('%s', (_name, now, lastRead, due) => {
     expect(recheckDue(now, lastRead, 10, 1)).toBe(due);
+  });
+});
+
+describe('objectsDue', () => {
+  // Sampled once a second; the refresh is 5 s after the detector's last run.
+  it.each([
+    ['the first analysed frame', false, 0, -Infinity, true],
+    ['a different picture 1 s after a run', true, 11, 10, true],
+    ['the same picture moving, 1 s after a run', false, 11, 10, false],
+    ['the same picture moving, 4 s after a run', false, 14, 10, false],
+    ['the same picture moving, 5 s after a run', false, 15, 10, true],
+  ])('%s → %s', (_name, pictureChanged, now, lastRun, due) => {
+    expect(objectsDue(pictureChanged, now, lastRun, 1)).toBe(due);
   });
 });
 
