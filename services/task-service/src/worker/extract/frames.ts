@@ -84,9 +84,10 @@ const RECHECK_GROWTH = 3;
  * is OBJECTS_REFRESH_SEC old. Measured on the SDK's example (160 s of news, 1 frame/s, 32×32 luma
  * signatures; issue 30): consecutive frames of one shot differ by a mean of 1.3–6.5 of 255 (every
  * one of them passes the any-change test), cuts by 17.5–77, fast motion by 8–25; 10 separates the
- * first two. The detector then runs on 66 of 161 frames (the refresh adds 7 of them) instead of 161,
- * and still on every picture of the generated objects fixture (4 of 4 changes). Faces, OCR and the
- * frame's vector still run on every analysed frame: faces and text change within one picture.
+ * first two. The detector then runs on 67 of 161 frames (the refresh adds 9 of them) instead of
+ * 161, and still on every picture of the generated objects fixture (4 of 4 changes); see
+ * scripts/bench/frame-change.js. Faces, OCR and the frame's vector still run on every analysed
+ * frame: faces and text change within one picture.
  */
 export const OBJECTS_CHANGE = { minMeanDifference: 10 } as const;
 export const OBJECTS_REFRESH_SEC = 5;
