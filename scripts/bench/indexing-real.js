@@ -34,6 +34,7 @@ const media = require('@vus/media');
 const { createModelRegistry, POCKETSPHINX_DEFAULTS, sceneDescriptor } = require('@vus/models');
 const { cachedFixture, speechFixture, speechFixtureExcerpt } = require('@vus/testing');
 const { WORKER_DEFAULTS } = require('../../services/task-service/dist/worker/start.js');
+const { analyseFrames } = require('../../services/task-service/dist/worker/extract/frames.js');
 const { startEmbeddedServer, residentKib } = require('./lib');
 
 const { values: args } = parseArgs({
@@ -145,6 +146,7 @@ async function profile(file) {
     const wall = (performance.now() - started) / 1000;
     row(name, totals[name], wall, probed.durationSec, `${round((1000 * totals[name]) / Math.max(1, changed.length), 0)} CPU-ms/frame`);
   }
+  await framePass(file, probed, { textReader, objectDetector, faceDetector });
 
   const dir = await mkdtemp(join(tmpdir(), 'vus-bench-real-'));
   try {
@@ -180,6 +182,48 @@ async function profile(file) {
     await rm(dir, { recursive: true, force: true });
   }
   console.log(`  (load after ${load()})`);
+}
+
+/**
+ * The worker's own frame pass (analyseFrames): decoding and every frame model with the worker's
+ * gating (which frames each model runs on), each model's CPU seconds and the frames it ran on.
+ */
+async function framePass(file, probed, { textReader, objectDetector, faceDetector }) {
+  const { totals, measure } = cpuMeter();
+  const calls = {};
+  const model = (name, run) => (frame) => {
+    calls[name] = (calls[name] ?? 0) + 1;
+    return measure(name, () => run(frame));
+  };
+  const reuse0 = { ...(textReader.counts ?? {}) };
+  const cpu0 = cpuSecondsOf();
+  const started = performance.now();
+  const analysis = await analyseFrames(
+    file,
+    probed,
+    {
+      textReader: { readText: model('OCR', (f) => textReader.readText(f)) },
+      objectDetector: { detectObjects: model('objects', (f) => objectDetector.detectObjects(f)) },
+      faceDetector: { detectFaces: model('faces', (f) => faceDetector.detectFaces(f)) },
+      embedder: { embedImage: model('scene descriptor', (f) => sceneDescriptor(f)) },
+    },
+    { fps: WORKER_DEFAULTS.framesPerSecond, width: WORKER_DEFAULTS.frameWidth, maxThumbnails: WORKER_DEFAULTS.maxThumbnails },
+  );
+  const wall = (performance.now() - started) / 1000;
+  const cpu1 = cpuSecondsOf();
+  const all = cpu1.own - cpu0.own + cpu1.children - cpu0.children;
+  const models = Object.values(totals).reduce((a, b) => a + b, 0);
+  console.log(
+    `  worker frame pass: ${analysis.observations.length} frames sampled, ${analysis.analysedFrames} analysed, objects on ${analysis.objectFrames ?? analysis.analysedFrames}`,
+  );
+  const boxes = textReader.counts
+    ? `, boxes recognised ${textReader.counts.recognised - (reuse0.recognised ?? 0)}, reused ${textReader.counts.reused - (reuse0.reused ?? 0)}`
+    : '';
+  row('  decode + rest', all - models, wall, probed.durationSec);
+  for (const name of ['OCR', 'objects', 'faces', 'scene descriptor']) {
+    row(`  ${name}`, totals[name] ?? 0, wall, probed.durationSec, `${calls[name] ?? 0} frames${name === 'OCR' ? boxes : ''}`);
+  }
+  row('frame pass (worker)', all, wall, probed.durationSec);
 }
 
 const API = '/v1.3';
