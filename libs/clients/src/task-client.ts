@@ -28,6 +28,20 @@ import type { Task } from '@vus/grpc/types/task/v1/Task';
 import type { TaskServiceClient } from '@vus/grpc/types/task/v1/TaskService';
 import type { TaskStatusCounts } from '@vus/grpc/types/task/v1/TaskStatusCounts';
 import type { WebhookEndpoint } from '@vus/grpc/types/task/v1/WebhookEndpoint';
+import type { CreateEntitiesRequest__Input } from '@vus/grpc/types/task/v1/CreateEntitiesRequest';
+import type { CreateEntitiesResponse } from '@vus/grpc/types/task/v1/CreateEntitiesResponse';
+import type { CreateEntityCollectionRequest__Input } from '@vus/grpc/types/task/v1/CreateEntityCollectionRequest';
+import type { CreateEntityRequest__Input } from '@vus/grpc/types/task/v1/CreateEntityRequest';
+import type { Entity } from '@vus/grpc/types/task/v1/Entity';
+import type { EntityAssetsRequest__Input } from '@vus/grpc/types/task/v1/EntityAssetsRequest';
+import type { EntityCollection } from '@vus/grpc/types/task/v1/EntityCollection';
+import type { ListEntitiesByAssetRequest__Input } from '@vus/grpc/types/task/v1/ListEntitiesByAssetRequest';
+import type { ListEntitiesRequest__Input } from '@vus/grpc/types/task/v1/ListEntitiesRequest';
+import type { ListEntitiesResponse } from '@vus/grpc/types/task/v1/ListEntitiesResponse';
+import type { ListEntityCollectionsRequest__Input } from '@vus/grpc/types/task/v1/ListEntityCollectionsRequest';
+import type { ListEntityCollectionsResponse } from '@vus/grpc/types/task/v1/ListEntityCollectionsResponse';
+import type { UpdateEntityCollectionRequest__Input } from '@vus/grpc/types/task/v1/UpdateEntityCollectionRequest';
+import type { UpdateEntityRequest__Input } from '@vus/grpc/types/task/v1/UpdateEntityRequest';
 import type { CreateKnowledgeStoreItemRequest__Input } from '@vus/grpc/types/task/v1/CreateKnowledgeStoreItemRequest';
 import type { CreateKnowledgeStoreRequest__Input } from '@vus/grpc/types/task/v1/CreateKnowledgeStoreRequest';
 import type { KnowledgeStore } from '@vus/grpc/types/task/v1/KnowledgeStore';
@@ -38,7 +52,7 @@ import type { ListKnowledgeStoresRequest__Input } from '@vus/grpc/types/task/v1/
 import type { ListKnowledgeStoresResponse } from '@vus/grpc/types/task/v1/ListKnowledgeStoresResponse';
 import type { UpdateKnowledgeStoreRequest__Input } from '@vus/grpc/types/task/v1/UpdateKnowledgeStoreRequest';
 
-/** task-service: indexing tasks, assets and indexed assets, webhooks, knowledge stores and their items. */
+/** task-service: indexing tasks, assets and indexed assets, webhooks, knowledge stores and their items, entity collections and entities. */
 export function createTaskClient(address: string) {
   const client = createServiceClient<TaskServiceClient>('task-service', address);
   return {
@@ -124,6 +138,43 @@ export function createTaskClient(address: string) {
         (md, opts, cb) => client.DeleteKnowledgeStoreItem({ knowledge_store_id: knowledgeStoreId, item_id: itemId }, md, opts, cb),
         ctx,
       ),
+    createEntityCollection: (ctx: OutgoingContext, request: CreateEntityCollectionRequest__Input) =>
+      callUnary<EntityCollection>((md, opts, cb) => client.CreateEntityCollection(request, md, opts, cb), ctx),
+    getEntityCollection: (ctx: OutgoingContext, entityCollectionId: string) =>
+      callUnary<EntityCollection>(
+        (md, opts, cb) => client.GetEntityCollection({ entity_collection_id: entityCollectionId }, md, opts, cb),
+        ctx,
+      ),
+    listEntityCollections: (ctx: OutgoingContext, request: ListEntityCollectionsRequest__Input) =>
+      callUnary<ListEntityCollectionsResponse>((md, opts, cb) => client.ListEntityCollections(request, md, opts, cb), ctx),
+    updateEntityCollection: (ctx: OutgoingContext, request: UpdateEntityCollectionRequest__Input) =>
+      callUnary<EntityCollection>((md, opts, cb) => client.UpdateEntityCollection(request, md, opts, cb), ctx),
+    deleteEntityCollection: (ctx: OutgoingContext, entityCollectionId: string) =>
+      callUnary<unknown>((md, opts, cb) => client.DeleteEntityCollection({ entity_collection_id: entityCollectionId }, md, opts, cb), ctx),
+    createEntity: (ctx: OutgoingContext, request: CreateEntityRequest__Input) =>
+      callUnary<Entity>((md, opts, cb) => client.CreateEntity(request, md, opts, cb), ctx),
+    createEntities: (ctx: OutgoingContext, request: CreateEntitiesRequest__Input) =>
+      callUnary<CreateEntitiesResponse>((md, opts, cb) => client.CreateEntities(request, md, opts, cb), ctx),
+    getEntity: (ctx: OutgoingContext, entityCollectionId: string, entityId: string) =>
+      callUnary<Entity>(
+        (md, opts, cb) => client.GetEntity({ entity_collection_id: entityCollectionId, entity_id: entityId }, md, opts, cb),
+        ctx,
+      ),
+    listEntities: (ctx: OutgoingContext, request: ListEntitiesRequest__Input) =>
+      callUnary<ListEntitiesResponse>((md, opts, cb) => client.ListEntities(request, md, opts, cb), ctx),
+    updateEntity: (ctx: OutgoingContext, request: UpdateEntityRequest__Input) =>
+      callUnary<Entity>((md, opts, cb) => client.UpdateEntity(request, md, opts, cb), ctx),
+    deleteEntity: (ctx: OutgoingContext, entityCollectionId: string, entityId: string) =>
+      callUnary<unknown>(
+        (md, opts, cb) => client.DeleteEntity({ entity_collection_id: entityCollectionId, entity_id: entityId }, md, opts, cb),
+        ctx,
+      ),
+    addEntityAssets: (ctx: OutgoingContext, request: EntityAssetsRequest__Input) =>
+      callUnary<Entity>((md, opts, cb) => client.AddEntityAssets(request, md, opts, cb), ctx),
+    removeEntityAssets: (ctx: OutgoingContext, request: EntityAssetsRequest__Input) =>
+      callUnary<Entity>((md, opts, cb) => client.RemoveEntityAssets(request, md, opts, cb), ctx),
+    listEntitiesByAsset: (ctx: OutgoingContext, request: ListEntitiesByAssetRequest__Input) =>
+      callUnary<ListEntitiesResponse>((md, opts, cb) => client.ListEntitiesByAsset(request, md, opts, cb), ctx),
     close: () => client.close(),
   };
 }

@@ -31,6 +31,7 @@ import { indexEndpoints } from './routes/indexes';
 import { notBuiltEndpoints } from './routes/not-built';
 import { assetChunkEndpoints, assetEndpoints } from './routes/assets';
 import { knowledgeStoreEndpoints } from './routes/knowledge-stores';
+import { entityEndpoints } from './routes/entities';
 import { playgroundEndpoints, playgroundFiles } from './routes/playground';
 import { servedAs } from './routes/version';
 import { searchEndpoints } from './routes/search';
@@ -114,6 +115,7 @@ export function versionEndpoints(version: VersionAdapter, deps: RouteDeps): Endp
     ...webhookEndpoints(deps),
     ...assetEndpoints(deps),
     ...knowledgeStoreEndpoints(deps),
+    ...entityEndpoints(deps),
     ...searchEndpoints(deps),
     ...generateEndpoints(deps),
     ...analyzeTaskEndpoints(deps),

@@ -40,6 +40,7 @@ const NOT_CONFIGURED = {
   embedAssets: 'Assets: this server has no task-service configured.',
   webhooks: 'Webhooks: no task-service is configured on this server.',
   knowledgeStores: 'Knowledge stores: no task-service is configured on this server.',
+  entities: 'Entity collections and entities: no task-service is configured on this server.',
   search: 'Search: this server has no search-service configured.',
   generate: 'Text generation: this server has no analyze-service configured.',
   embed: 'Embeddings: this server has no embed-service configured.',
