@@ -3,6 +3,7 @@ import { defineService, runService, startService, type KitOptions, type RunningS
 import { join } from 'node:path';
 import { assetParts } from './assets/start';
 import { entityParts } from './entities/start';
+import { itemCollectionParts } from './knowledge/collection-rpc';
 import { knowledgeStoreParts } from './knowledge/start';
 import { taskEnvShape, taskOptionsFromEnv, type TaskServiceOptions } from './env';
 import { createIndexClient, indexDirectory } from './index-client';
@@ -13,7 +14,6 @@ import { createTaskService } from './tasks/tasks';
 import { VIDEO_BLOBS_GROUP, videoBlobCleanup } from './video-blobs';
 import { webhookParts } from './webhooks/start';
 import { indexingWorkerJob, type RunningWorker } from './worker/start';
-
 export { parseAllowList } from '@vus/fetch';
 export { mediaMeter, workerEnvShape, type MediaMeterHandle } from './worker/config';
 
@@ -37,7 +37,7 @@ export const taskService = defineService({
     const handlers = { tasks: taskHandlers(tasks, clock), webhooks: webhooks.handlers, assets: assets.handlers, entities, knowledgeStores };
     const worker = indexingWorkerJob(db, options.worker, options.indexServiceAddress, { logger, bus, clock, eventsWritten });
     return {
-      implementation: taskServiceImplementation(handlers, logger),
+      implementation: taskServiceImplementation({ ...handlers, knowledgeCollections: itemCollectionParts({ db, clock }).handlers }, logger),
       consumers: [
         webhooks.consumer,
         ...(blobs
