@@ -107,6 +107,9 @@ export async function startMetrics(options: {
   };
 }
 
+/** Whether this process's SDK has been started (a second would instrument everything twice). */
+let started = false;
+
 export interface Telemetry {
   /** Flushes what is buffered and stops exporting. */
   stop(): Promise<void>;
@@ -119,7 +122,9 @@ export interface Telemetry {
  * left to the gateway's route spans, outgoing HTTP (webhooks, model providers) is instrumented here.
  */
 export function startTelemetry(env: Env, serviceName?: string): Telemetry {
-  if (!tracingConfigured(env)) return { stop: async () => undefined };
+  // Once per process: `npm start` starts it itself, and NODE_OPTIONS=--require @vus/telemetry/register may have already.
+  if (started || !tracingConfigured(env)) return { stop: async () => undefined };
+  started = true;
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on */
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof SdkModule;
   const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof HttpInstrumentationModule;

@@ -1,3 +1,5 @@
+// First: tracing starts before the modules it instruments are loaded (see telemetry.ts).
+import './telemetry';
 import { runMain, type Logger } from '@vus/core';
 import { formatMediaToolsReport, mediaToolsReport } from '@vus/media';
 import { createModelRegistry, describeModels, describeSpeechProviders, loadModelsConfig } from '@vus/models';
