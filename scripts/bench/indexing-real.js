@@ -238,6 +238,19 @@ async function api(server, key, method, path, body) {
   return JSON.parse(text);
 }
 
+/**
+ * A task's state, or undefined when the connection broke (a reused keep-alive socket the server had
+ * closed answered ECONNRESET once in a run, with the server alive): the next poll asks again.
+ */
+async function statusOf(server, key, id) {
+  try {
+    return await api(server, key, 'GET', `/tasks/${id}`);
+  } catch (error) {
+    if (error instanceof TypeError && server.child.exitCode === null) return undefined;
+    throw error;
+  }
+}
+
 /** Starts a server, makes the index, uploads `copies` of `file` at once; prints when all are ready. */
 async function pipeline(name, file, durationSec, copies, noSpeech) {
   const key = `tlk_bench${'x'.repeat(24)}`;
@@ -270,7 +283,8 @@ async function pipeline(name, file, durationSec, copies, noSpeech) {
       await new Promise((r) => setTimeout(r, 250));
       peak = Math.max(peak, residentKib(server.child.pid).peak);
       for (const id of [...pending]) {
-        const task = await api(server, key, 'GET', `/tasks/${id}`);
+        const task = await statusOf(server, key, id);
+        if (!task) continue;
         if (task.status === 'failed') throw new Error(`task ${id} failed: ${JSON.stringify(task)}`);
         if (task.status === 'ready') pending.delete(id);
       }
