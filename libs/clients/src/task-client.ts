@@ -28,6 +28,7 @@ import type { Task } from '@vus/grpc/types/task/v1/Task';
 import type { TaskServiceClient } from '@vus/grpc/types/task/v1/TaskService';
 import type { TaskStatusCounts } from '@vus/grpc/types/task/v1/TaskStatusCounts';
 import type { WebhookEndpoint } from '@vus/grpc/types/task/v1/WebhookEndpoint';
+import { knowledgeCollectionCalls } from './knowledge-collections-client';
 import type { CreateEntitiesRequest__Input } from '@vus/grpc/types/task/v1/CreateEntitiesRequest';
 import type { CreateEntitiesResponse } from '@vus/grpc/types/task/v1/CreateEntitiesResponse';
 import type { CreateEntityCollectionRequest__Input } from '@vus/grpc/types/task/v1/CreateEntityCollectionRequest';
@@ -175,6 +176,7 @@ export function createTaskClient(address: string) {
       callUnary<Entity>((md, opts, cb) => client.RemoveEntityAssets(request, md, opts, cb), ctx),
     listEntitiesByAsset: (ctx: OutgoingContext, request: ListEntitiesByAssetRequest__Input) =>
       callUnary<ListEntitiesResponse>((md, opts, cb) => client.ListEntitiesByAsset(request, md, opts, cb), ctx),
+    ...knowledgeCollectionCalls(client),
     close: () => client.close(),
   };
 }
