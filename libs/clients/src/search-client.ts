@@ -5,6 +5,7 @@ import type { MatchClipsRequest__Input } from '@vus/grpc/types/search/v1/MatchCl
 import type { MatchClipsResponse } from '@vus/grpc/types/search/v1/MatchClipsResponse';
 import type { ListVideoSegmentsResponse } from '@vus/grpc/types/search/v1/ListVideoSegmentsResponse';
 import type { IngestSegmentsRequest__Input } from '@vus/grpc/types/search/v1/IngestSegmentsRequest';
+import type { IngestFaceTracksRequest__Input } from '@vus/grpc/types/search/v1/IngestFaceTracksRequest';
 import type { SearchRequest__Input } from '@vus/grpc/types/search/v1/SearchRequest';
 import type { SearchResultPage } from '@vus/grpc/types/search/v1/SearchResultPage';
 import type { SearchServiceClient } from '@vus/grpc/types/search/v1/SearchService';
@@ -15,6 +16,8 @@ export function createSearchClient(address: string) {
   return {
     ingestSegments: (ctx: OutgoingContext, request: IngestSegmentsRequest__Input) =>
       callUnary<unknown>((md, opts, cb) => client.IngestSegments(request, md, opts, cb), ctx),
+    ingestFaceTracks: (ctx: OutgoingContext, request: IngestFaceTracksRequest__Input) =>
+      callUnary<unknown>((md, opts, cb) => client.IngestFaceTracks(request, md, opts, cb), ctx),
     deleteVideoSegments: (ctx: OutgoingContext, indexId: string, videoId: string) =>
       callUnary<unknown>((md, opts, cb) => client.DeleteVideoSegments({ index_id: indexId, video_id: videoId }, md, opts, cb), ctx),
     deleteIndexSegments: (ctx: OutgoingContext, indexId: string) =>

@@ -27,10 +27,18 @@ export interface IndexedFaceTrack {
   embedding: ArrayLike<number>;
 }
 
-/** A face match as a score in 0..1: 1 for identical faces, falling to 0 at the threshold. Pure. */
+/**
+ * A face match's score (the calibrated 0..1 scale of scoring.ts): a face matched by the threshold is
+ * a match whatever its distance, so it starts at FACE_MATCH_SCORE_FLOOR (between the low and medium
+ * cuts) just under the threshold and rises to 1 for identical faces; at or past the threshold 0. Pure.
+ */
 export function faceMatchScore(distance: number, threshold: number = FACE_MATCH_THRESHOLD): number {
-  return Math.max(0, Math.min(1, 1 - distance / threshold));
+  if (!(distance < threshold)) return 0;
+  return FACE_MATCH_SCORE_FLOOR + (1 - FACE_MATCH_SCORE_FLOOR) * Math.max(0, 1 - distance / threshold);
 }
+
+/** The score of a face just under the threshold: above the low cut (0.3), so every match is shown at the default threshold. */
+export const FACE_MATCH_SCORE_FLOOR = 0.5;
 
 /**
  * Where the entity appears, by video: the tracks whose face matches any of its reference faces,

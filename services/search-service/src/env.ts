@@ -6,6 +6,8 @@ import type { z } from 'zod';
 export const searchEnvShape = {
   INDEX_SERVICE_ADDR: envAddress,
   EMBED_SERVICE_ADDR: envAddress.optional(),
+  /** task-service: entities' reference faces for entity search; unset, a query naming an entity answers 501. */
+  TASK_SERVICE_ADDR: envAddress.optional(),
   SEARCH_PAGE_TTL_SECONDS: resultSetTtlSecondsEnv,
 };
 
@@ -13,6 +15,7 @@ export function searchOptionsFromEnv(config: z.infer<z.ZodObject<typeof searchEn
   return {
     indexServiceAddress: config.INDEX_SERVICE_ADDR,
     embedServiceAddress: config.EMBED_SERVICE_ADDR,
+    taskServiceAddress: config.TASK_SERVICE_ADDR,
     pageTtlSeconds: config.SEARCH_PAGE_TTL_SECONDS,
   };
 }
@@ -21,6 +24,8 @@ export interface SearchServiceOptions {
   indexServiceAddress: string;
   /** embed-service, the model server: query vectors (CLIP) and image labels; unset, searches are lexical. */
   embedServiceAddress?: string | undefined;
+  /** task-service: entities' reference faces (entity search); unset, entity search answers 501. */
+  taskServiceAddress?: string | undefined;
   /** How long result pages stay readable (the real API: about an hour). */
   pageTtlSeconds?: number;
   /** Hosts a query_media_url may reach even on private addresses (tests serve images on 127.0.0.1). */

@@ -9,6 +9,8 @@ export interface FaceTrackStore {
   tracks(orgId: string, indexId: string, videoIds?: readonly string[]): Promise<IndexedFaceTrack[]>;
   /** Which of the videos had their faces tracked (perhaps none on screen). */
   trackedVideos(orgId: string, indexId: string, videoIds: readonly string[]): Promise<Set<string>>;
+  /** The index's videos with segments (indexedVideos), of `videoIds` only when given. */
+  indexedVideos(orgId: string, indexId: string, videoIds?: readonly string[]): Promise<string[]>;
   deleteVideo(orgId: string, indexId: string, videoId: string, q?: Queryable): Promise<void>;
   deleteIndex(orgId: string, indexId: string): Promise<void>;
 }
@@ -63,9 +65,25 @@ export function createFaceTrackStore(db: Database): FaceTrackStore {
       return new Set(rows.map((r) => r.video_id));
     },
 
+    indexedVideos: (orgId, indexId, videoIds) => indexedVideos(db, orgId, indexId, videoIds),
+
     deleteVideo: (orgId, indexId, videoId, q = db) =>
       remove(q, 'org_id = $1 AND index_id = $2 AND video_id = $3', [orgId, indexId, videoId]),
 
     deleteIndex: (orgId, indexId) => db.withTx((tx) => remove(tx, 'org_id = $1 AND index_id = $2', [orgId, indexId])),
   };
+}
+
+/**
+ * The videos of an index that have segments (every indexed video has some), or those of `videoIds`
+ * that do: the videos an entity search looks at, to name those without face tracks.
+ */
+export async function indexedVideos(db: Database, orgId: string, indexId: string, videoIds?: readonly string[]): Promise<string[]> {
+  const { rows } = await db.query<{ video_id: string }>(
+    `SELECT DISTINCT video_id FROM segments
+     WHERE org_id = $1 AND index_id = $2 AND ($3::text[] IS NULL OR video_id = ANY($3::text[]))
+     ORDER BY video_id`,
+    [orgId, indexId, videoIds ?? null],
+  );
+  return rows.map((r) => r.video_id);
 }

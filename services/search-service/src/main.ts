@@ -9,7 +9,7 @@ import { queryExpansion } from './expansion';
 import { indexDirectory } from './index-directory';
 import { createIngest } from './ingest';
 import { queryImageFetcher, queryModels } from './query-models';
-import { createSearch } from './search';
+import { createSearch, entitySearchParts } from './search';
 import { searchServiceImplementation } from './server';
 import { createSegmentStore } from './store';
 import { createVideoSegmentReader } from './video-segments';
@@ -36,6 +36,7 @@ export const searchService = defineService({
       clock,
       logger,
       pageTtlMs: (options.pageTtlSeconds ?? 3600) * 1000,
+      entities: entitySearchParts(db, options.taskServiceAddress, onStop),
     });
     const ingest = createIngest({ store, labelTerms: (label) => labelTerms(label, wordnet), prepareSearch: search.prepare, logger });
     const fetchImage = queryImageFetcher(options.fetchAllowHosts);
@@ -50,7 +51,6 @@ export const searchService = defineService({
     };
   },
 });
-
 export type { SearchServiceOptions } from './env';
 export type RunningSearchService = RunningService;
 export const startSearchService = (options: KitOptions & SearchServiceOptions): Promise<RunningSearchService> =>

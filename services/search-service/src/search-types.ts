@@ -9,6 +9,7 @@ import type { Clip, SearchOption, VideoGroup } from './clips';
 import type { LexicalPlan, TermGroup } from './lexical';
 import type { Threshold } from './scoring';
 import type { Neighbour } from './semantic';
+import type { EntitySearchDeps } from './entity-parts';
 
 /** Which segments a search may read: one organization's index, and maybe only some of its videos. */
 export interface Scope {
@@ -122,6 +123,8 @@ export interface SearchDeps {
   logger: Logger;
   /** How long a result set can be paged. */
   pageTtlMs: number;
+  /** Entity search (`<@entity_id>` in query_text); absent, a query naming an entity answers 501. */
+  entities?: EntitySearchDeps | undefined;
 }
 
 /**

@@ -11,6 +11,10 @@ import { createResultPages } from './result-pages';
 import { createRetrieval } from './retrieval';
 import { createSearchableIndex } from './searchable-index';
 import type { Query, ResultPage, SearchDeps, SearchParams } from './search-types';
+import { entitySearchUnavailable } from './entity-parts';
+export { entitySearchParts } from './entity-parts';
+import { entityMatchesIn, joinEntityMatches, resolveEntities } from './entity-query';
+import { entityMentions } from './entity-search';
 
 /**
  * MatchClips (a classification's prompt) wants every match in its videos, not the best few: it
@@ -27,6 +31,8 @@ export function createSearch(deps: SearchDeps) {
   return {
     onSearchableIndex,
     matchesOf,
+    /** Entity search's face tracks (written by IngestFaceTracks); absent without entity search. */
+    faceTracks: deps.entities?.faceTracks,
     saveAndServe,
     page,
 
@@ -34,6 +40,10 @@ export function createSearch(deps: SearchDeps) {
     prepare: (): void => void deps.neighboursReady?.(),
 
     async search(orgId: string, indexId: string, query: Query, params: SearchParams, includeUserMetadata: boolean): Promise<ResultPage> {
+      // `<@entity_id>` names an entity (entity-query.ts): the rest of the text is searched as usual.
+      const mentions = query.text === undefined ? undefined : entityMentions(query.text);
+      const entityIds = mentions?.entityIds ?? [];
+      const rest: Query = entityIds.length > 0 ? { text: mentions!.text || undefined, image: query.image } : query;
       // The image is checked inside the work: an index error is still the one reported first.
       const { index, result: matches } = await onSearchableIndex(orgId, indexId, params.options, params.filter, async (scope) => {
         if (query.image) {
@@ -41,11 +51,18 @@ export function createSearch(deps: SearchDeps) {
           if (!params.options.includes('visual'))
             throw errors.invalid('search_options', 'A query image is searched through the visual option; include visual.');
         }
-        return matchesOf(scope, query, params);
+        if (entityIds.length === 0) return matchesOf(scope, query, params);
+        if (!deps.entities) throw entitySearchUnavailable();
+        const references = await resolveEntities(deps.entities, orgId, entityIds);
+        const [perEntity, restMatches] = await Promise.all([
+          entityMatchesIn(deps.entities, scope, references),
+          rest.text !== undefined || rest.image ? matchesOf(scope, rest, params) : undefined,
+        ]);
+        return joinEntityMatches(perEntity, restMatches);
       });
       const clips = clipsOf(matches, {
         operator: params.operator,
-        options: query.text === undefined ? ['visual'] : params.options,
+        options: rest.text === undefined ? ['visual'] : params.options,
         threshold: params.threshold,
         adjustConfidenceLevel: params.adjustConfidenceLevel,
       });

@@ -1,5 +1,5 @@
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import { errors, parseInput, protoPageLimitSchema, type Logger, knownId } from '@vus/core';
+import { ApiError, errors, parseInput, protoPageLimitSchema, type Logger, knownId } from '@vus/core';
 import { checkQueryText } from '@vus/domain';
 import { implement, requireOrg, toMetadataValues, toProtoSegment, toTimestamp } from '@vus/grpc';
 import type { SearchClip__Input } from '@vus/grpc/types/search/v1/SearchClip';
@@ -14,6 +14,7 @@ import type { Search } from './search';
 import type { ResultPage, SearchParams } from './search-types';
 import { displayScore } from './scoring';
 import type { VideoSegmentReader } from './video-segments';
+import { FACE_EMBEDDING_DIMENSIONS } from '@vus/models';
 
 // proto3 has no required fields and the gateway is not the only caller: validate here too.
 const option = z.enum(SEARCH_OPTIONS);
@@ -33,6 +34,10 @@ const segmentSchema = z
   .refine((s) => s.end >= s.start, { message: 'end must not be before start', path: ['end'] })
   .refine((s) => s.vector.length === 0 || s.vector_model !== '', { message: 'a vector needs its vector_model', path: ['vector_model'] });
 const ingestSchema = z.object({ segments: z.array(segmentSchema).max(100_000) });
+const faceTrackSchema = z
+  .object({ start: finite.min(0), end: finite.min(0), embedding: z.array(finite).length(FACE_EMBEDDING_DIMENSIONS) })
+  .refine((t) => t.end >= t.start, { message: 'end must not be before start', path: ['end'] });
+const ingestFaceTracksSchema = z.object({ tracks: z.array(faceTrackSchema).max(100_000) });
 
 /** Unset proto3 strings are empty: each falls back to the contract's default. Shared by both searches. */
 const confidenceAndPaging = {
@@ -57,6 +62,12 @@ const matchClipsSchema = z.object({
 });
 
 const indexId = (raw: string) => knownId('Index', raw);
+/** The face-track store, which every search-service has (main.ts); a search built without it stores none. */
+const faceTracksOf = (search: Search) =>
+  search.faceTracks ?? errorThrown(new ApiError('not_implemented', 'This search-service keeps no face tracks.'));
+const errorThrown = (error: ApiError): never => {
+  throw error;
+};
 const videoId = (raw: string) => knownId('Video', raw);
 
 export function searchParams(request: unknown, filter: VideoFilter | null): SearchParams {
@@ -140,12 +151,24 @@ export function searchServiceImplementation(
         await deps.ingest.replace(requireOrg(ctx), indexId(request.index_id), videoId(request.video_id), segments);
         return {};
       },
+      async IngestFaceTracks(request, ctx) {
+        const { tracks } = parseInput(ingestFaceTracksSchema, request);
+        await faceTracksOf(deps.search).replaceVideo(
+          requireOrg(ctx),
+          indexId(request.index_id),
+          videoId(request.video_id),
+          tracks.map((t) => ({ startSec: t.start, endSec: t.end, embedding: Float32Array.from(t.embedding) })),
+        );
+        return {};
+      },
       async DeleteVideoSegments(request, ctx) {
         await deps.ingest.deleteVideo(requireOrg(ctx), indexId(request.index_id), videoId(request.video_id));
+        await deps.search.faceTracks?.deleteVideo(requireOrg(ctx), indexId(request.index_id), videoId(request.video_id));
         return {};
       },
       async DeleteIndexSegments(request, ctx) {
         await deps.ingest.deleteIndex(requireOrg(ctx), indexId(request.index_id));
+        await deps.search.faceTracks?.deleteIndex(requireOrg(ctx), indexId(request.index_id));
         return {};
       },
       async ListVideoSegments(request, ctx) {

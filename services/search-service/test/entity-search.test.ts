@@ -19,7 +19,8 @@ describe('entityMentions', () => {
 describe('faceMatchScore', () => {
   it.each<[number, number]>([
     [0, 1],
-    [0.2, 0.5],
+    [0.2, 0.75],
+    [0.39, 0.5125],
     [0.4, 0],
     [0.9, 0],
   ])('distance %d at threshold 0.4 scores %d', (distance, score) => {
@@ -40,14 +41,14 @@ describe('entityMoments', () => {
       0.4,
     );
     expect([...moments.keys()]).toEqual(['v1', 'v2']);
-    expect(moments.get('v1')).toEqual([{ start: 0, end: 4, score: expect.closeTo(0.75, 10) }]);
-    expect(moments.get('v2')).toEqual([{ start: 3, end: 5, score: expect.closeTo(0.5, 10) }]);
+    expect(moments.get('v1')).toEqual([{ start: 0, end: 4, score: expect.closeTo(0.875, 10) }]);
+    expect(moments.get('v2')).toEqual([{ start: 3, end: 5, score: expect.closeTo(0.75, 10) }]);
   });
 
   it('takes the best score where tracks of one video overlap', () => {
     const moments = entityMoments([[0, 0]], [track('v', 0, 4, 0.2), track('v', 2, 6, 0)], 0.4);
     expect(moments.get('v')).toEqual([
-      { start: 0, end: 2, score: expect.closeTo(0.5, 10) },
+      { start: 0, end: 2, score: expect.closeTo(0.75, 10) },
       { start: 2, end: 6, score: 1 },
     ]);
   });

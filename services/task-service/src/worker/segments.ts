@@ -1,6 +1,7 @@
 import { createSearchClient } from '@vus/clients';
 import type { CanonicalOption } from '@vus/domain';
 import { toProtoSegment, type OutgoingContext } from '@vus/grpc';
+import type { FaceTrack } from './extract/face-tracks';
 
 /** One searchable stretch of a video (search.proto Segment), as the worker builds it. */
 export interface Segment {
@@ -33,6 +34,8 @@ export function thumbnailFor(thumbnails: readonly { time: number; key: string }[
 /** Where segments go: search-service's IngestSegments (replaces the video's segments). */
 export interface SegmentSink {
   ingest(ctx: OutgoingContext, indexId: string, videoId: string, segments: readonly Segment[]): Promise<void>;
+  /** The video's face tracks for entity search (IngestFaceTracks, replacing the video's); absent in sinks that keep none. */
+  ingestFaceTracks?(ctx: OutgoingContext, indexId: string, videoId: string, tracks: readonly FaceTrack[]): Promise<void>;
 }
 
 export function searchSegmentSink(address: string): SegmentSink & { close(): void } {
@@ -45,6 +48,13 @@ export function searchSegmentSink(address: string): SegmentSink & { close(): voi
         segments: segments.map(toProtoSegment),
       };
       await client.ingestSegments(ctx, request);
+    },
+    async ingestFaceTracks(ctx, indexId, videoId, tracks) {
+      await client.ingestFaceTracks(ctx, {
+        index_id: indexId,
+        video_id: videoId,
+        tracks: tracks.map((t) => ({ start: t.startSec, end: t.endSec, embedding: Array.from(t.embedding) })),
+      });
     },
     close: () => client.close(),
   };

@@ -37,6 +37,8 @@ export interface ExtractedVideo extends VideoSource {
   frames: Awaited<ReturnType<typeof analyseFrames>>;
   /** The vector model of `frames.vectors` (stored with each vector); undefined without vectors. */
   vectorModel: string | undefined;
+  /** Whether faces were embedded (`frames.faces`, for face tracks): the face model ran. */
+  facesTracked: boolean;
 }
 
 /** The task's index (which extractors it asks for) and its media, downloaded and probed. */
@@ -80,7 +82,7 @@ export async function extractVideo(
   if (conversation?.ran) report.ran.push(conversation.ran);
   if (conversation?.skipped) report.skipped.push({ name: conversation.skipped.extractor, reason: conversation.skipped.reason });
   await writer.progress(task, 92);
-  return { ...source, report, conversation, ...seen, vectorModel };
+  return { ...source, report, conversation, ...seen, vectorModel, facesTracked: models.faceEmbedder !== undefined };
 }
 
 /** The frame pass (progress 0 → 85) and the timelines made of what it saw. */
@@ -140,6 +142,8 @@ async function frameModels(
   if (plan.visual) {
     chosen.objectDetector = await models.find('object_detector');
     chosen.faceDetector = await models.find('face_detector');
+    // Faces embedded for entity search (face tracks); without the model, videos get no face tracks.
+    chosen.faceEmbedder = await models.find('face_embedder');
     if (chosen.objectDetector || chosen.faceDetector) report.ran.push('visual');
     else report.skipped.push({ name: 'visual', reason: missing(deps, 'object_detector') });
     const clip = await VideoClipVectors.open(deps.clipVectors, () => rpcContext(task.orgId));

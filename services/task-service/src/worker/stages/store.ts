@@ -8,6 +8,7 @@ import { thumbnailFor, type Segment } from '../segments';
 import { rpcContext } from '../stage';
 import type { ExtractedVideo } from './extract';
 import { systemMetadata } from './inputs';
+import { faceTracks } from '../extract/face-tracks';
 
 /** The blob key of an indexed video's thumbnail: under the video, so its deletion removes it. */
 export function thumbnailKey(videoId: string, timeSec: number): string {
@@ -21,7 +22,7 @@ export type StoreInput = Omit<ExtractedVideo, 'file'> & { hls: TaskHls | undefin
 export async function storeVideo(
   deps: Pick<PipelineDeps, 'index' | 'blobs' | 'segments'>,
   task: TaskRecord,
-  { plan, probed, report, hls, conversation, textValues, logoValues, scenes, frames, vectorModel }: StoreInput,
+  { plan, probed, report, hls, conversation, textValues, logoValues, scenes, frames, vectorModel, facesTracked }: StoreInput,
 ): Promise<void> {
   const thumbnails = plan.thumbnails ? await storeThumbnails(deps, task, frames.thumbnails) : [];
   const ctx = rpcContext(task.orgId);
@@ -77,6 +78,12 @@ export async function storeVideo(
       ...logoValues.map((t): Segment => ({ start: t.start, end: t.end, modality: 'logo', text: t.value, labels: [] })),
     ].map(shownBy),
   );
+  // Face tracks for entity search, only when faces were embedded (the face model ran): a video
+  // without them is told from one with no face on screen, and an entity search names it.
+  if (deps.segments?.ingestFaceTracks && facesTracked) {
+    const tracks = faceTracks(frames.faces, { step: frames.step, durationSec: probed.durationSec });
+    await deps.segments.ingestFaceTracks(ctx, task.indexId, task.videoId, tracks);
+  }
 }
 
 async function storeThumbnails(

@@ -1,0 +1,67 @@
+import { ApiError, errors } from '@vus/core';
+import type { Database } from '@vus/db';
+import { callUnary, createServiceClient, type OutgoingContext } from '@vus/grpc';
+import type { EntityReferenceFaces } from '@vus/grpc/types/task/v1/EntityReferenceFaces';
+import type { TaskServiceClient } from '@vus/grpc/types/task/v1/TaskService';
+import { createFaceTrackStore, type FaceTrackStore } from './face-track-store';
+
+/** An entity's reference faces as entity search needs them (task-service's GetEntityReferenceFaces). */
+export interface EntityReferenceSet {
+  entityId: string;
+  faces: Float32Array[];
+  /** Reference images in which no face was found: they find nothing (matching is by face). */
+  assetsWithoutFace: string[];
+}
+
+export interface EntityReferences {
+  /** Another organization's or an unknown entity is resource_not_exist (from task-service). */
+  referenceFaces(orgId: string, entityId: string): Promise<EntityReferenceSet>;
+}
+
+export interface EntitySearchDeps {
+  faceTracks: FaceTrackStore;
+  /** Undefined when search-service was not told task-service's address: entity search answers 501. */
+  references: EntityReferences | undefined;
+}
+
+/** Reference faces are embedded on first need (a few images, about a second each): a longer deadline than a lookup. */
+const REFERENCE_FACES_TIMEOUT_MS = 120_000;
+
+/** Entity search's parts: the face-track store and task-service's entity reference faces. */
+export function entitySearchParts(
+  db: Database,
+  taskServiceAddress: string | undefined,
+  onStop: (stop: () => void) => void,
+): EntitySearchDeps {
+  const faceTracks = createFaceTrackStore(db);
+  if (!taskServiceAddress) return { faceTracks, references: undefined };
+  const client = createServiceClient<TaskServiceClient>('task-service', taskServiceAddress);
+  onStop(() => client.close());
+  return {
+    faceTracks,
+    references: {
+      async referenceFaces(orgId, entityId) {
+        const ctx: OutgoingContext = { orgId, deadline: new Date(Date.now() + REFERENCE_FACES_TIMEOUT_MS) };
+        const answer = await callUnary<EntityReferenceFaces>(
+          (md, opts, cb) => client.GetEntityReferenceFaces({ entity_id: entityId }, md, opts, cb),
+          ctx,
+        );
+        return {
+          entityId,
+          faces: answer.faces.map((f) => Float32Array.from(f.embedding)),
+          assetsWithoutFace: answer.assets_without_face,
+        };
+      },
+    },
+  };
+}
+
+/** Entity search without task-service's address: said plainly, never an empty result. */
+export const entitySearchUnavailable = (): ApiError =>
+  new ApiError(
+    'not_implemented',
+    'Entity search (<@entity_id> in query_text) is not available: search-service is not connected to task-service.',
+  );
+
+/** A mention that is no entity id at all is refused like an unknown entity. */
+export const unknownEntity = (id: string): ApiError => errors.notFound('Entity', id);
