@@ -33,7 +33,7 @@ export const taskService = defineService({
     const tasks = createTaskService({ store: createTaskStore(db), indexes: indexDirectory(index), blobs, clock, eventsWritten });
     const webhooks = webhookParts({ db, clock, logger, options: options.webhooks });
     const assets = assetParts({ db, clock, logger, tasks, index, blobs, fetch: options.worker?.fetch });
-    const [entities, knowledgeStores] = [entityParts({ db, clock }).handlers, knowledgeStoreParts({ db, clock }).handlers];
+    const [entities, knowledgeStores] = [entityParts({ db, clock, logger, options }).handlers, knowledgeStoreParts({ db, clock }).handlers];
     const handlers = { tasks: taskHandlers(tasks, clock), webhooks: webhooks.handlers, assets: assets.handlers, entities, knowledgeStores };
     const worker = indexingWorkerJob(db, options.worker, options.indexServiceAddress, { logger, bus, clock, eventsWritten });
     return {

@@ -1,10 +1,11 @@
-import { parseInput } from '@vus/core';
+import { ApiError, parseInput } from '@vus/core';
 import { plainMetadataValues, requireOrg, toMetadataValues, toTimestamp, type AsyncHandlers } from '@vus/grpc';
 import type { Entity__Input } from '@vus/grpc/types/task/v1/Entity';
 import type { EntityCollection__Input } from '@vus/grpc/types/task/v1/EntityCollection';
 import type { NewEntity } from '@vus/grpc/types/task/v1/NewEntity';
 import type { TaskServiceHandlers } from '@vus/grpc/types/task/v1/TaskService';
 import { z } from 'zod';
+import type { ReferenceFaces } from './reference-faces';
 import { ENTITY_STATUSES, type CollectionRecord, type EntityRecord, type EntityService, type NewEntityInput } from './entities';
 
 /** The entity-collection and entity RPCs of TaskService: thin, validated again here. */
@@ -24,6 +25,7 @@ export type EntityHandlers = Pick<
   | 'AddEntityAssets'
   | 'RemoveEntityAssets'
   | 'ListEntitiesByAsset'
+  | 'GetEntityReferenceFaces'
 >;
 
 /** PageRequest as entity lists take it: `name` is a sort field here too. */
@@ -73,7 +75,11 @@ const fromNewEntity = (raw: NewEntity | null, param: string): NewEntityInput => 
   assetIds: raw?.asset_ids ?? [],
 });
 
-export function entityHandlers(entities: EntityService): EntityHandlers {
+/**
+ * `referenceFaces` embeds entities' reference images for entity search: warmed (not awaited) when an
+ * entity is created or given assets; GetEntityReferenceFaces completes and answers them.
+ */
+export function entityHandlers(entities: EntityService, referenceFaces?: ReferenceFaces): EntityHandlers {
   return {
     async CreateEntityCollection(request, ctx) {
       return toProtoCollection(await entities.createCollection(requireOrg(ctx), request));
@@ -100,11 +106,13 @@ export function entityHandlers(entities: EntityService): EntityHandlers {
 
     async CreateEntity(request, ctx) {
       const entity = await entities.createEntity(requireOrg(ctx), request.entity_collection_id, fromNewEntity(request.entity, ''));
+      referenceFaces?.warm(entity.orgId, entity.id);
       return toProtoEntity(entity);
     },
     async CreateEntities(request, ctx) {
       const inputs = request.entities.map((raw, i) => fromNewEntity(raw, `entities[${i}].`));
       const result = await entities.createEntities(requireOrg(ctx), request.entity_collection_id, inputs);
+      for (const entity of result.created) referenceFaces?.warm(entity.orgId, entity.id);
       return {
         entities: result.created.map(toProtoEntity),
         errors: result.failed.map((f) => ({ entity_index: f.index, entity_name: f.name, error_reason: f.reason })),
@@ -139,6 +147,7 @@ export function entityHandlers(entities: EntityService): EntityHandlers {
     },
     async AddEntityAssets(request, ctx) {
       const entity = await entities.addAssets(requireOrg(ctx), request.entity_collection_id, request.entity_id, request.asset_ids);
+      referenceFaces?.warm(entity.orgId, entity.id);
       return toProtoEntity(entity);
     },
     async RemoveEntityAssets(request, ctx) {
@@ -149,6 +158,16 @@ export function entityHandlers(entities: EntityService): EntityHandlers {
       const { paging } = entityListPaging(request.page);
       const result = await entities.listEntitiesByAsset(requireOrg(ctx), request.asset_id, paging);
       return { data: result.data.map(toProtoEntity), page_info: result.pageInfo };
+    },
+    async GetEntityReferenceFaces(request, ctx) {
+      if (!referenceFaces) throw new ApiError('not_implemented', 'This task-service embeds no reference faces.');
+      const found = await referenceFaces.facesOf(requireOrg(ctx), request.entity_id);
+      return {
+        entity_id: found.entityId,
+        faces: found.faces.map((f) => ({ asset_id: f.assetId, embedding: Array.from(f.embedding) })),
+        assets_without_face: found.assetsWithoutFace,
+        face_model: found.model,
+      };
     },
   };
 }

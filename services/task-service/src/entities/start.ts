@@ -1,10 +1,39 @@
-import type { Clock } from '@vus/core';
+import type { BlobStore } from '@vus/blob';
+import type { Clock, Logger } from '@vus/core';
 import type { Database } from '@vus/db';
+import type { ModelRegistry } from '@vus/models';
 import { createEntityService } from './entities';
+import { createReferenceFaceStore } from './reference-face-store';
+import { createReferenceFaces } from './reference-faces';
 import { entityHandlers, type EntityHandlers } from './rpc';
 import { createEntityStore } from './store';
 
-/** Entity collections and entities inside task-service, as parts of the service: their API handlers. */
-export function entityParts(deps: { db: Database; clock: Clock }): { handlers: EntityHandlers } {
-  return { handlers: entityHandlers(createEntityService({ store: createEntityStore(deps.db), clock: deps.clock })) };
+/** The face model reference images are embedded with: the indexing worker's (face tracks are compared with them). */
+export const REFERENCE_FACE_MODEL = 'face-api-resnet';
+
+/**
+ * Entity collections and entities inside task-service, as parts of the service: their API handlers.
+ * Reference faces are embedded with the indexing worker's model registry (the same face model as
+ * face tracks); without a worker in this process, entity search's GetEntityReferenceFaces says no
+ * face model is loaded here.
+ */
+export function entityParts(deps: {
+  db: Database;
+  clock: Clock;
+  logger?: Logger | undefined;
+  options?: { blobs?: BlobStore | undefined; worker?: { models: Pick<ModelRegistry, 'find'> } | undefined } | undefined;
+}): { handlers: EntityHandlers } {
+  const { db, clock, logger, options } = deps;
+  const models = options?.worker?.models;
+  const referenceFaces = logger
+    ? createReferenceFaces({
+        store: createReferenceFaceStore(db),
+        blobs: options?.blobs,
+        faceEmbedder: async () => models?.find('face_embedder'),
+        model: REFERENCE_FACE_MODEL,
+        clock,
+        logger,
+      })
+    : undefined;
+  return { handlers: entityHandlers(createEntityService({ store: createEntityStore(db), clock }), referenceFaces) };
 }
