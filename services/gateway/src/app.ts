@@ -30,6 +30,7 @@ import { importEndpoints } from './routes/imports';
 import { indexEndpoints } from './routes/indexes';
 import { notBuiltEndpoints } from './routes/not-built';
 import { assetChunkEndpoints, assetEndpoints } from './routes/assets';
+import { knowledgeCollectionEndpoints } from './routes/knowledge-collections';
 import { knowledgeStoreEndpoints } from './routes/knowledge-stores';
 import { entityEndpoints } from './routes/entities';
 import { playgroundEndpoints, playgroundFiles } from './routes/playground';
@@ -115,6 +116,7 @@ export function versionEndpoints(version: VersionAdapter, deps: RouteDeps): Endp
     ...webhookEndpoints(deps),
     ...assetEndpoints(deps),
     ...knowledgeStoreEndpoints(deps),
+    ...knowledgeCollectionEndpoints(deps),
     ...entityEndpoints(deps),
     ...searchEndpoints(deps),
     ...generateEndpoints(deps),
