@@ -18,6 +18,9 @@ export interface EntityReferences {
   referenceFaces(orgId: string, entityId: string): Promise<EntityReferenceSet>;
 }
 
+/** task-service's address, or a function that knows it once task-service is up. */
+export type TaskServiceAddress = string | (() => string | undefined);
+
 export interface EntitySearchDeps {
   faceTracks: FaceTrackStore;
   /** Undefined when search-service was not told task-service's address: entity search answers 501. */
@@ -27,23 +30,34 @@ export interface EntitySearchDeps {
 /** Reference faces are embedded on first need (a few images, about a second each): a longer deadline than a lookup. */
 const REFERENCE_FACES_TIMEOUT_MS = 120_000;
 
-/** Entity search's parts: the face-track store and task-service's entity reference faces. */
+/**
+ * Entity search's parts: the face-track store and task-service's entity reference faces. The address
+ * may be given late (a function): in embedded mode task-service starts after search-service, whose
+ * address its worker needs. The client is made on first use.
+ */
 export function entitySearchParts(
   db: Database,
-  taskServiceAddress: string | undefined,
+  taskServiceAddress: TaskServiceAddress | undefined,
   onStop: (stop: () => void) => void,
 ): EntitySearchDeps {
   const faceTracks = createFaceTrackStore(db);
   if (!taskServiceAddress) return { faceTracks, references: undefined };
-  const client = createServiceClient<TaskServiceClient>('task-service', taskServiceAddress);
-  onStop(() => client.close());
+  let client: TaskServiceClient | undefined;
+  onStop(() => client?.close());
+  const connected = (): TaskServiceClient => {
+    const address = typeof taskServiceAddress === 'string' ? taskServiceAddress : taskServiceAddress();
+    if (!address) throw entitySearchUnavailable();
+    client ??= createServiceClient<TaskServiceClient>('task-service', address);
+    return client;
+  };
   return {
     faceTracks,
     references: {
       async referenceFaces(orgId, entityId) {
+        const task = connected();
         const ctx: OutgoingContext = { orgId, deadline: new Date(Date.now() + REFERENCE_FACES_TIMEOUT_MS) };
         const answer = await callUnary<EntityReferenceFaces>(
-          (md, opts, cb) => client.GetEntityReferenceFaces({ entity_id: entityId }, md, opts, cb),
+          (md, opts, cb) => task.GetEntityReferenceFaces({ entity_id: entityId }, md, opts, cb),
           ctx,
         );
         return {

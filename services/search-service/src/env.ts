@@ -1,6 +1,7 @@
 import { envAddress } from '@vus/core';
 import { resultSetTtlSecondsEnv } from '@vus/service';
 import type { z } from 'zod';
+import type { TaskServiceAddress } from './entity-parts';
 
 /** search-service's environment beside the kit's (EMBED_SERVICE_ADDR: query vectors; unset, searches are lexical). */
 export const searchEnvShape = {
@@ -25,7 +26,7 @@ export interface SearchServiceOptions {
   /** embed-service, the model server: query vectors (CLIP) and image labels; unset, searches are lexical. */
   embedServiceAddress?: string | undefined;
   /** task-service: entities' reference faces (entity search); unset, entity search answers 501. */
-  taskServiceAddress?: string | undefined;
+  taskServiceAddress?: TaskServiceAddress | undefined;
   /** How long result pages stay readable (the real API: about an hour). */
   pageTtlSeconds?: number;
   /** Hosts a query_media_url may reach even on private addresses (tests serve images on 127.0.0.1). */
