@@ -212,6 +212,14 @@ describe('knowledge store item collections (twelvelabs-js 1.x)', () => {
       expect([method, suffix, answer.status]).toEqual([method, suffix, 400]);
       expect(await answer.json()).toMatchObject({ message: expect.stringContaining(`The ${param} parameter`) });
     }
+    // A huge array: within the 1 MiB JSON limit it is the cap's 400; past it, 413 before anything is parsed.
+    const huge = Array.from({ length: 30_000 }, (_, i) => i.toString(16).padStart(24, '0'));
+    const capped = await raw('POST', `${path}/items/add`, { item_ids: huge });
+    expect([capped.status, await capped.json()]).toEqual([
+      400,
+      expect.objectContaining({ message: expect.stringContaining('at most 500 ids') }),
+    ]);
+    expect((await raw('POST', `${path}/items/add`, { item_ids: [...huge, ...huge] })).status).toBe(413);
     const blank = await raw('POST', `/knowledge-stores/${first.ksId}/item-collections`, { name: '  ' });
     expect(blank.status).toBe(400);
     expect(
