@@ -40,6 +40,7 @@ export default tseslint.config(
     // libs/media/src/tools.ts: FFMPEG_PATH/FFPROBE_PATH locate binaries like PATH does, and children inherit the environment.
     // libs/models/src/speech/pocketsphinx.ts: pocketsphinx_continuous is found on PATH.
     // libs/testing/src/npm-start.ts: the server it starts inherits the environment, as from a shell.
+    // services/embedded/src/telemetry.ts: main.ts's first import, so the SDK starts before what it instruments loads.
     files: [
       '**/src/main.ts',
       'libs/core/src/**',
@@ -49,6 +50,7 @@ export default tseslint.config(
       'libs/media/src/tools.ts',
       'libs/models/src/speech/pocketsphinx.ts',
       'libs/testing/src/npm-start.ts',
+      'services/embedded/src/telemetry.ts',
     ],
     rules: { 'no-restricted-properties': 'off' },
   },

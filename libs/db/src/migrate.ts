@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { runner } from 'node-pg-migrate';
 import type { Database } from './database';
 
@@ -37,4 +38,21 @@ export async function migrate(db: Database, set: MigrationSet): Promise<string[]
     await client.query(MIGRATION_UNLOCK_SQL).catch(() => undefined);
     client.release();
   }
+}
+
+/**
+ * The migrations of `set` that `db` has not had yet, by name (all of them while its bookkeeping
+ * table does not exist): what a process that leaves migrating to another waits for.
+ */
+export async function pendingMigrations(db: Database, set: MigrationSet): Promise<string[]> {
+  if (!/^\w+$/.test(set.table)) throw new Error(`not a migrations table name: ${set.table}`);
+  const names = readdirSync(set.dir)
+    .filter((file) => file.endsWith('.sql'))
+    .map((file) => file.slice(0, -'.sql'.length))
+    .sort();
+  const { rows: tables } = await db.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [set.table]);
+  if (!tables[0]?.found) return names;
+  const { rows } = await db.query<{ name: string }>(`SELECT name FROM ${set.table}`);
+  const applied = new Set(rows.map((row) => row.name));
+  return names.filter((name) => !applied.has(name));
 }

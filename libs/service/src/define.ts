@@ -86,6 +86,11 @@ export interface WorkerDefinition<Options extends object, Env extends z.ZodRawSh
   name: string;
   /** Its environment beyond the kit's (DATABASE_URL, GRPC_BIND, KAFKA_BROKERS …). */
   env: Env;
+  /**
+   * The service whose database it runs on: the worker starts its jobs once that service has
+   * migrated it (a worker started first waits, and says so once).
+   */
+  service?: Pick<ServiceDefinition<object, z.ZodRawShape, object>, 'name' | 'migrations' | 'outbox' | 'consumes' | 'libraryMigrations'>;
   fromEnv(config: z.infer<z.ZodObject<Env>>, context: { logger: Logger }): Options | Promise<Options>;
   /** Its jobs on the kit's resources; the scope's `eventsWritten` does nothing (the service's relay publishes). */
   build(scope: ServiceScope, options: Options): Promise<{ jobs: readonly BackgroundJob[] }>;

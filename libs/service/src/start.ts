@@ -10,7 +10,7 @@ import {
   type Logger,
   type Stoppable,
 } from '@vus/core';
-import { Database, migrate, type DatabaseTarget } from '@vus/db';
+import { Database, migrate, pendingMigrations, type DatabaseTarget, type MigrationSet } from '@vus/db';
 import {
   checkConsumers,
   EVENTS_MIGRATIONS,
@@ -64,14 +64,48 @@ async function startJobs(jobs: readonly BackgroundJob[] | undefined, stack: Undo
   }
 }
 
+/** What a service's database needs: the events tables (when it writes or consumes events), its libraries' and its own. */
+export type MigratedBy = Pick<Definition<object, object>, 'migrations' | 'outbox' | 'consumes' | 'libraryMigrations'>;
+
+function migrationSetsOf(definition: MigratedBy): MigrationSet[] {
+  return [
+    ...(definition.outbox || definition.consumes ? [EVENTS_MIGRATIONS] : []),
+    ...(definition.libraryMigrations ?? []),
+    { dir: definition.migrations, table: 'pgmigrations' },
+  ];
+}
+
 /** Its migrations, after the events tables (when it writes or consumes events) and its libraries'. */
-export async function migrateService(
+export async function migrateService(db: Database, definition: MigratedBy): Promise<void> {
+  for (const set of migrationSetsOf(definition)) await migrate(db, set);
+}
+
+/**
+ * Resolves once `definition`'s migrations are all on `db`, checking every `pollMs`: a worker started
+ * before its service has migrated the database waits (and says so once, then once more when it goes
+ * on) instead of failing on a missing table and being restarted in a loop.
+ */
+export async function waitForMigrations(
   db: Database,
-  definition: Pick<Definition<object, object>, 'migrations' | 'outbox' | 'consumes' | 'libraryMigrations'>,
+  definition: MigratedBy & { name: string },
+  logger: Logger,
+  pollMs = 2_000,
 ): Promise<void> {
-  if (definition.outbox || definition.consumes) await migrate(db, EVENTS_MIGRATIONS);
-  for (const set of definition.libraryMigrations ?? []) await migrate(db, set);
-  await migrate(db, { dir: definition.migrations, table: 'pgmigrations' });
+  let waited = false;
+  for (;;) {
+    const pending: string[] = [];
+    for (const set of migrationSetsOf(definition)) pending.push(...(await pendingMigrations(db, set)));
+    if (pending.length === 0) break;
+    if (!waited) {
+      logger.warn(
+        { pending: pending.length, first: pending[0] },
+        `waiting for ${definition.name} to migrate the database (${pending.length} migrations not applied yet); checking every ${pollMs / 1000} s`,
+      );
+      waited = true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+  if (waited) logger.info(`${definition.name} has migrated the database; starting`);
 }
 
 /**
@@ -139,6 +173,8 @@ export interface WorkerOptions {
   clock?: Clock;
   /** host:port for gRPC health checks; unset: no server. */
   healthBind?: string | undefined;
+  /** How often a worker waiting for its service's migrations checks again (default 2 s). */
+  migrationPollMs?: number;
 }
 
 /** A started worker process: where it answers health checks (none without `healthBind`). */
@@ -156,6 +192,7 @@ export async function startWorker<O extends object>(
   try {
     const db = await Database.open(options.database);
     stack.push(() => db.close());
+    if (definition.service) await waitForMigrations(db, definition.service, options.logger, options.migrationPollMs);
     // No relay here: the events its jobs write wait in the outbox for the service's relay.
     const scope = scopeOf(db, options, stack, () => undefined);
     const parts = await definition.build(scope, options);

@@ -2,8 +2,10 @@ import { createLogger, currentCaller } from '@vus/core';
 import { buildEvent, InProcessEventBus, type EventType } from '@vus/events';
 import { callUnary, checkHealth, createClient, implement, loadProto } from '@vus/grpc';
 import type { IndexServiceHandlers } from '@vus/grpc/types/index/v1/IndexService';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
 import { join } from 'node:path';
-import { defineService, defineWorker, intervalJob, startService, startWorker } from '../src';
+import pino from 'pino';
+import { defineService, defineWorker, intervalJob, migrateService, startService, startWorker } from '../src';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
@@ -121,6 +123,74 @@ describe('startWorker', () => {
     expect(await checkHealth(running.healthAddress!, '')).toBe(true);
     await running.stop();
     expect(steps).toEqual(['tables of migrations: 0', 'job started', 'job stopped', 'closer']);
+  });
+});
+
+describe('startWorker before its service has migrated the database', () => {
+  let database: ThrowawayDatabase;
+  beforeAll(async () => {
+    database = await createThrowawayDatabase('vus_kit_worker');
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it('waits, says so once however many times it checks, and starts its jobs once the service has migrated it', async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const captured = pino(
+      { level: 'info' },
+      { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) },
+    );
+    const service = recordingService([]);
+    const steps: string[] = [];
+    const worker = defineWorker({
+      name: 'test-worker',
+      service,
+      env: {},
+      fromEnv: () => ({}),
+      async build(scope) {
+        const { rows } = await scope.db.query<{ n: number }>('SELECT count(*)::int AS n FROM notes');
+        steps.push(`notes: ${rows[0]!.n}`);
+        return { jobs: [{ name: 'recorder', start: () => (steps.push('job started'), { stop: async () => undefined }) }] };
+      },
+    });
+    let started = false;
+    const starting = startWorker(worker, { database: { kind: 'postgres', url: database.url }, logger: captured, migrationPollMs: 20 }).then(
+      (running) => {
+        started = true;
+        return running;
+      },
+    );
+    while (!lines.some((line) => /waiting for index-service to migrate the database/.test(line.msg))) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // Several more checks find the tables still missing: nothing runs, nothing more is said.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(started).toBe(false);
+    expect(steps).toEqual([]);
+    await migrateService(database.db, service);
+    const running = await starting;
+    await running.stop();
+    expect(steps).toEqual(['notes: 0', 'job started']);
+    const said = lines.map((line) => line.msg);
+    expect(said.filter((msg) => /waiting for index-service/.test(msg))).toHaveLength(1);
+    expect(said.find((msg) => /waiting for/.test(msg))).toMatch(/\(\d+ migrations not applied yet\)/);
+    expect(said.filter((msg) => msg === 'index-service has migrated the database; starting')).toHaveLength(1);
+  });
+
+  it('starts at once, saying nothing about migrations, on a database already migrated', async () => {
+    const lines: { msg: string }[] = [];
+    const captured = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
+    const worker = defineWorker({
+      name: 'test-worker',
+      service: recordingService([]),
+      env: {},
+      fromEnv: () => ({}),
+      build: async () => ({ jobs: [] }),
+    });
+    const running = await startWorker(worker, { database: { kind: 'postgres', url: database.url }, logger: captured });
+    await running.stop();
+    expect(lines.filter((line) => /migrat/.test(line.msg))).toEqual([]);
   });
 });
 

@@ -2,6 +2,7 @@ import { blobEnvShape, openBlobStore } from '@vus/blob';
 import { ConfigError, envAddress } from '@vus/core';
 import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/models';
 import { defineWorker, runWorker } from '@vus/service';
+import { taskService } from '../main';
 import { workerConfigFromEnv, workerEnvShape } from './config';
 import { startIndexingWorker } from './start';
 
@@ -13,6 +14,8 @@ import { startIndexingWorker } from './start';
  */
 export const indexingWorker = defineWorker({
   name: 'indexing-worker',
+  // On task-service's database: started before task-service has migrated it, it waits.
+  service: taskService,
   env: { ...blobEnvShape, ...modelsEnvSchema.shape, ...workerEnvShape, INDEX_SERVICE_ADDR: envAddress },
   async fromEnv(config, { logger }) {
     if (!config.BLOB_DIR) throw new ConfigError(['BLOB_DIR: the indexing worker reads uploads from the blob store; set it.']);
