@@ -63,6 +63,8 @@ export const ERROR_CODES = {
   service_unavailable: { http: 503, grpc: 'UNAVAILABLE', retryable: true },
   deadline_exceeded: { http: 504, grpc: 'DEADLINE_EXCEEDED', retryable: true },
   internal_error: { http: 500, grpc: 'INTERNAL' },
+  // DELETE /assets/{id} while indexed assets reference it (v1.3 documents 409; force=true skips the check).
+  asset_in_use: { http: 409, grpc: 'FAILED_PRECONDITION' },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
