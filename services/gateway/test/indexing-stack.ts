@@ -124,6 +124,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
         taskPollMs: 200,
       })
     : undefined;
+  let taskServiceAddress: string | undefined;
   const searchService = await startSearchService({
     bind: '127.0.0.1:0',
     database: await target(),
@@ -132,6 +133,8 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     bus,
     logger,
     fetchAllowHosts: ['127.0.0.1'],
+    // Entity search's reference faces: task-service starts below (its worker needs this service's address).
+    taskServiceAddress: () => taskServiceAddress,
   });
   const analyzeService = options.analyze
     ? await startAnalyzeService({
@@ -175,6 +178,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
         }
       : undefined,
   });
+  taskServiceAddress = taskService.address;
   const gateway = await startGateway({
     host: '127.0.0.1',
     port: 0,

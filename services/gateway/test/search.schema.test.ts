@@ -143,3 +143,11 @@ describe('v1.3 transcription_options → the canonical conversation option', () 
     ).toBe('');
   });
 });
+
+it('passes entity mentions in query_text through unchanged, for search-service to resolve (issue 32 §1)', () => {
+  const queryText = `<@${INDEX}> is walking`;
+  expect(parseSearch(ADAPTERS['v1.3'], { index_id: INDEX, search_options: ['visual'], query_text: queryText }).query_text).toBe(queryText);
+  expect(parseSearch(ADAPTERS['v1.3'], { index_id: INDEX, search_options: ['visual'], query_text: [`<@${INDEX}>`] }).query_text).toBe(
+    `<@${INDEX}>`,
+  );
+});
