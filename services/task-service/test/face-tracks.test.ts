@@ -1,5 +1,5 @@
 import type { EmbeddedFace } from '@vus/models';
-import { faceTracks, type FrameFaces } from '../src/worker/extract/face-tracks';
+import { faceTracks, facesDue, FACES_REFRESH_SEC, type FrameFaces } from '../src/worker/extract/face-tracks';
 
 /** A face whose embedding is the point (x, 0) of a 2-d space: distance is the difference of x. */
 const face = (x: number, score = 0.9): EmbeddedFace => ({
@@ -69,5 +69,21 @@ describe('faceTracks', () => {
   it('follows a face that drifts step by step further than the threshold from where it began', () => {
     const drift = [0, 0.3, 0.6, 0.9].map((x, i) => frame(i, face(x)));
     expect(spans(drift)).toEqual([[0, 4, 4]]);
+  });
+});
+
+describe("facesDue: when an analysed frame's faces are embedded again", () => {
+  const at = (x: number, y = 0, side = 100) => ({ score: 0.9, box: { x, y, width: side, height: side } });
+  it.each<[string, ReturnType<typeof at>[], ReturnType<typeof at>[], boolean, number, boolean]>([
+    ['the same face in place, 1 s later', [at(0)], [at(10)], false, 1, false],
+    ['two faces in place, in another order', [at(500), at(0)], [at(0), at(505)], false, 1, false],
+    ['the picture changed (a cut)', [at(0)], [at(0)], true, 1, true],
+    ['refresh due', [at(0)], [at(0)], false, FACES_REFRESH_SEC, true],
+    ['a face more', [at(0), at(500)], [at(0)], false, 1, true],
+    ['a face less', [at(0)], [at(0), at(500)], false, 1, true],
+    ['the face moved away', [at(300)], [at(0)], false, 1, true],
+    ['nothing embedded yet (first frame)', [at(0)], [], false, Infinity, true],
+  ])('%s', (_name, detected, embedded, pictureChanged, sinceSec, due) => {
+    expect(facesDue(detected, embedded, pictureChanged, 10 + sinceSec, 10, 1)).toBe(due);
   });
 });

@@ -1,4 +1,4 @@
-import { faceDistance, FACE_MATCH_THRESHOLD, type Box, type EmbeddedFace } from '@vus/models';
+import { faceDistance, FACE_MATCH_THRESHOLD, type Box, type DetectedFace, type EmbeddedFace } from '@vus/models';
 
 /**
  * Face tracks (issue 32, entity search): the faces seen in sampled frames joined into one track per
@@ -88,4 +88,38 @@ export function faceTracks(frames: readonly FrameFaces[], options: FaceTrackOpti
   return [...closed, ...open]
     .map(({ last: _last, lastSec, ...track }) => ({ ...track, endSec: Math.min(durationSec, lastSec + step) }))
     .sort((a, b) => a.startSec - b.startSec || b.score - a.score);
+}
+
+/**
+ * Embedding faces costs far more than finding them: face-api's detector, landmarks and recogniser
+ * took 1.85 s per 960×540 frame of three faces on this 2-core machine under load (load average 11;
+ * BlazeFace is a fraction of it). Within a shot the same people stay in place, so an analysed frame
+ * reuses the last embedded faces unless the picture changed (a cut or fast motion: frames.ts's
+ * OBJECTS_CHANGE), the detector's faces no longer sit where the embedded ones were (count or
+ * place), or FACES_REFRESH_SEC passed: a talking head is embedded every 3 s instead of every second.
+ */
+export const FACES_REFRESH_SEC = 3;
+/** A detected face overlapping an embedded one by this much (intersection over union) is taken for it. */
+const SAME_PLACE_IOU = 0.3;
+
+function overlap(a: Box, b: Box): number {
+  const w = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
+  const h = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+  if (w <= 0 || h <= 0) return 0;
+  const inter = w * h;
+  return inter / (a.width * a.height + b.width * b.height - inter);
+}
+
+/** Whether an analysed frame's faces are to be embedded again (see FACES_REFRESH_SEC). Pure. */
+export function facesDue(
+  detected: readonly DetectedFace[],
+  embedded: readonly DetectedFace[],
+  pictureChanged: boolean,
+  nowSec: number,
+  lastEmbeddedSec: number,
+  step: number,
+): boolean {
+  if (pictureChanged || nowSec - lastEmbeddedSec >= FACES_REFRESH_SEC - step / 2) return true;
+  if (detected.length !== embedded.length) return true;
+  return !detected.every((d) => embedded.some((e) => overlap(d.box, e.box) >= SAME_PLACE_IOU));
 }

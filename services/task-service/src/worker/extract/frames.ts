@@ -2,7 +2,7 @@ import { FrameChangeDetector, sampleFrames, type MediaProbe } from '@vus/media';
 import { tentativeLabels, type DetectedObject, type FaceDetector, type ObjectDetector, type TextReader } from '@vus/models';
 import type { FrameObservation } from './timeline';
 import type { FaceEmbedder } from '@vus/models';
-import type { FrameFaces } from './face-tracks';
+import { facesDue, type FrameFaces } from './face-tracks';
 
 /** The models that look at frames; an absent one is not run. */
 export interface FrameModels {
@@ -138,6 +138,7 @@ export async function analyseFrames(
   let recheckedFrames = 0;
   const frameFaces: FrameFaces[] = [];
   let lastFaces: FrameFaces['faces'] = [];
+  let facesEmbeddedSec = -Infinity;
   /** When the picture last changed (the change detector's last frame let through). */
   let stillSince = 0;
 
@@ -166,9 +167,13 @@ export async function analyseFrames(
       const faces = models.faceDetector ? await timed('faces', () => models.faceDetector!.detectFaces(frame.data)) : [];
       const vector = models.embedder ? await timed('embedding', () => models.embedder!.embedImage(frame.data)) : undefined;
       if (vector) vectors.push({ timeSec: frame.timeSec, vector });
-      // The embedder finds faces itself (costlier than the detector): without a detector it runs on every analysed frame.
+      // Faces are embedded (costly) where the detector found some, again only when due (facesDue); without a detector, on every analysed frame.
       if (models.faceEmbedder) {
-        lastFaces = faces.length > 0 || !models.faceDetector ? await timed('faces', () => models.faceEmbedder!.embedFaces(frame.data)) : [];
+        if (models.faceDetector && faces.length === 0) lastFaces = [];
+        else if (!models.faceDetector || facesDue(faces, lastFaces, pictureChanged, frame.timeSec, facesEmbeddedSec, step)) {
+          lastFaces = await timed('faces', () => models.faceEmbedder!.embedFaces(frame.data));
+          facesEmbeddedSec = frame.timeSec;
+        }
       }
       last = {
         timeSec: frame.timeSec,
