@@ -51,7 +51,10 @@ export async function runSdkExample(
   try {
     await exports.done;
   } catch (error) {
-    throw new Error(`${file} failed after printing:\n${printed.join('\n')}\n${String(error)}`, { cause: error });
+    // `printed` rides along, so a test can still check what the example did before it failed.
+    throw Object.assign(new Error(`${file} failed after printing:\n${printed.join('\n')}\n${String(error)}`, { cause: error }), {
+      printed,
+    });
   }
   return printed;
 }
