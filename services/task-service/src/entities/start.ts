@@ -1,7 +1,7 @@
 import type { BlobStore } from '@vus/blob';
 import type { Clock, Logger } from '@vus/core';
 import type { Database } from '@vus/db';
-import type { ModelRegistry } from '@vus/models';
+import { faceRecognitionProvider, ModelRegistry } from '@vus/models';
 import { createEntityService } from './entities';
 import { createReferenceFaceStore } from './reference-face-store';
 import { createReferenceFaces } from './reference-faces';
@@ -14,8 +14,7 @@ export const REFERENCE_FACE_MODEL = 'face-api-resnet';
 /**
  * Entity collections and entities inside task-service, as parts of the service: their API handlers.
  * Reference faces are embedded with the indexing worker's model registry (the same face model as
- * face tracks); without a worker in this process, entity search's GetEntityReferenceFaces says no
- * face model is loaded here.
+ * face tracks), or, without a worker in this process, with the bundled face model of its own.
  */
 export function entityParts(deps: {
   db: Database;
@@ -24,12 +23,15 @@ export function entityParts(deps: {
   options?: { blobs?: BlobStore | undefined; worker?: { models: Pick<ModelRegistry, 'find'> } | undefined } | undefined;
 }): { handlers: EntityHandlers } {
   const { db, clock, logger, options } = deps;
-  const models = options?.worker?.models;
+  // Without a worker here (cluster mode's API process), the bundled face model alone, loaded on first need.
+  let ownModels: ModelRegistry | undefined;
+  const models = (): Pick<ModelRegistry, 'find'> =>
+    options?.worker?.models ?? (ownModels ??= new ModelRegistry([faceRecognitionProvider()]));
   const referenceFaces = logger
     ? createReferenceFaces({
         store: createReferenceFaceStore(db),
         blobs: options?.blobs,
-        faceEmbedder: async () => models?.find('face_embedder'),
+        faceEmbedder: async () => models().find('face_embedder'),
         model: REFERENCE_FACE_MODEL,
         clock,
         logger,
