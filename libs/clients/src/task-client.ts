@@ -29,6 +29,7 @@ import type { TaskServiceClient } from '@vus/grpc/types/task/v1/TaskService';
 import type { TaskStatusCounts } from '@vus/grpc/types/task/v1/TaskStatusCounts';
 import type { WebhookEndpoint } from '@vus/grpc/types/task/v1/WebhookEndpoint';
 import { knowledgeCollectionCalls } from './knowledge-collections-client';
+import { assetExtraCalls } from './asset-extras-client';
 import type { CreateEntitiesRequest__Input } from '@vus/grpc/types/task/v1/CreateEntitiesRequest';
 import type { CreateEntitiesResponse } from '@vus/grpc/types/task/v1/CreateEntitiesResponse';
 import type { CreateEntityCollectionRequest__Input } from '@vus/grpc/types/task/v1/CreateEntityCollectionRequest';
@@ -177,6 +178,7 @@ export function createTaskClient(address: string) {
     listEntitiesByAsset: (ctx: OutgoingContext, request: ListEntitiesByAssetRequest__Input) =>
       callUnary<ListEntitiesResponse>((md, opts, cb) => client.ListEntitiesByAsset(request, md, opts, cb), ctx),
     ...knowledgeCollectionCalls(client),
+    ...assetExtraCalls(client),
     close: () => client.close(),
   };
 }

@@ -11,7 +11,10 @@ import { Readable } from 'node:stream';
 import { createAssetService, MULTIPART_LIMITS, type AssetService } from '../src/assets/assets';
 import { AssetProcessor, blobHead } from '../src/assets/processor';
 import { joinChunkBlobs, quickCheck } from '../src/assets/start';
+import { createIndexedAssetService } from '../src/assets/indexed-assets';
 import { createAssetStore, PROCESS_ASSET_JOB } from '../src/assets/store';
+import { createTaskStore } from '../src/tasks/store';
+import { createTaskService } from '../src/tasks/tasks';
 import { taskService } from '../src/main';
 
 const ORG = '6528dde58f9cd95a98cbd075';
@@ -277,23 +280,104 @@ describe.each(DATABASE_KINDS)('assets on %s', (_kind, create) => {
     });
   });
 
-  it('refuses to delete an asset an unfinished task reads, and keeps the file while a video uses it', async () => {
-    const key = await put(PNG);
-    const asset = await assets.create(ORG, { method: 'direct', blobKey: key, filename: 'a.png', idempotencyKey: null });
-    const taskId = newId();
+  const indexedTask = async (assetId: string, blobKey: string, status: string) => {
+    const task = { id: newId(), indexId: newId(), videoId: newId() };
     await database.db.query(
       `INSERT INTO tasks (id, org_id, index_id, video_id, status, source_kind, media_blob_key, filename, created_at, updated_at, asset_id)
-       VALUES ($1, $2, $3, $4, 'indexing', 'upload', $5, 'a.png', now(), now(), $6)`,
-      [taskId, ORG, newId(), newId(), key, asset.id],
+       VALUES ($1, $2, $3, $4, $5, 'upload', $6, 'a.png', now(), now(), $7)`,
+      [task.id, ORG, task.indexId, task.videoId, status, blobKey, assetId],
     );
-    expect(await codeOf(assets.delete(ORG, asset.id))).toBe('parameter_invalid');
-    await database.db.query("UPDATE tasks SET status = 'ready' WHERE id = $1", [taskId]);
-    await assets.delete(ORG, asset.id);
+    return task;
+  };
+
+  it('refuses (asset_in_use, 409) to delete an asset indexed assets reference unless forced, and keeps the file while a video uses it', async () => {
+    const key = await put(PNG);
+    const asset = await assets.create(ORG, { method: 'direct', blobKey: key, filename: 'a.png', idempotencyKey: null });
+    const task = await indexedTask(asset.id, key, 'indexing');
+    const refused = await errorOf(assets.delete(ORG, asset.id));
+    expect([refused.code, refused.message]).toEqual([
+      'asset_in_use',
+      `1 indexed asset references the asset (GET /assets/${asset.id}/indexed-assets lists them). Delete them first, or send force=true.`,
+    ]);
+    // A ready (or failed) indexed asset still references it.
+    await database.db.query("UPDATE tasks SET status = 'ready' WHERE id = $1", [task.id]);
+    expect(await codeOf(assets.delete(ORG, asset.id))).toBe('asset_in_use');
+    expect(await codeOf(assets.delete(ORG, asset.id, false))).toBe('asset_in_use');
+    await assets.delete(ORG, asset.id, true);
     expect(await codeOf(assets.get(ORG, asset.id))).toBe('resource_not_exist');
     expect(await blobs.stat(key)).toBeDefined();
     // Without any task, the file goes with the asset.
     const alone = await assets.create(ORG, { method: 'direct', blobKey: await put(PNG), filename: 'b.png', idempotencyKey: null });
     await assets.delete(ORG, alone.id);
     expect(await blobs.stat(alone.blobKey!)).toBeUndefined();
+  });
+
+  it('replaces, merges and clears user metadata as the reference documents, bounded like videos', async () => {
+    const asset = await assets.create(ORG, { method: 'direct', blobKey: await put(PNG), filename: 'm.png', idempotencyKey: null });
+    expect(asset.userMetadata ?? null).toBeNull();
+    let stored = await assets.setUserMetadata(
+      ORG,
+      asset.id,
+      { category: 'recentlyAdded', batchNumber: 5, skip: '', gone: null },
+      'replace',
+    );
+    expect(stored.userMetadata).toEqual({ category: 'recentlyAdded', batchNumber: 5 });
+    stored = await assets.setUserMetadata(ORG, asset.id, { rating: 9.3, category: null, batchNumber: '' }, 'merge');
+    expect(stored.userMetadata).toEqual({ batchNumber: 5, rating: 9.3 });
+    expect((await assets.get(ORG, asset.id)).userMetadata).toEqual({ batchNumber: 5, rating: 9.3 });
+    // Replacing with nothing, or clearing, leaves no metadata at all.
+    expect((await assets.setUserMetadata(ORG, asset.id, {}, 'replace')).userMetadata).toBeNull();
+    await assets.setUserMetadata(ORG, asset.id, { needsReview: true }, 'merge');
+    expect((await assets.setUserMetadata(ORG, asset.id, {}, 'clear')).userMetadata).toBeNull();
+    const tooMany = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i]));
+    expect(await errorOf(assets.setUserMetadata(ORG, asset.id, tooMany, 'replace'))).toMatchObject({
+      code: 'parameter_invalid',
+      message: 'The user_metadata parameter is invalid. It may hold at most 100 keys.',
+    });
+    // Merging may not grow it past 100 keys either.
+    await assets.setUserMetadata(ORG, asset.id, Object.fromEntries(Object.entries(tooMany).slice(0, 100)), 'replace');
+    expect(await codeOf(assets.setUserMetadata(ORG, asset.id, { one: 'more' }, 'merge'))).toBe('parameter_invalid');
+    expect(await codeOf(assets.setUserMetadata(OTHER_ORG, asset.id, { a: 1 }, 'merge'))).toBe('resource_not_exist');
+  });
+
+  it("lists an asset's indexed assets, and a video deleted through the videos API no longer references it", async () => {
+    const key = await put(PNG);
+    const asset = await assets.create(ORG, { method: 'direct', blobKey: key, filename: 'v.png', idempotencyKey: null });
+    const kept = await indexedTask(asset.id, key, 'ready');
+    const deletedVideo = await indexedTask(asset.id, key, 'ready');
+    const running = await indexedTask(asset.id, key, 'indexing');
+    const videos = new Set([kept.videoId]);
+    const tasks = createTaskService({
+      store: createTaskStore(database.db),
+      indexes: { indexExists: async () => true, videoExists: async () => true },
+      clock,
+      eventsWritten: () => undefined,
+    });
+    const indexed = createIndexedAssetService({
+      assets,
+      tasks,
+      taskStore: createTaskStore(database.db),
+      videos: {
+        userMetadata: async (_org, _index, videoId) => (videos.has(videoId) ? {} : undefined),
+        updateUserMetadata: async () => undefined,
+        delete: async () => false,
+      },
+    });
+    const page = await indexed.listByAsset(ORG, asset.id, { page: 1, pageLimit: 10 });
+    expect(page.data.map((v) => [v.task.videoId, v.status]).sort()).toEqual(
+      [
+        [kept.videoId, 'ready'],
+        [running.videoId, 'indexing'],
+      ].sort(),
+    );
+    expect(page.pageInfo.total_results).toBe(2);
+    expect(deletedVideo.id).toBeDefined();
+    expect(await codeOf(indexed.listByAsset(OTHER_ORG, asset.id, {}))).toBe('resource_not_exist');
+    expect(await codeOf(indexed.deleteAsset(ORG, asset.id, false))).toBe('asset_in_use');
+    // Once the other video is deleted too and the running one is removed, nothing references it.
+    videos.delete(kept.videoId);
+    await database.db.query('DELETE FROM tasks WHERE id = $1', [running.id]);
+    await indexed.deleteAsset(ORG, asset.id, false);
+    expect(await codeOf(assets.get(ORG, asset.id))).toBe('resource_not_exist');
   });
 });

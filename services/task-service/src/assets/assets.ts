@@ -7,6 +7,7 @@ import { ApiError, errors, isId, listPage, newId, type Clock, type PageInfo } fr
 import { checkFetchableUrl } from '@vus/fetch';
 import { filenameFromUrl } from '../tasks/tasks';
 import type { AssetType } from './sniff';
+import { changedMetadata, type AssetMetadataValue, type AssetUserMetadata, type MetadataChangeMode } from './user-metadata';
 
 export type { AssetType } from './sniff';
 
@@ -47,6 +48,8 @@ export interface AssetRecord {
   blobKey: string | null;
   failure: AssetFailure | null;
   idempotencyKey: string | null;
+  /** Null (or absent) while none is set. */
+  userMetadata?: AssetUserMetadata | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -103,10 +106,27 @@ export interface AssetStore {
   get(orgId: string, id: string): Promise<AssetRecord | undefined>;
   list(orgId: string, filter: AssetFilter, limit: number, offset: number): Promise<{ rows: AssetRecord[]; total: number }>;
   /**
-   * Deletes the asset (and its multipart upload) unless an unfinished indexing task still reads it;
-   * undefined if absent. `chunkKeys`: the blobs of an unfinished upload's chunks, which nothing will join.
+   * Deletes the asset (and its multipart upload, and its entity links) unless indexed assets
+   * (indexing tasks made from it, in any status) reference it and not `force`: then their count.
+   * Undefined if absent. `chunkKeys`: the blobs of an unfinished upload's chunks, which nothing will join.
    */
-  delete(orgId: string, id: string): Promise<{ deleted: AssetRecord; blobInUse: boolean; chunkKeys: string[] } | 'in_use' | undefined>;
+  delete(
+    orgId: string,
+    id: string,
+    force: boolean,
+  ): Promise<{ deleted: AssetRecord; blobInUse: boolean; chunkKeys: string[] } | { referencedBy: number } | undefined>;
+  /**
+   * Unlinks indexing tasks from the asset (their videos were deleted through the videos API, which
+   * took the indexed assets with them): they stay tasks, no longer indexed assets.
+   */
+  unlinkTasks(orgId: string, assetId: string, taskIds: string[]): Promise<void>;
+  /** Changes the user metadata under the asset's row lock: `change` gets the current metadata. Undefined if absent. */
+  updateUserMetadata(
+    orgId: string,
+    id: string,
+    change: (current: AssetUserMetadata | null) => AssetUserMetadata | null,
+    now: Date,
+  ): Promise<AssetRecord | undefined>;
 
   getUpload(orgId: string, uploadId: string): Promise<UploadRecord | undefined>;
   listActiveUploads(orgId: string, now: Date, limit: number, offset: number): Promise<{ rows: UploadRecord[]; total: number }>;
@@ -282,15 +302,42 @@ export function createAssetService({ store, blobs, head, quickCheck, joinChunks,
       return listPage(paging, (limit, offset) => store.list(orgId, filter, limit, offset));
     },
 
-    /** Refused while an indexing task still reads the file; the file stays while indexed videos use it. */
-    async delete(orgId: string, id: string): Promise<void> {
+    /**
+     * Refused (409 asset_in_use) while indexed assets reference the asset, unless `force`; the file
+     * stays while indexed videos (or indexing tasks) use it, and they keep their videos.
+     */
+    async delete(orgId: string, id: string, force = false): Promise<void> {
       await found(orgId, id);
-      const result = await store.delete(orgId, id);
-      if (result === 'in_use') throw errors.invalid('asset_id', 'The asset is being indexed; delete it once its indexing tasks are done.');
+      const result = await store.delete(orgId, id, force);
       if (!result) throw errors.notFound('Asset', id);
+      if ('referencedBy' in result) {
+        throw new ApiError(
+          'asset_in_use',
+          `${result.referencedBy} indexed asset${result.referencedBy === 1 ? ' references' : 's reference'} the asset (GET /assets/${id}/indexed-assets lists them). Delete them first, or send force=true.`,
+          { param: 'force' },
+        );
+      }
       if (result.deleted.blobKey && !result.blobInUse) await blobs?.delete(result.deleted.blobKey).catch(() => false);
       const remover = blobs;
       if (remover) await Promise.all(result.chunkKeys.map((key) => remover.delete(key).catch(() => false)));
+    },
+
+    /** The indexed assets `taskIds` of the asset are gone (their videos were deleted): they no longer reference it. */
+    async forgetIndexedAssets(orgId: string, assetId: string, taskIds: string[]): Promise<void> {
+      if (taskIds.length > 0) await store.unlinkTasks(orgId, assetId, taskIds);
+    },
+
+    /** Replaces, merges or clears the asset's user metadata (changedMetadata); the asset as now stored. */
+    async setUserMetadata(
+      orgId: string,
+      id: string,
+      input: Readonly<Record<string, AssetMetadataValue | null>>,
+      mode: MetadataChangeMode,
+    ): Promise<AssetRecord> {
+      await found(orgId, id);
+      const updated = await store.updateUserMetadata(orgId, id, (current) => changedMetadata(current, input, mode), clock.now());
+      if (!updated) throw errors.notFound('Asset', id);
+      return updated;
     },
 
     /** A multipart upload and its asset (`processing` until the chunks are in and processed). */

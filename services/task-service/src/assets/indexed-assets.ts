@@ -67,6 +67,18 @@ export function createIndexedAssetService({ assets, tasks, taskStore, videos }: 
     return task;
   };
 
+  /**
+   * A ready indexed asset whose video was deleted through the videos API went with it (get answers
+   * 404), but its task still names the asset: the newest REFERENCE_CHECKS ready ones are checked
+   * against index-service and the gone ones unlinked, so they neither list nor block a delete.
+   */
+  const forgetDeletedVideos = async (orgId: string, assetId: string): Promise<void> => {
+    const { rows } = await taskStore.list(orgId, { assetId, assetsOnly: true, statuses: ['ready'] }, NEWEST, REFERENCE_CHECKS, 0);
+    const gone: string[] = [];
+    for (const task of rows) if ((await videos.userMetadata(orgId, task.indexId, task.videoId)) === undefined) gone.push(task.id);
+    await assets.forgetIndexedAssets(orgId, assetId, gone);
+  };
+
   return {
     /** An indexing task from the asset's file; the asset must be a ready video. Safe to replay with an idempotency key. */
     async create(
@@ -124,6 +136,28 @@ export function createIndexedAssetService({ assets, tasks, taskStore, videos }: 
       return { data: page.data.map((t) => view(t)), pageInfo: page.pageInfo };
     },
 
+    /** The indexed assets made from the asset, in any index, newest first; an unknown asset is resource_not_exist. */
+    async listByAsset(
+      orgId: string,
+      assetId: string,
+      paging: { page?: number | undefined; pageLimit?: number | undefined },
+    ): Promise<{ data: IndexedAssetView[]; pageInfo: PageInfo }> {
+      await assets.get(orgId, assetId);
+      await forgetDeletedVideos(orgId, assetId);
+      const page = await tasks.list(orgId, { assetId, assetsOnly: true }, NEWEST, paging);
+      return { data: page.data.map((t) => view(t)), pageInfo: page.pageInfo };
+    },
+
+    /**
+     * DELETE /assets/{id}: refused (asset_in_use) while indexed assets reference the asset, unless
+     * `force`. Indexed assets whose videos were deleted no longer count.
+     */
+    async deleteAsset(orgId: string, assetId: string, force: boolean): Promise<void> {
+      await assets.get(orgId, assetId);
+      if (!force) await forgetDeletedVideos(orgId, assetId);
+      await assets.delete(orgId, assetId, force);
+    },
+
     /** Merges user metadata into the indexed video (a null value removes a key): only once it is ready. */
     async update(orgId: string, indexId: string, id: string, metadata: Record<string, unknown>): Promise<void> {
       const task = await found(orgId, indexId, id);
@@ -152,5 +186,7 @@ export function createIndexedAssetService({ assets, tasks, taskStore, videos }: 
 }
 
 const NEWEST: TaskSort = { by: 'created_at', order: 'desc' };
+/** How many of an asset's ready indexed assets are checked for deleted videos at once (one index-service call each). */
+const REFERENCE_CHECKS = 200;
 
 export type IndexedAssetService = ReturnType<typeof createIndexedAssetService>;

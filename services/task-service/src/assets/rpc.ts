@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { toProtoTask } from '../tasks/rpc';
 import { ASSET_TYPES, type AssetRecord, type AssetService, type ChunkRecord, type UploadRecord } from './assets';
 import { INDEXED_ASSET_STATUSES, type IndexedAssetService, type IndexedAssetView } from './indexed-assets';
+import { METADATA_CHANGE_MODES } from './user-metadata';
 
 /** The asset, multipart-upload and indexed-asset RPCs of TaskService: thin, validated again here. */
 export type AssetHandlers = Pick<
@@ -25,6 +26,8 @@ export type AssetHandlers = Pick<
   | 'GetAsset'
   | 'ListAssets'
   | 'DeleteAsset'
+  | 'SetAssetUserMetadata'
+  | 'ListIndexedAssetsByAsset'
   | 'CreateMultipartUpload'
   | 'GetMultipartUpload'
   | 'ListMultipartUploads'
@@ -79,6 +82,8 @@ export function toProtoAsset(asset: AssetRecord): Asset__Input {
     width: media?.width ?? 0,
     height: media?.height ?? 0,
     fps: media?.fps ?? 0,
+    user_metadata: toMetadataValues(asset.userMetadata ?? {}),
+    has_user_metadata: Boolean(asset.userMetadata),
     url: asset.sourceUrl ?? '',
     blob_key: asset.blobKey ?? '',
     failure: asset.failure,
@@ -160,8 +165,19 @@ export function assetHandlers(assets: AssetService, indexed: IndexedAssetService
       return { data: result.data.map(toProtoAsset), page_info: result.pageInfo };
     },
     async DeleteAsset(request, ctx) {
-      await assets.delete(requireOrg(ctx), assetId(request.asset_id));
+      await indexed.deleteAsset(requireOrg(ctx), assetId(request.asset_id), request.force === true);
       return {};
+    },
+    async SetAssetUserMetadata(request, ctx) {
+      const mode = parseInput(z.enum(METADATA_CHANGE_MODES), request.mode);
+      const values = plainMetadataValues('user_metadata', request.user_metadata, { allowNull: true });
+      return toProtoAsset(await assets.setUserMetadata(requireOrg(ctx), assetId(request.asset_id), values, mode));
+    },
+    async ListIndexedAssetsByAsset(request, ctx) {
+      const { paging } = sortAndPaging(parseInput(pageRequestSchema, request.page));
+      const result = await indexed.listByAsset(requireOrg(ctx), assetId(request.asset_id), paging);
+      const now = clock.now();
+      return { data: result.data.map((v) => toProtoIndexedAsset(v, now)), page_info: result.pageInfo };
     },
 
     async CreateMultipartUpload(request, ctx) {

@@ -9,6 +9,7 @@ import { isUniqueViolation, Where, type Database, type Queryable } from '@vus/db
 import { enqueueJob } from '@vus/jobs';
 import type { AssetFilter, AssetMedia, AssetRecord, AssetStore, ChunkRecord, UploadRecord } from './assets';
 import type { AssetType } from './sniff';
+import type { AssetUserMetadata } from './user-metadata';
 
 /** The job that fetches (a URL), sniffs and probes an asset's file (processor.ts). */
 export const PROCESS_ASSET_JOB = 'process-asset';
@@ -31,6 +32,7 @@ interface AssetRow {
   failure_code: string | null;
   failure_message: string | null;
   idempotency_key: string | null;
+  user_metadata: AssetUserMetadata | null;
   created_at: Date;
   updated_at: Date;
   [column: string]: unknown;
@@ -85,6 +87,7 @@ function toAsset(row: AssetRow): AssetRecord {
     blobKey: row.blob_key,
     failure: row.failure_code ? { code: row.failure_code, message: row.failure_message ?? '' } : null,
     idempotencyKey: row.idempotency_key,
+    userMetadata: row.user_metadata ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -229,18 +232,17 @@ export function createAssetStore(db: Database): AssetStore & AssetProcessingStor
       return { rows: page.rows.map(toAsset), total: Number(count.rows[0]?.total ?? 0) };
     },
 
-    async delete(orgId, id) {
+    async delete(orgId, id, force) {
       return db.withTx(async (tx) => {
         const { rows } = await tx.query<AssetRow>('SELECT * FROM assets WHERE org_id = $1 AND id = $2 FOR UPDATE', [orgId, id]);
         const row = rows[0];
         if (!row) return undefined;
-        const tasks = await tx.query<{ active: number; total: number }>(
-          `SELECT count(*) FILTER (WHERE status NOT IN ('ready', 'failed'))::int AS active, count(*)::int AS total
-           FROM tasks WHERE org_id = $1 AND asset_id = $2`,
-          [orgId, id],
-        );
-        const usage = tasks.rows[0] ?? { active: 0, total: 0 };
-        if (usage.active > 0) return 'in_use' as const;
+        const tasks = await tx.query<{ total: number }>('SELECT count(*)::int AS total FROM tasks WHERE org_id = $1 AND asset_id = $2', [
+          orgId,
+          id,
+        ]);
+        const references = tasks.rows[0]?.total ?? 0;
+        if (references > 0 && !force) return { referencedBy: references };
         // An unfinished multipart upload's chunks: nothing will join them now (its rows go with the asset).
         const chunks = await tx.query<{ blob_key: string }>(
           'DELETE FROM multipart_upload_chunks WHERE upload_id IN (SELECT id FROM multipart_uploads WHERE asset_id = $1) RETURNING blob_key',
@@ -248,8 +250,32 @@ export function createAssetStore(db: Database): AssetStore & AssetProcessingStor
         );
         await tx.query('DELETE FROM assets WHERE id = $1', [id]);
         await tx.query('DELETE FROM jobs WHERE kind = $1 AND subject_id = $2', [PROCESS_ASSET_JOB, id]);
-        // Videos indexed from it still read its file (streams, thumbnails later): it goes with the last of them.
-        return { deleted: toAsset(row), blobInUse: usage.total > 0, chunkKeys: chunks.rows.map((r) => r.blob_key) };
+        // Videos indexed from it (and indexing tasks) still read its file: it goes with the last of them.
+        // Entity links go with the row (entity_assets cascades), as the reference's force documents.
+        return { deleted: toAsset(row), blobInUse: references > 0, chunkKeys: chunks.rows.map((r) => r.blob_key) };
+      });
+    },
+
+    async unlinkTasks(orgId, assetId, taskIds) {
+      await db.query('UPDATE tasks SET asset_id = NULL WHERE org_id = $1 AND asset_id = $2 AND id = ANY($3::text[])', [
+        orgId,
+        assetId,
+        taskIds,
+      ]);
+    },
+
+    async updateUserMetadata(orgId, id, change, now) {
+      return db.withTx(async (tx) => {
+        const { rows } = await tx.query<AssetRow>('SELECT * FROM assets WHERE org_id = $1 AND id = $2 FOR UPDATE', [orgId, id]);
+        const row = rows[0];
+        if (!row) return undefined;
+        const next = change(row.user_metadata ?? null);
+        const updated = await tx.query<AssetRow>('UPDATE assets SET user_metadata = $2, updated_at = $3 WHERE id = $1 RETURNING *', [
+          id,
+          next === null ? null : JSON.stringify(next),
+          now,
+        ]);
+        return updated.rows[0] && toAsset(updated.rows[0]);
       });
     },
 

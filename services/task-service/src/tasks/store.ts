@@ -126,6 +126,7 @@ function whereClause(orgId: string, filter: TaskFilter): Where {
   if (filter.statuses?.length) where.add((p) => `t.status = ANY(${p}::text[])`, filter.statuses);
   if (filter.videoIds?.length) where.add((p) => `t.video_id = ANY(${p}::text[])`, filter.videoIds);
   if (filter.assetsOnly) where.add((p) => `(t.asset_id IS NOT NULL) = ${p}`, true);
+  if (filter.assetId) where.add((p) => `t.asset_id = ${p}`, filter.assetId);
   return where
     .bounds('t.duration', filter.duration)
     .bounds('t.width', filter.width)

@@ -99,6 +99,8 @@ export interface TaskFilter {
   /** Only tasks made from assets (indexed assets). */
   assetsOnly?: boolean | undefined;
   videoIds?: string[] | undefined;
+  /** Only tasks made from this asset (its indexed assets, in any index). */
+  assetId?: string | undefined;
 }
 
 export interface TaskSort {
