@@ -80,7 +80,9 @@ export const search: OperationDoc = (s) => ({
     ? 'JSON with a text query.'
     : s.version.search.jsonQuery
       ? 'JSON with a text query (deprecated), or multipart with query_text or an image; a JSON object query is a combined search.'
-      : 'Multipart: query_text and/or an image (query_media_type=image with query_media_url or query_media_file).',
+      : 'Multipart: query_text and/or an image (query_media_type=image with query_media_url or query_media_file). ' +
+        'query_text may name entities as <@entity_id>: the moments where the entity is on screen (matched by face), joined with the rest of the query; ' +
+        'an index holding videos indexed before face tracks answers 400 naming them.',
   tag: 'Search',
   body: s.version.search.jsonOnly
     ? { json: jsonSearch(s), required: true }
