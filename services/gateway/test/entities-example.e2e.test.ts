@@ -3,51 +3,40 @@
  * when"): the built embedded server on a fresh data folder, its first API key, the example's
  * TwelveLabs client from API_KEY and TWELVELABS_BASE_URL (sdk-examples.ts). The only edits are
  * those the SDK example suite makes (npm-start.e2e): its placeholder index id becomes an index of
- * ours, and its remote image URLs become the same kind of files served on loopback (the server is
- * told FETCH_ALLOW_HOSTS=127.0.0.1, as an operator would). The example creates its three assets by
- * URL and the entity right after them, so this also shows the entity waiting for URL assets still
- * being fetched.
+ * ours, and its remote image URLs become local files served on loopback (the server is told
+ * FETCH_ALLOW_HOSTS=127.0.0.1, as an operator would). The example creates its three assets by URL
+ * and the entity right after them, so this also shows the entity waiting for URL assets still being
+ * fetched.
  *
- * The images are real photographs of people (@vladmandic/face-api's demo pictures). The index holds
- * one 6 s video (people, then nobody), so the example's search runs against a real index.
- *
- * ENTITY SEARCH (`<@entity_id> is walking`) is being built apart (search-service and task-service
- * entity search, face tracks). Until it is, the test checks everything the example does up to its
- * search, and that the search step runs to its end; the assertion on what the search finds is the
- * `it.todo` at the bottom, to be written with the face footage (a video showing the person of
- * REFERENCE_IMAGES) once entity search is wired.
+ * Real faces (task-service's face-video.ts, from @vladmandic/face-api's demo photo of three women):
+ * the three images are portraits of the first woman (as cut, mirrored, smaller), and the index holds
+ * a video of her (0–4 s), the second woman (4–8 s), and her again mirrored, small and recompressed
+ * (8–12 s). The example then searches `<@entity_id> is walking`: a still of a face shows nobody
+ * walking, so every clip it prints must be one of hers (none of the other woman's); that the entity
+ * it made is found where she is, and only there, is checked by searching `<@entity_id>` alone.
  */
-import { generateVideo, serveFiles, startNpmStart, type FileServer, type NpmStart } from '@vus/testing';
-import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
+import { blazeFaceProvider, faceRecognitionProvider, ModelRegistry } from '@vus/models';
+import { serveFiles, startNpmStart, type FileServer, type NpmStart } from '@vus/testing';
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import sharp from 'sharp';
 import { TwelveLabs } from 'twelvelabs-js';
+import { faceVideo } from '../../task-service/test/face-video';
 import { pointSdkExamplesAt, runSdkExample } from './sdk-examples';
 
-const FACE_API_DEMO = join(dirname(require.resolve('@vladmandic/face-api/package.json')), 'demo');
-/** The example's remote images, and the local photograph served in the place of each. */
-const REFERENCE_IMAGES: readonly [string, string][] = [
-  ['https://www.gstatic.com/webp/gallery/1.jpg', join(FACE_API_DEMO, 'sample1.jpg')],
-  ['https://www.gstatic.com/webp/gallery/2.jpg', join(FACE_API_DEMO, 'sample2.jpg')],
-  ['https://www.gstatic.com/webp/gallery/3.jpg', join(FACE_API_DEMO, 'sample3.jpg')],
+/** The example's remote images: each is served as a portrait of the first woman. */
+const REMOTE_IMAGES = [
+  'https://www.gstatic.com/webp/gallery/1.jpg',
+  'https://www.gstatic.com/webp/gallery/2.jpg',
+  'https://www.gstatic.com/webp/gallery/3.jpg',
 ];
 const servedName = (i: number) => `reference-${i + 1}.jpg`;
-/**
- * What the index holds: 3 s of four people in a room (@vus/testing's `people` photo), then 3 s of
- * cells under a microscope (nobody). Small, so indexing it through npm start stays cheap.
- */
-const indexedFootage = () =>
-  generateVideo('entities-example', {
-    width: 640,
-    height: 480,
-    fps: 25,
-    audio: 'tone',
-    container: 'mp4',
-    scenes: [
-      { durationSec: 3, background: '0x101010', photos: ['people'] },
-      { durationSec: 3, background: '0xf5f5f5', photos: ['cells'] },
-    ],
-  });
+/** Her scenes in the video, and the other woman's (face-video.ts). */
+const HER_SCENES: readonly [number, number][] = [
+  [0, 4],
+  [8, 12],
+];
 
 let server: NpmStart;
 let dataDir: string;
@@ -57,13 +46,29 @@ let client: TwelveLabs;
 let indexId: string;
 let videoId: string;
 let printed: string[];
-/** Why the example's search step failed, while entity search is not wired (the test's header). */
-let searchFailure: Error | undefined;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'vus-entities-example-'));
-  server = await startNpmStart({ DATA_DIR: dataDir, FETCH_ALLOW_HOSTS: '127.0.0.1' }, 120_000);
-  files = await serveFiles(Object.fromEntries(REFERENCE_IMAGES.map(([, path], i) => [servedName(i), path])));
+  const registry = new ModelRegistry([blazeFaceProvider(), faceRecognitionProvider()]);
+  let video: Awaited<ReturnType<typeof faceVideo>>;
+  try {
+    video = await faceVideo(dataDir, await registry.get('face_embedder'));
+  } finally {
+    await registry.dispose();
+  }
+  // Three reference images of her, as a user has them: the portrait, mirrored, and smaller.
+  const portraits = [
+    video.portraits.her,
+    await sharp(video.portraits.her).flop().jpeg({ quality: 85 }).toBuffer(),
+    await sharp(video.portraits.her).resize({ width: 200 }).jpeg({ quality: 85 }).toBuffer(),
+  ];
+  const paths = portraits.map((jpeg, i) => {
+    const path = join(dataDir, servedName(i));
+    writeFileSync(path, jpeg);
+    return path;
+  });
+  server = await startNpmStart({ DATA_DIR: join(dataDir, 'data'), FETCH_ALLOW_HOSTS: '127.0.0.1' }, 120_000);
+  files = await serveFiles(Object.fromEntries(paths.map((path, i) => [servedName(i), path])));
   restoreEnvironment = pointSdkExamplesAt(server.baseUrl, server.apiKey!);
   client = new TwelveLabs({ apiKey: server.apiKey! });
   const index = await client.indexes.create({
@@ -71,22 +76,15 @@ beforeAll(async () => {
     models: [{ modelName: 'marengo3.0', modelOptions: ['visual', 'audio'] }],
   });
   indexId = index.id!;
-  const task = await client.tasks.create({ indexId, videoFile: createReadStream((await indexedFootage()).path) });
+  const task = await client.tasks.create({ indexId, videoFile: createReadStream(video.path) });
   const done = await client.tasks.waitForDone(task.id!, { sleepInterval: 1 });
   if (done.status !== 'ready') throw new Error(`indexing the video failed: ${JSON.stringify(done)}`);
   videoId = task.videoId!;
-  try {
-    printed = await runSdkExample('entities.ts', [
-      ['<YOUR_INDEX_ID>', indexId],
-      ...REFERENCE_IMAGES.map(([remote], i): [string, string] => [remote, files.url(servedName(i))]),
-    ]);
-  } catch (error) {
-    // Only the search step may fail until entity search is wired (see the top): the entity must have been created.
-    printed = (error as { printed?: string[] }).printed ?? [];
-    if (!printed.at(-1)?.startsWith('Created entity: id=')) throw error;
-    searchFailure = error as Error;
-  }
-}, 600_000);
+  printed = await runSdkExample('entities.ts', [
+    ['<YOUR_INDEX_ID>', indexId],
+    ...REMOTE_IMAGES.map((remote, i): [string, string] => [remote, files.url(servedName(i))]),
+  ]);
+}, 900_000);
 
 afterAll(async () => {
   restoreEnvironment?.();
@@ -94,6 +92,9 @@ afterAll(async () => {
   expect(await server?.stop()).toBe(0);
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
+
+/** Within one of her scenes (clip times are seconds; the scene cuts are whole seconds). */
+const inHerScenes = (start: number, end: number) => HER_SCENES.some(([from, to]) => start >= from && end <= to);
 
 /** The value after `label` in the line that starts with it. */
 const printedAfter = (label: string): string => {
@@ -131,26 +132,28 @@ describe("twelvelabs-js 1.3.4's own examples/entities.ts, as written, against np
     }
   });
 
-  it('its search step prints clips of the indexed video, or (until entity search is wired) fails with a clear error, not a 500', () => {
-    if (!searchFailure) {
-      const clips = printed.slice(printed.findIndex((l) => l.startsWith('Created entity: id=')) + 1);
-      for (const line of clips) expect(line).toMatch(new RegExp(`^  videoId=${videoId} start=[\\d.]+ end=[\\d.]+ rank=\\d+$`));
-      return;
+  it("runs its search `<@entity_id> is walking` to the end; whatever it prints is a clip of hers, never the other woman's", () => {
+    const after = printed.slice(printed.findIndex((l) => l.startsWith('Created entity: id=')) + 1);
+    for (const line of after) {
+      const match = /^ {2}videoId=(\w+) start=([\d.]+) end=([\d.]+) rank=\d+$/.exec(line);
+      expect({ line, match: Boolean(match) }).toEqual({ line, match: true });
+      expect(match![1]).toBe(videoId);
+      expect({ line, hers: inHerScenes(Number(match![2]), Number(match![3])) }).toEqual({ line, hers: true });
     }
-    const cause = searchFailure.cause as { statusCode?: number; body?: { code?: string; message?: string } };
-    expect({ status: cause.statusCode, code: cause.body?.code }).toEqual({ status: expect.any(Number), code: expect.any(String) });
-    expect(cause.statusCode === 501 || (cause.statusCode! >= 400 && cause.statusCode! < 500)).toBe(true);
-    expect(cause.body?.message).toEqual(expect.any(String));
   });
 
-  // ENTITY SEARCH, LEFT FOR ITS ENGINEER (issue 32 §1). At the time of writing the example's search
-  // step fails (searchFailure: POST /search with query_text `<@entity_id> is walking` is not answered
-  // with clips yet), and beforeAll tolerates that one failure only. Once entity search is wired:
-  //  1. make REFERENCE_IMAGES photographs of one person and indexedFootage() show that person (and
-  //     others, and nobody), so the search has true and false matches;
-  //  2. remove the try/catch around runSdkExample in beforeAll (the example must run to its end), and
-  //  3. replace this todo with: every line after 'Created entity: id=' is
-  //     `  videoId=${videoId} start=… end=… rank=…`, at least one, each within the person's scenes
-  //     (indexedFootage's truth: generateVideo's `truth` gives each scene's start/end and photos).
-  it.todo('entity search: `<@entity_id> is walking` prints the clips where the entity is on screen, and only those');
+  it('the entity it made is found where she is on screen (also mirrored and small), and only there', async () => {
+    const entityId = printedAfter('Created entity: id=');
+    const clips: [string, number, number][] = [];
+    for await (const clip of await client.search.query({ indexId, searchOptions: ['visual'], queryText: `<@${entityId}>` })) {
+      clips.push([clip.videoId!, clip.start!, clip.end!]);
+    }
+    expect(clips.length).toBeGreaterThan(0);
+    for (const [id, start, end] of clips) {
+      expect(id).toBe(videoId);
+      expect({ start, end, hers: inHerScenes(start, end) }).toEqual({ start, end, hers: true });
+    }
+    // Both of her scenes: as cut, and mirrored, small and recompressed.
+    for (const [from, to] of HER_SCENES) expect(clips.some(([, start, end]) => start < to && end > from)).toBe(true);
+  });
 });
