@@ -108,6 +108,7 @@ export function Ask({ api, video, onPlay }: { api: Api; video: Video; onPlay: (s
             onSubmit={(e) => {
               e.preventDefault();
               if (prompt.trim() !== '') void ask();
+              else setError('Type something to ask about this video.');
             }}
           >
             <label for="prompt" class="visually-hidden">

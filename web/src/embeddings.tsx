@@ -88,6 +88,7 @@ export function Embeddings({
           onSubmit={(e) => {
             e.preventDefault();
             if (text.trim() !== '') void run();
+            else setError('Type something to embed.');
           }}
         >
           <div class="row">

@@ -122,9 +122,13 @@ function CreateIndex({ api, onCreated }: { api: Api; onCreated: (id: string) => 
       aria-label="New index"
       onSubmit={(event) => {
         event.preventDefault();
+        if (name.trim() === '') {
+          setError('Type a name for the index.');
+          return;
+        }
         setBusy(true);
         const body = {
-          index_name: name,
+          index_name: name.trim(),
           engines: Object.entries(chosen).map(([engine_name, engine_options]) => ({ engine_name, engine_options })),
           ...(thumbnails ? { addons: ['thumbnail'] } : {}),
         };

@@ -85,8 +85,14 @@ function App() {
           </div>
           <div class="column wide">
             {!video && index && videos.length > 0 && (
-              <section aria-label="Player">
-                <p class="hint">Choose a video, or a search result, to play it here and ask about it.</p>
+              // The player's size, so that choosing the first video or result moves nothing below it.
+              <section aria-label="Player" class="player">
+                <h2>Player</h2>
+                <div class="player-placeholder">
+                  <p class="hint">Choose a video, or a search result, to play it here and ask about it.</p>
+                </div>
+                <div class="timeline" aria-hidden="true" />
+                <p class="hint moment-line" />
               </section>
             )}
             {video && (

@@ -52,20 +52,49 @@ export function Player({ video, localSource, moment }: { video: Video; localSour
     };
   }, [source]);
 
+  /** Where the moment is: being played, played to its end (and paused there), or left by the user. */
+  const [phase, setPhase] = useState<'playing' | 'ended' | 'left'>('playing');
+
   useEffect(() => {
     const media = element.current;
     if (!media || !moment) return;
+    setPhase('playing');
+    let seeked = false;
     const seek = () => {
       media.currentTime = moment.start;
+      seeked = true;
       media.play().catch(() => {
         // Autoplay may be refused; the user presses play, from the moment.
       });
     };
+    // The moment stops at its end, once: pressing play again goes on from there.
+    let stopped = false;
+    const follow = () => {
+      if (!seeked || stopped) return;
+      const at = media.currentTime;
+      if (at >= moment.end) {
+        stopped = true;
+        media.pause();
+        setPhase('ended');
+      }
+    };
+    // The user seeking out of the moment leaves it: no stop, no label.
+    const seeking = () => {
+      if (!seeked || stopped) return;
+      if (media.currentTime < moment.start - 0.5 || media.currentTime >= moment.end) {
+        stopped = true;
+        setPhase('left');
+      }
+    };
+    media.addEventListener('timeupdate', follow);
+    media.addEventListener('seeking', seeking);
     if (media.readyState >= HTMLMediaElement.HAVE_METADATA) seek();
-    else {
-      media.addEventListener('loadedmetadata', seek, { once: true });
-      return () => media.removeEventListener('loadedmetadata', seek);
-    }
+    else media.addEventListener('loadedmetadata', seek, { once: true });
+    return () => {
+      media.removeEventListener('timeupdate', follow);
+      media.removeEventListener('seeking', seeking);
+      media.removeEventListener('loadedmetadata', seek);
+    };
   }, [moment?.seq, source]);
 
   const span = moment ? spanOnTimeline(moment.start, moment.end, video.duration) : undefined;
@@ -87,11 +116,12 @@ export function Player({ video, localSource, moment }: { video: Video; localSour
       <div class="timeline" aria-hidden={!span}>
         {span && <span class="span" style={{ left: `${span.left}%`, width: `${span.width}%` }} />}
       </div>
-      {moment && (
-        <p class="hint" id="moment">
-          Playing {formatSeconds(moment.start)}–{formatSeconds(moment.end)}
-        </p>
-      )}
+      {/* Always there (empty without a moment), so that a moment's line moves nothing below it. */}
+      <p class="hint moment-line" id={moment && phase !== 'left' ? 'moment' : undefined} aria-live="polite">
+        {moment &&
+          phase !== 'left' &&
+          `${phase === 'ended' ? 'Played' : 'Playing'} ${formatSeconds(moment.start)}–${formatSeconds(moment.end)}`}
+      </p>
     </section>
   );
 }

@@ -100,6 +100,10 @@ export function Search({ api, index, videos, onPlay }: { api: Api; index: Index;
         class="search"
         onSubmit={(e) => {
           e.preventDefault();
+          // Said here, in the page's words: the API would answer about its own parameter names.
+          if (mode === 'text' && text.trim() === '') return setError('Type something to search for.');
+          if (mode === 'combined' && parts.some((part) => part.text.trim() === ''))
+            return setError('Type something in every part of the query.');
           void submit();
         }}
       >

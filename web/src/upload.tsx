@@ -92,6 +92,9 @@ export function Uploads({
           accept="video/*"
           multiple
           class="visually-hidden"
+          // The button below opens it: the input itself is no Tab stop (it would be one with no visible focus).
+          tabIndex={-1}
+          aria-hidden="true"
           onChange={(e) => {
             addFiles(e.currentTarget.files);
             e.currentTarget.value = '';

@@ -64,6 +64,10 @@ let page: Page;
 const shot = (name: string) => page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
 /** What the pages' Content-Security-Policy refused, as Chromium reports it on the console (issue 28 item 11). */
 const refusedByPolicy: string[] = [];
+/** Every URL the page requested, in order (the favicon's, the API calls a check must not have made). */
+const requested: string[] = [];
+/** The API calls made since `mark` (an index into `requested`) to a path containing `part`. */
+const callsSince = (mark: number, part: string) => requested.slice(mark).filter((url) => url.includes(part));
 
 beforeAll(async () => {
   mkdirSync(screenshots, { recursive: true });
@@ -78,6 +82,7 @@ beforeAll(async () => {
   page.on('console', (message) => {
     if (/Content Security Policy/.test(message.text())) refusedByPolicy.push(message.text());
   });
+  page.on('request', (request) => void requested.push(request.url()));
 }, 120_000);
 
 afterAll(async () => {
@@ -93,6 +98,10 @@ describe('the playground page', () => {
     expect(response?.status()).toBe(200);
     await page.getByLabel('API key').waitFor();
     await expect(page.getByText('Paste an API key to start').isVisible()).resolves.toBe(true);
+    // Its icon is in the page: the browser asks the server for no /favicon.ico (a 404 on every load).
+    await page.waitForLoadState('load');
+    expect(requested.filter((url) => new URL(url).pathname === '/favicon.ico')).toEqual([]);
+    await expect(page.locator('link[rel="icon"]').getAttribute('href')).resolves.toMatch(/^data:image\/svg\+xml,/);
     await shot('1-key');
   });
 
@@ -101,10 +110,19 @@ describe('the playground page', () => {
     await page.getByRole('button', { name: 'Use key' }).click();
     // The API's own words (401 api_key_invalid), not a generic failure.
     await page.getByRole('alert').filter({ hasText: 'api_key_invalid' }).waitFor();
+    // Checked before it is kept: nothing stored, and the page still asks for a key.
+    expect(await page.evaluate(() => (globalThis as any).localStorage.getItem('vus-playground-api-key'))).toBeNull();
+    await expect(page.getByText('Paste an API key to start').isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('button', { name: 'Forget' }).count()).resolves.toBe(0);
 
     await page.getByLabel('API key').fill(key);
     await page.getByRole('button', { name: 'Use key' }).click();
     await page.getByRole('button', { name: 'New index' }).click();
+    // An empty name is answered on the page, in its words, and nothing is sent.
+    const mark = requested.length;
+    await page.getByRole('button', { name: 'Create index' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Type a name for the index.' }).waitFor();
+    expect(callsSince(mark, '/v1.2/indexes').filter((url) => !url.includes('?'))).toEqual([]);
     await page.getByLabel('Name').fill('playground');
     await page.getByRole('button', { name: 'Create index' }).click();
     await page.locator('#index-select option', { hasText: 'playground' }).waitFor({ state: 'attached' });
@@ -113,6 +131,20 @@ describe('the playground page', () => {
   });
 
   it('uploads a video and shows its task until it is ready, then lists the video', async () => {
+    // The hidden file input is no Tab stop: Tab goes from control to control and reaches "Choose files…", never the input.
+    await page.locator('#index-select').focus();
+    const stops: string[] = [];
+    for (let i = 0; i < 15; i++) {
+      await page.keyboard.press('Tab');
+      stops.push(
+        await page.evaluate(() => {
+          const active = (globalThis as any).document.activeElement;
+          return active?.id || active?.textContent?.trim() || active?.tagName;
+        }),
+      );
+    }
+    expect(stops).toContain('Choose files…');
+    expect(stops).not.toContain('video-files');
     await page.locator('#video-files').setInputFiles(fixture.path);
     await page.locator('.task .status', { hasText: /pending|validating|indexing|ready/ }).waitFor();
     await page.locator('.task.ready').waitFor({ timeout: 180_000 });
@@ -121,6 +153,11 @@ describe('the playground page', () => {
   }, 200_000);
 
   it('searches for a word shown in the video and plays the result from its start', async () => {
+    // An empty query is answered on the page, and not sent.
+    const mark = requested.length;
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'Type something to search for.' }).waitFor();
+    expect(callsSince(mark, 'search')).toEqual([]);
     await page.getByLabel('Query', { exact: true }).fill('planet');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     const first = page.locator('button.result').first();
@@ -131,7 +168,12 @@ describe('the playground page', () => {
     expect(Math.abs(start - 4)).toBeLessThanOrEqual(1);
     await shot('4-results');
 
+    // The player takes the place its placeholder held: the results stay where they were.
+    // Measured on the page, not the viewport (the click scrolls the result into view).
+    const topOnPage = () => first.evaluate((button: any) => button.getBoundingClientRect().top + (globalThis as any).scrollY);
+    const before = await topOnPage();
     await first.click();
+    await page.locator('#player').waitFor();
     await page.locator('#moment').waitFor();
     // The player is at the result's start: seeked there, then playing on from it (muted).
     await page.waitForFunction(
@@ -151,7 +193,17 @@ describe('the playground page', () => {
     });
     // The matched span is marked on the timeline.
     await expect(page.locator('.timeline .span').count()).resolves.toBe(1);
+    expect(Math.abs((await topOnPage()) - before)).toBeLessThanOrEqual(2);
     await shot('5-playing');
+    // The moment stops at its end, and says it was played.
+    await page.locator('#moment', { hasText: /^Played / }).waitFor({ timeout: 20_000 });
+    const stoppedAt = await page.evaluate(() => {
+      const video = (globalThis as any).document.querySelector('#player');
+      return { paused: video.paused as boolean, at: video.currentTime as number };
+    });
+    expect(stoppedAt.paused).toBe(true);
+    expect(stoppedAt.at).toBeGreaterThanOrEqual(end);
+    expect(stoppedAt.at).toBeLessThan(end + 1);
   }, 60_000);
 
   it('searches by a combined query, pages through results, and by an image', async () => {
@@ -199,6 +251,11 @@ describe('the playground page', () => {
   }, 60_000);
 
   it('asks the video for a summary and streams an answer to a free prompt', async () => {
+    // An empty question says so, instead of doing nothing.
+    const mark = requested.length;
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'Type something to ask about this video.' }).waitFor();
+    expect(callsSince(mark, '/analyze')).toEqual([]);
     await page.getByRole('button', { name: 'Summary' }).click();
     const summary = page.locator('.answer .generated');
     await summary.waitFor();
@@ -242,6 +299,11 @@ describe('the playground page', () => {
     // The video indexed from the URL, whose URL the embeddings view then knows.
     await page.locator('button.video', { hasText: 'by-url.mp4' }).click();
     await expect(page.getByLabel('Video URL for nearest moments (optional)').inputValue()).resolves.toBe(files.url('by-url.mp4'));
+    // An empty text says so, instead of doing nothing.
+    const mark = requested.length;
+    await page.getByRole('button', { name: 'Embed', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'Type something to embed.' }).waitFor();
+    expect(callsSince(mark, '/embed')).toEqual([]);
     await page.getByLabel('Text to embed').fill('planet');
     await page.getByRole('button', { name: 'Embed', exact: true }).click();
     await page.getByText(/A vector of \d+ dimensions/).waitFor();
