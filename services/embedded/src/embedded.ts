@@ -79,14 +79,14 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
       // Embeddings (the bundled concept embedding), on the same detector and OCR as indexing.
       services.start(embedService, { models, fetchAllowHosts: config.FETCH_ALLOW_HOSTS, blobs }),
     );
-    let taskServiceAddress: string | undefined;
+    const late: { taskServiceAddress?: string } = {};
     // Searchable segments: pgvector is loaded into its PGlite, so CLIP vectors (from embed-service) are searched when present.
     const search = await services.start(searchService, {
       indexServiceAddress: index.address,
       embedServiceAddress: embed.address,
       fetchAllowHosts: config.FETCH_ALLOW_HOSTS,
       // Entity search asks task-service for reference faces; it starts below (its worker needs this service).
-      taskServiceAddress: () => taskServiceAddress,
+      taskServiceAddress: () => late.taskServiceAddress,
     });
     // Media minutes are metered as in the cluster: each probed video is reserved in billing-service
     // against the organization's duration budgets, and its spend is the task's usage event;
@@ -118,7 +118,7 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
         },
       }),
     );
-    taskServiceAddress = task.address;
+    late.taskServiceAddress = task.address;
     const token = adminToken(dataDir, config.VUS_ADMIN_TOKEN);
     const gateway = await startGateway({
       host: config.HOST,

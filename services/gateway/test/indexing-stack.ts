@@ -124,7 +124,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
         taskPollMs: 200,
       })
     : undefined;
-  let taskServiceAddress: string | undefined;
+  const late: { taskServiceAddress?: string } = {};
   const searchService = await startSearchService({
     bind: '127.0.0.1:0',
     database: await target(),
@@ -134,7 +134,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
     logger,
     fetchAllowHosts: ['127.0.0.1'],
     // Entity search's reference faces: task-service starts below (its worker needs this service's address).
-    taskServiceAddress: () => taskServiceAddress,
+    taskServiceAddress: () => late.taskServiceAddress,
   });
   const analyzeService = options.analyze
     ? await startAnalyzeService({
@@ -178,7 +178,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
         }
       : undefined,
   });
-  taskServiceAddress = taskService.address;
+  late.taskServiceAddress = taskService.address;
   const gateway = await startGateway({
     host: '127.0.0.1',
     port: 0,

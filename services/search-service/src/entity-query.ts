@@ -5,7 +5,7 @@
  * video indexed before face tracks existed is a 400 naming it (videosWithoutFaceTracks), so a
  * search never silently misses the entity there: re-index it, or leave it out with a filter.
  */
-import { ApiError, errors } from '@vus/core';
+import { errors, type ApiError } from '@vus/core';
 import { composedMatches, type SegmentMatch } from './clips';
 import { entitySearchUnavailable, unknownEntity, type EntityReferenceSet, type EntitySearchDeps } from './entity-parts';
 import { entityMoments, videosWithoutFaceTracks, type IndexedFaceTrack } from './entity-search';
