@@ -47,8 +47,9 @@ export function missingFaceTracks(missing: readonly string[]): ApiError | undefi
   const more = missing.length > MAX_NAMED_VIDEOS ? ` and ${missing.length - MAX_NAMED_VIDEOS} more` : '';
   return errors.invalid(
     'query_text',
-    `Entity search finds people by the face tracks made at indexing, and ${missing.length} video(s) of the index were indexed before ` +
-      `face tracks existed: ${named}${more}. Re-index them, or leave them out of the search with a filter on id.`,
+    `Entity search finds people by the face tracks made at indexing, and ${missing.length} video(s) of the index have none ` +
+      `(indexed before face tracks existed, or without the face model): ${named}${more}. ` +
+      'Re-index them, or leave them out of the search with a filter on id.',
   );
 }
 
