@@ -23,6 +23,7 @@ export function indexDirectory(client: IndexClient): IndexDirectory {
       return {
         id: index.id,
         searchOptions: SEARCH_OPTIONS.filter((o): o is SearchOption => options.has(o)),
+        searchModel: index.models.find((m) => isSearchModel(m.name))?.name,
         videoCount: index.video_count,
         totalDuration: index.total_duration,
       };

@@ -6,6 +6,7 @@ import { ApiError } from '@vus/core';
 import { composedMatches, type SearchOption, type SegmentMatch } from './clips';
 import { hitCoverage, lexicalPlan, scoreHit, type TermGroup } from './lexical';
 import type { QueryGroups } from './query-groups';
+import { meanDirection } from './query-image';
 import { coverageScore, vectorScore } from './scoring';
 import type { ConversationOption, Query, Scope, SearchDeps, SearchParams, SegmentHit } from './search-types';
 
@@ -101,10 +102,10 @@ export function createRetrieval(deps: Pick<SearchDeps, 'store' | 'models'> & { s
    * bundled scene descriptor: shots that look like it) where vectors are stored, and the objects
    * the detector sees in it, searched as visual labels. Both count; a moment with both scores higher.
    */
-  async function imageMatches(scope: Scope, image: Buffer): Promise<SegmentMatch[]> {
+  async function imageMatches(scope: Scope, images: readonly Buffer[]): Promise<SegmentMatch[]> {
     const [query, labels] = await Promise.all([
-      (await store.vectorsEnabled()) ? deps.models.embed(scope.orgId, { image }) : undefined,
-      deps.models.imageLabels(scope.orgId, image),
+      (await store.vectorsEnabled()) ? imagesVector(scope, images) : undefined,
+      imagesLabels(scope, images),
     ]);
     if (!query && !labels) {
       throw new ApiError(
@@ -132,6 +133,26 @@ export function createRetrieval(deps: Pick<SearchDeps, 'store' | 'models'> & { s
     return matches;
   }
 
+  /** Several images (v1.3) are one query: their embeddings' mean direction (query-image.ts meanDirection). */
+  async function imagesVector(scope: Scope, images: readonly Buffer[]): Promise<{ model: string; vector: Float32Array } | undefined> {
+    const embedded = [];
+    // One at a time: each embedding is a model run, and ten at once would hold ten images' tensors.
+    for (const image of images) embedded.push(await deps.models.embed(scope.orgId, { image }));
+    const first = embedded[0];
+    if (!first || embedded.some((e) => !e || e.model !== first.model)) return undefined;
+    return embedded.length === 1 ? first : { model: first.model, vector: meanDirection(embedded.map((e) => e!.vector)) };
+  }
+
+  /** The objects the detector sees in any of the images (a scene showing any of them matches); undefined without a detector. */
+  async function imagesLabels(scope: Scope, images: readonly Buffer[]): Promise<string[] | undefined> {
+    let labels: string[] | undefined;
+    for (const image of images) {
+      const found = await deps.models.imageLabels(scope.orgId, image);
+      if (found) labels = [...new Set([...(labels ?? []), ...found])];
+    }
+    return labels;
+  }
+
   /** Segments answering a query: its text's, its image's, or (both given) the moments both answer. */
   async function matchesOf(
     scope: Scope,
@@ -140,7 +161,7 @@ export function createRetrieval(deps: Pick<SearchDeps, 'store' | 'models'> & { s
   ): Promise<SegmentMatch[]> {
     if (scope.videoIds && scope.videoIds.length === 0) return [];
     const byText = query.text !== undefined ? await textMatches(scope, query.text, params.options, params.conversationOption) : undefined;
-    const byImage = query.image ? await imageMatches(scope, query.image) : undefined;
+    const byImage = query.image ? await imageMatches(scope, [query.image, ...(query.moreImages ?? [])]) : undefined;
     if (byText && byImage) return composedMatches(byText, byImage);
     return byText ?? byImage ?? [];
   }

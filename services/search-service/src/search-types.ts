@@ -81,6 +81,8 @@ export interface IndexInfo {
   id: string;
   /** Options of the index's search (Marengo) models; empty: the index cannot be searched. */
   searchOptions: SearchOption[];
+  /** The index's search model (marengo3.0, marengo2.7 …); absent where unknown. */
+  searchModel?: string | undefined;
   videoCount: number;
   totalDuration: number;
 }
@@ -138,6 +140,8 @@ export type ConversationOption = 'semantic' | 'lexical' | 'exact_match';
 export interface Query {
   text?: string | undefined;
   image?: Buffer | undefined;
+  /** Further query images (v1.3, Marengo 3.0 indexes): searched with `image` as one (query-image.ts meanDirection). */
+  moreImages?: readonly Buffer[] | undefined;
 }
 
 export interface SearchParams {

@@ -5,7 +5,7 @@
  */
 import { errors } from '@vus/core';
 import { clipsOf, type Clip } from './clips';
-import { checkQueryImage } from './query-image';
+import { checkQueryImage, checkSeveralImagesModel } from './query-image';
 import { createQueryGroups } from './query-groups';
 import { createResultPages } from './result-pages';
 import { createRetrieval } from './retrieval';
@@ -43,11 +43,12 @@ export function createSearch(deps: SearchDeps) {
       // `<@entity_id>` names an entity (entity-query.ts): the rest of the text is searched as usual.
       const mentions = query.text === undefined ? undefined : entityMentions(query.text);
       const entityIds = mentions?.entityIds ?? [];
-      const rest: Query = entityIds.length > 0 ? { text: mentions!.text || undefined, image: query.image } : query;
+      const rest: Query = entityIds.length > 0 ? { ...query, text: mentions!.text || undefined } : query;
+      const images = query.image ? [query.image, ...(query.moreImages ?? [])] : [];
       // The image is checked inside the work: an index error is still the one reported first.
       const { index, result: matches } = await onSearchableIndex(orgId, indexId, params.options, params.filter, async (scope) => {
-        if (query.image) {
-          await checkQueryImage(query.image);
+        if (images.length > 0) {
+          for (const image of images) await checkQueryImage(image);
           if (!params.options.includes('visual'))
             throw errors.invalid('search_options', 'A query image is searched through the visual option; include visual.');
         }
@@ -60,6 +61,7 @@ export function createSearch(deps: SearchDeps) {
         ]);
         return joinEntityMatches(perEntity, restMatches);
       });
+      checkSeveralImagesModel(images.length, indexId, index.searchModel);
       const clips = clipsOf(matches, {
         operator: params.operator,
         options: rest.text === undefined ? ['visual'] : params.options,

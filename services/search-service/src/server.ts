@@ -6,11 +6,13 @@ import type { SearchClip__Input } from '@vus/grpc/types/search/v1/SearchClip';
 import type { SearchResultPage__Input } from '@vus/grpc/types/search/v1/SearchResultPage';
 import type { SearchServiceHandlers } from '@vus/grpc/types/search/v1/SearchService';
 import type { VideoFilter } from '@vus/grpc/types/index/v1/VideoFilter';
+import type { QueryMedia } from '@vus/grpc/types/search/v1/QueryMedia';
 import { z } from 'zod';
 import { SEARCH_OPTIONS, type Clip } from './clips';
 import type { CombinedSearch } from './combined-search';
 import type { Ingest } from './ingest';
 import type { Search } from './search';
+import { MAX_QUERY_IMAGES } from './query-image';
 import type { ResultPage, SearchParams } from './search-types';
 import { displayScore } from './scoring';
 import type { VideoSegmentReader } from './video-segments';
@@ -182,13 +184,33 @@ export function searchServiceImplementation(
         const params = searchParams(request, request.filter);
         const media = request.query_media;
         if (media && media.media_type !== 'image') throw errors.invalid('query_media_type', 'The only query media type is image.');
-        const image =
-          media?.source === 'url' ? await deps.fetchImage(media.url!) : media?.source === 'data' ? Buffer.from(media.data!) : undefined;
+        const more = request.more_query_media ?? [];
+        if (more.length > 0 && !media) throw errors.notProvided('query_media');
+        if (1 + more.length > MAX_QUERY_IMAGES) {
+          throw errors.invalid('query_media_file', `Send at most ${MAX_QUERY_IMAGES} query images; this request has ${1 + more.length}.`);
+        }
+        if (more.some((m) => m.media_type !== 'image')) throw errors.invalid('query_media_type', 'The only query media type is image.');
+        const imageOf = async (m: QueryMedia): Promise<Buffer | undefined> =>
+          m.source === 'url' ? deps.fetchImage(m.url!) : m.source === 'data' ? Buffer.from(m.data!) : undefined;
+        const image = media ? await imageOf(media) : undefined;
+        // One at a time: each fetched image is up to 5 MB held until the search is done.
+        const moreImages: Buffer[] = [];
+        for (const m of more) {
+          const bytes = await imageOf(m);
+          if (!bytes) throw errors.invalid('query_media_file', 'A query image has neither bytes nor a URL.');
+          moreImages.push(bytes);
+        }
         const text = request.query_text.trim() ? request.query_text : undefined;
         if (text === undefined && !image) throw errors.notProvided('query_text');
         // Before any work: a query is planned per word, and an unbounded text is an unbounded statement.
         if (text !== undefined) checkQueryText('query_text', text);
-        const page = await deps.search.search(orgId, indexId(request.index_id), { text, image }, params, request.include_user_metadata);
+        const page = await deps.search.search(
+          orgId,
+          indexId(request.index_id),
+          { text, image, moreImages },
+          params,
+          request.include_user_metadata,
+        );
         return toProtoPage(page);
       },
       async GetSearchPage(request, ctx) {
