@@ -85,14 +85,41 @@ describe('parseSearch', () => {
     expect(parseSearch(ADAPTERS['v1.2'], { index_id: INDEX, search_options: ['visual'], query: 'a dog' }).query_text).toBe('a dog');
     expect(parseSearch(ADAPTERS['v1.3'], { ...base, conversation_option: 'exact_match' }).conversation_option).toBe('');
   });
-  it('prefers the media URL over a file', () => {
+  it('prefers the media URL over a file where one image is taken (v1.2); v1.3 searches both (issue 32 §3)', () => {
+    const body = { ...base, query_media_type: 'image', query_media_url: 'https://example.com/a.png', query_media_file: Buffer.from('x') };
+    const v12 = parseSearch(ADAPTERS['v1.2'], body);
+    expect([v12.query_media, v12.more_query_media]).toEqual([{ media_type: 'image', url: 'https://example.com/a.png' }, []]);
+    const v13 = parseSearch(ADAPTERS['v1.3'], body);
+    expect([v13.query_media, v13.more_query_media]).toEqual([
+      { media_type: 'image', url: 'https://example.com/a.png' },
+      [{ media_type: 'image', data: Buffer.from('x') }],
+    ]);
+  });
+  it('takes up to 10 query images on v1.3: URLs, then files, in the order sent', () => {
+    const files = Array.from({ length: 8 }, (_, i) => Buffer.from(`image ${i}`));
     const parsed = parseSearch(ADAPTERS['v1.3'], {
       ...base,
       query_media_type: 'image',
-      query_media_url: 'https://example.com/a.png',
-      query_media_file: Buffer.from('x'),
+      query_media_url: ['https://example.com/a.png', ' https://example.com/b.png '],
+      query_media_file: files,
     });
     expect(parsed.query_media).toEqual({ media_type: 'image', url: 'https://example.com/a.png' });
+    expect(parsed.more_query_media).toEqual([
+      { media_type: 'image', url: 'https://example.com/b.png' },
+      ...files.map((data) => ({ media_type: 'image', data })),
+    ]);
+  });
+  it.each([
+    [
+      '11 images on v1.3',
+      'v1.3',
+      { query_media_url: 'https://example.com/a.png', query_media_file: Array.from({ length: 10 }, () => Buffer.from('x')) },
+    ],
+    ['11 URLs on v1.3', 'v1.3', { query_media_url: Array.from({ length: 11 }, (_, i) => `https://example.com/${i}.png`) }],
+    ['two files on v1.2', 'v1.2', { query_media_file: [Buffer.from('x'), Buffer.from('y')] }],
+    ['a text value among the files', 'v1.3', { query_media_file: [Buffer.from('x'), 'not a file'] }],
+  ] as const)('refuses %s', (_case, version, extra) => {
+    expect(codeOf(() => parseSearch(ADAPTERS[version], { ...base, query_media_type: 'image', ...extra }))).toBe('parameter_invalid');
   });
   it.each([
     ['no index', { search_options: ['visual'], query_text: 'x' }, 'parameter_not_provided'],

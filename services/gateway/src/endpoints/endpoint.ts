@@ -12,6 +12,12 @@ export type RateRule = Category | ((body: Readonly<Record<string, unknown>>) => 
 export interface BodyRule {
   /** Multipart file parts kept as bytes, not read as text: part name → size limit. */
   readonly binaryParts?: ReadonlyMap<string, number>;
+  /**
+   * How many parts of a binary part's name one request may send (absent: one, and a second is
+   * duplicatePart's 400). Past one they arrive as an array of Buffers in the order sent; past the
+   * count is a 400 naming it. Each part is held to its binaryParts size.
+   */
+  readonly binaryPartCounts?: ReadonlyMap<string, number>;
   /** JSON whose inline base64 media streams to the blob store, after a rate check on the body so far. */
   readonly inlineMedia?: boolean;
   /** The handler reads the body itself (an upload it streams to the blob store) when this says so. */

@@ -36,7 +36,7 @@ const NO_BINARY_PARTS: ReadonlyMap<string, number> = new Map();
  * (py 0.4 sends `video_url` twice, once as a file), and empty dummy parts (`dummy`, `_`) are
  * ignored. The endpoint's binary parts stay bytes, and a body its handler streams is left to it.
  * All the text of a multipart body together is held to the JSON limit, so one request costs at
- * most that plus its one image.
+ * most that plus its binary parts (one image, or as many as binaryPartCounts allows).
  */
 export function parseBody(limits: BodyLimits, media?: InlineMedia): RequestHandler {
   const json = express.json({ limit: limits.json, type: ['application/json', 'application/*+json'] });
@@ -61,7 +61,7 @@ export function parseBody(limits: BodyLimits, media?: InlineMedia): RequestHandl
     if (req.is('application/x-www-form-urlencoded')) return urlencoded(req, res, checked);
     if (req.is('multipart/form-data')) {
       const binaryParts = endpoint.body?.binaryParts ?? NO_BINARY_PARTS;
-      return parseMultipart(req, limits, binaryParts).then((fields) => {
+      return parseMultipart(req, limits, binaryParts, endpoint.body?.binaryPartCounts ?? NO_BINARY_PARTS).then((fields) => {
         req.body = fields;
         checked();
       }, next);
@@ -162,6 +162,11 @@ export function duplicatePart(name: string): ApiError {
   return errors.invalid(name, `Send one ${name} part; this request has more than one.`);
 }
 
+/** The error for more parts of a binary name than its endpoint takes (BodyRule.binaryPartCounts). */
+export function tooManyParts(name: string, max: number): ApiError {
+  return errors.invalid(name, `Send at most ${max} ${name} parts; this request has more.`);
+}
+
 /** Multipart fields, where a repeated key becomes an array (API-CONTRACT §2.2). */
 export function fieldCollector(): { fields: BodyFields; add: (name: string, value: string) => void } {
   const fields: BodyFields = {};
@@ -188,12 +193,15 @@ async function parseMultipart(
   req: express.Request,
   limits: BodyLimits,
   binaryParts: ReadonlyMap<string, number>,
-): Promise<BodyFields & Record<string, Buffer>> {
+  partCounts: ReadonlyMap<string, number>,
+): Promise<BodyFields & Record<string, Buffer | Buffer[]>> {
   const fileLimit = Math.max(limits.field, ...binaryParts.values());
   const parser = openMultipart(req, { fieldSize: limits.field, fileSize: fileLimit });
   return new Promise((resolve, reject) => {
     const { fields, add } = fieldCollector();
     const binary: Record<string, Buffer> = {};
+    // Names that take several parts: each part's bytes in the order sent (an empty part drops out).
+    const several: Record<string, Buffer[]> = {};
     let failed = false;
     const fail = (error: ApiError) => {
       if (failed) return;
@@ -212,6 +220,28 @@ async function parseMultipart(
     });
     parser.on('file', (name, stream) => {
       const binaryLimit = binaryParts.get(name);
+      const maxParts = partCounts.get(name) ?? 1;
+      if (binaryLimit !== undefined && maxParts > 1) {
+        const slots = (several[name] ??= []);
+        if (failed || slots.length >= maxParts) {
+          stream.resume();
+          return failed || fail(tooManyParts(name, maxParts));
+        }
+        const slot = slots.push(Buffer.alloc(0)) - 1;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        stream.on('data', (chunk: Buffer) => {
+          if (failed) return;
+          size += chunk.length;
+          if (size > binaryLimit) return tooLarge(name, binaryLimit);
+          chunks.push(chunk);
+        });
+        stream.on('limit', () => tooLarge(name, binaryLimit));
+        stream.on('end', () => {
+          if (!failed) slots[slot] = Buffer.concat(chunks);
+        });
+        return;
+      }
       if (binaryLimit !== undefined && (name in binary || failed)) {
         stream.resume();
         return failed || fail(duplicatePart(name));
@@ -239,7 +269,13 @@ async function parseMultipart(
     });
     onMultipartFailures(req, parser, fail);
     parser.on('close', () => {
-      if (!failed) resolve(Object.assign(fields, binary));
+      if (failed) return;
+      const lists: Record<string, Buffer | Buffer[]> = {};
+      for (const [name, parts] of Object.entries(several)) {
+        const sent = parts.filter((bytes) => bytes.length > 0);
+        if (sent.length > 0) lists[name] = sent.length === 1 ? sent[0]! : sent;
+      }
+      resolve(Object.assign(fields, binary, lists));
     });
     req.pipe(parser);
   });

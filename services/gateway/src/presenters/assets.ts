@@ -33,6 +33,8 @@ export function presentAsset(asset: Asset): Record<string, unknown> {
         }
       : {}),
     ...(asset.failure ? { error: { code: asset.failure.code, message: asset.failure.message } } : {}),
+    // Absent when none is set, as the reference documents.
+    ...(asset.has_user_metadata ? { user_metadata: fromMetadataValues(asset.user_metadata) } : {}),
   };
 }
 

@@ -2,12 +2,14 @@ import { z } from 'zod';
 import { created, file, noContent, ok, paging, type OperationDoc } from '../openapi/operation';
 import { id } from '../openapi/shapes';
 import {
+  assetUserMetadataSchema,
   createAssetSchema,
   createIndexedAssetSchema,
   createUploadSchema,
   INDEXED_ASSET_STATUSES,
   moreUrlsSchema,
   reportChunksSchema,
+  TRANSCRIPTION_SEGMENTATIONS,
   updateIndexedAssetSchema,
 } from './assets.schema';
 
@@ -70,9 +72,74 @@ export const retrieveAsset: OperationDoc = () => ({ summary: 'Retrieve an asset'
 /** DELETE /assets/{asset_id} */
 export const deleteAsset: OperationDoc = () => ({
   summary: 'Delete an asset',
-  description: 'Refused while an indexing task of the asset runs. Indexed assets made from it stay.',
+  description:
+    'Answers 409 (asset_in_use) while indexed assets reference the asset (GET /assets/{asset_id}/indexed-assets lists them), unless force=true. Forced, the asset and its entity links go; indexed assets made from it stay with their videos.',
+  tag: 'Assets',
+  query: { force: { schema: z.boolean().optional(), description: 'Delete even while indexed assets reference the asset.' } },
+  responses: {
+    ...noContent,
+    409: { description: 'Indexed assets reference the asset (asset_in_use).', json: z.object({ code: z.string(), message: z.string() }) },
+  },
+});
+
+const userMetadataBody = { json: assetUserMetadataSchema, required: true } as const;
+
+/** PUT /assets/{asset_id}/user-metadata */
+export const replaceUserMetadata: OperationDoc = () => ({
+  summary: "Replace an asset's user metadata",
+  description:
+    'Keeps only the keys sent; a key set to "" or null is ignored; {} clears. Values are strings, numbers or booleans; at most 100 keys of 1-256 characters, strings up to 10,000 characters.',
+  tag: 'Assets',
+  body: userMetadataBody,
+  responses: noContent,
+});
+
+/** PATCH /assets/{asset_id}/user-metadata */
+export const updateUserMetadata: OperationDoc = () => ({
+  summary: "Update an asset's user metadata",
+  description: 'Merges: a key with a value is set, null removes it, "" is ignored, keys not sent keep their values. Same limits as PUT.',
+  tag: 'Assets',
+  body: userMetadataBody,
+  responses: noContent,
+});
+
+/** DELETE /assets/{asset_id}/user-metadata */
+export const deleteUserMetadata: OperationDoc = () => ({
+  summary: "Delete an asset's user metadata",
   tag: 'Assets',
   responses: noContent,
+});
+
+/** GET /assets/{asset_id}/indexed-assets */
+export const listIndexedAssetsByAsset: OperationDoc = (s) => ({
+  summary: 'List the indexed assets made from an asset',
+  description: 'In every index of the organization, newest first: the references that make DELETE /assets/{asset_id} answer 409.',
+  tag: 'Assets',
+  query: { ...paging },
+  responses: ok(s.list(indexedAsset)),
+});
+
+const transcriptionEntry = z.object({ start: z.number(), end: z.number(), value: z.string() });
+
+/** GET /assets/{asset_id}/transcription */
+export const retrieveTranscription: OperationDoc = () => ({
+  summary: "Retrieve an asset's transcription",
+  description:
+    "Speech is transcribed when the asset is indexed: the newest ready indexed asset's transcript answers (status ready); otherwise pending or processing while one is being indexed, failed when all failed, and 404 when the asset was never indexed or is an image. The speech model's segments come as sentences; words (no word times are kept) and utterances (no speakers are told apart) are not supported and left out.",
+  tag: 'Assets',
+  query: {
+    include: {
+      schema: z.array(z.enum(TRANSCRIPTION_SEGMENTATIONS)).optional(),
+      description: 'words, sentences, utterances (repeated or comma-joined); default words.',
+    },
+  },
+  responses: ok(
+    z.object({
+      status: z.enum(['pending', 'processing', 'ready', 'failed']),
+      sentences: z.array(transcriptionEntry).optional(),
+      error: z.object({ message: z.string() }).optional(),
+    }),
+  ),
 });
 
 /** POST /assets/multipart-uploads */

@@ -173,3 +173,30 @@ export function parseListIndexedAssets(indexId: string, query: RawQuery): ListIn
 export const updateIndexedAssetSchema = z.object({
   user_metadata: z.record(z.string(), metadataValue.nullable(), { error: 'expected a JSON object' }),
 });
+
+/**
+ * PUT/PATCH /assets/{id}/user-metadata (issue 32 §3): `user_metadata` of strings, numbers, booleans;
+ * null removes a key (PATCH) or is ignored (PUT). Sizes (100 keys, 256-character keys, 10,000-character
+ * strings, as videos' user metadata) are task-service's to check.
+ */
+export const assetUserMetadataSchema = z.object({
+  user_metadata: z.record(z.string(), metadataValue.nullable(), {
+    error: 'expected a JSON object of strings, numbers, booleans or null',
+  }),
+});
+
+/** DELETE /assets/{id}?force=true: delete even while indexed assets reference the asset. */
+export const deleteAssetQuerySchema = z.object({ force: flag.optional() });
+
+export const TRANSCRIPTION_SEGMENTATIONS = ['words', 'sentences', 'utterances'] as const;
+export type TranscriptionSegmentation = (typeof TRANSCRIPTION_SEGMENTATIONS)[number];
+
+/** GET /assets/{id}/transcription?include=…: repeated or comma-joined; `words` when absent. */
+export function parseTranscriptionInclude(query: RawQuery): TranscriptionSegmentation[] {
+  const values = list(query, 'include') ?? ['words'];
+  const unknown = values.find((v) => !(TRANSCRIPTION_SEGMENTATIONS as readonly string[]).includes(v));
+  if (unknown !== undefined) {
+    throw errors.invalid('include', `Unknown segmentation "${unknown.slice(0, 40)}"; expected ${TRANSCRIPTION_SEGMENTATIONS.join(', ')}.`);
+  }
+  return [...new Set(values as TranscriptionSegmentation[])];
+}

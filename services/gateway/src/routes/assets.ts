@@ -12,8 +12,12 @@ import { CHUNK_PATH, publicOrigin } from '../http/signed-urls';
 import { receiveMultipart } from '../http/upload';
 import { streamUrls } from '../http/media-urls';
 import { presentAsset, presentIndexedAsset, presentUploadStatus, presentUploadSummary } from '../presenters/assets';
+import { presentTranscription, transcriptionSource } from '../presenters/asset-transcription';
 import {
   ASSET_FILE_FIELDS,
+  assetUserMetadataSchema,
+  deleteAssetQuerySchema,
+  parseTranscriptionInclude,
   createUploadSchema,
   moreUrlsSchema,
   parseCreateAsset,
@@ -229,8 +233,84 @@ export function assetEndpoints({
       availability: 'POST /assets',
       doc: docs.deleteAsset,
       handle: async (req, res) => {
-        await task().deleteAsset(outgoing(res, timeoutMs), assetIdParam(req.params.assetId));
+        const query = parseInput(deleteAssetQuerySchema, req.query);
+        await task().deleteAssetWith(outgoing(res, timeoutMs), assetIdParam(req.params.assetId), query.force === true);
         res.status(204).end();
+      },
+    },
+    // User metadata (issue 32 §3): PUT replaces, PATCH merges, DELETE clears, as twelvelabs-js 1.3.4's reference says.
+    ...(['put', 'patch'] as const).map((method): Endpoint => ({
+      method,
+      path: '/assets/:assetId/user-metadata',
+      availability: 'POST /assets',
+      doc: method === 'put' ? docs.replaceUserMetadata : docs.updateUserMetadata,
+      handle: async (req, res) => {
+        const input = parseInput(assetUserMetadataSchema, req.body ?? {});
+        await task().setAssetUserMetadata(outgoing(res, timeoutMs), {
+          asset_id: assetIdParam(req.params.assetId),
+          mode: method === 'put' ? 'replace' : 'merge',
+          user_metadata: toMetadataValues(input.user_metadata),
+        });
+        res.status(204).end();
+      },
+    })),
+    {
+      method: 'delete',
+      path: '/assets/:assetId/user-metadata',
+      availability: 'POST /assets',
+      doc: docs.deleteUserMetadata,
+      handle: async (req, res) => {
+        await task().setAssetUserMetadata(outgoing(res, timeoutMs), { asset_id: assetIdParam(req.params.assetId), mode: 'clear' });
+        res.status(204).end();
+      },
+    },
+    {
+      method: 'get',
+      path: '/assets/:assetId/indexed-assets',
+      availability: 'POST /assets',
+      doc: docs.listIndexedAssetsByAsset,
+      handle: async (req, res) => {
+        const page = parsePageQuery(readQuery(req.originalUrl));
+        const result = await task().listIndexedAssetsByAsset(outgoing(res, timeoutMs), {
+          asset_id: assetIdParam(req.params.assetId),
+          page: { page: page.page, page_limit: page.pageLimit },
+        });
+        const urls = streamUrls(req, streams);
+        res.json({
+          data: result.data.map((item) => presentIndexedAsset(item, urls(item.system_metadata?.duration ?? 0))),
+          page_info: result.page_info,
+        });
+      },
+    },
+    {
+      method: 'get',
+      path: '/assets/:assetId/transcription',
+      availability: 'POST /assets',
+      doc: docs.retrieveTranscription,
+      handle: async (req, res) => {
+        const include = parseTranscriptionInclude(readQuery(req.originalUrl));
+        const id = assetIdParam(req.params.assetId);
+        const ctx = outgoing(res, timeoutMs);
+        const asset = await task().getAsset(ctx, id);
+        const noTranscription = (why: string) => new ApiError('resource_not_exist', `The asset ${id} has no transcription: ${why}`, { id });
+        if (asset.asset_type === 'image') throw noTranscription('it is an image.');
+        // The newest 50 indexed assets decide: a ready one among them gives the text.
+        const indexed = await task().listIndexedAssetsByAsset(ctx, { asset_id: id, page: { page: 1, page_limit: 50 } });
+        const source = transcriptionSource(indexed.data);
+        if (source.status === 'none') {
+          throw noTranscription('speech is transcribed when the asset is indexed (POST /indexes/{index_id}/indexed-assets).');
+        }
+        if (source.status === 'failed') {
+          res.json({ status: 'failed', error: { message: source.message } });
+          return;
+        }
+        if (source.status !== 'ready') {
+          res.json({ status: source.status });
+          return;
+        }
+        const { index_id, id: videoId } = source.indexedAsset;
+        const artifacts = await clients.index.getVideoArtifacts(ctx, { index_id, video_id: videoId, kinds: ['transcription'] });
+        res.json(presentTranscription(artifacts.transcription, include));
       },
     },
     // Indexing an asset makes an indexing task (task-service's pipeline); answered at once.

@@ -45,6 +45,15 @@ const multipartSearch = searchFields
   .meta({ examples: [{ index_id: '<an index id>', query_text: 'a red car', search_options: ['visual'], group_by: 'clip' }] });
 /** v1.3's multipart search also reads transcription_options (routes/search.schema.ts transcriptionOption). */
 const multipartSearchV13 = multipartSearch.extend({
+  // Several query images (issue 32 §3): repeated parts, searched as one (search-service meanDirection).
+  query_media_file: z
+    .array(file)
+    .max(10)
+    .optional()
+    .describe(
+      'Up to 10 images (with query_media_url together), on Marengo 3.0 indexes; searched as one query: the mean direction of their embeddings.',
+    ),
+  query_media_url: z.array(z.string()).max(10).optional().describe('Repeat it for several images, as query_media_file.'),
   transcription_options: z
     .array(z.enum(['lexical', 'semantic']))
     .optional()

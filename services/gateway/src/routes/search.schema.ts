@@ -6,6 +6,7 @@ import type { VideoFilter__Input } from '@vus/grpc/types/index/v1/VideoFilter';
 import type { CombinedSearchRequest__Input } from '@vus/grpc/types/search/v1/CombinedSearchRequest';
 import type { SearchRequest__Input } from '@vus/grpc/types/search/v1/SearchRequest';
 import { z } from 'zod';
+import { duplicatePart } from '../http/body';
 import { looseBoolean, looseInt, looseList, firstValue } from '../http/coerce';
 import { checkQueryText } from '../http/text-limits';
 import { named, type CanonicalOption, type VersionAdapter } from '../versions';
@@ -63,10 +64,8 @@ export function parseSearch(version: VersionAdapter, body: Record<string, unknow
   const options = canonicalSearchOptions(version, input.search_options);
   const queryText = input.query_text ?? (typeof body.query === 'string' ? body.query : undefined);
   if (queryText !== undefined) checkQueryText(input.query_text !== undefined ? 'query_text' : 'query', queryText);
-  const file = version.search.jsonOnly ? undefined : firstValue(body.query_media_file);
-  const url = input.query_media_url?.trim();
-  const hasMedia = Buffer.isBuffer(file) || Boolean(url);
-  if (typeof file === 'string') throw errors.invalid('query_media_file', 'Send the image as a file part.');
+  const images = version.search.jsonOnly ? [] : queryImages(version, body);
+  const hasMedia = images.length > 0;
   if (hasMedia && (input.query_media_type ?? '').trim() !== 'image') {
     throw input.query_media_type
       ? errors.invalid('query_media_type', 'The only query media type is image.')
@@ -77,8 +76,8 @@ export function parseSearch(version: VersionAdapter, body: Record<string, unknow
   return {
     index_id: indexIdOf(input.index_id),
     query_text: queryText ?? '',
-    // The URL wins over a file (API-CONTRACT §5.5).
-    query_media: hasMedia ? { media_type: 'image', ...(url ? { url } : { data: file as Buffer }) } : null,
+    query_media: images[0] ?? null,
+    more_query_media: images.slice(1),
     search_options: options,
     // Where the version dropped conversation_option (v1.3, API-CONTRACT §3) it is ignored, not refused.
     conversation_option: version.search.transcriptionOptions
@@ -95,6 +94,41 @@ export function parseSearch(version: VersionAdapter, body: Record<string, unknow
     filter: body.filter === undefined || body.filter === '' ? null : parseSearchFilter(firstValue(body.filter)),
     include_user_metadata: input.include_user_metadata ?? false,
   };
+}
+
+/** Query images one v1.3 search takes: query_media_url and query_media_file parts together (Marengo 3.0). */
+export const MAX_QUERY_IMAGES = 10;
+
+type QueryImage = { media_type: 'image'; url: string } | { media_type: 'image'; data: Buffer };
+
+/**
+ * The query images of a multipart search, in the order URLs then files. Where the version takes
+ * several (v1.3), every one counts, at most MAX_QUERY_IMAGES; elsewhere one, and the URL wins
+ * over a file (API-CONTRACT §5.5). A text value where a file belongs is refused.
+ */
+export function queryImages(version: VersionAdapter, body: Record<string, unknown>): QueryImage[] {
+  const files =
+    body.query_media_file === undefined ? [] : Array.isArray(body.query_media_file) ? body.query_media_file : [body.query_media_file];
+  if (files.some((file) => !Buffer.isBuffer(file))) throw errors.invalid('query_media_file', 'Send the image as a file part.');
+  const rawUrls =
+    body.query_media_url === undefined ? [] : Array.isArray(body.query_media_url) ? body.query_media_url : [body.query_media_url];
+  if (rawUrls.some((url) => typeof url !== 'string')) throw errors.invalid('query_media_url', 'expected a string');
+  const urls = (rawUrls as string[]).map((url) => url.trim()).filter((url) => url !== '');
+  const images: QueryImage[] = [
+    ...urls.map((url) => ({ media_type: 'image' as const, url })),
+    ...(files as Buffer[]).map((data) => ({ media_type: 'image' as const, data })),
+  ];
+  if (!version.search.severalQueryImages) {
+    if (files.length > 1) throw duplicatePart('query_media_file');
+    return images.slice(0, 1);
+  }
+  if (images.length > MAX_QUERY_IMAGES) {
+    throw errors.invalid(
+      files.length > 0 ? 'query_media_file' : 'query_media_url',
+      `Send at most ${MAX_QUERY_IMAGES} query images (query_media_url and query_media_file together); this request has ${images.length}.`,
+    );
+  }
+  return images;
 }
 
 const TRANSCRIPTION_OPTIONS = ['lexical', 'semantic'] as const;

@@ -8,7 +8,7 @@ import { readQuery, scalar } from '../http/query';
 import { thumbnailUrls } from '../http/media-urls';
 import { presentSearchPage } from '../presenters/search';
 import { requireEndpoint } from '../versions';
-import { parseCombinedSearch, parsePageQuery, parseSearch } from './search.schema';
+import { MAX_QUERY_IMAGES, parseCombinedSearch, parsePageQuery, parseSearch } from './search.schema';
 import { configured, type RouteDeps } from './deps';
 import * as docs from './search.docs';
 import { versionOf } from './version';
@@ -23,8 +23,14 @@ function isCombinedQuery(body: Record<string, unknown>): boolean {
  * a single search; a JSON object query: combined), /search-v2 and /combined-search are v1.2's
  * names, and every flavour's later pages come from one token store under each GET path.
  */
-/** A query image, as a multipart part (API-CONTRACT §5.5: JPEG/PNG ≤ 5 MB). */
-const QUERY_IMAGE = { binaryParts: new Map([['query_media_file', QUERY_IMAGE_BYTES]]) };
+/**
+ * Query images, as multipart parts (API-CONTRACT §5.5: JPEG/PNG ≤ 5 MB each): up to
+ * MAX_QUERY_IMAGES parts (v1.3; parseSearch holds other versions to one).
+ */
+const QUERY_IMAGE = {
+  binaryParts: new Map([['query_media_file', QUERY_IMAGE_BYTES]]),
+  binaryPartCounts: new Map([['query_media_file', MAX_QUERY_IMAGES]]),
+};
 
 export function searchEndpoints({ clients, timeoutMs, thumbnails }: Pick<RouteDeps, 'clients' | 'timeoutMs' | 'thumbnails'>): Endpoint[] {
   const client = () => configured(clients.search, 'search');

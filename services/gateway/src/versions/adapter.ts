@@ -230,4 +230,9 @@ export interface SearchShape {
    * (`query_text`, `query_media_*`) are not read, so a body with only them lacks `query`.
    */
   readonly jsonOnly?: boolean;
+  /**
+   * Several query images (v1.3, Marengo 3.0): query_media_url and query_media_file repeated, up to
+   * MAX_QUERY_IMAGES in all, every one searched. Elsewhere one image, the URL winning over a file.
+   */
+  readonly severalQueryImages?: boolean;
 }

@@ -107,6 +107,7 @@ export const v13: VersionAdapter = {
     },
     conversationOption: false,
     transcriptionOptions: true,
+    severalQueryImages: true,
     jsonQuery: false,
     presentClipFields: (clip) => ({ rank: clip.rank, ...(clip.transcription ? { transcription: clip.transcription } : {}) }),
     userMetadata: true,
