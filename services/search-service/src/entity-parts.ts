@@ -11,6 +11,8 @@ export interface EntityReferenceSet {
   faces: Float32Array[];
   /** Reference images in which no face was found: they find nothing (matching is by face). */
   assetsWithoutFace: string[];
+  /** Reference images still being processed (not embedded yet). */
+  assetsNotReady: string[];
 }
 
 export interface EntityReferences {
@@ -64,6 +66,7 @@ export function entitySearchParts(
           entityId,
           faces: answer.faces.map((f) => Float32Array.from(f.embedding)),
           assetsWithoutFace: answer.assets_without_face,
+          assetsNotReady: answer.assets_not_ready,
         };
       },
     },

@@ -33,6 +33,13 @@ export function checkMentions(entityIds: readonly string[]): ApiError | undefine
 /** An entity none of whose reference images shows a face cannot be found (matching is by face). Pure. */
 export function facelessEntity(reference: EntityReferenceSet): ApiError | undefined {
   if (reference.faces.length > 0) return undefined;
+  if (reference.assetsNotReady.length > 0) {
+    return errors.invalid(
+      'query_text',
+      `The entity ${reference.entityId} cannot be searched yet: its reference images are still being processed ` +
+        `(${reference.assetsNotReady.join(', ')}). Search again when they are ready.`,
+    );
+  }
   return errors.invalid(
     'query_text',
     `The entity ${reference.entityId} cannot be searched: none of its reference images shows a face that could be recognised ` +

@@ -34,15 +34,18 @@ describe('checkMentions', () => {
 });
 
 describe('facelessEntity', () => {
-  it.each<[string, number, string[], string | undefined]>([
-    ['a face', 1, [], undefined],
-    ['faces and a logo', 2, ['asset-logo'], undefined],
-    ['only images without a face', 0, ['asset-logo', 'asset-car'], 'asset-logo, asset-car'],
-  ])('%s', (_name, faces, without, named) => {
+  it.each<[string, number, string[], string[], string | undefined]>([
+    ['a face', 1, [], [], undefined],
+    ['faces and a logo', 2, ['asset-logo'], [], undefined],
+    ['a face, another image still processed', 1, [], ['asset-new'], undefined],
+    ['only images without a face', 0, ['asset-logo', 'asset-car'], [], 'asset-logo, asset-car'],
+    ['images still being processed', 0, [], ['asset-new'], 'still being processed (asset-new)'],
+  ])('%s', (_name, faces, without, notReady, named) => {
     const error = facelessEntity({
       entityId: ID,
       faces: Array.from({ length: faces }, () => new Float32Array(128)),
       assetsWithoutFace: without,
+      assetsNotReady: notReady,
     });
     if (named === undefined) expect(error).toBeUndefined();
     else {
@@ -74,7 +77,7 @@ describe('entityMatches', () => {
       { videoId: 'a', startSec: 8, endSec: 9, embedding: [0.9, 0] },
       { videoId: 'b', startSec: 2, endSec: 5, embedding: [0.2, 0] },
     ];
-    const matches = entityMatches({ entityId: ID, faces: [Float32Array.of(0, 0)], assetsWithoutFace: [] }, tracks);
+    const matches = entityMatches({ entityId: ID, faces: [Float32Array.of(0, 0)], assetsWithoutFace: [], assetsNotReady: [] }, tracks);
     expect(spans(matches)).toEqual([
       ['a', 0, 4],
       ['b', 2, 5],

@@ -157,6 +157,39 @@ describe('entity search through the worker, task-service and search-service', ()
     expect(error && error.message).toContain(asset);
   });
 
+  it('waits for a reference image still being processed: refused saying so, found once the asset is ready', async () => {
+    const id = newId();
+    await stack.database!.db.query(
+      `INSERT INTO assets (id, org_id, method, status, filename, created_at, updated_at)
+       VALUES ($1, $2, 'url', 'processing', 'portrait.jpg', now(), now())`,
+      [id, org],
+    );
+    // An asset by URL before its file arrives; the entity is made in SQL (the entity API asks for ready assets).
+    const collection = await stack.rpc<EntityCollection>(org, (md, opts, cb) =>
+      stack.tasks.CreateEntityCollection({ name: 'pending people' }, md, opts, cb),
+    );
+    const entityId = newId();
+    await stack.database!.db.query(
+      `INSERT INTO entities (id, org_id, collection_id, name, status, created_at, updated_at) VALUES ($1, $2, $3, 'pending', 'ready', now(), now())`,
+      [entityId, org, collection.id],
+    );
+    await stack.database!.db.query('INSERT INTO entity_assets (entity_id, asset_id, position) VALUES ($1, $2, 0)', [entityId, id]);
+    const error = await errorOf(clipsFor(`<@${entityId}>`));
+    expect(error && error.code).toBe('parameter_invalid');
+    expect(error && error.message).toContain(`still being processed (${id})`);
+
+    const key = `assets/${id}/portrait.jpg`;
+    await stack.blobs.put(key, Readable.from([video.portraits.her]));
+    await stack.database!.db.query(
+      `UPDATE assets SET status = 'ready', file_type = 'image', mime_type = 'image/jpeg', blob_key = $2, size = $3 WHERE id = $1`,
+      [id, key, video.portraits.her.length],
+    );
+    expect(await clipsFor(`<@${entityId}>`)).toEqual([
+      [videoId, 0, 4],
+      [videoId, 8, 12],
+    ]);
+  });
+
   it('names a video indexed before face tracks existed instead of silently missing it, and searches it once filtered out', async () => {
     const old = newId();
     await stack.rpc(org, (md, opts, cb) =>

@@ -8,10 +8,18 @@ export interface StoredReferenceFace {
   model: string;
 }
 
+/** An entity's image asset as embedding needs it: its file once the asset is ready. */
+export interface ReferenceAssetFile {
+  assetId: string;
+  ready: boolean;
+  blobKey: string | null;
+  size: number | null;
+}
+
 /** Reference faces' SQL (migration 0012), org-scoped. */
 export interface ReferenceFaceStore {
   /** The entity's assets in the order they were added (any collection); undefined when the organization has no such entity. */
-  entityAssets(orgId: string, entityId: string): Promise<{ assetId: string; blobKey: string | null; size: number | null }[] | undefined>;
+  entityAssets(orgId: string, entityId: string): Promise<ReferenceAssetFile[] | undefined>;
   /** The stored faces of these assets made by `model`. */
   faces(orgId: string, assetIds: readonly string[], model: string): Promise<Map<string, StoredReferenceFace>>;
   /** Keeps an asset's face (replacing one another model made). */
@@ -23,12 +31,17 @@ export function createReferenceFaceStore(db: Database): ReferenceFaceStore {
     async entityAssets(orgId, entityId) {
       const entity = await db.query('SELECT 1 FROM entities WHERE org_id = $1 AND id = $2', [orgId, entityId]);
       if (entity.rows.length === 0) return undefined;
-      const { rows } = await db.query<{ asset_id: string; blob_key: string | null; size: string | number | null }>(
-        `SELECT ea.asset_id, a.blob_key, a.size FROM entity_assets ea JOIN assets a ON a.id = ea.asset_id AND a.org_id = $1
+      const { rows } = await db.query<{ asset_id: string; status: string; blob_key: string | null; size: string | number | null }>(
+        `SELECT ea.asset_id, a.status, a.blob_key, a.size FROM entity_assets ea JOIN assets a ON a.id = ea.asset_id AND a.org_id = $1
          WHERE ea.entity_id = $2 ORDER BY ea.position`,
         [orgId, entityId],
       );
-      return rows.map((r) => ({ assetId: r.asset_id, blobKey: r.blob_key, size: r.size === null ? null : Number(r.size) }));
+      return rows.map((r) => ({
+        assetId: r.asset_id,
+        ready: r.status === 'ready' && r.blob_key !== null,
+        blobKey: r.blob_key,
+        size: r.size === null ? null : Number(r.size),
+      }));
     },
 
     async faces(orgId, assetIds, model) {

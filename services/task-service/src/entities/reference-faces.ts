@@ -1,7 +1,7 @@
 import { ApiError, errors, isId, type Clock, type Logger } from '@vus/core';
 import type { BlobStore } from '@vus/blob';
 import type { EmbeddedFace, FaceEmbedder } from '@vus/models';
-import type { ReferenceFaceStore, StoredReferenceFace } from './reference-face-store';
+import type { ReferenceAssetFile, ReferenceFaceStore, StoredReferenceFace } from './reference-face-store';
 
 /**
  * Entity search's reference faces (issue 32 §1): each image asset of an entity embedded by the
@@ -31,6 +31,8 @@ export interface EntityReferenceFaces {
   entityId: string;
   faces: { assetId: string; embedding: Float32Array }[];
   assetsWithoutFace: string[];
+  /** Reference images still being processed: not embedded yet. */
+  assetsNotReady: string[];
   model: string;
 }
 
@@ -58,11 +60,7 @@ export function createReferenceFaces(deps: ReferenceFaceDeps) {
   };
 
   /** Embeds one asset's image and keeps its face (or that it has none). */
-  const embedAsset = async (
-    orgId: string,
-    embedder: FaceEmbedder,
-    asset: { assetId: string; blobKey: string | null; size: number | null },
-  ): Promise<StoredReferenceFace> => {
+  const embedAsset = async (orgId: string, embedder: FaceEmbedder, asset: ReferenceAssetFile): Promise<StoredReferenceFace> => {
     let faces: EmbeddedFace[] = [];
     if (asset.blobKey && (asset.size ?? 0) <= MAX_REFERENCE_IMAGE_BYTES) {
       try {
@@ -86,7 +84,8 @@ export function createReferenceFaces(deps: ReferenceFaceDeps) {
       assets.map((a) => a.assetId),
       deps.model,
     );
-    const missing = assets.filter((a) => !known.has(a.assetId));
+    // An asset still being processed has no file yet: it is embedded by a search after it is ready, never taken for faceless.
+    const missing = assets.filter((a) => a.ready && !known.has(a.assetId));
     if (missing.length > 0) {
       const embedder = deps.blobs ? await deps.faceEmbedder() : undefined;
       if (!embedder) {
@@ -98,9 +97,10 @@ export function createReferenceFaces(deps: ReferenceFaceDeps) {
       // One image at a time (the model runs one at a time anyway): at most ENTITY_LIMITS.assets of them.
       for (const asset of missing) known.set(asset.assetId, await embedAsset(orgId, embedder, asset));
     }
-    const stored = assets.map((a) => known.get(a.assetId)!);
+    const stored = assets.flatMap((a) => known.get(a.assetId) ?? []);
     return {
       entityId,
+      assetsNotReady: assets.filter((a) => !known.has(a.assetId)).map((a) => a.assetId),
       faces: stored.flatMap((s) => (s.embedding ? [{ assetId: s.assetId, embedding: s.embedding }] : [])),
       assetsWithoutFace: stored.filter((s) => !s.embedding).map((s) => s.assetId),
       model: deps.model,

@@ -166,6 +166,7 @@ export function entityHandlers(entities: EntityService, referenceFaces?: Referen
         entity_id: found.entityId,
         faces: found.faces.map((f) => ({ asset_id: f.assetId, embedding: Array.from(f.embedding) })),
         assets_without_face: found.assetsWithoutFace,
+        assets_not_ready: found.assetsNotReady,
         face_model: found.model,
       };
     },
