@@ -146,7 +146,9 @@ async function profile(file) {
     const wall = (performance.now() - started) / 1000;
     row(name, totals[name], wall, probed.durationSec, `${round((1000 * totals[name]) / Math.max(1, changed.length), 0)} CPU-ms/frame`);
   }
-  await framePass(file, probed, { textReader, objectDetector, faceDetector });
+  // Faces embedded for entity search (issue 32 §1): the worker's frame pass only, as it gates them.
+  const faceEmbedder = await registry.find('face_embedder');
+  await framePass(file, probed, { textReader, objectDetector, faceDetector, faceEmbedder });
 
   const dir = await mkdtemp(join(tmpdir(), 'vus-bench-real-'));
   try {
@@ -188,7 +190,7 @@ async function profile(file) {
  * The worker's own frame pass (analyseFrames): decoding and every frame model with the worker's
  * gating (which frames each model runs on), each model's CPU seconds and the frames it ran on.
  */
-async function framePass(file, probed, { textReader, objectDetector, faceDetector }) {
+async function framePass(file, probed, { textReader, objectDetector, faceDetector, faceEmbedder }) {
   const { totals, measure } = cpuMeter();
   const calls = {};
   const model = (name, run) => (frame) => {
@@ -206,6 +208,9 @@ async function framePass(file, probed, { textReader, objectDetector, faceDetecto
       objectDetector: { detectObjects: model('objects', (f) => objectDetector.detectObjects(f)) },
       faceDetector: { detectFaces: model('faces', (f) => faceDetector.detectFaces(f)) },
       embedder: { embedImage: model('scene descriptor', (f) => sceneDescriptor(f)) },
+      ...(faceEmbedder
+        ? { faceEmbedder: { dimensions: faceEmbedder.dimensions, embedFaces: model('face embedding', (f) => faceEmbedder.embedFaces(f)) } }
+        : {}),
     },
     { fps: WORKER_DEFAULTS.framesPerSecond, width: WORKER_DEFAULTS.frameWidth, maxThumbnails: WORKER_DEFAULTS.maxThumbnails },
   );
@@ -220,7 +225,7 @@ async function framePass(file, probed, { textReader, objectDetector, faceDetecto
     ? `, boxes recognised ${textReader.counts.recognised - (reuse0.recognised ?? 0)}, reused ${textReader.counts.reused - (reuse0.reused ?? 0)}`
     : '';
   row('  decode + rest', all - models, wall, probed.durationSec);
-  for (const name of ['OCR', 'objects', 'faces', 'scene descriptor']) {
+  for (const name of ['OCR', 'objects', 'faces', 'face embedding', 'scene descriptor']) {
     row(`  ${name}`, totals[name] ?? 0, wall, probed.durationSec, `${calls[name] ?? 0} frames${name === 'OCR' ? boxes : ''}`);
   }
   row('frame pass (worker)', all, wall, probed.durationSec);
