@@ -28,6 +28,9 @@ export function sdkExamplesWithAssets(swapped: Readonly<Record<string, string>>)
   return dir;
 }
 
+/** How an example written as a program starts its `main()` (examples/multipart_uploads.ts). */
+const PROGRAM_MAIN = '\nif (require.main === module) {';
+
 export async function runSdkExample(
   file: string,
   replacements: readonly (readonly [string, string])[] = [],
@@ -36,9 +39,11 @@ export async function runSdkExample(
   let source = readFileSync(join(SDK_EXAMPLES_DIR, file), 'utf8');
   for (const [from, to] of replacements) source = source.split(from).join(to);
   if (/https?:\/\/(?!127\.0\.0\.1)/.test(source)) throw new Error(`${file} still names a remote URL`);
-  // The example starts its async main without awaiting it; keep its promise.
-  if (!source.includes('\n(async () => {')) throw new Error(`${file} does not start with an async main`);
-  source = source.replace('\n(async () => {', '\nexports.done = (async () => {');
+  // The example starts its async main without awaiting it, or (multipart_uploads.ts) calls main()
+  // when run as a program: started here either way, and its promise kept.
+  if (source.includes('\n(async () => {')) source = source.replace('\n(async () => {', '\nexports.done = (async () => {');
+  else if (source.includes(PROGRAM_MAIN)) source = source.replace(PROGRAM_MAIN, '\nexports.done = main();\nif (false) {');
+  else throw new Error(`${file} does not start with an async main`);
   const code = ts.transpileModule(source, {
     compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, esModuleInterop: true },
   }).outputText;
