@@ -13,6 +13,8 @@ export interface EntityReferenceSet {
   assetsWithoutFace: string[];
   /** Reference images still being processed (not embedded yet). */
   assetsNotReady: string[];
+  /** Reference images without a face, as small JPEGs: matched by the visual embedding (a query of several images). */
+  images: Buffer[];
 }
 
 export interface EntityReferences {
@@ -67,6 +69,7 @@ export function entitySearchParts(
           faces: answer.faces.map((f) => Float32Array.from(f.embedding)),
           assetsWithoutFace: answer.assets_without_face,
           assetsNotReady: answer.assets_not_ready,
+          images: answer.images_without_face.map((i) => Buffer.from(i.jpeg)),
         };
       },
     },

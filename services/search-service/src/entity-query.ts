@@ -5,7 +5,7 @@
  * video indexed before face tracks existed is a 400 naming it (videosWithoutFaceTracks), so a
  * search never silently misses the entity there: re-index it, or leave it out with a filter.
  */
-import { errors, type ApiError } from '@vus/core';
+import { errors, isApiError, type ApiError } from '@vus/core';
 import { composedMatches, type SegmentMatch } from './clips';
 import { entitySearchUnavailable, unknownEntity, type EntityReferenceSet, type EntitySearchDeps } from './entity-parts';
 import { entityMoments, videosWithoutFaceTracks, type IndexedFaceTrack } from './entity-search';
@@ -32,7 +32,7 @@ export function checkMentions(entityIds: readonly string[]): ApiError | undefine
 
 /** An entity none of whose reference images shows a face cannot be found (matching is by face). Pure. */
 export function facelessEntity(reference: EntityReferenceSet): ApiError | undefined {
-  if (reference.faces.length > 0) return undefined;
+  if (reference.faces.length > 0 || reference.images.length > 0) return undefined;
   if (reference.assetsNotReady.length > 0) {
     return errors.invalid(
       'query_text',
@@ -98,11 +98,38 @@ export async function entityMatchesIn(
   deps: EntitySearchDeps,
   scope: Scope,
   references: readonly EntityReferenceSet[],
+  imageMatches: (images: readonly Buffer[]) => Promise<SegmentMatch[]>,
 ): Promise<SegmentMatch[][]> {
-  const videos = await deps.faceTracks.indexedVideos(scope.orgId, scope.indexId, scope.videoIds);
-  const tracked = await deps.faceTracks.trackedVideos(scope.orgId, scope.indexId, videos);
-  const missing = missingFaceTracks(videosWithoutFaceTracks(videos, tracked));
-  if (missing) throw missing;
-  const tracks = await deps.faceTracks.tracks(scope.orgId, scope.indexId, scope.videoIds);
-  return references.map((reference) => entityMatches(reference, tracks));
+  const byFace = references.some((r) => r.faces.length > 0);
+  if (byFace) {
+    const videos = await deps.faceTracks.indexedVideos(scope.orgId, scope.indexId, scope.videoIds);
+    const tracked = await deps.faceTracks.trackedVideos(scope.orgId, scope.indexId, videos);
+    const missing = missingFaceTracks(videosWithoutFaceTracks(videos, tracked));
+    if (missing) throw missing;
+  }
+  const tracks = byFace ? await deps.faceTracks.tracks(scope.orgId, scope.indexId, scope.videoIds) : [];
+  // One entity at a time: an image query is a model run per image.
+  const perEntity: SegmentMatch[][] = [];
+  for (const reference of references) {
+    const byImage = reference.images.length > 0 ? await visualMatches(reference, imageMatches) : [];
+    perEntity.push([...entityMatches(reference, tracks), ...byImage]);
+  }
+  return perEntity;
+}
+
+/**
+ * An entity's images without a face, searched as one query of several images (the visual
+ * embedding, and the objects the detector sees). An entity that has faces too is still found by
+ * them when no image model is available here; one with only such images gets that error.
+ */
+async function visualMatches(
+  reference: EntityReferenceSet,
+  imageMatches: (images: readonly Buffer[]) => Promise<SegmentMatch[]>,
+): Promise<SegmentMatch[]> {
+  try {
+    return await imageMatches(reference.images);
+  } catch (error) {
+    if (reference.faces.length > 0 && isApiError(error) && error.code === 'model_unavailable') return [];
+    throw error;
+  }
 }

@@ -56,7 +56,9 @@ export function createSearch(deps: SearchDeps) {
         if (!deps.entities) throw entitySearchUnavailable();
         const references = await resolveEntities(deps.entities, orgId, entityIds);
         const [perEntity, restMatches] = await Promise.all([
-          entityMatchesIn(deps.entities, scope, references),
+          entityMatchesIn(deps.entities, scope, references, (images) =>
+            matchesOf(scope, { image: images[0], moreImages: images.slice(1) }, { ...params, options: ['visual'] }),
+          ),
           rest.text !== undefined || rest.image ? matchesOf(scope, rest, params) : undefined,
         ]);
         return joinEntityMatches(perEntity, restMatches);

@@ -1,7 +1,11 @@
+import { ApiError } from '@vus/core';
+import { codeOf } from '@vus/testing';
 import type { SegmentMatch } from '../src/clips';
+import type { EntitySearchDeps } from '../src/entity-parts';
 import {
   checkMentions,
   entityMatches,
+  entityMatchesIn,
   facelessEntity,
   joinEntityMatches,
   MAX_ENTITY_MENTIONS,
@@ -46,6 +50,7 @@ describe('facelessEntity', () => {
       faces: Array.from({ length: faces }, () => new Float32Array(128)),
       assetsWithoutFace: without,
       assetsNotReady: notReady,
+      images: [],
     });
     if (named === undefined) expect(error).toBeUndefined();
     else {
@@ -77,7 +82,10 @@ describe('entityMatches', () => {
       { videoId: 'a', startSec: 8, endSec: 9, embedding: [0.9, 0] },
       { videoId: 'b', startSec: 2, endSec: 5, embedding: [0.2, 0] },
     ];
-    const matches = entityMatches({ entityId: ID, faces: [Float32Array.of(0, 0)], assetsWithoutFace: [], assetsNotReady: [] }, tracks);
+    const matches = entityMatches(
+      { entityId: ID, faces: [Float32Array.of(0, 0)], assetsWithoutFace: [], assetsNotReady: [], images: [] },
+      tracks,
+    );
     expect(spans(matches)).toEqual([
       ['a', 0, 4],
       ['b', 2, 5],
@@ -123,5 +131,52 @@ describe('joinEntityMatches', () => {
     ['two entities never together: nothing', [[match('a', 0, 5)], [match('a', 5, 9)]], undefined, []],
   ])('%s', (_name, perEntity, rest, expected) => {
     expect(spans(joinEntityMatches(perEntity, rest))).toEqual(expected);
+  });
+});
+
+describe('entityMatchesIn: faces by face tracks, faceless images by the visual embedding', () => {
+  const track = { videoId: 'a', startSec: 0, endSec: 4, embedding: Float32Array.of(0, 0) };
+  const faceTracks = {
+    indexedVideos: async () => ['a'],
+    trackedVideos: async () => new Set(['a']),
+    tracks: async () => [track],
+  } as unknown as EntitySearchDeps['faceTracks'];
+  const deps: EntitySearchDeps = { faceTracks, references: undefined };
+  const scope = { orgId: 'o', indexId: 'i' };
+  const image = Buffer.from('jpeg');
+  const reference = (faces: number, images: number) => ({
+    entityId: ID,
+    faces: Array.from({ length: faces }, () => Float32Array.of(0, 0)),
+    assetsWithoutFace: [],
+    assetsNotReady: [],
+    images: Array.from({ length: images }, () => image),
+  });
+  const unavailable = async () => {
+    throw new ApiError('model_unavailable', 'no image model');
+  };
+
+  it.each<[string, ReturnType<typeof reference>, 'image model' | 'none', (string | number)[][] | string]>([
+    ['a face only', reference(1, 0), 'image model', [['a', 0, 4]]],
+    ['faceless images only: the image query', reference(0, 2), 'image model', [['b', 1, 2]]],
+    [
+      'a face and a faceless image: both',
+      reference(1, 1),
+      'image model',
+      [
+        ['a', 0, 4],
+        ['b', 1, 2],
+      ],
+    ],
+    ['a face, no image model: the face alone', reference(1, 1), 'none', [['a', 0, 4]]],
+    ['faceless images, no image model: the error', reference(0, 1), 'none', 'model_unavailable'],
+  ])('%s', async (_name, ref, model, expected) => {
+    const asked: number[] = [];
+    const imageMatches =
+      model === 'none' ? unavailable : async (images: readonly Buffer[]) => (asked.push(images.length), [match('b', 1, 2, 0.6)]);
+    const run = entityMatchesIn(deps, scope, [ref], imageMatches);
+    if (typeof expected === 'string') return expect(await codeOf(run)).toBe(expected);
+    const [matches] = await run;
+    expect(spans(matches!)).toEqual(expected);
+    if (model === 'image model') expect(asked).toEqual(ref.images.length > 0 ? [ref.images.length] : []);
   });
 });

@@ -1,6 +1,7 @@
 import { ApiError, errors, isId, type Clock, type Logger } from '@vus/core';
 import type { BlobStore } from '@vus/blob';
 import type { EmbeddedFace, FaceEmbedder } from '@vus/models';
+import sharp from 'sharp';
 import type { ReferenceAssetFile, ReferenceFaceStore, StoredReferenceFace } from './reference-face-store';
 
 /**
@@ -13,6 +14,13 @@ import type { ReferenceAssetFile, ReferenceFaceStore, StoredReferenceFace } from
 
 /** A reference image larger than this is not read (no face is taken from it): bounded memory. */
 export const MAX_REFERENCE_IMAGE_BYTES = 20 * 1024 * 1024;
+/**
+ * Images without a face (an object, a logo, a place) are matched by the visual embedding instead
+ * (search-service, as a query of several images): at most this many per entity, each sent as a JPEG
+ * of at most VISUAL_REFERENCE_SIDE px (the visual models look at 224 px), so an answer stays small.
+ */
+export const MAX_VISUAL_REFERENCES = 5;
+const VISUAL_REFERENCE_SIDE = 512;
 
 /**
  * The face an image stands for: the largest one (a reference image is a picture of the entity,
@@ -33,6 +41,8 @@ export interface EntityReferenceFaces {
   assetsWithoutFace: string[];
   /** Reference images still being processed: not embedded yet. */
   assetsNotReady: string[];
+  /** With `withImages`: the images without a face (MAX_VISUAL_REFERENCES of them), as small JPEGs. */
+  imagesWithoutFace: { assetId: string; jpeg: Buffer }[];
   model: string;
 }
 
@@ -76,7 +86,25 @@ export function createReferenceFaces(deps: ReferenceFaceDeps) {
     return stored;
   };
 
-  async function facesOf(orgId: string, entityId: string): Promise<EntityReferenceFaces> {
+  /** A faceless image as a small JPEG, or undefined when it cannot be read (logged). */
+  const visualReference = async (asset: ReferenceAssetFile): Promise<{ assetId: string; jpeg: Buffer } | undefined> => {
+    if (!asset.blobKey || !deps.blobs || (asset.size ?? 0) > MAX_REFERENCE_IMAGE_BYTES) return undefined;
+    try {
+      const side = VISUAL_REFERENCE_SIDE;
+      const image = await readImage(asset.blobKey);
+      const jpeg = await sharp(image)
+        .rotate()
+        .resize(side, side, { fit: 'inside', withoutEnlargement: true })
+        .jpeg({ quality: 85 })
+        .toBuffer();
+      return { assetId: asset.assetId, jpeg };
+    } catch (error) {
+      deps.logger.warn({ err: error, assetId: asset.assetId }, 'a reference image without a face could not be read');
+      return undefined;
+    }
+  };
+
+  async function facesOf(orgId: string, entityId: string, options: { withImages?: boolean } = {}): Promise<EntityReferenceFaces> {
     const assets = isId(entityId) ? await deps.store.entityAssets(orgId, entityId) : undefined;
     if (!assets) throw errors.notFound('Entity', entityId);
     const known = await deps.store.faces(
@@ -98,7 +126,15 @@ export function createReferenceFaces(deps: ReferenceFaceDeps) {
       for (const asset of missing) known.set(asset.assetId, await embedAsset(orgId, embedder, asset));
     }
     const stored = assets.flatMap((a) => known.get(a.assetId) ?? []);
+    const faceless = new Set(stored.filter((s) => !s.embedding).map((s) => s.assetId));
+    const imagesWithoutFace: EntityReferenceFaces['imagesWithoutFace'] = [];
+    for (const asset of options.withImages ? assets.filter((a) => faceless.has(a.assetId)) : []) {
+      if (imagesWithoutFace.length >= MAX_VISUAL_REFERENCES) break;
+      const image = await visualReference(asset);
+      if (image) imagesWithoutFace.push(image);
+    }
     return {
+      imagesWithoutFace,
       entityId,
       assetsNotReady: assets.filter((a) => !known.has(a.assetId)).map((a) => a.assetId),
       faces: stored.flatMap((s) => (s.embedding ? [{ assetId: s.assetId, embedding: s.embedding }] : [])),

@@ -161,12 +161,13 @@ export function entityHandlers(entities: EntityService, referenceFaces?: Referen
     },
     async GetEntityReferenceFaces(request, ctx) {
       if (!referenceFaces) throw new ApiError('not_implemented', 'This task-service embeds no reference faces.');
-      const found = await referenceFaces.facesOf(requireOrg(ctx), request.entity_id);
+      const found = await referenceFaces.facesOf(requireOrg(ctx), request.entity_id, { withImages: true });
       return {
         entity_id: found.entityId,
         faces: found.faces.map((f) => ({ asset_id: f.assetId, embedding: Array.from(f.embedding) })),
         assets_without_face: found.assetsWithoutFace,
         assets_not_ready: found.assetsNotReady,
+        images_without_face: found.imagesWithoutFace.map((i) => ({ asset_id: i.assetId, jpeg: i.jpeg })),
         face_model: found.model,
       };
     },
