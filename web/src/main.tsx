@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useMemo, useRef, useState } from 'preact/hooks';
 import { Api, type Index, type Video } from './api';
 import { Ask } from './ask';
+import { Classify } from './classify';
 import { Embeddings } from './embeddings';
 import { Indexes } from './indexes';
 import { KeyBar, storedKey } from './key';
@@ -99,6 +100,7 @@ function App() {
               <Player video={video} localSource={sources.current.get(video.id)} moment={moment?.seq !== undefined ? moment : undefined} />
             )}
             {index && <Search api={api} index={index} videos={videos} onPlay={(clip) => play(clip.videoId, clip.start, clip.end)} />}
+            {index && videos.length > 0 && <Classify key={index.id} api={api} index={index} videos={videos} onPlay={play} />}
             {video && <Ask key={video.id} api={api} video={video} onPlay={(start, end) => play(video.id, start, end)} />}
             {video && (
               <Embeddings

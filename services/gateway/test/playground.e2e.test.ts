@@ -72,7 +72,7 @@ const callsSince = (mark: number, part: string) => requested.slice(mark).filter(
 beforeAll(async () => {
   mkdirSync(screenshots, { recursive: true });
   [stack, fixture, browser] = await Promise.all([
-    startIndexingStack({ worker: true, analyze: true, embed: true }),
+    startIndexingStack({ worker: true, analyze: true, embed: true, classify: true }),
     wordsAndSubtitlesVideo(),
     launchChromium(),
   ]);
@@ -248,6 +248,32 @@ describe('the playground page', () => {
     await search.getByText(/^\d+ results?$/).waitFor();
     await expect(search.getByRole('alert').count()).resolves.toBe(0);
     await shot('5b-image');
+  }, 60_000);
+
+  it('classifies the videos of the index into classes of prompts, and plays the moments of a class', async () => {
+    const panel = page.locator('section[aria-labelledby="classify-title"]');
+    const classify = panel.getByRole('button', { name: 'Classify', exact: true });
+    // No class: said on the page, nothing sent.
+    const mark = requested.length;
+    await classify.click();
+    await panel.getByRole('alert').filter({ hasText: 'Type at least one class' }).waitFor();
+    expect(callsSince(mark, '/classify')).toEqual([]);
+
+    // ORANGE is on screen from 0 s to 4 s, BICYCLE from 8 s to 12 s.
+    await panel.getByLabel(/^Classes/).fill('fruit: orange\nvehicle: a bicycle, bicycle');
+    const [answer] = await Promise.all([page.waitForResponse((r) => r.url().includes('/v1.2/classify/bulk')), classify.click()]);
+    expect(answer.status()).toBe(200);
+    await panel.locator('h3', { hasText: 'words-and-subtitles' }).waitFor();
+    const fruit = panel.locator('ul.classes > li', { hasText: 'fruit' });
+    await expect(fruit.locator('.score').textContent()).resolves.toMatch(/^\d+\.\d$/);
+    const moment = fruit.locator('ol.spans button').first();
+    const start = Number(await moment.getAttribute('data-start'));
+    expect(start).toBeLessThanOrEqual(4);
+    const vehicle = panel.locator('ul.classes > li', { hasText: 'vehicle' }).locator('ol.spans button').first();
+    expect(Math.abs(Number(await vehicle.getAttribute('data-start')) - 8)).toBeLessThanOrEqual(1);
+    await moment.click();
+    await page.locator('#moment', { hasText: /^Playing 0:0[0-4]–/ }).waitFor();
+    await shot('5c-classify');
   }, 60_000);
 
   it('asks the video for a summary and streams an answer to a free prompt', async () => {
