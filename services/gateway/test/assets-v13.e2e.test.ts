@@ -166,6 +166,13 @@ describe('asset user metadata, transcription, indexed assets and deletion (twelv
     expect((await client.assets.retrieve(assetId)).userMetadata).toEqual({ reviewer: 'bo' });
     await client.assets.deleteUserMetadata(assetId);
     expect((await client.assets.retrieve(assetId)).userMetadata).toBeUndefined();
+    // POST /assets's own user_metadata (a JSON string, as the SDK sends it) stays with the asset.
+    const tagged = await client.assets.create({
+      method: 'direct',
+      file: createReadStream(speech.path),
+      userMetadata: JSON.stringify({ source: 'camera-2', take: 3 }),
+    });
+    expect((await client.assets.retrieve(tagged.id!)).userMetadata).toEqual({ source: 'camera-2', take: 3 });
   });
 
   it('refuses hostile metadata with 400 naming it, and another organization gets 404', async () => {

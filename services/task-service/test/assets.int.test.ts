@@ -340,6 +340,23 @@ describe.each(DATABASE_KINDS)('assets on %s', (_kind, create) => {
     expect(await codeOf(assets.setUserMetadata(OTHER_ORG, asset.id, { a: 1 }, 'merge'))).toBe('resource_not_exist');
   });
 
+  it("keeps POST /assets's user_metadata with the new asset, checked as a replacing PUT", async () => {
+    const asset = await assets.create(ORG, {
+      method: 'direct',
+      blobKey: await put(PNG),
+      filename: 'c.png',
+      idempotencyKey: null,
+      userMetadata: { category: 'new', count: 2, skipped: '' },
+    });
+    expect((await assets.get(ORG, asset.id)).userMetadata).toEqual({ category: 'new', count: 2 });
+    const tooMany = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i]));
+    expect(
+      await codeOf(
+        assets.create(ORG, { method: 'url', url: 'https://example.com/a.mp4', filename: '', idempotencyKey: null, userMetadata: tooMany }),
+      ),
+    ).toBe('parameter_invalid');
+  });
+
   it("lists an asset's indexed assets, and a video deleted through the videos API no longer references it", async () => {
     const key = await put(PNG);
     const asset = await assets.create(ORG, { method: 'direct', blobKey: key, filename: 'v.png', idempotencyKey: null });

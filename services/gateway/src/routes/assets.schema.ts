@@ -40,7 +40,8 @@ export interface CreateAssetPlan {
 export function parseCreateAsset(fields: unknown, files: readonly StoredFile[], idempotencyKey: string | undefined): CreateAssetPlan {
   const input = parseInput(createAssetSchema, fields);
   const file = files.find((f) => f.field === 'file');
-  const base = { idempotency_key: idempotencyKey ?? '' };
+  // Stored with the asset (checked as PUT /assets/{id}/user-metadata checks it).
+  const base = { idempotency_key: idempotencyKey ?? '', user_metadata: toMetadataValues(input.user_metadata ?? {}) };
   if (input.method === 'url') {
     if (!input.url) throw errors.notProvided('url');
     return { request: { ...base, method: 'url', url: input.url, filename: input.filename ?? '' }, unused: [...files] };

@@ -219,9 +219,11 @@ export interface AssetDeps {
   chunkBytes?: number | undefined;
 }
 
-export type CreateAssetInput =
+/** `userMetadata`: POST /assets's, checked as a replacing PUT would be. */
+export type CreateAssetInput = (
   | { method: 'direct'; blobKey: string; filename: string; idempotencyKey: string | null }
-  | { method: 'url'; url: string; filename: string; idempotencyKey: string | null };
+  | { method: 'url'; url: string; filename: string; idempotencyKey: string | null }
+) & { userMetadata?: Readonly<Record<string, AssetMetadataValue>> | undefined };
 
 const MAX_FILENAME = 255;
 const UPLOAD_EXPIRED: AssetFailure = {
@@ -272,7 +274,8 @@ export function createAssetService({ store, blobs, head, quickCheck, joinChunks,
     /** Stores the asset `processing`; the processing job sniffs and probes it (and fetches a URL first). */
     async create(orgId: string, input: CreateAssetInput): Promise<AssetRecord> {
       const now = clock.now();
-      const asset = { ...blank(orgId, input.method, now), idempotencyKey: input.idempotencyKey };
+      const userMetadata = input.userMetadata ? changedMetadata(null, input.userMetadata, 'replace') : null;
+      const asset = { ...blank(orgId, input.method, now), idempotencyKey: input.idempotencyKey, userMetadata };
       if (input.method === 'url') {
         const url = checkFetchableUrl('url', input.url).toString();
         Object.assign(asset, { sourceUrl: url, filename: cleanName(input.filename, filenameFromUrl(url)) });

@@ -138,11 +138,12 @@ export function assetHandlers(assets: AssetService, indexed: IndexedAssetService
     async CreateAsset(request, ctx) {
       const input = parseInput(createSchema, request);
       const idempotencyKey = parseInput(idempotency, request.idempotency_key) || null;
+      const userMetadata = plainMetadataValues('user_metadata', request.user_metadata ?? {}, { allowNull: false });
       const asset = await assets.create(
         requireOrg(ctx),
         input.method === 'url'
-          ? { method: 'url', url: input.url, filename: input.filename, idempotencyKey }
-          : { method: 'direct', blobKey: input.blob_key, filename: input.filename, idempotencyKey },
+          ? { method: 'url', url: input.url, filename: input.filename, idempotencyKey, userMetadata }
+          : { method: 'direct', blobKey: input.blob_key, filename: input.filename, idempotencyKey, userMetadata },
       );
       onCreated();
       return toProtoAsset(asset);

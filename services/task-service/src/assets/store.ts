@@ -153,8 +153,8 @@ async function insertAsset(
       // One organization's creates one at a time, so that the count below cannot be raced past.
       if (multipart) await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`vus.multipart-uploads.${asset.orgId}`]);
       await tx.query(
-        `INSERT INTO assets (id, org_id, method, status, filename, source_url, blob_key, idempotency_key, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        `INSERT INTO assets (id, org_id, method, status, filename, source_url, blob_key, idempotency_key, created_at, updated_at, user_metadata)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
         [
           asset.id,
           asset.orgId,
@@ -166,6 +166,7 @@ async function insertAsset(
           asset.idempotencyKey,
           asset.createdAt,
           asset.updatedAt,
+          asset.userMetadata ? JSON.stringify(asset.userMetadata) : null,
         ],
       );
       if (!multipart) {
