@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '@vus/db';
 import type { SearchOption } from './clips';
 import type { NewSegment, SegmentWriter } from './ingest';
-import type { LexicalPlan } from './lexical';
+import { tsQueryText, type DocWeight, type LexicalPlan } from './lexical';
 import { createResultSetStore, type ResultSetStore } from './result-set-store';
 import type { LexicalHit, Scope, SearchStore, SegmentHit, VectorHit } from './search-types';
 
@@ -41,52 +41,6 @@ const HNSW_MAX_EF_SEARCH = 1000;
 
 /** The first tier ranks this many times the wanted candidates (see lexical). */
 const RANKED_POOL_FACTOR = 2;
-
-/**
- * The SQL of a candidate's match kinds (lexical.ts hitCoverage): one character per alternative of
- * the plan, for the segment `s`. Each alternative is tested written out, so that its tsquery is
- * parsed once, at planning (a subquery over an array of them cost 13 ms per 500 rows).
- *
- * Most alternatives miss, so a group of several alternatives is first tested whole (its
- * alternatives ORed): a group the segment does not match costs one or two tests instead of one
- * per alternative (issue 31: the kinds were a seventh of the engine's CPU per text search). Where
- * the document matched tells the kind (DocWeight): own words direct, broader terms expanded, a
- * tentative label's words tentative, their broader terms both. The broader and tentative tests
- * read the document filtered to that weight (ts_filter), the same match as the alternative
- * restricted to the weight, so each alternative is one tsquery rather than three: fewer constants
- * to parse and plan, and the filter runs only for a matched alternative that is not direct.
- */
-export function matchKindsSql(plan: LexicalPlan, tsquery: (text: string) => string): string {
-  const perAlternative = plan.alternatives.map((alternative) => {
-    const query = tsquery(alternative.query);
-    return alternative.ownOnly
-      ? `CASE WHEN s.own @@ ${query} THEN 'd' ELSE '-' END`
-      : `CASE WHEN s.doc @@ ${query} THEN CASE WHEN s.own @@ ${query} THEN 'd' WHEN ts_filter(s.doc, '{b}') @@ ${query} THEN 'e'
-         WHEN ts_filter(s.doc, '{c}') @@ ${query} THEN 't' ELSE 'u' END ELSE '-' END`;
-  });
-  // Alternatives are numbered group by group (lexicalPlan), so a group's are one run of `perAlternative`.
-  const parts: string[] = [];
-  let next = 0;
-  for (const groupSlots of plan.slots) {
-    const slots = groupSlots.filter((slot): slot is number => slot !== undefined);
-    if (slots.length === 0) continue;
-    const first = slots[0]!;
-    const last = slots[slots.length - 1]!;
-    for (; next < first; next++) parts.push(perAlternative[next]!);
-    const contiguous = last - first + 1 === slots.length && slots.every((slot, i) => slot === first + i);
-    if (slots.length < 2 || !contiguous) continue;
-    const members = slots.map((slot) => plan.alternatives[slot]!);
-    const broad = members.filter((a) => !a.ownOnly).map((a) => `(${a.query})`);
-    const own = members.filter((a) => a.ownOnly).map((a) => `(${a.query})`);
-    const gate = [broad.length > 0 && `s.doc @@ ${tsquery(broad.join(' | '))}`, own.length > 0 && `s.own @@ ${tsquery(own.join(' | '))}`]
-      .filter(Boolean)
-      .join(' OR ');
-    parts.push(`CASE WHEN ${gate} THEN ${slots.map((slot) => perAlternative[slot]).join(' || ')} ELSE '${'-'.repeat(slots.length)}' END`);
-    next = last + 1;
-  }
-  for (; next < perAlternative.length; next++) parts.push(perAlternative[next]!);
-  return parts.join(' || ');
-}
 
 export function createSegmentStore(db: Database): SegmentStore {
   /** Whether this database has pgvector (migration 0002 created the table). */
@@ -233,7 +187,21 @@ export function createSegmentStore(db: Database): SegmentStore {
       const any = [plan.broadQuery && `s.doc @@ ${tsquery(plan.broadQuery)}`, plan.ownQuery && `s.own @@ ${tsquery(plan.ownQuery)}`]
         .filter(Boolean)
         .join(' OR ');
-      const kinds = matchKindsSql(plan, tsquery);
+      // One test per alternative, written out so that each tsquery is parsed once, at planning
+      // (a subquery over an array of them cost 13 ms per 500 rows). Most alternatives miss, and
+      // cost one test each.
+      // Where the document matched tells the kind (lexical.ts DocWeight): own words direct, broader
+      // terms expanded, a tentative label's words tentative, their broader terms both.
+      const kinds = plan.alternatives
+        .map((alternative) => {
+          const query = tsquery(alternative.query);
+          const at = (weight: DocWeight) => tsquery(tsQueryText(alternative.query, weight) ?? alternative.query);
+          return alternative.ownOnly
+            ? `CASE WHEN s.own @@ ${query} THEN 'd' ELSE '-' END`
+            : `CASE WHEN s.doc @@ ${query} THEN CASE WHEN s.own @@ ${query} THEN 'd' WHEN s.doc @@ ${at('B')} THEN 'e'
+               WHEN s.doc @@ ${at('C')} THEN 't' ELSE 'u' END ELSE '-' END`;
+        })
+        .join(' || ');
       const { rows } = await db.query<HitRow & { kinds: string }>(
         `WITH best AS MATERIALIZED (
            SELECT c.id FROM (SELECT s.id, s.doc FROM segments s WHERE ${inScope} AND s.doc @@ ${every} LIMIT ${pool} * ${RANKED_POOL_FACTOR}) c
