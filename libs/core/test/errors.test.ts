@@ -16,6 +16,7 @@ describe('ERROR_CODES', () => {
     method_not_allowed: '405 is more precise than 501',
     usage_limit_exceeded: 'same as RESOURCE_EXHAUSTED',
     request_canceled_or_timed_out: '408: the client, not a backend, ran out of time',
+    asset_in_use: '409, as v1.3 documents for DELETE /assets/{id} while indexed assets reference it',
   };
   it.each(codes.filter((c) => !(c in deliberateExceptions)))('%s agrees with its gRPC status', (code) => {
     const { http, grpc } = ERROR_CODES[code];
