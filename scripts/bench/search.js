@@ -77,6 +77,17 @@
  *   combined $and/$or/$not       1     58;  65 ms      253;  128 ms     14.8; 16.1
  *                               10    526; 624 ms     1379; 1225 ms     17.3; 16.6
  *
+ * Where PostgreSQL's time goes (issue 31, 2026-11-28, `--videos 2000 --duration 8 --warmup 2 --keep
+ * --statements FILE`, the recorded statements replayed alone and the backend's own CPU read from
+ * /proc, perf on it; load average 7-12 on 2 cores): an all-options text search costs the backend
+ * ~22 CPU-ms over its 4 statements, about as much as the services process spends on it (21-25 CPU-ms
+ * per request in the table). Of the backend's share: parse, analysis and planning of the long
+ * statements ~30 % (to_tsquery folding ~5 %, the rest proportional to the statement's size, not to
+ * its tsqueries), the GIN bitmaps of the partial-match tier (rest: a BitmapOr over doc and own reads
+ * whole posting lists of common words) ~17 %, tsquery tests on rows ~19 %. The per-alternative match
+ * kinds are 1-2 CPU-ms of a statement's ~15 however they are written (gated by word group or with
+ * ts_filter measured the same), so they were left as they are.
+ *
  * PGlite is one session in one thread: ten connections queue behind each other, so latency at 10
  * is queueing (compare the PostgreSQL figures in the README).
  */
