@@ -294,6 +294,9 @@ export function assetEndpoints({
         const asset = await task().getAsset(ctx, id);
         const noTranscription = (why: string) => new ApiError('resource_not_exist', `The asset ${id} has no transcription: ${why}`, { id });
         if (asset.asset_type === 'image') throw noTranscription('it is an image.');
+        // Only videos are indexed here (POST /indexes/{id}/indexed-assets), and speech is transcribed when indexing.
+        if (asset.asset_type === 'audio')
+          throw noTranscription('this server transcribes speech when a video is indexed, and audio assets are not indexed.');
         // The newest 50 indexed assets decide: a ready one among them gives the text.
         const indexed = await task().listIndexedAssetsByAsset(ctx, { asset_id: id, page: { page: 1, page_limit: 50 } });
         const source = transcriptionSource(indexed.data);
