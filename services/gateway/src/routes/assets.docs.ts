@@ -125,7 +125,7 @@ const transcriptionEntry = z.object({ start: z.number(), end: z.number(), value:
 export const retrieveTranscription: OperationDoc = () => ({
   summary: "Retrieve an asset's transcription",
   description:
-    "Speech is transcribed when the asset is indexed: the newest ready indexed asset's transcript answers (status ready); otherwise pending or processing while one is being indexed, failed when all failed, and 404 when the asset was never indexed or is an image. The speech model's segments come as sentences; words (no word times are kept) and utterances (no speakers are told apart) are not supported and left out.",
+    "Speech is transcribed when the asset is indexed: the newest ready indexed asset's transcript answers (status ready); otherwise pending or processing while one is being indexed, failed when all failed, and 404 when the asset was never indexed or is an image or audio (only videos are indexed). The speech model's segments come as sentences; words (no word times are kept) and utterances (no speakers are told apart) are not supported and left out.",
   tag: 'Assets',
   query: {
     include: {
