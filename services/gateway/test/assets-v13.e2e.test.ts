@@ -282,7 +282,8 @@ describe('POST /search with several query images (Marengo 3.0)', () => {
       .field('index_id', indexId)
       .field('search_options', 'visual')
       .field('query_media_type', 'image');
-    images.forEach((image, i) => (req = req.attach('query_media_file', image, { filename: `q${i}.png`, contentType: 'image/png' })));
+    for (const [i, image] of images.entries())
+      req = req.attach('query_media_file', image, { filename: `q${i}.png`, contentType: 'image/png' });
     return req;
   };
   const topScene = (body: { data: { video_id: string; start: number }[] }) => {
