@@ -137,7 +137,9 @@ export function startTelemetry(env: Env, serviceName?: string): Telemetry {
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: () => true }),
+      // Incoming requests are not patched at all: an ignored one (ignoreIncomingRequestHook) runs its
+      // handler with tracing suppressed, and every span under the gateway's own then came out empty.
+      new HttpInstrumentation({ disableIncomingRequestInstrumentation: true }),
       new PgInstrumentation({ requireParentSpan: true }),
       new RedisInstrumentation({ requireParentSpan: true }),
     ],

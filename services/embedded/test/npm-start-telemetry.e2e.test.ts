@@ -35,6 +35,22 @@ async function printed(server: NpmStart, pattern: RegExp): Promise<void> {
   expect(server.output()).toMatch(pattern);
 }
 
+/**
+ * The first span the console exporter printed with this name and kind (1 server, 2 client): its
+ * trace, id and parent's id, read from the printed object's lines.
+ */
+function printedSpan(out: string, name: string, kind: number): { traceId: string; id: string; parentId: string | undefined } {
+  const spans = out.split(/^\{$/m).filter((block) => block.includes(`  name: '${name}',`) && block.includes(`  kind: ${kind},`));
+  expect(spans.length).toBeGreaterThan(0);
+  const block = spans[0]!;
+  const field = (pattern: RegExp) => pattern.exec(block)?.[1];
+  return {
+    traceId: field(/^ {2}traceId: '(\w+)'/m)!,
+    id: field(/^ {2}id: '(\w+)'/m)!,
+    parentId: field(/^ {2}parentSpanContext: \{[^}]*?spanId: '(\w+)'/ms),
+  };
+}
+
 afterAll(async () => {
   for (const server of started) await server.stop();
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
@@ -43,9 +59,15 @@ afterAll(async () => {
 test('OTEL_TRACES_EXPORTER=console prints the spans of a request, named for the embedded process', async () => {
   const server = await npmStart({ OTEL_TRACES_EXPORTER: 'console' });
   await listIndexes(server);
+  // The route's span ends last, after the calls it made.
   await printed(server, /name: 'GET \/indexes'/);
-  await printed(server, /name: 'vus\.index\.v1\.IndexService\/ListIndexes'/);
   const out = server.output();
+  // One trace: the route's span → the gRPC client span → index-service's server span.
+  const route = printedSpan(out, 'GET /indexes', 1);
+  const client = printedSpan(out, 'vus.index.v1.IndexService/ListIndexes', 2);
+  const handled = printedSpan(out, 'vus.index.v1.IndexService/ListIndexes', 1);
+  expect(client).toMatchObject({ traceId: route.traceId, parentId: route.id });
+  expect(handled).toMatchObject({ traceId: route.traceId, parentId: client.id });
   expect(out).toMatch(/'service\.name': 'vus-embedded'/);
   expect(out).toMatch(/'http\.route': '\/indexes'/);
   expect(out).toMatch(/'http\.response\.status_code': 200/);
