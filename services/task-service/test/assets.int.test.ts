@@ -295,7 +295,7 @@ describe.each(DATABASE_KINDS)('assets on %s', (_kind, create) => {
     const asset = await assets.create(ORG, { method: 'direct', blobKey: key, filename: 'a.png', idempotencyKey: null });
     const task = await indexedTask(asset.id, key, 'indexing');
     const refused = await errorOf(assets.delete(ORG, asset.id));
-    expect([refused.code, refused.message]).toEqual([
+    expect(refused && [refused.code, refused.message]).toEqual([
       'asset_in_use',
       `1 indexed asset references the asset (GET /assets/${asset.id}/indexed-assets lists them). Delete them first, or send force=true.`,
     ]);
