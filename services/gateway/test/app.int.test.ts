@@ -241,6 +241,14 @@ describe.each(['postgres', 'pglite'] as const)('gateway over HTTP (%s)', (kind) 
     it('tells unknown endpoints from endpoints not built yet', async () => {
       await expectError(await request('GET', '/v1.2/nothing-here'), 404, 'endpoint_not_found');
       await expectError(await request('POST', '/v1.2/search', { body: {} }), 501, 'not_implemented', 'Search');
+      // Issue 33's search over a store and /responses are not built: a clear 501, not a 404 that looks like a wrong URL.
+      await expectError(
+        await request('POST', '/v1.3/knowledge-stores/ks_1/search', { body: {} }),
+        501,
+        'not_implemented',
+        'Knowledge store search',
+      );
+      await expectError(await request('POST', '/v1.3/responses', { body: {} }), 501, 'not_implemented', 'Responses');
       // Every version of the API is served (versions/); one that never existed is an unknown path.
       await expectError(await request('GET', '/v1.4/indexes'), 404, 'endpoint_not_found');
     });
