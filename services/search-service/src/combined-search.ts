@@ -35,11 +35,11 @@ export function createCombinedSearch(search: Search) {
       const { index, result: leafClips } = await search.onSearchableIndex(orgId, indexId, options, params.filter, (scope) =>
         Promise.all(
           leaves.map(async (leaf) => {
-            const leafOptions = leaf.searchOptions as SearchOption[];
-            const matches = await search.matchesOf(
+            // A leaf may name entities (`<@entity_id> at the podium`) as a single search's text may.
+            const { matches, options: leafOptions } = await search.matchesWithEntities(
               scope,
               { text: leaf.text },
-              { options: leafOptions, conversationOption: leaf.conversationOption },
+              { options: leaf.searchOptions as SearchOption[], conversationOption: leaf.conversationOption },
             );
             return clipsOf(matches, { operator: 'or', options: leafOptions, threshold: 'none', adjustConfidenceLevel: adjust });
           }),

@@ -4,13 +4,13 @@
  * as a result set and served a page at a time (result-pages.ts). This module composes them.
  */
 import { errors } from '@vus/core';
-import { clipsOf, type Clip } from './clips';
+import { clipsOf, type Clip, type SearchOption, type SegmentMatch } from './clips';
 import { checkQueryImage, checkSeveralImagesModel } from './query-image';
 import { createQueryGroups } from './query-groups';
 import { createResultPages } from './result-pages';
 import { createRetrieval } from './retrieval';
 import { createSearchableIndex } from './searchable-index';
-import type { Query, ResultPage, SearchDeps, SearchParams } from './search-types';
+import type { Query, ResultPage, Scope, SearchDeps, SearchParams } from './search-types';
 import { entitySearchUnavailable } from './entity-parts';
 export { entitySearchParts } from './entity-parts';
 import { entityMatchesIn, joinEntityMatches, resolveEntities } from './entity-query';
@@ -28,6 +28,32 @@ export function createSearch(deps: SearchDeps) {
   const { textMatches, matchesOf } = createRetrieval({ ...deps, semanticGroups: createQueryGroups(deps) });
   const { saveAndServe, page } = createResultPages(deps);
 
+  /**
+   * A query's matching segments, with `<@entity_id>` mentions in its text found by face and joined
+   * with the rest (entity-query.ts), and the options its clips are made for: the visual one alone
+   * when only mentions or an image are left to search. Single and combined searches alike.
+   */
+  async function matchesWithEntities(
+    scope: Scope,
+    query: Query,
+    params: Pick<SearchParams, 'options' | 'conversationOption'>,
+  ): Promise<{ matches: SegmentMatch[]; options: readonly SearchOption[] }> {
+    const mentions = query.text === undefined ? undefined : entityMentions(query.text);
+    const entityIds = mentions?.entityIds ?? [];
+    const rest: Query = entityIds.length > 0 ? { ...query, text: mentions!.text || undefined } : query;
+    const options: readonly SearchOption[] = rest.text === undefined ? ['visual'] : params.options;
+    if (entityIds.length === 0) return { matches: await matchesOf(scope, query, params), options };
+    if (!deps.entities) throw entitySearchUnavailable();
+    const references = await resolveEntities(deps.entities, scope.orgId, entityIds);
+    const [perEntity, restMatches] = await Promise.all([
+      entityMatchesIn(deps.entities, scope, references, (images) =>
+        matchesOf(scope, { image: images[0], moreImages: images.slice(1) }, { ...params, options: ['visual'] }),
+      ),
+      rest.text !== undefined || rest.image ? matchesOf(scope, rest, params) : undefined,
+    ]);
+    return { matches: joinEntityMatches(perEntity, restMatches), options };
+  }
+
   return {
     onSearchableIndex,
     matchesOf,
@@ -39,34 +65,23 @@ export function createSearch(deps: SearchDeps) {
     /** Starts loading what queries are expanded with (word vectors, WordNet definitions), if nothing has yet; not awaited. */
     prepare: (): void => void deps.neighboursReady?.(),
 
+    matchesWithEntities,
+
     async search(orgId: string, indexId: string, query: Query, params: SearchParams, includeUserMetadata: boolean): Promise<ResultPage> {
-      // `<@entity_id>` names an entity (entity-query.ts): the rest of the text is searched as usual.
-      const mentions = query.text === undefined ? undefined : entityMentions(query.text);
-      const entityIds = mentions?.entityIds ?? [];
-      const rest: Query = entityIds.length > 0 ? { ...query, text: mentions!.text || undefined } : query;
       const images = query.image ? [query.image, ...(query.moreImages ?? [])] : [];
       // The image is checked inside the work: an index error is still the one reported first.
-      const { index, result: matches } = await onSearchableIndex(orgId, indexId, params.options, params.filter, async (scope) => {
+      const { index, result } = await onSearchableIndex(orgId, indexId, params.options, params.filter, async (scope) => {
         if (images.length > 0) {
           for (const image of images) await checkQueryImage(image);
           if (!params.options.includes('visual'))
             throw errors.invalid('search_options', 'A query image is searched through the visual option; include visual.');
         }
-        if (entityIds.length === 0) return matchesOf(scope, query, params);
-        if (!deps.entities) throw entitySearchUnavailable();
-        const references = await resolveEntities(deps.entities, orgId, entityIds);
-        const [perEntity, restMatches] = await Promise.all([
-          entityMatchesIn(deps.entities, scope, references, (images) =>
-            matchesOf(scope, { image: images[0], moreImages: images.slice(1) }, { ...params, options: ['visual'] }),
-          ),
-          rest.text !== undefined || rest.image ? matchesOf(scope, rest, params) : undefined,
-        ]);
-        return joinEntityMatches(perEntity, restMatches);
+        return matchesWithEntities(scope, query, params);
       });
       checkSeveralImagesModel(images.length, indexId, index.searchModel);
-      const clips = clipsOf(matches, {
+      const clips = clipsOf(result.matches, {
         operator: params.operator,
-        options: rest.text === undefined ? ['visual'] : params.options,
+        options: result.options,
         threshold: params.threshold,
         adjustConfidenceLevel: params.adjustConfidenceLevel,
       });

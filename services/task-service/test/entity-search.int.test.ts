@@ -137,6 +137,21 @@ describe('entity search through the worker, task-service and search-service', ()
     expect(await clipsFor(`<@${entities.her}> and <@${entities.other}>`)).toEqual([]);
   });
 
+  it('reads mentions in a combined query’s leaves as a single search does', async () => {
+    const combined = async (query: unknown) => {
+      const page = await search.combinedSearch(ctx, { index_id: indexId, query: query as never, search_options: ['visual'] });
+      return page.clips.map((c) => [c.video_id, Math.round(c.start), Math.round(c.end)]).sort((a, b) => Number(a[1]) - Number(b[1]));
+    };
+    expect(await combined({ leaf: { text: `<@${entities.her}>` } })).toEqual([
+      [videoId, 0, 4],
+      [videoId, 8, 12],
+    ]);
+    // Every scene shows a face; without her, what is left is the other woman's.
+    expect(await combined({ not: { origin: { leaf: { text: 'face' } }, sub: { leaf: { text: `<@${entities.her}>` } } } })).toEqual([
+      [videoId, 4, 8],
+    ]);
+  });
+
   it('refuses unknown entities and another organization’s as not existing', async () => {
     expect(await codeOf(clipsFor(`<@${newId()}> walking`))).toBe('resource_not_exist');
     const theirs = await entityOf(otherOrg, 'theirs', [await imageAsset(otherOrg, video.portraits.her)]);
