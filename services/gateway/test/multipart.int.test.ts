@@ -122,14 +122,11 @@ describe('multipart bodies', () => {
       expect(stored()).toHaveLength(before);
     });
 
-    it('two query_media_file parts are refused with 400', async () => {
+    it('more query_media_file parts than a search takes (10, issue 32 §3) are refused with 400', async () => {
       const png = Buffer.alloc(1024, 1);
-      const res = await post('/v1.3/search')
-        .field('index_id', indexId)
-        .field('search_options', 'visual')
-        .field('query_media_type', 'image')
-        .attach('query_media_file', png, 'a.png')
-        .attach('query_media_file', png, 'b.png');
+      let req = post('/v1.3/search').field('index_id', indexId).field('search_options', 'visual').field('query_media_type', 'image');
+      for (let i = 0; i < 11; i++) req = req.attach('query_media_file', png, `${i}.png`);
+      const res = await req;
       expect([res.status, res.body.code]).toEqual([400, 'parameter_invalid']);
       expect(res.body.message).toMatch(/query_media_file/);
     });
