@@ -20,6 +20,12 @@ async function runExitHooks(): Promise<void> {
  * readable message when configuration is invalid or start-up fails.
  */
 export function runMain(start: () => Promise<Stoppable>): void {
+  // Listened for from the start: a Ctrl-C while the service is still starting (probes, reports)
+  // stops it once it has started, instead of killing it half-way with the signal's default action.
+  let requested: string | undefined;
+  let onSignal = (signal: string): void => void (requested ??= signal);
+  process.once('SIGINT', () => onSignal('SIGINT'));
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
   start().then(
     (running) => {
       // A service lives until it is told to stop, not only while a socket or a timer of its own
@@ -42,8 +48,8 @@ export function runMain(start: () => Promise<Stoppable>): void {
             },
           );
       };
-      process.once('SIGINT', () => shutdown('SIGINT'));
-      process.once('SIGTERM', () => shutdown('SIGTERM'));
+      onSignal = shutdown;
+      if (requested) shutdown(requested);
     },
     (error: unknown) => {
       process.stderr.write(
