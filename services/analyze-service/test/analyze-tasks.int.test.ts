@@ -21,6 +21,7 @@ import { serviceDirectory } from '../src/directory';
 import { ExtractiveProvider } from '../src/extractive';
 import { analyzeService } from '../src/main';
 import { createGenerationStore } from '../src/store';
+import { addGardenTourVideo } from './fixtures';
 
 const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 const ALL_OPTIONS = ['visual', 'conversation', 'text_in_video', 'logo'];
@@ -65,38 +66,7 @@ describe('asynchronous analysis on PostgreSQL', () => {
   let videoId: string;
   let searchOnlyVideoId: string;
 
-  async function addVideo(indexId: string): Promise<string> {
-    const id = newId();
-    await index.createVideo(ctx, {
-      index_id: indexId,
-      video_id: id,
-      system_metadata: { filename: 'garden_tour.mp4', duration: 30, fps: 25, width: 1280, height: 720, size: 1000 },
-      extractors_run: ALL_OPTIONS,
-      media_blob_key: '',
-    });
-    await index.putVideoArtifacts(ctx, {
-      index_id: indexId,
-      video_id: id,
-      artifacts: {
-        transcription: [
-          { start: 2, end: 5, value: 'These roses bloom in June.' },
-          { start: 16, end: 20, value: 'The bicycle is parked by the gate.' },
-        ],
-        text_in_video: [{ start: 0, end: 4, value: 'GARDEN TOUR' }],
-        logo: [],
-        thumbnails: [],
-      },
-    });
-    await search.ingestSegments(ctx, {
-      index_id: indexId,
-      video_id: id,
-      segments: [
-        { start: 0, end: 15, modality: 'visual', labels: ['potted plant', 'person'] },
-        { start: 15, end: 30, modality: 'visual', labels: ['bicycle'] },
-      ],
-    });
-    return id;
-  }
+  const addVideo = (indexId: string) => addGardenTourVideo({ index, search }, ctx, indexId);
 
   const general = (over: Partial<TaskSpecInput> = {}): TaskSpecInput => ({
     video_id: videoId,

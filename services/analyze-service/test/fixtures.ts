@@ -1,3 +1,7 @@
+import type { IndexClient, SearchClient } from '@vus/clients';
+import { newId } from '@vus/core';
+import type { OutgoingContext } from '@vus/grpc';
+import type { Segment__Input } from '@vus/grpc/types/search/v1/Segment';
 import { assembleTimeline, type EvidenceSources, type Timeline } from '../src/evidence';
 
 /**
@@ -75,3 +79,46 @@ export const SENTENCE_GLUE = [
   'detected',
   'part',
 ];
+
+/**
+ * A 30-second garden tour as the worker would have indexed it, written straight into index-service
+ * and search-service: words on screen, two lines said, two shots (`extraSegments` adds search segments).
+ */
+export async function addGardenTourVideo(
+  clients: { index: IndexClient; search: SearchClient },
+  ctx: OutgoingContext,
+  indexId: string,
+  extraSegments: Segment__Input[] = [],
+): Promise<string> {
+  const id = newId();
+  await clients.index.createVideo(ctx, {
+    index_id: indexId,
+    video_id: id,
+    system_metadata: { filename: 'garden_tour.mp4', duration: 30, fps: 25, width: 1280, height: 720, size: 1000 },
+    extractors_run: ['visual', 'conversation', 'text_in_video', 'logo'],
+    media_blob_key: '',
+  });
+  await clients.index.putVideoArtifacts(ctx, {
+    index_id: indexId,
+    video_id: id,
+    artifacts: {
+      transcription: [
+        { start: 2, end: 5, value: 'These roses bloom in June.' },
+        { start: 16, end: 20, value: 'The bicycle is parked by the gate.' },
+      ],
+      text_in_video: [{ start: 0, end: 4, value: 'GARDEN TOUR' }],
+      logo: [],
+      thumbnails: [],
+    },
+  });
+  await clients.search.ingestSegments(ctx, {
+    index_id: indexId,
+    video_id: id,
+    segments: [
+      { start: 0, end: 15, modality: 'visual', labels: ['potted plant', 'person'] },
+      { start: 15, end: 30, modality: 'visual', labels: ['bicycle'] },
+      ...extraSegments,
+    ],
+  });
+  return id;
+}
