@@ -106,12 +106,20 @@ export const pageRequestSchema = z
   })
   .nullable();
 
+/** pageRequestSchema for lists that also sort by name (entities, knowledge store item collections). */
+export const namedPageRequestSchema = pageRequestSchema
+  .unwrap()
+  .extend({ sort_by: z.enum(['', 'created_at', 'updated_at', 'name']) })
+  .nullable();
+
 /**
  * A list RPC's PageRequest as the domain's sort and paging: unset sorts the newest created first,
  * and unset paging is resolved to the defaults by listPage.
  */
-export function sortAndPaging(request: z.infer<typeof pageRequestSchema>): {
-  sort: { by: 'created_at' | 'updated_at'; order: 'asc' | 'desc' };
+export function sortAndPaging<By extends string>(
+  request: { page: number; page_limit: number; sort_by: '' | By; sort_option: '' | 'asc' | 'desc' } | null,
+): {
+  sort: { by: By | 'created_at'; order: 'asc' | 'desc' };
   paging: { page?: number | undefined; pageLimit?: number | undefined };
 } {
   return {

@@ -1,4 +1,4 @@
-import { ApiError, parseInput } from '@vus/core';
+import { ApiError, namedPageRequestSchema, parseInput, sortAndPaging } from '@vus/core';
 import { plainMetadataValues, requireOrg, toMetadataValues, toTimestamp, type AsyncHandlers } from '@vus/grpc';
 import type { Entity__Input } from '@vus/grpc/types/task/v1/Entity';
 import type { EntityCollection__Input } from '@vus/grpc/types/task/v1/EntityCollection';
@@ -28,25 +28,10 @@ export type EntityHandlers = Pick<
   | 'GetEntityReferenceFaces'
 >;
 
-/** PageRequest as entity lists take it: `name` is a sort field here too. */
-const pageSchema = z
-  .object({
-    page: z.number().int().min(0),
-    page_limit: z.number().int().min(0),
-    sort_by: z.enum(['', 'created_at', 'updated_at', 'name']),
-    sort_option: z.enum(['', 'asc', 'desc']),
-  })
-  .nullable();
 const statusSchema = z.enum(['', ...ENTITY_STATUSES]);
 
 /** Sort and paging of a list request: unset sorts the newest created first. Pure. */
-export function entityListPaging(raw: unknown) {
-  const page = parseInput(pageSchema, raw);
-  return {
-    sort: { by: page?.sort_by || 'created_at', order: page?.sort_option || 'desc' } as const,
-    paging: { page: page?.page, pageLimit: page?.page_limit },
-  };
-}
+export const entityListPaging = (raw: unknown) => sortAndPaging(parseInput(namedPageRequestSchema, raw));
 
 export const toProtoCollection = (c: CollectionRecord): EntityCollection__Input => ({
   id: c.id,

@@ -1,9 +1,8 @@
-import { parseInput, type Clock } from '@vus/core';
+import { namedPageRequestSchema, parseInput, sortAndPaging, type Clock } from '@vus/core';
 import type { Database } from '@vus/db';
 import { requireOrg, toTimestamp, type AsyncHandlers } from '@vus/grpc';
 import type { KnowledgeStoreItemCollection__Input } from '@vus/grpc/types/task/v1/KnowledgeStoreItemCollection';
 import type { TaskServiceHandlers } from '@vus/grpc/types/task/v1/TaskService';
-import { z } from 'zod';
 import { createKnowledgeCollectionStore } from './collection-store';
 import { createKnowledgeCollectionService, type CollectionRecord, type KnowledgeCollectionService } from './collections';
 import { toProtoItem } from './rpc';
@@ -22,24 +21,8 @@ export type KnowledgeCollectionHandlers = Pick<
   | 'RemoveKnowledgeStoreItemCollectionItems'
 >;
 
-/** PageRequest as collection lists take it: `name` is a sort field here too (proto3: 0 and '' are unset). */
-const pageSchema = z
-  .object({
-    page: z.number().int().min(0),
-    page_limit: z.number().int().min(0),
-    sort_by: z.enum(['', 'created_at', 'updated_at', 'name']),
-    sort_option: z.enum(['', 'asc', 'desc']),
-  })
-  .nullable();
-
 /** Sort and paging of a collection list: unset sorts the newest created first. Pure. */
-export function collectionListPaging(raw: unknown) {
-  const page = parseInput(pageSchema, raw);
-  return {
-    sort: { by: page?.sort_by || 'created_at', order: page?.sort_option || 'desc' } as const,
-    paging: { page: page?.page, pageLimit: page?.page_limit },
-  };
-}
+export const collectionListPaging = (raw: unknown) => sortAndPaging(parseInput(namedPageRequestSchema, raw));
 
 export const toProtoCollection = (c: CollectionRecord): KnowledgeStoreItemCollection__Input => ({
   id: c.id,
