@@ -112,7 +112,9 @@ export async function entityMatchesIn(
   const perEntity: SegmentMatch[][] = [];
   for (const reference of references) {
     const byImage = reference.images.length > 0 ? await visualMatches(reference, imageMatches) : [];
-    perEntity.push([...entityMatches(reference, tracks), ...byImage]);
+    const byFace = entityMatches(reference, tracks);
+    const thumbnails = await deps.faceTracks.thumbnailsAt(scope.orgId, scope.indexId, byFace);
+    perEntity.push([...byFace.map((match, i) => ({ ...match, thumbnailKey: thumbnails[i] ?? '' })), ...byImage]);
   }
   return perEntity;
 }

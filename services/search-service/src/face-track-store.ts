@@ -9,6 +9,11 @@ export interface FaceTrackStore {
   tracks(orgId: string, indexId: string, videoIds?: readonly string[]): Promise<IndexedFaceTrack[]>;
   /** Which of the videos had their faces tracked (perhaps none on screen). */
   trackedVideos(orgId: string, indexId: string, videoIds: readonly string[]): Promise<Set<string>>;
+  /**
+   * For each moment, the thumbnail of the video's visual segment nearest its middle ('' when the video
+   * has none): a clip found by a face alone is shown like any visual clip.
+   */
+  thumbnailsAt(orgId: string, indexId: string, moments: readonly { videoId: string; start: number; end: number }[]): Promise<string[]>;
   /** The index's videos with segments (indexedVideos), of `videoIds` only when given. */
   indexedVideos(orgId: string, indexId: string, videoIds?: readonly string[]): Promise<string[]>;
   deleteVideo(orgId: string, indexId: string, videoId: string, q?: Queryable): Promise<void>;
@@ -63,6 +68,24 @@ export function createFaceTrackStore(db: Database): FaceTrackStore {
         [orgId, indexId, videoIds],
       );
       return new Set(rows.map((r) => r.video_id));
+    },
+
+    async thumbnailsAt(orgId, indexId, moments) {
+      if (moments.length === 0) return [];
+      // One statement for every moment: each takes one row of the video's visual segments (segments_video index).
+      const { rows } = await db.query<{ at: string; thumbnail_key: string | null }>(
+        `SELECT p.at, t.thumbnail_key
+         FROM unnest($3::text[], $4::float8[]) WITH ORDINALITY AS p(video_id, middle, at)
+         LEFT JOIN LATERAL (
+           SELECT s.thumbnail_key FROM segments s
+           WHERE s.org_id = $1 AND s.index_id = $2 AND s.video_id = p.video_id AND s.modality = 'visual' AND s.thumbnail_key <> ''
+           ORDER BY abs((s.start_sec + s.end_sec) / 2 - p.middle), s.start_sec
+           LIMIT 1
+         ) t ON true
+         ORDER BY p.at`,
+        [orgId, indexId, moments.map((m) => m.videoId), moments.map((m) => (m.start + m.end) / 2)],
+      );
+      return rows.map((r) => r.thumbnail_key ?? '');
     },
 
     indexedVideos: (orgId, indexId, videoIds) => indexedVideos(db, orgId, indexId, videoIds),

@@ -140,6 +140,7 @@ describe('entityMatchesIn: faces by face tracks, faceless images by the visual e
     indexedVideos: async () => ['a'],
     trackedVideos: async () => new Set(['a']),
     tracks: async () => [track],
+    thumbnailsAt: async (_org: string, _index: string, moments: readonly unknown[]) => moments.map(() => 'face.jpg'),
   } as unknown as EntitySearchDeps['faceTracks'];
   const deps: EntitySearchDeps = { faceTracks, references: undefined };
   const scope = { orgId: 'o', indexId: 'i' };
@@ -177,6 +178,8 @@ describe('entityMatchesIn: faces by face tracks, faceless images by the visual e
     if (typeof expected === 'string') return expect(await codeOf(run)).toBe(expected);
     const [matches] = await run;
     expect(spans(matches!)).toEqual(expected);
+    // A face's moment shows the video's picture there (thumbnailsAt); an image query's match keeps its own.
+    for (const m of matches!) expect(m.thumbnailKey).toBe(m.videoId === 'a' ? 'face.jpg' : match('b', 1, 2, 0.6).thumbnailKey);
     if (model === 'image model') expect(asked).toEqual(ref.images.length > 0 ? [ref.images.length] : []);
   });
 });

@@ -3,6 +3,8 @@ import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
 import { migrateService } from '@vus/service';
 import { entityMoments, videosWithoutFaceTracks } from '../src/entity-search';
 import { createFaceTrackStore, type FaceTrackStore } from '../src/face-track-store';
+import type { NewSegment } from '../src/ingest';
+import { createSegmentStore } from '../src/store';
 import { searchService } from '../src/main';
 
 /** A 128-number embedding: `x` in the first place, zeros after (distance = difference of x). */
@@ -44,6 +46,37 @@ describe.each(DATABASE_KINDS)('face tracks on %s', (_kind, create) => {
     const moments = entityMoments([at(0)], tracks, 0.4);
     expect([...moments.keys()]).toEqual([seen]);
     expect(moments.get(seen)?.map((m) => [m.start, m.end])).toEqual([[1, 4]]);
+  });
+
+  it('gives each moment the thumbnail of its video’s visual segment nearest its middle, or none', async () => {
+    const video = newId();
+    const segment = (start: number, end: number, modality: NewSegment['modality'], thumbnailKey: string): NewSegment => ({
+      start,
+      end,
+      modality,
+      text: modality === 'visual' ? '' : 'words',
+      labels: [],
+      labelNames: [],
+      broaderTerms: [],
+      tentative: { labels: [], names: [], broader: [] },
+      thumbnailKey,
+    });
+    await createSegmentStore(database.db).replaceVideoSegments(orgId, indexId, video, [
+      segment(0, 4, 'visual', 'a.jpg'),
+      segment(4, 8, 'visual', 'b.jpg'),
+      segment(8, 12, 'visual', ''),
+      segment(5, 6, 'conversation', 'not-visual.jpg'),
+    ]);
+    const moments = [
+      { videoId: video, start: 5, end: 7 },
+      { videoId: video, start: 0, end: 1 },
+      // The segment at 8–12 has no thumbnail: the nearest one that has is b.
+      { videoId: video, start: 9, end: 12 },
+      { videoId: newId(), start: 0, end: 4 },
+    ];
+    expect(await store.thumbnailsAt(orgId, indexId, moments)).toEqual(['b.jpg', 'a.jpg', 'b.jpg', '']);
+    expect(await store.thumbnailsAt(newId(), indexId, moments.slice(0, 1))).toEqual(['']);
+    expect(await store.thumbnailsAt(orgId, indexId, [])).toEqual([]);
   });
 
   it('replaces a re-indexed video’s tracks and deletes them with the video and the index', async () => {
