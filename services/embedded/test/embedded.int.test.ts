@@ -50,6 +50,10 @@ describe('embedded mode', () => {
     // A second server on the same data folder is refused.
     await expect(start(dataDir)).rejects.toThrow(/Another server/);
     expect(await first.stop()).toBe(0);
+    // Which models run, and which downloadable ones stand absent (issue 35 §3): nothing is in this clone's MODELS_DIR.
+    expect(first.output()).toMatch(
+      /^Models: bundled paddleocr-v4, centernet-coco, blazeface, face-api-resnet\b.*; not downloaded clip, clap, whisper: /m,
+    );
 
     const second = await start(dataDir);
     expect(second.apiKey).toBeUndefined();
