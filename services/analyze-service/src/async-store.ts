@@ -188,12 +188,34 @@ async function cancelJobs(q: Queryable, taskIds: readonly string[], now: Date): 
   );
 }
 
+/** Cancels a batch's items not yet started and their jobs, then recounts the batch (canceled or expired). */
+async function cancelQueuedItems(q: Queryable, batchId: string, now: Date): Promise<void> {
+  const canceled = await q.query<{ id: string }>(
+    `UPDATE analyze_tasks SET status = 'canceled', completed_at = $2 WHERE batch_id = $1 AND status IN ('queued', 'pending') RETURNING id`,
+    [batchId, now],
+  );
+  await cancelJobs(
+    q,
+    canceled.rows.map((r) => r.id),
+    now,
+  );
+  await refreshBatch(q, batchId, now);
+}
+
 /** `eventsWritten` wakes the outbox relay: a task's end is an analyze-task.status-changed event (webhooks). */
 export function createAnalyzeTaskStore(db: Database, eventsWritten: () => void = () => undefined) {
   const batchById = async (q: Queryable, orgId: string, id: string): Promise<BatchRecord | undefined> => {
     const { rows } = await q.query<BatchRow>('SELECT * FROM analyze_batches WHERE org_id = $1 AND id = $2', [orgId, id]);
     if (!rows[0]) return undefined;
     return toBatch(rows[0], (await countsOf(q, [id])).get(id)!);
+  };
+  /** The organization's batch, locked for the transaction and passed to `check`; undefined when there is none. */
+  const lockedBatch = async (tx: Queryable, orgId: string, id: string, check: (batch: BatchRecord) => void) => {
+    const { rows } = await tx.query('SELECT id FROM analyze_batches WHERE org_id = $1 AND id = $2 FOR UPDATE', [orgId, id]);
+    if (!rows[0]) return undefined;
+    const batch = (await batchById(tx, orgId, id))!;
+    check(batch);
+    return batch;
   };
 
   return {
@@ -291,23 +313,9 @@ export function createAnalyzeTaskStore(db: Database, eventsWritten: () => void =
     /** Asks the batch to stop: its queued items are canceled now, processing ones finish. Undefined when there is none. */
     async cancelBatch(orgId: string, id: string, check: (batch: BatchRecord) => void, now: Date): Promise<BatchRecord | undefined> {
       return db.withTx(async (tx) => {
-        const { rows } = await tx.query<{ id: string }>('SELECT id FROM analyze_batches WHERE org_id = $1 AND id = $2 FOR UPDATE', [
-          orgId,
-          id,
-        ]);
-        if (!rows[0]) return undefined;
-        check((await batchById(tx, orgId, id))!);
+        if (!(await lockedBatch(tx, orgId, id, check))) return undefined;
         await tx.query('UPDATE analyze_batches SET cancel_requested = true WHERE id = $1', [id]);
-        const canceled = await tx.query<{ id: string }>(
-          `UPDATE analyze_tasks SET status = 'canceled', completed_at = $2 WHERE batch_id = $1 AND status IN ('queued', 'pending') RETURNING id`,
-          [id, now],
-        );
-        await cancelJobs(
-          tx,
-          canceled.rows.map((r) => r.id),
-          now,
-        );
-        await refreshBatch(tx, id, now);
+        await cancelQueuedItems(tx, id, now);
         return batchById(tx, orgId, id);
       });
     },
@@ -315,12 +323,7 @@ export function createAnalyzeTaskStore(db: Database, eventsWritten: () => void =
     /** Deletes an ended batch and its tasks; false when there is none. */
     async deleteBatch(orgId: string, id: string, check: (batch: BatchRecord) => void): Promise<boolean> {
       return db.withTx(async (tx) => {
-        const { rows } = await tx.query<{ id: string }>('SELECT id FROM analyze_batches WHERE org_id = $1 AND id = $2 FOR UPDATE', [
-          orgId,
-          id,
-        ]);
-        if (!rows[0]) return false;
-        check((await batchById(tx, orgId, id))!);
+        if (!(await lockedBatch(tx, orgId, id, check))) return false;
         await tx.query('DELETE FROM analyze_batches WHERE id = $1', [id]);
         return true;
       });
@@ -351,16 +354,7 @@ export function createAnalyzeTaskStore(db: Database, eventsWritten: () => void =
       for (const { id } of rows)
         await db.withTx(async (tx) => {
           await tx.query('UPDATE analyze_batches SET expired = true WHERE id = $1', [id]);
-          const canceled = await tx.query<{ id: string }>(
-            `UPDATE analyze_tasks SET status = 'canceled', completed_at = $2 WHERE batch_id = $1 AND status IN ('queued', 'pending') RETURNING id`,
-            [id, now],
-          );
-          await cancelJobs(
-            tx,
-            canceled.rows.map((r) => r.id),
-            now,
-          );
-          await refreshBatch(tx, id, now);
+          await cancelQueuedItems(tx, id, now);
         });
       return rows.length;
     },
