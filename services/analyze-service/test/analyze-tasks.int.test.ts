@@ -21,10 +21,9 @@ import { serviceDirectory } from '../src/directory';
 import { ExtractiveProvider } from '../src/extractive';
 import { analyzeService } from '../src/main';
 import { createGenerationStore } from '../src/store';
-import { addGardenTourVideo } from './fixtures';
+import { addGardenTourIndexes } from './fixtures';
 
 const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-const ALL_OPTIONS = ['visual', 'conversation', 'text_in_video', 'logo'];
 
 /** The system clock, moved forward by `advance` (a batch's 24 hours pass in a test). */
 const movableClock = (): Clock & { advance(ms: number): void } => {
@@ -65,8 +64,6 @@ describe('asynchronous analysis on PostgreSQL', () => {
   };
   let videoId: string;
   let searchOnlyVideoId: string;
-
-  const addVideo = (indexId: string) => addGardenTourVideo({ index, search }, ctx, indexId);
 
   const general = (over: Partial<TaskSpecInput> = {}): TaskSpecInput => ({
     video_id: videoId,
@@ -121,21 +118,7 @@ describe('asynchronous analysis on PostgreSQL', () => {
       logger,
     });
     ({ asyncAnalysis: tasks, runner } = asyncAnalysisWithJobs({ db: db.db, analyze, clock, logger }));
-    const generative = await index.createIndex(ctx, {
-      name: 'gen',
-      models: [
-        { name: 'marengo2.7', options: ALL_OPTIONS },
-        { name: 'pegasus1.2', options: ['visual', 'conversation'] },
-      ],
-      addons: [],
-    });
-    const searchOnly = await index.createIndex(ctx, {
-      name: 'search only',
-      models: [{ name: 'marengo2.7', options: ALL_OPTIONS }],
-      addons: [],
-    });
-    videoId = await addVideo(generative.id);
-    searchOnlyVideoId = await addVideo(searchOnly.id);
+    ({ videoId, searchOnlyVideoId } = await addGardenTourIndexes({ index, search }, ctx));
   }, 120_000);
 
   afterAll(async () => {

@@ -23,7 +23,7 @@ import { ExtractiveProvider } from '../src/extractive';
 import type { GenerationSettings } from '../src/provider';
 import { startAnalyzeService, type RunningAnalyzeService } from '../src/main';
 import { createGenerationStore } from '../src/store';
-import { addGardenTourVideo } from './fixtures';
+import { addGardenTourIndexes } from './fixtures';
 
 /**
  * The extractive provider, except that an open answer yields its first sentence and then waits
@@ -41,7 +41,6 @@ class StallingProvider extends ExtractiveProvider {
 }
 
 const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-const ALL_OPTIONS = ['visual', 'conversation', 'text_in_video', 'logo'];
 
 describe('analyze-service over gRPC', () => {
   const dbs: ThrowawayDatabase[] = [];
@@ -68,10 +67,8 @@ describe('analyze-service over gRPC', () => {
   let videoId: string;
   let searchOnlyVideoId: string;
 
-  const addVideo = (indexId: string) =>
-    addGardenTourVideo({ index, search }, ctx, indexId, [
-      { start: 2, end: 5, modality: 'conversation', text: 'These roses bloom in June.' },
-    ]);
+  /** Speech is searched too: the conversation segment of the first line said. */
+  const extraSegments = [{ start: 2, end: 5, modality: 'conversation', text: 'These roses bloom in June.' }];
 
   beforeAll(async () => {
     const [indexDb, searchDb] = [await createThrowawayDatabase(), await createThrowawayDatabase()];
@@ -103,21 +100,7 @@ describe('analyze-service over gRPC', () => {
     index = createIndexClient(indexService.address);
     search = createSearchClient(searchService.address);
     analyze = createAnalyzeClient(analyzeService.address);
-    const generative = await index.createIndex(ctx, {
-      name: 'gen',
-      models: [
-        { name: 'marengo2.7', options: ALL_OPTIONS },
-        { name: 'pegasus1.2', options: ['visual', 'conversation'] },
-      ],
-      addons: [],
-    });
-    const searchOnly = await index.createIndex(ctx, {
-      name: 'search only',
-      models: [{ name: 'marengo2.7', options: ALL_OPTIONS }],
-      addons: [],
-    });
-    videoId = await addVideo(generative.id);
-    searchOnlyVideoId = await addVideo(searchOnly.id);
+    ({ videoId, searchOnlyVideoId } = await addGardenTourIndexes({ index, search }, ctx, extraSegments));
   }, 120_000);
 
   afterAll(async () => {

@@ -122,3 +122,32 @@ export async function addGardenTourVideo(
   });
   return id;
 }
+
+/**
+ * Two indexes with a garden-tour video each: one that generates (Pegasus beside Marengo) and one for
+ * search only (Marengo alone), whose videos text generation refuses.
+ */
+export async function addGardenTourIndexes(
+  clients: { index: IndexClient; search: SearchClient },
+  ctx: OutgoingContext,
+  extraSegments: Segment__Input[] = [],
+): Promise<{ videoId: string; searchOnlyVideoId: string }> {
+  const allOptions = ['visual', 'conversation', 'text_in_video', 'logo'];
+  const generative = await clients.index.createIndex(ctx, {
+    name: 'gen',
+    models: [
+      { name: 'marengo2.7', options: allOptions },
+      { name: 'pegasus1.2', options: ['visual', 'conversation'] },
+    ],
+    addons: [],
+  });
+  const searchOnly = await clients.index.createIndex(ctx, {
+    name: 'search only',
+    models: [{ name: 'marengo2.7', options: allOptions }],
+    addons: [],
+  });
+  return {
+    videoId: await addGardenTourVideo(clients, ctx, generative.id, extraSegments),
+    searchOnlyVideoId: await addGardenTourVideo(clients, ctx, searchOnly.id, extraSegments),
+  };
+}
