@@ -1,5 +1,6 @@
 import { ApiError, knownId, newId, parseInput } from '@vus/core';
 import { fromTimestamp, toMetadataValues } from '@vus/grpc';
+import type { IndexedAsset } from '@vus/grpc/types/task/v1/IndexedAsset';
 import type { MultipartUpload } from '@vus/grpc/types/task/v1/MultipartUpload';
 import type { Request } from 'express';
 import { createHash } from 'node:crypto';
@@ -53,6 +54,13 @@ export function assetEndpoints({
   const task = () => configured(clients.task, 'assets');
   // Uploads and chunks stream to `blobs` (absent: only URL assets work); indexed assets' video streams are signed.
   const streams = { ...thumbnails, signer: thumbnails.signer.hls };
+  /** An indexed asset with its signed stream URLs, and a page of them, as every indexed-asset listing answers. */
+  const indexedAsset = (req: Request, item: IndexedAsset, urls = streamUrls(req, streams)) =>
+    presentIndexedAsset(item, urls(item.system_metadata?.duration ?? 0));
+  const indexedAssetPage = (req: Request, page: { data: IndexedAsset[]; page_info: unknown }) => {
+    const urls = streamUrls(req, streams);
+    return { data: page.data.map((item) => indexedAsset(req, item, urls)), page_info: page.page_info };
+  };
 
   /** Signed PUT URLs of chunks `indexes` of an upload, valid until the upload expires. */
   const chunkUrls = (req: Request, orgId: string, upload: MultipartUpload, indexes: number[]) => {
@@ -275,11 +283,7 @@ export function assetEndpoints({
           asset_id: assetIdParam(req.params.assetId),
           page: { page: page.page, page_limit: page.pageLimit },
         });
-        const urls = streamUrls(req, streams);
-        res.json({
-          data: result.data.map((item) => presentIndexedAsset(item, urls(item.system_metadata?.duration ?? 0))),
-          page_info: result.page_info,
-        });
+        res.json(indexedAssetPage(req, result));
       },
     },
     {
@@ -337,11 +341,7 @@ export function assetEndpoints({
       handle: async (req, res) => {
         const request = parseListIndexedAssets(indexIdParam(req.params.indexId), readQuery(req.originalUrl));
         const result = await task().listIndexedAssets(outgoing(res, timeoutMs), request);
-        const urls = streamUrls(req, streams);
-        res.json({
-          data: result.data.map((item) => presentIndexedAsset(item, urls(item.system_metadata?.duration ?? 0))),
-          page_info: result.page_info,
-        });
+        res.json(indexedAssetPage(req, result));
       },
     },
     {
@@ -355,7 +355,7 @@ export function assetEndpoints({
           indexIdParam(req.params.indexId),
           indexedAssetIdParam(req.params.indexedAssetId),
         );
-        res.json(presentIndexedAsset(item, streamUrls(req, streams)(item.system_metadata?.duration ?? 0)));
+        res.json(indexedAsset(req, item));
       },
     },
     {
