@@ -56,7 +56,6 @@ export function createSearch(deps: SearchDeps) {
 
   return {
     onSearchableIndex,
-    matchesOf,
     /** Entity search's face tracks (written by IngestFaceTracks); absent without entity search. */
     faceTracks: deps.entities?.faceTracks,
     saveAndServe,
