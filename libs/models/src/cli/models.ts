@@ -58,7 +58,7 @@ function progressWriter(): (progress: PullProgress) => void {
 
 /** The hub's size of a model's files, or undefined when the hub cannot be asked (offline). */
 async function hubSize(hub: Hub, model: CatalogModel): Promise<number | undefined> {
-  const listing = await fetchHubListing({ ...hub, modelId: model.modelId, files: model.files, modelsDir: '.' }).catch(() => undefined);
+  const listing = await fetchHubListing({ ...hub, modelId: model.modelId }).catch(() => undefined);
   if (!listing) return undefined;
   return model.files.reduce((sum, file) => sum + (listing.get(file)?.size ?? 0), 0);
 }

@@ -115,7 +115,9 @@ function headers(token: string | undefined, extra: Record<string, string> = {}):
 }
 
 /** The hub's facts about a model's files; undefined when the hub has no listing API (a plain mirror). */
-export async function fetchHubListing(options: PullOptions): Promise<Map<string, HubFileFacts> | undefined> {
+export async function fetchHubListing(
+  options: Pick<PullOptions, 'endpoint' | 'modelId' | 'revision' | 'token'>,
+): Promise<Map<string, HubFileFacts> | undefined> {
   const revision = options.revision ?? 'main';
   const url = `${options.endpoint.replace(/\/+$/, '')}/api/models/${options.modelId}/tree/${encodeURIComponent(revision)}?recursive=true`;
   const response = await fetch(url, { headers: headers(options.token), signal: AbortSignal.timeout(30_000) });
