@@ -14,6 +14,8 @@ import type { AnalyzeStreamEvent } from '@vus/grpc/types/analyze/v1/AnalyzeStrea
 import type { AnalyzeVideoRequest__Input } from '@vus/grpc/types/analyze/v1/AnalyzeVideoRequest';
 import type { GenerateGistRequest__Input } from '@vus/grpc/types/analyze/v1/GenerateGistRequest';
 import type { GistResult } from '@vus/grpc/types/analyze/v1/GistResult';
+import type { RespondEvent } from '@vus/grpc/types/analyze/v1/RespondEvent';
+import type { RespondRequest__Input } from '@vus/grpc/types/analyze/v1/RespondRequest';
 import type { SummarizeVideoRequest__Input } from '@vus/grpc/types/analyze/v1/SummarizeVideoRequest';
 import type { SummaryResult } from '@vus/grpc/types/analyze/v1/SummaryResult';
 
@@ -41,6 +43,14 @@ export function createAnalyzeClient(address: string) {
       signal?: AbortSignal,
     ): AsyncIterable<AnalyzeStreamEvent> =>
       callServerStream<AnalyzeStreamEvent>((md, opts) => client.AnalyzeVideoStream(request, md, opts), ctx, signal),
+    /**
+     * A response over a knowledge store's items (issue 33): started, then intermediate steps (when
+     * asked), text deltas and completed, in that order. Aborting `signal` cancels the call (the
+     * service stops retrieving or generating and keeps nothing of the turn); a failure (an unknown
+     * session) arrives as an ApiError from the iteration.
+     */
+    respond: (ctx: OutgoingContext, request: RespondRequest__Input, signal?: AbortSignal): AsyncIterable<RespondEvent> =>
+      callServerStream<RespondEvent>((md, opts) => client.Respond(request, md, opts), ctx, signal),
     // Asynchronous analysis: tasks and batches.
     createAnalyzeTask: (ctx: OutgoingContext, request: CreateAnalyzeTaskRequest__Input) =>
       callUnary<AnalyzeTask>((md, opts, cb) => client.CreateAnalyzeTask(request, md, opts, cb), ctx),
