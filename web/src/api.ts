@@ -1,5 +1,7 @@
 import { ApiFailure, errorFromBody } from './lib/errors';
+import type { IndexedAssetRef } from './lib/library';
 import { NdjsonLines, readStreamEvent, type StreamEvent } from './lib/ndjson';
+import { SseMessages, type SseMessage } from './lib/sse';
 
 /**
  * The page's client of this server's API, same origin, with the user's key. Indexes, tasks,
@@ -33,7 +35,25 @@ export class Api {
     for (const line of lines.end()) onEvent(readStreamEvent(line));
   }
 
-  private send(method: string, path: string, body?: FormData | Json): Promise<Response> {
+  /** A Server-Sent Events answer (POST /responses with stream: true): each event as it arrives, until `signal` aborts. */
+  async events(path: string, body: Json, onMessage: (message: SseMessage) => void, signal?: AbortSignal): Promise<void> {
+    const response = await this.send('POST', path, body, signal);
+    if (!response.ok) throw new ApiFailure(errorFromBody(response.status, await response.text()));
+    if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      throw new Error(`The server answered with ${response.headers.get('content-type') ?? 'no content type'}, not an event stream.`);
+    }
+    if (!response.body) throw new Error('The browser gave no readable stream.');
+    const messages = new SseMessages();
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      for (const message of messages.push(value)) onMessage(message);
+    }
+    for (const message of messages.end()) onMessage(message);
+  }
+
+  private send(method: string, path: string, body?: FormData | Json, signal?: AbortSignal): Promise<Response> {
     const headers: Record<string, string> = { 'x-api-key': this.key };
     let payload: BodyInit | undefined;
     if (body instanceof FormData) payload = body;
@@ -41,7 +61,7 @@ export class Api {
       headers['content-type'] = 'application/json';
       payload = JSON.stringify(body);
     }
-    return fetch(path, { method, headers, body: payload });
+    return fetch(path, { method, headers, body: payload, signal });
   }
 }
 
@@ -126,4 +146,55 @@ export function readTask(raw: Json): Task {
         ? { code: str(rec(raw.error).code) ?? 'failed', message: rec(raw.error).message as string }
         : undefined,
   };
+}
+
+export interface KnowledgeStore {
+  id: string;
+  name: string;
+  itemCount: number;
+}
+
+/** An item of a knowledge store: an asset, processed until `ready` (searchable) or `failed`. */
+export interface KnowledgeStoreItem {
+  id: string;
+  assetId: string;
+  status: string;
+  filename: string;
+  duration: number | undefined;
+}
+
+/** An asset (v1.3 /assets): `processing` until its file is checked, then `ready` or `failed` with why. */
+export interface Asset {
+  id: string;
+  status: string;
+  error: string | undefined;
+}
+
+export function readKnowledgeStore(raw: Json): KnowledgeStore {
+  return { id: str(raw._id) ?? '', name: str(raw.name) ?? str(raw._id) ?? '', itemCount: num(raw.item_count) ?? 0 };
+}
+
+export function readKnowledgeStoreItem(raw: Json): KnowledgeStoreItem {
+  const metadata = rec(raw.system_metadata);
+  return {
+    id: str(raw._id) ?? '',
+    assetId: str(raw.asset_id) ?? '',
+    status: str(raw.status) ?? 'unknown',
+    filename: str(metadata.filename) ?? str(raw.asset_id) ?? str(raw._id) ?? '',
+    duration: num(metadata.duration),
+  };
+}
+
+export function readAsset(raw: Json): Asset {
+  const error = rec(raw.error);
+  return {
+    id: str(raw._id) ?? '',
+    status: str(raw.status) ?? 'unknown',
+    error: typeof error.message === 'string' ? `${error.message} (${str(error.code) ?? 'failed'})` : undefined,
+  };
+}
+
+/** An indexed asset (v1.3 /indexes/{id}/indexed-assets) as far as a knowledge store needs it: its video and asset. */
+export function readIndexedAssetRef(raw: Json): IndexedAssetRef {
+  return { videoId: str(raw._id) ?? '', assetId: str(raw.asset_id) ?? '', status: str(raw.status) ?? 'unknown' };
 }

@@ -6,6 +6,7 @@ import { Classify } from './classify';
 import { Embeddings } from './embeddings';
 import { Indexes } from './indexes';
 import { KeyBar, storedKey } from './key';
+import { Library } from './library';
 import { Player, type Moment } from './player';
 import { Search } from './search';
 import { Uploads } from './upload';
@@ -18,6 +19,9 @@ function App() {
   const [index, setIndex] = useState<Index | undefined>();
   const [videos, setVideos] = useState<Video[]>([]);
   const [video, setVideo] = useState<Video | undefined>();
+  /** A moment's video from outside the index (a knowledge store's item a citation points at), played instead of `video`. */
+  const [cited, setCited] = useState<Video | undefined>();
+  const playing = cited ?? video;
   const [moment, setMoment] = useState<Moment | undefined>();
   const [videosVersion, setVideosVersion] = useState(0);
   const [indexesVersion, setIndexesVersion] = useState(0);
@@ -28,6 +32,12 @@ function App() {
   const play = (videoId: string, start: number, end: number) => {
     const target = videos.find((v) => v.id === videoId) ?? video;
     if (target) setVideo(target);
+    setCited(undefined);
+    setMoment({ start, end, seq: ++seq.current });
+  };
+  const playCited = (source: Video, start: number, end: number) => {
+    setVideo(undefined);
+    setCited(source);
     setMoment({ start, end, seq: ++seq.current });
   };
 
@@ -55,6 +65,7 @@ function App() {
                 setIndex(chosen);
                 if (chosen?.id !== index?.id) {
                   setVideo(undefined);
+                  setCited(undefined);
                   setMoment(undefined);
                 }
               }}
@@ -78,6 +89,7 @@ function App() {
                   onLoaded={setVideos}
                   onSelect={(chosen) => {
                     setVideo(chosen);
+                    setCited(undefined);
                     setMoment(undefined);
                   }}
                 />
@@ -85,7 +97,7 @@ function App() {
             )}
           </div>
           <div class="column wide">
-            {!video && index && videos.length > 0 && (
+            {!playing && index && videos.length > 0 && (
               // The player's size, so that choosing the first video or result moves nothing below it.
               <section aria-label="Player" class="player">
                 <h2>Player</h2>
@@ -96,11 +108,16 @@ function App() {
                 <p class="hint moment-line" />
               </section>
             )}
-            {video && (
-              <Player video={video} localSource={sources.current.get(video.id)} moment={moment?.seq !== undefined ? moment : undefined} />
+            {playing && (
+              <Player
+                video={playing}
+                localSource={cited ? undefined : sources.current.get(playing.id)}
+                moment={moment?.seq !== undefined ? moment : undefined}
+              />
             )}
             {index && <Search api={api} index={index} videos={videos} onPlay={(clip) => play(clip.videoId, clip.start, clip.end)} />}
             {index && videos.length > 0 && <Classify key={index.id} api={api} index={index} videos={videos} onPlay={play} />}
+            <Library api={api} index={index} videos={videos} onPlay={playCited} />
             {video && <Ask key={video.id} api={api} video={video} onPlay={(start, end) => play(video.id, start, end)} />}
             {video && (
               <Embeddings
