@@ -50,6 +50,13 @@ function operation(version: VersionAdapter, endpoint: Endpoint, spec: OperationS
       content['application/x-ndjson'] = {
         schema: { ...jsonSchema(answer.ndjson, 'output'), description: 'One event: each line of the stream is one JSON object.' },
       };
+    if (answer.sse)
+      content['text/event-stream'] = {
+        schema: {
+          ...jsonSchema(answer.sse, 'output'),
+          description: 'One event: `event: <its type>`, then `data: <the event as JSON>`; the stream ends with `data: [DONE]`.',
+        },
+      };
     responses[status] = { description: answer.description, ...(Object.keys(content).length > 0 ? { content } : {}) };
   }
   responses.default = {

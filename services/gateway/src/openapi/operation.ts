@@ -13,7 +13,8 @@ export interface OperationSpec {
   /** Query parameters (the path's come from the route). */
   query?: Readonly<Record<string, { schema: z.ZodType; description?: string }>>;
   body?: { json?: z.ZodType; multipart?: z.ZodType; urlencoded?: z.ZodType; required?: boolean };
-  responses: Readonly<Record<number, { description: string; json?: z.ZodType; ndjson?: z.ZodType }>>;
+  /** `sse`: one event of a text/event-stream answer (`event: <type>` then `data: <the event as JSON>`). */
+  responses: Readonly<Record<number, { description: string; json?: z.ZodType; ndjson?: z.ZodType; sse?: z.ZodType }>>;
   /** No x-api-key needed. */
   public?: boolean;
 }

@@ -41,11 +41,19 @@ function responseFormatOf(version: VersionAdapter, format: z.infer<typeof option
   if (!version.generate.responseFormat || !format) return undefined;
   if (format.type !== 'json_schema') throw errors.invalid('response_format', 'Its type must be json_schema.');
   const schema = typeof format.json_schema === 'string' ? parseJsonText(format.json_schema) : format.json_schema;
-  if (!schema || typeof schema !== 'object' || Array.isArray(schema))
-    throw errors.invalid('response_format', 'json_schema must be a JSON schema object.');
+  return jsonSchemaFormat('response_format', schema, 'json_schema');
+}
+
+/**
+ * A JSON schema as analyze-service takes it (JSON text), checked at the edge for what it can check
+ * cheaply: an object, nested no deeper than RESPONSE_SCHEMA_LIMITS (analyze-service checks the rest).
+ * /analyze's response_format and /responses' text.format share it; `field` names the schema's field.
+ */
+export function jsonSchemaFormat(param: string, schema: unknown, field = 'schema'): ResponseFormat__Input {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw errors.invalid(param, `${field} must be a JSON schema object.`);
   // Measured without recursion first: JSON.stringify of a 20,000-level schema throws a RangeError.
   if (jsonShape(schema, { depth: RESPONSE_SCHEMA_LIMITS.depth }).depth > RESPONSE_SCHEMA_LIMITS.depth)
-    throw errors.invalid('response_format', `The JSON schema nests deeper than ${RESPONSE_SCHEMA_LIMITS.depth} levels.`);
+    throw errors.invalid(param, `The JSON schema nests deeper than ${RESPONSE_SCHEMA_LIMITS.depth} levels.`);
   return { type: 'json_schema', json_schema: JSON.stringify(schema) };
 }
 
