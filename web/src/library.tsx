@@ -14,7 +14,7 @@ import {
 import { ApiFailure, describeError } from './lib/errors';
 import { formatSeconds } from './lib/format';
 import { describePlan, planIndexVideos } from './lib/library';
-import { answerSegments, citedMoments, readResponseEvent, responseRequest, type AnswerPart, type VideoCitation } from './lib/responses';
+import { answerSegments, citedMoments, readResponseEvent, responseRequest, type AnswerPart, type Citation } from './lib/responses';
 
 const DONE = new Set(['ready', 'failed']);
 const POLL_MS = 2000;
@@ -40,7 +40,7 @@ interface Answer {
 }
 
 /** The player's view of a cited moment's video: the item's stream, named by its title. */
-function citedVideo(citation: VideoCitation, item: KnowledgeStoreItem | undefined): Video {
+function citedVideo(citation: Citation, item: KnowledgeStoreItem | undefined): Video {
   return {
     id: citation.itemId,
     filename: citation.title || item?.filename || citation.itemId,
@@ -258,7 +258,7 @@ export function Library({
   };
 
   const itemOf = (itemId: string) => items.find((item) => item.id === itemId);
-  const play = (citation: VideoCitation) => onPlay(citedVideo(citation, itemOf(citation.itemId)), citation.startSec, citation.endSec);
+  const play = (citation: Citation) => onPlay(citedVideo(citation, itemOf(citation.itemId)), citation.startSec, citation.endSec);
   const readyCount = items.filter((item) => item.status === 'ready').length;
 
   return (
@@ -401,8 +401,55 @@ export function Library({
   );
 }
 
+/** A citation's marker: a video's plays its moment; an image, cited whole, has nothing to play and is named only. */
+function Marker({ n, citation, onPlay }: { n: number; citation: Citation; onPlay: (citation: Citation) => void }) {
+  if (citation.kind === 'image') {
+    return (
+      <span class="cite" title={citation.title}>
+        [{n}]
+      </span>
+    );
+  }
+  return (
+    <button
+      type="button"
+      class="cite"
+      data-start={citation.startSec}
+      data-end={citation.endSec}
+      aria-label={`Play source ${n}: ${citation.title}, ${formatSeconds(citation.startSec)}–${formatSeconds(citation.endSec)}`}
+      onClick={() => onPlay(citation)}
+    >
+      [{n}]
+    </button>
+  );
+}
+
+/** A cited moment below the answer, with its thumbnail: a video's plays it, an image is shown. */
+function Source({ n, citation, onPlay }: { n: number; citation: Citation; onPlay: (citation: Citation) => void }) {
+  const content = (
+    <>
+      {citation.thumbnailUrl ? (
+        <img src={citation.thumbnailUrl} alt="" loading="lazy" />
+      ) : (
+        <span class="thumb-placeholder" aria-hidden="true" />
+      )}
+      <span class="meta">
+        [{n}] {citation.kind === 'video' ? `${formatSeconds(citation.startSec)}–${formatSeconds(citation.endSec)}` : 'image'}
+      </span>
+      <span class="name">{citation.title}</span>
+    </>
+  );
+  return citation.kind === 'video' ? (
+    <button type="button" class="source" data-start={citation.startSec} data-end={citation.endSec} onClick={() => onPlay(citation)}>
+      {content}
+    </button>
+  ) : (
+    <div class="source">{content}</div>
+  );
+}
+
 /** The answer: streamed text, then the completed text with a marker per citation and the cited moments below. */
-function AnswerView({ answer, onPlay }: { answer: Answer; onPlay: (citation: VideoCitation) => void }) {
+function AnswerView({ answer, onPlay }: { answer: Answer; onPlay: (citation: Citation) => void }) {
   const parts = answer.parts && answer.parts.length > 0 ? answer.parts : undefined;
   return (
     <div class="library-answer" aria-live="polite" aria-busy={answer.streaming}>
@@ -421,44 +468,14 @@ function AnswerView({ answer, onPlay }: { answer: Answer; onPlay: (citation: Vid
         <div key={p}>
           <p class="generated">
             {answerSegments(part).map((segment, i) =>
-              segment.kind === 'text' ? (
-                segment.text
-              ) : (
-                <button
-                  key={i}
-                  type="button"
-                  class="cite"
-                  data-start={segment.citation.startSec}
-                  data-end={segment.citation.endSec}
-                  aria-label={`Play source ${segment.n}: ${segment.citation.title}, ${formatSeconds(segment.citation.startSec)}–${formatSeconds(segment.citation.endSec)}`}
-                  onClick={() => onPlay(segment.citation)}
-                >
-                  [{segment.n}]
-                </button>
-              ),
+              segment.kind === 'text' ? segment.text : <Marker key={i} n={segment.n} citation={segment.citation} onPlay={onPlay} />,
             )}
           </p>
           {part.citations.length > 0 ? (
             <ol class="sources" aria-label="Sources">
               {citedMoments(part).map(({ n, citation }) => (
                 <li key={n}>
-                  <button
-                    type="button"
-                    class="source"
-                    data-start={citation.startSec}
-                    data-end={citation.endSec}
-                    onClick={() => onPlay(citation)}
-                  >
-                    {citation.thumbnailUrl ? (
-                      <img src={citation.thumbnailUrl} alt="" loading="lazy" />
-                    ) : (
-                      <span class="thumb-placeholder" aria-hidden="true" />
-                    )}
-                    <span class="meta">
-                      [{n}] {formatSeconds(citation.startSec)}–{formatSeconds(citation.endSec)}
-                    </span>
-                    <span class="name">{citation.title}</span>
-                  </button>
+                  <Source n={n} citation={citation} onPlay={onPlay} />
                 </li>
               ))}
             </ol>

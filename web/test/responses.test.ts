@@ -1,13 +1,24 @@
-import { answerParts, answerSegments, citedMoments, readCitation, readResponseEvent, responseRequest } from '../src/lib/responses';
-import type { VideoCitation } from '../src/lib/responses';
+import {
+  answerParts,
+  answerSegments,
+  citedMoments,
+  readCitation,
+  readResponseEvent,
+  responseRequest,
+  utf16Offset,
+} from '../src/lib/responses';
+import type { Citation } from '../src/lib/responses';
 import { MAX_SSE_LINE, SseMessages } from '../src/lib/sse';
 
-/** The reference's streamed example (twelvelabs-js 1.3.4 reference.md, "Responses"), trimmed to its event kinds. */
+/**
+ * The reference's streamed example (twelvelabs-js 1.3.4 reference.md, "Responses"), trimmed to its
+ * event kinds: offsets in code points, the end inclusive (its `[1]` is 211 to 213; here 68 to 70).
+ */
 const TEXT = 'The video captures a heated sideline moment during Super Bowl LVIII [1].';
 const CITATION = {
   type: 'video_citation',
   start_index: 68,
-  end_index: 71,
+  end_index: 70,
   item_id: 'ksi_1',
   start_sec: 0,
   end_sec: 9,
@@ -51,7 +62,8 @@ const WIRE = [
   '',
 ].join('\n');
 
-const citation = (startIndex: number, endIndex: number, itemId = 'ksi_1', startSec = 4, endSec = 8): VideoCitation => ({
+const citation = (startIndex: number, endIndex: number, itemId = 'ksi_1', startSec = 4, endSec = 8): Citation => ({
+  kind: 'video',
   startIndex,
   endIndex,
   itemId,
@@ -144,6 +156,7 @@ describe('readResponseEvent', () => {
           text: TEXT,
           citations: [
             {
+              kind: 'video',
               startIndex: 68,
               endIndex: 71,
               itemId: 'ksi_1',
@@ -174,16 +187,55 @@ describe('readCitation', () => {
     ['no item', { ...CITATION, item_id: undefined }],
     ['an end before its start', { ...CITATION, start_index: 5, end_index: 4 }],
     ['a negative offset', { ...CITATION, start_index: -1 }],
-    ['a fractional offset', { ...CITATION, end_index: 70.5 }],
+    ['a fractional offset', { ...CITATION, end_index: 69.5 }],
+    ['an end past the text', { ...CITATION, end_index: 72 }],
     ['a moment ending before it starts', { ...CITATION, start_sec: 9, end_sec: 2 }],
     ['seconds as text', { ...CITATION, start_sec: '0' }],
     ['not an object', 'video_citation'],
   ])('drops %s', (_name, raw) => {
-    expect(readCitation(raw)).toBeUndefined();
+    expect(readCitation(raw, TEXT)).toBeUndefined();
+  });
+
+  it('reads code-point offsets, end inclusive, as JS offsets, end exclusive', () => {
+    const text = '🌍 planet [1] 🌱 [2]';
+    const at = (first: number, last: number) => readCitation({ ...CITATION, start_index: first, end_index: last }, text);
+    expect(text.slice(at(9, 11)!.startIndex, at(9, 11)!.endIndex)).toBe('[1]');
+    expect(text.slice(at(15, 17)!.startIndex, at(15, 17)!.endIndex)).toBe('[2]');
+    expect(at(0, 0)).toMatchObject({ startIndex: 0, endIndex: 2 });
+    expect(at(15, 18)).toBeUndefined();
+  });
+
+  it('reads an image citation: the whole item, no moment, no stream', () => {
+    expect(
+      readCitation({ type: 'image_citation', start_index: 68, end_index: 70, item_id: 'ksi_2', title: 'photo.png', hls_url: 'x' }, TEXT),
+    ).toEqual({
+      kind: 'image',
+      startIndex: 68,
+      endIndex: 71,
+      itemId: 'ksi_2',
+      startSec: 0,
+      endSec: 0,
+      title: 'photo.png',
+      thumbnailUrl: undefined,
+      hlsUrl: undefined,
+    });
   });
 
   it('names an untitled moment by its item', () => {
-    expect(readCitation({ ...CITATION, title: '' })?.title).toBe('ksi_1');
+    expect(readCitation({ ...CITATION, title: '' }, TEXT)?.title).toBe('ksi_1');
+  });
+});
+
+describe('utf16Offset', () => {
+  it.each([
+    ['abc', 0, 0],
+    ['abc', 3, 3],
+    ['abc', 4, undefined],
+    ['🌍a', 1, 2],
+    ['🌍a', 2, 3],
+    ['a🌍🌍', 3, 5],
+  ])('%j, code point %i', (text, point, expected) => {
+    expect(utf16Offset(text, point)).toBe(expected);
   });
 });
 
@@ -197,7 +249,7 @@ describe('answerParts', () => {
           type: 'message',
           role: 'assistant',
           phase: 'final_answer',
-          content: [{ type: 'output_text', text: 'abc', annotations: [{ ...CITATION, start_index: 0, end_index: 3 }, CITATION] }],
+          content: [{ type: 'output_text', text: 'abc', annotations: [{ ...CITATION, start_index: 0, end_index: 2 }, CITATION] }],
         },
       ],
     };
@@ -219,7 +271,7 @@ describe('answerParts', () => {
 });
 
 describe('answerSegments', () => {
-  const render = (text: string, citations: VideoCitation[]) =>
+  const render = (text: string, citations: Citation[]) =>
     answerSegments({ text, citations })
       .map((s) => (s.kind === 'text' ? s.text : `<${s.n}>`))
       .join('');
@@ -236,7 +288,6 @@ describe('answerSegments', () => {
     ['the same moment twice: one number', 'A. B.', [citation(0, 2), citation(3, 5)], 'A.<1> B.<1>'],
     ['two moments for one span', 'A planet.', [citation(0, 9), citation(0, 9, 'ksi_2')], 'A planet.<1><2>'],
     ['overlapping spans', 'A planet and a garden.', [citation(0, 14), citation(2, 22, 'ksi_2')], 'A planet and a<1> garden.<2>'],
-    ['a zero-width citation', 'Here.', [citation(4, 4)], 'Here<1>.'],
     ['out of order', 'B [2] A [1]', [citation(8, 11), citation(2, 5, 'ksi_2')], 'B <1> A <2>'],
     ['text with astral characters (UTF-16 offsets)', '🌍 planet [1]', [citation(10, 13)], '🌍 planet <1>'],
   ])('%s', (_name, text, citations, expected) => {

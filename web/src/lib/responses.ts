@@ -3,11 +3,17 @@ import type { SseMessage } from './sse';
 /**
  * POST /v1.3/responses as the "Ask your library" panel reads it (twelvelabs-js 1.3.4 reference
  * "Responses", Open Responses events): the streamed text, then the completed response whose
- * `output_text` parts carry `video_citation` annotations. Pure: the panel holds the state.
+ * `output_text` parts carry `video_citation` (and `image_citation`) annotations. Pure: the panel
+ * holds the state.
  */
 
-/** A cited moment: `startIndex`/`endIndex` are offsets into its part's text (UTF-16, as JS strings index). */
-export interface VideoCitation {
+/**
+ * A citation of the answer. `startIndex`/`endIndex` are JS offsets into its part's text (UTF-16,
+ * end exclusive: `text.slice(startIndex, endIndex)`); a video's moment plays from `startSec` to
+ * `endSec`, an image is cited whole (no times, no stream).
+ */
+export interface Citation {
+  kind: 'video' | 'image';
   startIndex: number;
   endIndex: number;
   itemId: string;
@@ -21,7 +27,7 @@ export interface VideoCitation {
 /** One `output_text` part of the answer with its citations. */
 export interface AnswerPart {
   text: string;
-  citations: VideoCitation[];
+  citations: Citation[];
 }
 
 export type ResponseEvent =
@@ -40,17 +46,36 @@ const num = (value: unknown): number | undefined => (typeof value === 'number' &
 const index = (value: unknown): number | undefined =>
   Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : undefined;
 
-/** A `video_citation` annotation, or undefined when it is another type or lacks what a marker needs. */
-export function readCitation(raw: unknown): VideoCitation | undefined {
+/** The UTF-16 offset of code point `n` of `text` (its length for the point just past the end), or undefined beyond. */
+export function utf16Offset(text: string, n: number): number | undefined {
+  let offset = 0;
+  for (let point = 0; point < n; point++) {
+    if (offset >= text.length) return undefined;
+    offset += (text.codePointAt(offset) ?? 0) > 0xffff ? 2 : 1;
+  }
+  return offset;
+}
+
+/**
+ * A `video_citation` or `image_citation` annotation of `text`, or undefined when it is another type
+ * or lacks what a marker needs. The reference counts offsets in code points with the end inclusive
+ * (its example's `[1]` is 211 to 213); they become JS offsets here.
+ */
+export function readCitation(raw: unknown, text: string): Citation | undefined {
   const a = rec(raw);
-  const startIndex = index(a.start_index);
-  const endIndex = index(a.end_index);
-  const startSec = num(a.start_sec);
-  const endSec = num(a.end_sec);
+  const kind = a.type === 'video_citation' ? 'video' : a.type === 'image_citation' ? 'image' : undefined;
+  const first = index(a.start_index);
+  const last = index(a.end_index);
   const itemId = str(a.item_id);
-  if (a.type !== 'video_citation' || startIndex === undefined || endIndex === undefined || endIndex < startIndex) return undefined;
-  if (itemId === undefined || startSec === undefined || endSec === undefined || startSec < 0 || endSec < startSec) return undefined;
+  if (!kind || first === undefined || last === undefined || last < first || itemId === undefined) return undefined;
+  const startIndex = utf16Offset(text, first);
+  const endIndex = utf16Offset(text, last + 1);
+  if (startIndex === undefined || endIndex === undefined) return undefined;
+  const startSec = kind === 'video' ? num(a.start_sec) : 0;
+  const endSec = kind === 'video' ? num(a.end_sec) : 0;
+  if (startSec === undefined || endSec === undefined || startSec < 0 || endSec < startSec) return undefined;
   return {
+    kind,
     startIndex,
     endIndex,
     itemId,
@@ -58,7 +83,7 @@ export function readCitation(raw: unknown): VideoCitation | undefined {
     endSec,
     title: str(a.title) ?? itemId,
     thumbnailUrl: str(a.thumbnail_url),
-    hlsUrl: str(a.hls_url),
+    hlsUrl: kind === 'video' ? str(a.hls_url) : undefined,
   };
 }
 
@@ -75,8 +100,8 @@ export function answerParts(response: unknown): AnswerPart[] {
     .map((part) => ({
       text: part.text as string,
       citations: list(part.annotations)
-        .map(readCitation)
-        .filter((c): c is VideoCitation => c !== undefined && c.endIndex <= (part.text as string).length),
+        .map((annotation) => readCitation(annotation, part.text as string))
+        .filter((c): c is Citation => c !== undefined),
     }));
 }
 
@@ -123,14 +148,14 @@ export function readResponseEvent(message: SseMessage): ResponseEvent {
 }
 
 /** A piece of a rendered answer: plain text, or the marker of a cited moment (numbered from 1). */
-export type AnswerSegment = { kind: 'text'; text: string } | { kind: 'cite'; n: number; citation: VideoCitation };
+export type AnswerSegment = { kind: 'text'; text: string } | { kind: 'cite'; n: number; citation: Citation };
 
 /** The same moment cited twice is one source with one number. */
-const momentKey = (c: VideoCitation) => `${c.itemId}\u0000${c.startSec}\u0000${c.endSec}`;
+const momentKey = (c: Citation) => `${c.itemId}\u0000${c.startSec}\u0000${c.endSec}`;
 
 /** The distinct moments of a part, numbered in the order the text cites them. */
-export function citedMoments(part: AnswerPart): { n: number; citation: VideoCitation }[] {
-  const numbers = new Map<string, { n: number; citation: VideoCitation }>();
+export function citedMoments(part: AnswerPart): { n: number; citation: Citation }[] {
+  const numbers = new Map<string, { n: number; citation: Citation }>();
   for (const citation of [...part.citations].sort((a, b) => a.startIndex - b.startIndex || a.endIndex - b.endIndex)) {
     const key = momentKey(citation);
     if (!numbers.has(key)) numbers.set(key, { n: numbers.size + 1, citation });
