@@ -43,7 +43,8 @@ export interface VideoRef {
 export interface VideoDirectory {
   /** The video in any index of the organization; resource_not_exist when it has none by that id. */
   find(orgId: string, videoId: string): Promise<VideoRef>;
-  evidence(orgId: string, video: VideoRef): Promise<EvidenceSources>;
+  /** Aborting `signal` cancels the calls (the caller went away). */
+  evidence(orgId: string, video: VideoRef, signal?: AbortSignal): Promise<EvidenceSources>;
 }
 
 export type GenerationKind = 'gist' | SummarizeType | 'analyze';
@@ -141,7 +142,11 @@ export interface AnalyzeDeps {
   cache?: TimelineCache;
 }
 
-function checkOptions(options: GenerationOptions): {
+/** The options checked (`maxTokensParam`: what the caller's API calls max_tokens), the schema compiled. */
+export function checkOptions(
+  options: GenerationOptions,
+  maxTokensParam = 'max_tokens',
+): {
   maxTokens: number;
   temperature: number | undefined;
   schema: ResponseSchema | undefined;
@@ -151,7 +156,7 @@ function checkOptions(options: GenerationOptions): {
     throw errors.invalid('temperature', 'It must be a number from 0 to 1.');
   }
   if (maxTokens !== undefined && maxTokens !== 0 && !(Number.isInteger(maxTokens) && maxTokens >= 1 && maxTokens <= MAX_OUTPUT_TOKENS)) {
-    throw errors.invalid('max_tokens', `It must be an integer from 1 to ${MAX_OUTPUT_TOKENS}.`);
+    throw errors.invalid(maxTokensParam, `It must be an integer from 1 to ${MAX_OUTPUT_TOKENS}.`);
   }
   return {
     maxTokens: maxTokens || MAX_OUTPUT_TOKENS,

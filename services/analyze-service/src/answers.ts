@@ -187,6 +187,38 @@ export class Answerer {
 
   /** The moments that meet the terms, a sentence naming a category's members first, then what is missing. */
   private moments(timeline: Timeline, view: Timeline, terms: readonly string[], window: Window | undefined): string[] {
+    const { relevant, matched, members } = this.meeting(view, terms);
+    // A category found answers the question; its other words ("prepared on the cooking show") only narrow it.
+    const missing = terms.filter((t) => !matched.has(t) && members.size === 0);
+    const notThere =
+      missing.length > 0
+        ? `The video does not show or mention ${joinList(missing.map(quote))}${window ? ` ${between(window, timeline)}` : ''}.`
+        : undefined;
+    const moments = relevant
+      .sort((a, b) => b.hits - a.hits || a.item.start - b.item.start)
+      .slice(0, MOMENTS)
+      .map((r) => r.item)
+      .sort((a, b) => a.start - b.start)
+      .map(sentenceOf);
+    if (moments.length === 0) {
+      const seen = seenSentence(view, 5);
+      return [notThere ?? NOTHING_FOUND, ...(seen ? [seen] : [])];
+    }
+    const named = [...members].map(
+      ([term, found]) => `${capitalised(CATEGORY_QUESTION_WORDS[term] ?? term)} shown or mentioned: ${joinList([...found])}.`,
+    );
+    return [...named, ...moments, ...(notThere ? [notThere] : [])];
+  }
+
+  /**
+   * The evidence of a view that meets the terms (merged repeats, with how many terms each meets), the
+   * terms met, and the members found of each category term ("animals": dog). A term met nowhere
+   * also meets the words the vectors put near it (not a broad category's: WordNet knows those better).
+   */
+  meeting(
+    view: Timeline,
+    terms: readonly string[],
+  ): { relevant: { item: Evidence; hits: number }[]; matched: Set<string>; members: Map<string, Set<string>> } {
     const asked: Asked[] = terms.map((term) => ({
       term,
       forms: new Set(this.expand([term])),
@@ -220,26 +252,7 @@ export class Answerer {
       }
       if (hits > 0) relevant.push({ item, hits });
     });
-    // A category found answers the question; its other words ("prepared on the cooking show") only narrow it.
-    const missing = terms.filter((t) => !matched.has(t) && members.size === 0);
-    const notThere =
-      missing.length > 0
-        ? `The video does not show or mention ${joinList(missing.map(quote))}${window ? ` ${between(window, timeline)}` : ''}.`
-        : undefined;
-    const moments = relevant
-      .sort((a, b) => b.hits - a.hits || a.item.start - b.item.start)
-      .slice(0, MOMENTS)
-      .map((r) => r.item)
-      .sort((a, b) => a.start - b.start)
-      .map(sentenceOf);
-    if (moments.length === 0) {
-      const seen = seenSentence(view, 5);
-      return [notThere ?? NOTHING_FOUND, ...(seen ? [seen] : [])];
-    }
-    const named = [...members].map(
-      ([term, found]) => `${capitalised(CATEGORY_QUESTION_WORDS[term] ?? term)} shown or mentioned: ${joinList([...found])}.`,
-    );
-    return [...named, ...moments, ...(notThere ? [notThere] : [])];
+    return { relevant, matched, members };
   }
 
   /** The words of an item that belong to the category (a label as a whole; metadata by its value). */

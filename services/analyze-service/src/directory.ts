@@ -21,8 +21,8 @@ export function serviceDirectory(index: IndexClient, search: SearchClient): Vide
       const version = [video.indexed_at, video.updated_at].map((t) => fromTimestamp(t)?.getTime() ?? 0).join('.');
       return { id: video.id, indexId: video.index_id, version, engines: found.models.map((m) => m.name) };
     },
-    async evidence(orgId, ref): Promise<EvidenceSources> {
-      const ctx = { orgId };
+    async evidence(orgId, ref, signal): Promise<EvidenceSources> {
+      const ctx = { orgId, signal };
       const [video, artifacts, segments] = await Promise.all([
         index.getVideo(ctx, ref.indexId, ref.id),
         index.getVideoArtifacts(ctx, { index_id: ref.indexId, video_id: ref.id, kinds: ['transcription', 'text_in_video', 'logo'] }),

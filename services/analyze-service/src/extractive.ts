@@ -8,6 +8,8 @@ import { openWordNet, type WordNet } from '@vus/wordnet';
 import { Answerer, type WordSimilarity } from './answers';
 import { mergeRepeats, within, type Evidence, type Timeline } from './evidence';
 import type { Chapter, GenerationProvider, GenerationSettings, Gist, GistType, Highlight, Summary, SummarizeType } from './provider';
+import { groundedSentences } from './responses/extractive-answer';
+import type { Grounding } from './responses/grounding';
 import { fillSchema, type SchemaContext } from './schema-fill';
 import { labelCoverage, NOTHING_FOUND, rankEvidence, sentenceOf, summarySentences, TEXTUAL } from './sentences';
 import { capitalize, clock, contentWords, joinList, keyPhrases, similarity, titleCase } from './text';
@@ -56,6 +58,28 @@ export class ExtractiveProvider implements GenerationProvider {
 
   async fillSchema(timeline: Timeline, prompt: string, schema: object): Promise<unknown> {
     return fillSchema(schema, await this.schemaContext(timeline, prompt));
+  }
+
+  async *respond(grounding: Grounding, settings?: GenerationSettings): AsyncIterable<string> {
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const [i, sentence] of groundedSentences(this.answerer, grounding).entries()) {
+      if (settings?.signal?.aborted) return;
+      yield i === 0 ? sentence : ` ${sentence}`;
+    }
+  }
+
+  /** The schema filled as for one video, from the moments' evidence together (times are each in its own video). */
+  async fillSchemaOver(grounding: Grounding, schema: object): Promise<unknown> {
+    const { passages } = grounding;
+    const timeline: Timeline = {
+      videoId: '',
+      indexId: '',
+      title: [...new Set(passages.map((p) => p.title))].join(', '),
+      duration: Math.max(0, ...passages.map((p) => p.end)),
+      items: passages.flatMap((p) => p.evidence).sort((a, b) => a.start - b.start),
+      shots: [],
+    };
+    return this.fillSchema(timeline, grounding.question, schema);
   }
 
   /** What the schema filler fills from (public for a caller that watches the filler's FillUsage). */

@@ -8,6 +8,7 @@ import { asyncAnalysisImplementation } from './async-server';
 import { serviceDirectory } from './directory';
 import { analyzeEnvShape, analyzeOptionsFromEnv, type AnalyzeServiceOptions } from './env';
 import { chooseProvider } from './provider-choice';
+import { serviceResponses } from './responses/library';
 import { analyzeServiceImplementation } from './server';
 import { createGenerationStore } from './store';
 
@@ -17,7 +18,7 @@ export const analyzeService = defineService({
   migrations: join(__dirname, '..', 'migrations'),
   // Analysis tasks (/analyze/tasks, /analyze/batches) run as jobs of the job queue.
   libraryMigrations: [JOBS_MIGRATIONS],
-  // Each generation's usage (output tokens, the video's minutes) is a usage.recorded event; each analysis task's end an analyze-task.status-changed.
+  // Each generation's and response's usage (output tokens, the video's minutes) is a usage.recorded event; each analysis task's end an analyze-task.status-changed.
   outbox: true,
   env: analyzeEnvShape,
   fromEnv: analyzeOptionsFromEnv,
@@ -27,19 +28,12 @@ export const analyzeService = defineService({
     const search = createSearchClient(options.searchServiceAddress);
     const generation = chooseProvider(options, logger);
     scope.onStop(() => (index.close(), search.close(), generation.close()));
-    logger.info({ provider: generation.provider.name }, 'generation provider');
-    const analyze = createAnalyzeService({
-      directory: serviceDirectory(index, search),
-      store: createGenerationStore(db, eventsWritten),
-      provider: generation.provider,
-      clock,
-      logger,
-    });
+    const shared = { provider: generation.provider, clock, logger };
+    const store = createGenerationStore(db, eventsWritten);
+    const analyze = createAnalyzeService({ directory: serviceDirectory(index, search), store, ...shared });
     const { asyncAnalysis, jobs } = asyncAnalysisWithJobs({ db, analyze, clock, logger, eventsWritten, pollMs: options.taskPollMs });
-    return {
-      implementation: { ...analyzeServiceImplementation(analyze, logger), ...asyncAnalysisImplementation(asyncAnalysis, logger) },
-      jobs,
-    };
+    const handlers = analyzeServiceImplementation(analyze, serviceResponses({ db, eventsWritten, index, search, ...shared }), logger);
+    return { implementation: { ...handlers, ...asyncAnalysisImplementation(asyncAnalysis, logger) }, jobs };
   },
 });
 

@@ -10,6 +10,7 @@ import { HttpTimeout, send, type OutboundResponse } from '@vus/fetch';
 import { z } from 'zod';
 import { mergeRepeats, type Timeline } from './evidence';
 import type { Counted, GenerationProvider, GenerationSettings, Gist, GistType, Summary, SummarizeType } from './provider';
+import { groundedMessages, type Grounding } from './responses/grounding';
 import { clock } from './text';
 
 export interface OpenAICompatibleOptions {
@@ -95,6 +96,8 @@ const HIGHLIGHTS_SCHEMA = {
   required: ['highlights'],
 };
 
+type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
+
 interface Completion {
   content: string;
   outputTokens: number | undefined;
@@ -151,13 +154,33 @@ export class OpenAICompatibleProvider implements GenerationProvider {
     };
   }
 
-  async *answer(
+  answer(
     timeline: Timeline,
     prompt: string,
     settings?: GenerationSettings & { usage?: (outputTokens: number) => void },
   ): AsyncIterable<string> {
+    return this.stream(this.messagesOf(timeline, prompt), settings);
+  }
+
+  respond(grounding: Grounding, settings?: GenerationSettings & { usage?: (outputTokens: number) => void }): AsyncIterable<string> {
+    return this.stream(groundedMessages(grounding), settings);
+  }
+
+  async fillSchemaOver(grounding: Grounding, schema: object, settings?: GenerationSettings): Promise<unknown> {
+    const { content } = await this.completeChat(groundedMessages(grounding), settings, {
+      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema } },
+    });
+    try {
+      return JSON.parse(content) as unknown;
+    } catch {
+      throw unavailable('its answer is not JSON');
+    }
+  }
+
+  /** A chat's answer as the server streams it (server-sent chunks), piece by piece. */
+  private async *stream(messages: ChatMessage[], settings?: GenerationSettings & { usage?: (outputTokens: number) => void }) {
     const response = await this.post(
-      this.body(timeline, prompt, settings, { stream: true, stream_options: { include_usage: true } }),
+      this.body(messages, settings, { stream: true, stream_options: { include_usage: true } }),
       settings?.signal,
     );
     let buffered = '';
@@ -195,13 +218,18 @@ export class OpenAICompatibleProvider implements GenerationProvider {
     }
   }
 
-  private body(timeline: Timeline, prompt: string, settings: GenerationSettings | undefined, extra: object): string {
+  /** One video's evidence as the system message, the prompt as the user's. */
+  private messagesOf(timeline: Timeline, prompt: string): ChatMessage[] {
+    return [
+      { role: 'system', content: `${SYSTEM}\n\n${renderEvidence(timeline)}` },
+      { role: 'user', content: prompt },
+    ];
+  }
+
+  private body(messages: ChatMessage[], settings: GenerationSettings | undefined, extra: object): string {
     return JSON.stringify({
       model: this.options.model,
-      messages: [
-        { role: 'system', content: `${SYSTEM}\n\n${renderEvidence(timeline)}` },
-        { role: 'user', content: prompt },
-      ],
+      messages,
       temperature: settings?.temperature ?? 0.2,
       ...(settings?.maxTokens ? { max_tokens: settings.maxTokens } : {}),
       ...extra,
@@ -229,13 +257,12 @@ export class OpenAICompatibleProvider implements GenerationProvider {
     return { value: checked.data, outputTokens };
   }
 
-  private async complete(
-    timeline: Timeline,
-    prompt: string,
-    settings: GenerationSettings | undefined,
-    extra: object = {},
-  ): Promise<Completion> {
-    const response = await this.post(this.body(timeline, prompt, settings, extra), settings?.signal);
+  private complete(timeline: Timeline, prompt: string, settings: GenerationSettings | undefined, extra: object = {}): Promise<Completion> {
+    return this.completeChat(this.messagesOf(timeline, prompt), settings, extra);
+  }
+
+  private async completeChat(messages: ChatMessage[], settings: GenerationSettings | undefined, extra: object = {}): Promise<Completion> {
+    const response = await this.post(this.body(messages, settings, extra), settings?.signal);
     let text = '';
     try {
       for await (const data of response.body as AsyncIterable<Buffer>) text += data.toString('utf8');

@@ -3,6 +3,7 @@
  * (extractive.ts) needs no model; an LLM provider would turn the same timeline into a prompt.
  */
 import type { Timeline } from './evidence';
+import type { Grounding } from './responses/grounding';
 
 export const GIST_TYPES = ['title', 'topic', 'hashtag'] as const;
 export type GistType = (typeof GIST_TYPES)[number];
@@ -69,4 +70,11 @@ export interface GenerationProvider {
   ): AsyncIterable<string>;
   /** A value for a JSON schema (checked by the caller with ajv before it is returned), filled from the evidence. */
   fillSchema(timeline: Timeline, prompt: string, schema: object, settings?: GenerationSettings): Promise<unknown>;
+  /**
+   * The answer to a conversation over a knowledge store (responses), in pieces as they are produced:
+   * every statement from the grounding's numbered moments, cited as `[n]`.
+   */
+  respond(grounding: Grounding, settings?: GenerationSettings & { usage?: (outputTokens: number) => void }): AsyncIterable<string>;
+  /** A value for a JSON schema (checked by the caller), filled from the grounding's moments. */
+  fillSchemaOver(grounding: Grounding, schema: object, settings?: GenerationSettings): Promise<unknown>;
 }

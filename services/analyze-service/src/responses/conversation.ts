@@ -1,0 +1,174 @@
+/**
+ * A response's conversation, before any evidence is read: the input checked and bounded, the
+ * `{{sel:N}}` tokens read as their selections' labels, the earlier turns cut to what a prompt may
+ * hold, and what the latest question asks for (a broad overview, or a follow-up that leans on the
+ * question before it). Pure functions.
+ */
+import { errors } from '@vus/core';
+import { checkPromptText } from '@vus/domain';
+import { REQUEST_WORDS } from '@vus/wordnet';
+import { contentWords } from '../text';
+
+export type Role = 'user' | 'assistant' | 'system' | 'developer';
+const ROLES: readonly Role[] = ['user', 'assistant', 'system', 'developer'];
+
+export interface Message {
+  role: Role;
+  content: string;
+}
+
+/** One line of a conversation as a prompt shows it. */
+export interface Turn {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface Selection {
+  kind: string;
+  id: string;
+  label: string;
+  itemIds: readonly string[];
+}
+
+/** What one request may carry: every text is the caller's, so each is bounded before it is read. */
+export const INPUT_LIMITS = {
+  messages: 100,
+  /** Characters of one message other than the question (which has the prompt limits). */
+  messageCharacters: 20_000,
+  /** Characters of the whole input. */
+  totalCharacters: 100_000,
+  instructionsCharacters: 10_000,
+  selections: 100,
+  labelCharacters: 500,
+} as const;
+
+/** The earlier turns a prompt holds: the latest ones, each message cut, the oldest dropped past the total. */
+export const HISTORY_LIMITS = { turns: 8, messageCharacters: 2_000, totalCharacters: 12_000 } as const;
+
+/** The input, checked: roles known, texts bounded, and a last message that is the user's question. */
+export function checkInput(input: readonly { role: string; content: string }[], instructions: string): Message[] {
+  if (input.length === 0) throw errors.notProvided('input');
+  if (input.length > INPUT_LIMITS.messages) throw errors.invalid('input', `It may hold at most ${INPUT_LIMITS.messages} items.`);
+  if (instructions.length > INPUT_LIMITS.instructionsCharacters) {
+    throw errors.invalid('instructions', `It may be at most ${INPUT_LIMITS.instructionsCharacters} characters long.`);
+  }
+  let total = 0;
+  const messages = input.map((m, i): Message => {
+    const role = (m.role || 'user') as Role;
+    if (!ROLES.includes(role)) throw errors.invalid(`input[${i}].role`, `It must be one of ${ROLES.join(', ')}.`);
+    if (m.content.length > INPUT_LIMITS.messageCharacters) {
+      throw errors.invalid(`input[${i}].content`, `It may be at most ${INPUT_LIMITS.messageCharacters} characters long.`);
+    }
+    total += m.content.length;
+    return { role, content: m.content };
+  });
+  if (total > INPUT_LIMITS.totalCharacters)
+    throw errors.invalid('input', `It may hold at most ${INPUT_LIMITS.totalCharacters} characters.`);
+  const last = messages[messages.length - 1]!;
+  if (last.role !== 'user' || !last.content.trim())
+    throw errors.invalid('input', 'Its last item must be a message of role user with some text.');
+  checkPromptText(`input[${messages.length - 1}].content`, last.content);
+  return messages;
+}
+
+export function checkSelections(selections: readonly Selection[]): void {
+  if (selections.length > INPUT_LIMITS.selections) {
+    throw errors.invalid('selections', `It may hold at most ${INPUT_LIMITS.selections} entries.`);
+  }
+}
+
+const SELECTION_TOKEN = /\{\{\s*sel:(\d{1,4})\s*\}\}/g;
+
+/** The text with each `{{sel:N}}` read as selection N's label; a token naming no selection is refused. */
+export function readSelections(text: string, selections: readonly Selection[]): string {
+  return text.replace(SELECTION_TOKEN, (_token, n: string) => {
+    const selection = selections[Number(n)];
+    if (!selection) throw errors.invalid('input', `{{sel:${n}}} names no entry of selections (it has ${selections.length}).`);
+    const label = selection.label.trim().slice(0, INPUT_LIMITS.labelCharacters);
+    return label ? `"${label}"` : `"${selection.id}"`;
+  });
+}
+
+/**
+ * The turns a prompt shows before the question: the stored turns and the request's own earlier
+ * messages, user and assistant only (system and developer messages are instructions), the last
+ * `HISTORY_LIMITS.turns` pairs, each message cut to its limit, the oldest dropped until the total fits.
+ */
+export function boundHistory(turns: readonly Turn[], limits: { [K in keyof typeof HISTORY_LIMITS]: number } = HISTORY_LIMITS): Turn[] {
+  const kept = turns.slice(-limits.turns * 2).map((t) => ({
+    role: t.role,
+    content: t.content.length > limits.messageCharacters ? `${t.content.slice(0, limits.messageCharacters)}…` : t.content,
+  }));
+  let total = kept.reduce((sum, t) => sum + t.content.length, 0);
+  while (kept.length > 0 && total > limits.totalCharacters) total -= kept.shift()!.content.length;
+  return kept;
+}
+
+/** The conversation of a request: its instructions (with its system and developer messages), earlier turns, and question. */
+export function splitConversation(
+  messages: readonly Message[],
+  instructions: string,
+): { instructions: string; earlier: Turn[]; question: string } {
+  const guidance = [
+    instructions.trim(),
+    ...messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => m.content.trim()),
+  ];
+  const spoken = messages.filter((m): m is Message & Turn => m.role === 'user' || m.role === 'assistant');
+  return {
+    instructions: guidance.filter(Boolean).join('\n'),
+    earlier: spoken.slice(0, -1).map((m) => ({ role: m.role, content: m.content })),
+    question: spoken[spoken.length - 1]!.content.trim(),
+  };
+}
+
+/** Words that ask for an overview rather than name something: "the three most important moments" names nothing. */
+const OVERVIEW_WORDS = new Set(
+  `store library collection videos items everything anything all most important best top highlight highlights first last
+   one two three four five six seven eight nine ten interesting notable relevant overview recap now then again also next else more`.split(
+    /\s+/,
+  ),
+);
+
+/** The words of a question that name what it is about (none: it asks for an overview). */
+export function focusWords(question: string): string[] {
+  return [...new Set(contentWords(question).filter((w) => !REQUEST_WORDS.has(w) && !OVERVIEW_WORDS.has(w)))];
+}
+
+const NUMBER_WORDS: Readonly<Record<string, number>> = {
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+};
+
+/** How many things the question asks for ("the three most important moments": 3), if it says. */
+export function countAsked(question: string): number | undefined {
+  const match =
+    /\b(one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+(?:\w+\s+){0,2}?(?:moments?|highlights?|things|points|scenes|parts|examples|items|clips)\b/i.exec(
+      question,
+    );
+  if (!match) return undefined;
+  const n = NUMBER_WORDS[match[1]!.toLowerCase()] ?? Number(match[1]);
+  return n >= 1 ? n : undefined;
+}
+
+const REFERRING = /\b(it|its|that|those|them|these|this|they|their|there|he|she|him|her|same|above|previous|earlier|more|else|again)\b/i;
+
+/**
+ * Whether a follow-up leans on the question before it ("Now list the three most important
+ * moments", "what else did she say?"): it refers back, or names too little to be searched alone.
+ */
+export function refersBack(question: string): boolean {
+  return REFERRING.test(question) || focusWords(question).length === 0;
+}
+
+/** The words retrieval searches: the question, and the previous one's when it refers back. */
+export function retrievalQuery(question: string, previousQuestion: string | undefined): string {
+  return previousQuestion && refersBack(question) ? `${previousQuestion} ${question}` : question;
+}
