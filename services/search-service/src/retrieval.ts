@@ -4,11 +4,11 @@
  */
 import { ApiError } from '@vus/core';
 import { composedMatches, type SearchOption, type SegmentMatch } from './clips';
-import { hitCoverage, lexicalPlan, scoreHit, type TermGroup } from './lexical';
+import { hitCoverage, lexicalPlan, scoreHit, type LexicalPlan, type TermGroup } from './lexical';
 import type { QueryGroups } from './query-groups';
 import { meanDirection } from './query-image';
 import { coverageScore, vectorScore } from './scoring';
-import type { ConversationOption, Query, Scope, SearchDeps, SearchParams, SegmentHit } from './search-types';
+import type { ConversationOption, LexicalHit, Query, Scope, SearchDeps, SearchParams, SegmentHit } from './search-types';
 
 /** Candidates read per option and per query path. */
 const CANDIDATES_PER_OPTION = 200;
@@ -61,27 +61,40 @@ export function createRetrieval(deps: Pick<SearchDeps, 'store' | 'models'> & { s
       spoken: conversationOption === 'lexical' ? lexicalPlan(spokenGroups) : undefined,
       labels: lexicalPlan(labelGroups),
     };
-    // One query per option, so that a common option cannot crowd out the others' candidates.
-    const perOption = await Promise.all(
-      lexicalOptions.map(async (option) => {
-        const [optionGroups, plan] =
-          option === 'conversation' && plans.spoken
-            ? [spokenGroups, plans.spoken]
-            : option === 'visual'
-              ? [labelGroups, plans.labels]
-              : [groups, plans.semantic];
-        if (!plan) return [];
-        const spoken = plan === plans.spoken;
-        const hits = await store.lexical(scope, [option], plan, candidates.lexical);
-        return hits.flatMap((hit) => {
-          // Lexical speech counts the words said, not what a line stands for (its speech terms: `e`).
-          const coverage = hitCoverage(optionGroups, plan, spoken ? hit.kinds.replaceAll('e', '-') : hit.kinds);
-          const score = coverageScore(coverage);
-          return score > 0 ? [{ ...matchOf(hit, option, score), coverage }] : [];
-        });
+    const planOf = (option: SearchOption) =>
+      option === 'conversation' && plans.spoken
+        ? { optionGroups: spokenGroups, plan: plans.spoken }
+        : option === 'visual'
+          ? { optionGroups: labelGroups, plan: plans.labels }
+          : { optionGroups: groups, plan: plans.semantic };
+    // Options that share a plan are read by one statement, each with its own candidates (so that a
+    // common option cannot crowd out the others').
+    const optionsByPlan = new Map<LexicalPlan, SearchOption[]>();
+    for (const option of lexicalOptions) {
+      const { plan } = planOf(option);
+      if (plan) optionsByPlan.set(plan, [...(optionsByPlan.get(plan) ?? []), option]);
+    }
+    const hitsByOption = new Map<SearchOption, LexicalHit[]>();
+    await Promise.all(
+      [...optionsByPlan].map(async ([plan, planOptions]) => {
+        for (const hit of await store.lexical(scope, planOptions, plan, candidates.lexical)) {
+          const held = hitsByOption.get(hit.modality);
+          if (held) held.push(hit);
+          else hitsByOption.set(hit.modality, [hit]);
+        }
       }),
     );
-    for (const list of perOption) matches.push(...list);
+    for (const option of lexicalOptions) {
+      const { optionGroups, plan } = planOf(option);
+      if (!plan) continue;
+      const spoken = plan === plans.spoken;
+      for (const hit of hitsByOption.get(option) ?? []) {
+        // Lexical speech counts the words said, not what a line stands for (its speech terms: `e`).
+        const coverage = hitCoverage(optionGroups, plan, spoken ? hit.kinds.replaceAll('e', '-') : hit.kinds);
+        const score = coverageScore(coverage);
+        if (score > 0) matches.push({ ...matchOf(hit, option, score), coverage });
+      }
+    }
     if (options.includes('conversation') && conversationOption === 'exact_match' && text.trim()) {
       for (const hit of await store.exactPhrase(scope, text, candidates.lexical)) matches.push(matchOf(hit, 'conversation', 1));
     }

@@ -59,8 +59,8 @@ export interface StoredResultSet {
 /** What search needs from storage: store.ts implements it on SQL, tests on memory. */
 export interface SearchStore {
   /**
-   * Segments of the given modalities that match the plan, at most `limit`, each with its match
-   * kinds (one character per alternative of the plan).
+   * Segments of the given modalities that match the plan, at most `limit` of each modality, each
+   * with its match kinds (one character per alternative of the plan).
    */
   lexical(scope: Scope, modalities: readonly SearchOption[], plan: LexicalPlan, limit: number): Promise<LexicalHit[]>;
   /** Conversation segments containing `phrase` word for word (unstemmed, in order). */

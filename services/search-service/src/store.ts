@@ -160,10 +160,11 @@ export function createSegmentStore(db: Database): SegmentStore {
     },
 
     /**
-     * Segments of the given modalities that match the plan (its broad alternatives anywhere in the
-     * document, its own-only ones in the segment's own words), at most `limit`, each with its
-     * match kinds: one character per alternative, `d` when the segment's own words matched it
-     * (direct), `e` when only its label expansions did, `-` when nothing did.
+     * Segments of each of the given modalities that match the plan (its broad alternatives anywhere
+     * in the document, its own-only ones in the segment's own words), at most `limit` per modality
+     * (so that a common modality cannot crowd out the others' candidates), each with its match
+     * kinds: one character per alternative, `d` when the segment's own words matched it (direct),
+     * `e` when only its label expansions did, `-` when nothing did.
      *
      * Common words can match a large share of an index, and ranking every match was the cost of a
      * search (the benchmark: 110k matches, about 1 s). So candidates come in two tiers: first
@@ -172,14 +173,18 @@ export function createSegmentStore(db: Database): SegmentStore {
      * written into the scans (not read from a CTE) so that the planner sees how common their words
      * are: for a common word a sequential scan that stops at the pool size beats building the
      * whole bitmap.
+     *
+     * The modalities share one statement (issue 31): each has its own two tiers, and the match kinds,
+     * the longest part of the text, are written once. One statement per modality parsed and planned
+     * that text once per modality (~30 % of PostgreSQL's time in a text search).
      */
     async lexical(scope: Scope, modalities: readonly SearchOption[], plan: LexicalPlan, limit: number): Promise<LexicalHit[]> {
+      if (modalities.length === 0) return [];
       const values: unknown[] = [];
       const param = (value: unknown): string => `$${values.push(value)}`;
       const tsquery = (text: string): string => `to_tsquery('english', ${param(text)})`;
-      const inModalities = `s.modality = ANY(${param(modalities)}::text[])`;
       const videoIds = param(scope.videoIds ?? null);
-      const inScope = `s.org_id = ${param(scope.orgId)} AND s.index_id = ${param(scope.indexId)} AND ${inModalities}
+      const inIndex = `s.org_id = ${param(scope.orgId)} AND s.index_id = ${param(scope.indexId)}
         AND (${videoIds}::text[] IS NULL OR s.video_id = ANY(${videoIds}::text[]))`;
       const pool = `${param(limit)}::int`;
       const every = tsquery(plan.everyQuery);
@@ -187,6 +192,23 @@ export function createSegmentStore(db: Database): SegmentStore {
       const any = [plan.broadQuery && `s.doc @@ ${tsquery(plan.broadQuery)}`, plan.ownQuery && `s.own @@ ${tsquery(plan.ownQuery)}`]
         .filter(Boolean)
         .join(' OR ');
+      // Each modality's own tiers, its modality a constant of the scans (one partition each).
+      const tiers = modalities.map((modality, m) => {
+        const inScope = `s.modality = ${param(modality)} AND ${inIndex}`;
+        return `best${m} AS MATERIALIZED (
+           SELECT c.id FROM (SELECT s.id, s.doc FROM segments s WHERE ${inScope} AND s.doc @@ ${every} LIMIT ${pool} * ${RANKED_POOL_FACTOR}) c
+           ORDER BY ts_rank(c.doc, ${rank}) DESC, c.id LIMIT ${pool}),
+         -- Partial matches are taken as found, not ranked: evaluating the query on a visual
+         -- segment costs ~4 µs, and ranking twice the pool doubled the rows read for a weak
+         -- ordering signal (scoring in Node orders them).
+         rest${m} AS MATERIALIZED (
+           SELECT c.id FROM (
+             SELECT s.id FROM segments s
+             WHERE (SELECT count(*) FROM best${m}) < ${pool} AND ${inScope} AND (${any}) AND NOT s.doc @@ ${every}
+             LIMIT ${pool}) c
+           LIMIT GREATEST(0, ${pool} - (SELECT count(*) FROM best${m})))`;
+      });
+      const candidates = modalities.map((_, m) => `SELECT id FROM best${m} UNION ALL SELECT id FROM rest${m}`).join(' UNION ALL ');
       // One test per alternative, written out so that each tsquery is parsed once, at planning
       // (a subquery over an array of them cost 13 ms per 500 rows). Most alternatives miss, and
       // cost one test each.
@@ -203,21 +225,10 @@ export function createSegmentStore(db: Database): SegmentStore {
         })
         .join(' || ');
       const { rows } = await db.query<HitRow & { kinds: string }>(
-        `WITH best AS MATERIALIZED (
-           SELECT c.id FROM (SELECT s.id, s.doc FROM segments s WHERE ${inScope} AND s.doc @@ ${every} LIMIT ${pool} * ${RANKED_POOL_FACTOR}) c
-           ORDER BY ts_rank(c.doc, ${rank}) DESC, c.id LIMIT ${pool}),
-         -- Partial matches are taken as found, not ranked: evaluating the query on a visual
-         -- segment costs ~4 µs, and ranking twice the pool doubled the rows read for a weak
-         -- ordering signal (scoring in Node orders them).
-         rest AS MATERIALIZED (
-           SELECT c.id FROM (
-             SELECT s.id FROM segments s
-             WHERE (SELECT count(*) FROM best) < ${pool} AND ${inScope} AND (${any}) AND NOT s.doc @@ ${every}
-             LIMIT ${pool}) c
-           LIMIT GREATEST(0, ${pool} - (SELECT count(*) FROM best)))
+        `WITH ${tiers.join(',\n         ')}
          SELECT ${HIT_COLUMNS}, ${kinds} AS kinds
          FROM segments s
-         WHERE ${inModalities} AND s.id IN (SELECT id FROM best UNION ALL SELECT id FROM rest)`,
+         WHERE s.modality = ANY(${param(modalities)}::text[]) AND s.id IN (${candidates})`,
         values,
       );
       return rows;

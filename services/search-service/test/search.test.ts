@@ -55,7 +55,7 @@ function memoryStore() {
           return { ...hit(s), kinds };
         })
         .filter((h) => h.kinds.includes('d'))
-        .slice(0, limit);
+        .filter((h, i, all) => all.slice(0, i).filter((other) => other.modality === h.modality).length < limit);
     },
     exactPhrase: async (scope, phrase, limit) =>
       segments
