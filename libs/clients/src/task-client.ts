@@ -52,6 +52,8 @@ import type { ListKnowledgeStoreItemsRequest__Input } from '@vus/grpc/types/task
 import type { ListKnowledgeStoreItemsResponse } from '@vus/grpc/types/task/v1/ListKnowledgeStoreItemsResponse';
 import type { ListKnowledgeStoresRequest__Input } from '@vus/grpc/types/task/v1/ListKnowledgeStoresRequest';
 import type { ListKnowledgeStoresResponse } from '@vus/grpc/types/task/v1/ListKnowledgeStoresResponse';
+import type { ResolveKnowledgeStoreItemsRequest__Input } from '@vus/grpc/types/task/v1/ResolveKnowledgeStoreItemsRequest';
+import type { ResolveKnowledgeStoreItemsResponse } from '@vus/grpc/types/task/v1/ResolveKnowledgeStoreItemsResponse';
 import type { UpdateKnowledgeStoreRequest__Input } from '@vus/grpc/types/task/v1/UpdateKnowledgeStoreRequest';
 
 /** task-service: indexing tasks, assets and indexed assets, webhooks, knowledge stores and their items, entity collections and entities. */
@@ -140,6 +142,9 @@ export function createTaskClient(address: string) {
         (md, opts, cb) => client.DeleteKnowledgeStoreItem({ knowledge_store_id: knowledgeStoreId, item_id: itemId }, md, opts, cb),
         ctx,
       ),
+    /** The items a knowledge-store search or response reads, with their videos in the store's index (issue 33). */
+    resolveKnowledgeStoreItems: (ctx: OutgoingContext, request: ResolveKnowledgeStoreItemsRequest__Input) =>
+      callUnary<ResolveKnowledgeStoreItemsResponse>((md, opts, cb) => client.ResolveKnowledgeStoreItems(request, md, opts, cb), ctx),
     createEntityCollection: (ctx: OutgoingContext, request: CreateEntityCollectionRequest__Input) =>
       callUnary<EntityCollection>((md, opts, cb) => client.CreateEntityCollection(request, md, opts, cb), ctx),
     getEntityCollection: (ctx: OutgoingContext, entityCollectionId: string) =>

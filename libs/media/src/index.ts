@@ -51,6 +51,7 @@ export {
 export { detectShots, shotsFromBoundaries, type DetectShotsOptions, type Shot, type ShotBoundary, type ShotDetection } from './shots';
 export { extractSubtitles, parseSubtitleText, type Cue, type SubtitleTrackCues } from './subtitles';
 export { thumbnail } from './thumbnail';
+export { stillVideo, STILL_VIDEO } from './still';
 export {
   makeHls,
   planHls,

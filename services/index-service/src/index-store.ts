@@ -7,14 +7,15 @@ import type { DeletedVideo } from './video-events';
 
 /** An IndexRecord's fields, read straight from the columns (the names are the mapping). */
 const INDEX_FIELDS =
-  'id, org_id AS "orgId", name, models, addons, video_count AS "videoCount", total_duration AS "totalDuration", created_at AS "createdAt", updated_at AS "updatedAt", expires_at AS "expiresAt"';
+  'id, org_id AS "orgId", name, models, addons, video_count AS "videoCount", total_duration AS "totalDuration", created_at AS "createdAt", updated_at AS "updatedAt", expires_at AS "expiresAt", internal';
 
 /** An index as a row (pg's rows are records of anything). */
 type IndexRow = IndexRecord & Record<string, unknown>;
 
 /** The WHERE of an index list: the organization's indexes, narrowed by the filter. */
 function whereClause(orgId: string, filter: IndexFilter): Where {
-  const where = new Where().add((p) => `org_id = ${p}`, orgId);
+  // Internal indexes (knowledge stores') are never the user's to list.
+  const where = new Where().add((p) => `org_id = ${p}`, orgId).add((p) => `internal = ${p}`, false);
   if (filter.ids?.length) where.add((p) => `id = ANY(${p}::text[])`, filter.ids);
   if (filter.name !== undefined) where.add((p) => `name = ${p}`, filter.name);
   if (filter.options?.length) where.add((p) => `options @> ${p}::text[]`, filter.options);
@@ -40,8 +41,8 @@ export function createIndexStore(db: Database): IndexStore {
         await db.withTx(async (tx) => {
           await tx.query(
             `INSERT INTO indexes (id, org_id, name, models, model_names, families, options, addons,
-                                  video_count, total_duration, created_at, updated_at, expires_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+                                  video_count, total_duration, created_at, updated_at, expires_at, internal)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
             [
               index.id,
               index.orgId,
@@ -56,6 +57,7 @@ export function createIndexStore(db: Database): IndexStore {
               index.createdAt,
               index.updatedAt,
               index.expiresAt,
+              index.internal,
             ],
           );
           await enqueueEvents(tx, events);

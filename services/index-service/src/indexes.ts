@@ -15,6 +15,8 @@ export interface IndexRecord {
   createdAt: Date;
   updatedAt: Date;
   expiresAt: Date | null;
+  /** A knowledge store's (issue 33): not listed, and unknown to the gateway's indexes API. */
+  internal: boolean;
 }
 
 export interface ModelConfig {
@@ -41,6 +43,7 @@ export interface IndexSort {
 
 /** What the domain needs from storage: store.ts implements it on SQL, tests on memory. */
 export interface IndexStore {
+  // list never answers internal indexes; get does (task-service, search and generation read them).
   /** Inserts the index and its events in one transaction; throws `index_name_already_exists`. */
   insert(index: IndexRecord, events: EventEnvelope[]): Promise<void>;
   get(orgId: string, id: string): Promise<IndexRecord | undefined>;
@@ -107,7 +110,10 @@ export function validateModels(models: readonly ModelConfig[], addons: readonly 
 
 export function createIndexService({ store, clock, eventsWritten }: IndexDeps) {
   return {
-    async create(orgId: string, input: { name: string; models: ModelConfig[]; addons: string[] }): Promise<IndexRecord> {
+    async create(
+      orgId: string,
+      input: { name: string; models: ModelConfig[]; addons: string[]; internal?: boolean },
+    ): Promise<IndexRecord> {
       const name = normalizeIndexName(input.name);
       const addons = [...new Set(input.addons)];
       const models = validateModels(input.models, addons);
@@ -123,6 +129,7 @@ export function createIndexService({ store, clock, eventsWritten }: IndexDeps) {
         createdAt: now,
         updatedAt: now,
         expiresAt: null,
+        internal: input.internal ?? false,
       };
       await store.insert(index, [buildEvent('index.created', index.id, orgId, { index_id: index.id }, clock)]);
       eventsWritten();

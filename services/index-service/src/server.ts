@@ -39,7 +39,7 @@ import {
 
 // proto3 has no required fields and the gateway is not the only caller: validate here too.
 const modelSchema = z.object({ name: z.string().min(1), options: z.array(z.enum(CANONICAL_OPTIONS)) });
-const createSchema = z.object({ name: z.string(), models: z.array(modelSchema), addons: z.array(z.string()) });
+const createSchema = z.object({ name: z.string(), models: z.array(modelSchema), addons: z.array(z.string()), internal: z.boolean() });
 
 const listSchema = z.object({
   page: pageRequestSchema,
@@ -143,6 +143,7 @@ export function toProtoIndex(index: IndexRecord): Index__Input {
     created_at: toTimestamp(index.createdAt),
     updated_at: toTimestamp(index.updatedAt),
     expires_at: optionalTimestamp(index.expiresAt),
+    internal: index.internal,
   };
 }
 

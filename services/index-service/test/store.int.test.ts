@@ -1,4 +1,5 @@
 import { isApiError, newId } from '@vus/core';
+import { isUniqueViolation } from '@vus/db';
 import { migrateService } from '@vus/service';
 import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
 import { buildEvent } from '@vus/events';
@@ -23,6 +24,7 @@ function buildIndex(overrides: Partial<IndexRecord> = {}): IndexRecord {
     createdAt: at,
     updatedAt: at,
     expiresAt: null,
+    internal: false,
     ...overrides,
   };
 }
@@ -56,6 +58,18 @@ describe.each(DATABASE_KINDS)('index store on %s', (_kind, create) => {
     expect(rows).toEqual([{ key: index.id }]);
     // The same name in another organization is fine.
     await expect(store.insert(buildIndex({ name: 'ads', orgId: OTHER_ORG }), [])).resolves.toBeUndefined();
+  });
+
+  it("never lists an internal index (a knowledge store's), whose name collides with no user index", async () => {
+    const mine = buildIndex({ name: 'ads' });
+    const internal = buildIndex({ name: 'ads', internal: true });
+    await store.insert(mine, []);
+    await store.insert(internal, []);
+    expect(await store.get(ORG, internal.id)).toEqual(internal);
+    expect(await store.list(ORG, {}, byCreated, 10, 0)).toEqual({ rows: [mine], total: 1 });
+    expect(await store.list(ORG, { ids: [internal.id] }, byCreated, 10, 0)).toEqual({ rows: [], total: 0 });
+    const error = await store.insert(buildIndex({ name: 'ads', internal: true }), []).catch((e: unknown) => e);
+    expect(isUniqueViolation(error, 'indexes_internal_name')).toBe(true);
   });
 
   it('renames, refusing a name taken in the organization', async () => {

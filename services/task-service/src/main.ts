@@ -3,8 +3,7 @@ import { defineService, runService, startService, type KitOptions, type RunningS
 import { join } from 'node:path';
 import { assetParts } from './assets/start';
 import { entityParts } from './entities/start';
-import { itemCollectionParts } from './knowledge/collection-rpc';
-import { knowledgeStoreParts } from './knowledge/start';
+import { knowledgeParts } from './knowledge/start';
 import { taskEnvShape, taskOptionsFromEnv, type TaskServiceOptions } from './env';
 import { createIndexClient, indexDirectory } from './index-client';
 import { taskServiceImplementation } from './server';
@@ -33,11 +32,12 @@ export const taskService = defineService({
     const tasks = createTaskService({ store: createTaskStore(db), indexes: indexDirectory(index), blobs, clock, eventsWritten });
     const webhooks = webhookParts({ db, clock, logger, options: options.webhooks });
     const assets = assetParts({ db, clock, logger, tasks, index, blobs, fetch: options.worker?.fetch });
-    const [entities, knowledgeStores] = [entityParts({ db, clock, logger, options }).handlers, knowledgeStoreParts({ db, clock }).handlers];
-    const handlers = { tasks: taskHandlers(tasks, clock), webhooks: webhooks.handlers, assets: assets.handlers, entities, knowledgeStores };
+    const entities = entityParts({ db, clock, logger, options }).handlers;
+    const knowledge = knowledgeParts({ db, clock, tasks, index, blobs });
+    const handlers = { tasks: taskHandlers(tasks, clock), webhooks: webhooks.handlers, assets: assets.handlers, entities, ...knowledge };
     const worker = indexingWorkerJob(db, options.worker, options.indexServiceAddress, { logger, bus, clock, eventsWritten });
     return {
-      implementation: taskServiceImplementation({ ...handlers, knowledgeCollections: itemCollectionParts({ db, clock }).handlers }, logger),
+      implementation: taskServiceImplementation(handlers, logger),
       consumers: [
         webhooks.consumer,
         ...(blobs

@@ -1,10 +1,11 @@
-import { ManualClock, newId } from '@vus/core';
+import { isApiError, ManualClock, newId } from '@vus/core';
 import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
 import { migrateService } from '@vus/service';
 import { codeOf, errorOf } from '@vus/testing';
 import { createKnowledgeCollectionStore } from '../src/knowledge/collection-store';
 import { createKnowledgeCollectionService, type KnowledgeCollectionService } from '../src/knowledge/collections';
 import { createKnowledgeStoreService, type KnowledgeStoreService } from '../src/knowledge/knowledge-stores';
+import { tasksOnlyIngestion } from './knowledge-ingestion';
 import { createKnowledgeStoreStore } from '../src/knowledge/store';
 import { taskService } from '../src/main';
 
@@ -29,8 +30,10 @@ describe.each(DATABASE_KINDS)('knowledge store item collections on %s', (_kind, 
     return id;
   };
   const newStore = (orgId: string, name: string) => stores.createStore(orgId, { name, description: '', metadata: {}, enrichment: null });
-  const newItem = async (orgId: string, storeId: string) =>
-    (await stores.createItem(orgId, storeId, { assetId: await asset(orgId), assetType: '', metadata: {} })).id;
+  const newItem = async (orgId: string, storeId: string) => {
+    clock.advance(1000);
+    return (await stores.createItem(orgId, storeId, { assetId: await asset(orgId), assetType: '', metadata: {} })).id;
+  };
   const collection = (
     orgId: string,
     storeId: string,
@@ -45,10 +48,41 @@ describe.each(DATABASE_KINDS)('knowledge store item collections on %s', (_kind, 
     await migrateService(database.db, taskService);
     clock = new ManualClock('2024-05-01T00:00:00Z');
     const storeStore = createKnowledgeStoreStore(database.db);
-    stores = createKnowledgeStoreService({ store: storeStore, clock });
+    stores = createKnowledgeStoreService({ store: storeStore, ingestion: tasksOnlyIngestion(database.db, clock), clock });
     collections = createKnowledgeCollectionService({ store: createKnowledgeCollectionStore(database.db), item: storeStore.getItem, clock });
   });
   afterAll(() => database.drop());
+
+  it('resolves the named items and the members of the named collections (their union, oldest first); unknown ids are named', async () => {
+    const ks = await newStore(ORG, 'resolve');
+    const otherKs = await newStore(ORG, 'resolve-other');
+    const [a, b, c] = [await newItem(ORG, ks.id), await newItem(ORG, ks.id), await newItem(ORG, ks.id)];
+    const theirs = await newItem(ORG, otherKs.id);
+    const group = await collection(ORG, ks.id, 'group');
+    await collections.addMembers(ORG, ks.id, group.id, [c, b]);
+    const resolve = (itemIds: string[], collectionIds: string[], orgId = ORG) =>
+      stores.resolveItems(orgId, ks.id, { itemIds, collectionIds, assetType: '' });
+    const ids = async (itemIds: string[], collectionIds: string[]) => (await resolve(itemIds, collectionIds)).items.map((i) => i.id);
+    expect(await ids([], [])).toEqual([a, b, c]);
+    expect(await ids([a], [])).toEqual([a]);
+    expect(await ids([], [group.id])).toEqual([b, c]);
+    expect(await ids([a, b], [group.id])).toEqual([a, b, c]);
+    expect((await stores.resolveItems(ORG, ks.id, { itemIds: [], collectionIds: [], assetType: 'image' })).items).toEqual([]);
+    const missing = newId(clock.now());
+    for (const [itemIds, collectionIds, named] of [
+      [[theirs], [], theirs],
+      [['not-an-id'], [], 'not-an-id'],
+      [[a], [missing], missing],
+      [[], [group.id, 'x'], 'x'],
+    ] as const) {
+      const error = await resolve([...itemIds], [...collectionIds]).catch((e: unknown) => e);
+      expect(isApiError(error) && { code: error.code, named: error.message.includes(named) }).toEqual({
+        code: 'resource_not_exist',
+        named: true,
+      });
+    }
+    expect(await codeOf(resolve([], [], OTHER_ORG))).toBe('resource_not_exist');
+  });
 
   it('creates, retrieves, updates and deletes a collection; another organization and another store see none of it', async () => {
     const ks = await newStore(ORG, 'crud');
@@ -218,6 +252,8 @@ describe.each(DATABASE_KINDS)('knowledge store item collections on %s', (_kind, 
     await collections.addMembers(ORG, ks.id, first.id, [a, b]);
     await collections.addMembers(ORG, ks.id, second.id, [a]);
 
+    // An item can go once its task is done (here: failed).
+    await database.db.query(`UPDATE tasks SET status = 'failed' WHERE id = (SELECT task_id FROM knowledge_store_items WHERE id = $1)`, [a]);
     await stores.deleteItem(ORG, ks.id, a);
     expect(await memberIds(ORG, ks.id, first.id)).toEqual([b]);
     expect((await collections.getCollection(ORG, ks.id, second.id)).memberCount).toBe(0);

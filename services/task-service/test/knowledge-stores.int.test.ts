@@ -5,6 +5,7 @@ import { codeOf } from '@vus/testing';
 import { createKnowledgeStoreService, type KnowledgeStoreService } from '../src/knowledge/knowledge-stores';
 import { createKnowledgeStoreStore } from '../src/knowledge/store';
 import { taskService } from '../src/main';
+import { tasksOnlyIngestion } from './knowledge-ingestion';
 
 const ORG = '6528dde58f9cd95a98cbd075';
 const OTHER_ORG = '6528dde58f9cd95a98cbd076';
@@ -14,6 +15,7 @@ describe.each(DATABASE_KINDS)('knowledge stores on %s', (_kind, create) => {
   let database: ThrowawayDatabase;
   let clock: ManualClock;
   let stores: KnowledgeStoreService;
+  let ingestion: ReturnType<typeof tasksOnlyIngestion>;
 
   /** An asset row as processing leaves it (the asset API is tested in assets.int.test.ts). */
   const asset = async (orgId: string, status = 'ready', fileType: string | null = 'video') => {
@@ -31,7 +33,8 @@ describe.each(DATABASE_KINDS)('knowledge stores on %s', (_kind, create) => {
     database = await create();
     await migrateService(database.db, taskService);
     clock = new ManualClock('2024-05-01T00:00:00Z');
-    stores = createKnowledgeStoreService({ store: createKnowledgeStoreStore(database.db), clock });
+    ingestion = tasksOnlyIngestion(database.db, clock);
+    stores = createKnowledgeStoreService({ store: createKnowledgeStoreStore(database.db), ingestion, clock });
   });
   afterAll(() => database.drop());
 
@@ -89,16 +92,22 @@ describe.each(DATABASE_KINDS)('knowledge stores on %s', (_kind, create) => {
     expect(oldest.data.map((s) => s.id)).toEqual([ids[2]]);
   });
 
-  it('adds ready assets as queued items with their media, lists them by status, deletes them with their store or asset', async () => {
+  it("adds ready assets as items, each processed by an indexing task into the store's index, showing its status; lists them by status", async () => {
     const ks = await stores.createStore(ORG, plain('items'));
     const video = await asset(ORG);
     const image = await asset(ORG, 'ready', 'image');
     const item = await stores.createItem(ORG, ks.id, { assetId: video, assetType: 'video', metadata: { scene: 'intro' } });
-    expect(item).toMatchObject({ assetId: video, assetType: 'video', status: 'queued', metadata: { scene: 'intro' } });
+    // Its task is being validated: pending.
+    expect(item).toMatchObject({ assetId: video, assetType: 'video', status: 'pending', metadata: { scene: 'intro' } });
     expect(item.media).toEqual({ filename: 'clip.mp4', duration: 12.5, width: 640, height: 360, size: 1234, mimeType: 'video/mp4' });
+    const { indexId } = await stores.getStore(ORG, ks.id);
+    expect(indexId && ingestion.indexes.has(indexId)).toBe(true);
+    expect(item.task).toMatchObject({ indexId });
     clock.advance(1000);
     const second = await stores.createItem(ORG, ks.id, { assetId: image, assetType: '', metadata: {} });
     expect(second.assetType).toBe('image');
+    // One index for the store, made at its first item.
+    expect(ingestion.indexes.size).toBe(1);
     expect((await stores.getStore(ORG, ks.id)).itemCount).toBe(2);
     expect(await stores.getItem(ORG, ks.id, item.id)).toEqual(item);
 
@@ -116,16 +125,43 @@ describe.each(DATABASE_KINDS)('knowledge stores on %s', (_kind, create) => {
     const all = await stores.listItems(ORG, ks.id, [], NEWEST_FIRST, {});
     expect(all.data.map((i) => i.id)).toEqual([second.id, item.id]);
     expect((await stores.listItems(ORG, ks.id, ['ready'], NEWEST_FIRST, {})).pageInfo.total_results).toBe(0);
-    expect((await stores.listItems(ORG, ks.id, ['queued', 'ready'], NEWEST_FIRST, {})).pageInfo.total_results).toBe(2);
+    expect((await stores.listItems(ORG, ks.id, ['pending', 'ready'], NEWEST_FIRST, {})).pageInfo.total_results).toBe(2);
+    // The status moves with the task's (the worker's steps, as SQL): the list filters on the status shown.
+    const setTask = (status: string) => database.db.query('UPDATE tasks SET status = $2 WHERE id = $1', [item.task!.id, status]);
+    await setTask('indexing');
+    expect((await stores.getItem(ORG, ks.id, item.id)).status).toBe('processing');
+    expect((await stores.listItems(ORG, ks.id, ['processing'], NEWEST_FIRST, {})).data.map((i) => i.id)).toEqual([item.id]);
+    // Refused while processing; the item's task is not a task the tasks API lists.
+    expect(await codeOf(stores.deleteItem(ORG, ks.id, item.id))).toBe('parameter_invalid');
+    await setTask('ready');
+    expect((await stores.listItems(ORG, ks.id, ['ready'], NEWEST_FIRST, {})).data.map((i) => i.id)).toEqual([item.id]);
+    const resolved = await stores.resolveItems(ORG, ks.id, { itemIds: [], collectionIds: [], assetType: '' });
+    expect(resolved).toEqual({
+      indexId,
+      items: [
+        {
+          id: item.id,
+          assetType: 'video',
+          status: 'ready',
+          videoId: item.task!.videoId,
+          title: 'clip.mp4',
+          duration: 12.5,
+          metadata: { scene: 'intro' },
+        },
+        { id: second.id, assetType: 'image', status: 'pending', videoId: null, title: 'clip.mp4', duration: 0, metadata: {} },
+      ],
+    });
 
     await database.db.query('DELETE FROM assets WHERE id = $1', [image]);
     expect(await codeOf(stores.getItem(ORG, ks.id, second.id))).toBe('resource_not_exist');
     expect(await codeOf(stores.deleteItem(OTHER_ORG, ks.id, item.id))).toBe('resource_not_exist');
     await stores.deleteItem(ORG, ks.id, item.id);
     expect((await stores.getStore(ORG, ks.id)).itemCount).toBe(0);
+    expect((await database.db.query('SELECT id FROM tasks WHERE id = $1', [item.task!.id])).rows).toEqual([]);
 
     await stores.createItem(ORG, ks.id, { assetId: video, assetType: '', metadata: {} });
     await stores.deleteStore(ORG, ks.id);
+    expect(ingestion.indexes.size).toBe(0);
     const left = await database.db.query('SELECT count(*)::int AS n FROM knowledge_store_items WHERE asset_id = $1', [video]);
     expect(left.rows[0]).toEqual({ n: 0 });
     const assetLeft = await database.db.query('SELECT count(*)::int AS n FROM assets WHERE id = $1', [video]);

@@ -238,11 +238,14 @@ export function createAssetStore(db: Database): AssetStore & AssetProcessingStor
         const { rows } = await tx.query<AssetRow>('SELECT * FROM assets WHERE org_id = $1 AND id = $2 FOR UPDATE', [orgId, id]);
         const row = rows[0];
         if (!row) return undefined;
-        const tasks = await tx.query<{ total: number }>('SELECT count(*)::int AS total FROM tasks WHERE org_id = $1 AND asset_id = $2', [
-          orgId,
-          id,
-        ]);
-        const references = tasks.rows[0]?.total ?? 0;
+        // Knowledge-store items' tasks are not indexed assets (their items go with the asset: cascade), but read its file too.
+        const tasks = await tx.query<{ total: number; indexed_assets: number }>(
+          `SELECT count(*)::int AS total,
+                  (count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM knowledge_store_items k WHERE k.task_id = t.id)))::int AS indexed_assets
+           FROM tasks t WHERE t.org_id = $1 AND t.asset_id = $2`,
+          [orgId, id],
+        );
+        const references = tasks.rows[0]?.indexed_assets ?? 0;
         if (references > 0 && !force) return { referencedBy: references };
         // An unfinished multipart upload's chunks: nothing will join them now (its rows go with the asset).
         const chunks = await tx.query<{ blob_key: string }>(
@@ -253,7 +256,7 @@ export function createAssetStore(db: Database): AssetStore & AssetProcessingStor
         await tx.query('DELETE FROM jobs WHERE kind = $1 AND subject_id = $2', [PROCESS_ASSET_JOB, id]);
         // Videos indexed from it (and indexing tasks) still read its file: it goes with the last of them.
         // Entity links go with the row (entity_assets cascades), as the reference's force documents.
-        return { deleted: toAsset(row), blobInUse: references > 0, chunkKeys: chunks.rows.map((r) => r.blob_key) };
+        return { deleted: toAsset(row), blobInUse: (tasks.rows[0]?.total ?? 0) > 0, chunkKeys: chunks.rows.map((r) => r.blob_key) };
       });
     },
 

@@ -28,6 +28,8 @@ export interface KnowledgeStoreRecord {
   enrichment: EnrichmentConfig | null;
   metadata: StoreMetadata;
   itemCount: number;
+  /** Its internal index in index-service (hidden from the indexes API); null until its first item. */
+  indexId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -48,11 +50,40 @@ export interface ItemRecord {
   storeId: string;
   assetId: string;
   assetType: ItemAssetType;
+  /** Its indexing task's, mapped (item-status.ts); the stored one while it has no task. */
   status: ItemStatus;
+  /** The indexing task that processes it, and the video it makes in the store's index. */
+  task: ItemTask | null;
   metadata: StoreMetadata;
   media: ItemMedia;
   createdAt: Date;
   updatedAt: Date;
+}
+
+export interface ItemTask {
+  id: string;
+  indexId: string;
+  videoId: string;
+}
+
+/** Which items a search or a response reads (ResolveKnowledgeStoreItems): none named means every item. */
+export interface ItemSelection {
+  itemIds: readonly string[];
+  collectionIds: readonly string[];
+  assetType: ItemAssetType | '';
+}
+
+/** An item as search and responses read it. */
+export interface ResolvedItem {
+  id: string;
+  assetType: ItemAssetType;
+  status: ItemStatus;
+  /** The video in the store's index; null until the item is ready. */
+  videoId: string | null;
+  title: string;
+  /** Seconds; 0 for an image. */
+  duration: number;
+  metadata: StoreMetadata;
 }
 
 /** An asset as an item needs it. */
@@ -60,11 +91,14 @@ export interface SourceAsset {
   id: string;
   status: 'processing' | 'ready' | 'failed';
   fileType: 'video' | 'audio' | 'image' | null;
+  filename: string;
+  /** Its file in the blob store; null until it is processed. */
+  blobKey: string | null;
 }
 
 /** What knowledge stores need from storage: store.ts implements it on SQL. Every read is scoped to the organization. */
 export interface KnowledgeStoreStore {
-  insertStore(store: Omit<KnowledgeStoreRecord, 'itemCount'>): Promise<void>;
+  insertStore(store: Omit<KnowledgeStoreRecord, 'itemCount' | 'indexId'>): Promise<void>;
   getStore(orgId: string, id: string): Promise<KnowledgeStoreRecord | undefined>;
   listStores(orgId: string, sort: ListSort, limit: number, offset: number): Promise<{ rows: KnowledgeStoreRecord[]; total: number }>;
   updateStore(
@@ -78,7 +112,21 @@ export interface KnowledgeStoreStore {
   /** The organization's asset, or undefined (another organization's is absent). */
   sourceAsset(orgId: string, id: string): Promise<SourceAsset | undefined>;
   /** Inserts the item; 'duplicate' when the store already has an item of this asset. */
-  insertItem(item: Omit<ItemRecord, 'media'>): Promise<ItemRecord | 'duplicate'>;
+  insertItem(item: Omit<ItemRecord, 'media' | 'task'>): Promise<ItemRecord | 'duplicate'>;
+  /** Records the store's internal index unless it has one; the one it has then (undefined: no such store). */
+  setIndex(orgId: string, storeId: string, indexId: string): Promise<string | undefined>;
+  linkTask(itemId: string, taskId: string): Promise<void>;
+  /** The store's items' task ids (every item, any status). */
+  itemTaskIds(orgId: string, storeId: string): Promise<string[]>;
+  /** Which of `ids` are not items of the store, and which of `collectionIds` not its collections. */
+  absentIds(
+    orgId: string,
+    storeId: string,
+    ids: readonly string[],
+    collectionIds: readonly string[],
+  ): Promise<{ items: string[]; collections: string[] }>;
+  /** The selected items, oldest first, at most `limit`. */
+  resolveItems(orgId: string, storeId: string, selection: ItemSelection, limit: number): Promise<ItemRecord[]>;
   getItem(orgId: string, storeId: string, id: string): Promise<ItemRecord | undefined>;
   listItems(
     orgId: string,
@@ -194,17 +242,60 @@ export function itemAssetType(assetId: string, asset: SourceAsset | undefined, a
   return asset.fileType;
 }
 
+/**
+ * The indexing pipeline as items use it (ingestion.ts: index-service and the task pipeline). A
+ * store's items are videos of one internal index, so search and generation read them as they read
+ * any index's videos.
+ */
+export interface ItemIngestion {
+  /** Creates a store's internal index; its id. */
+  createIndex(orgId: string, storeId: string): Promise<string>;
+  /** Deletes an internal index with its videos (and so their segments); nothing when it is gone already. */
+  deleteIndex(orgId: string, indexId: string): Promise<void>;
+  /** Starts indexing the item's asset into the index: an indexing task (an image first becomes a still video); its id. */
+  startTask(orgId: string, indexId: string, item: { id: string; assetType: ItemAssetType; asset: SourceAsset }): Promise<string>;
+  /** Deletes a finished task and the video it made; false (nothing removed) while it still runs. */
+  removeTask(orgId: string, taskId: string): Promise<boolean>;
+}
+
+/** An item as search and responses read it: its video only once ready (searchable). Pure. */
+export function resolvedItem(item: ItemRecord): ResolvedItem {
+  return {
+    id: item.id,
+    assetType: item.assetType,
+    status: item.status,
+    videoId: item.status === 'ready' && item.task ? item.task.videoId : null,
+    title: item.media.filename,
+    duration: item.assetType === 'image' ? 0 : (item.media.duration ?? 0),
+    metadata: item.metadata,
+  };
+}
+
 export interface KnowledgeStoreDeps {
   store: KnowledgeStoreStore;
+  ingestion: ItemIngestion;
   clock: Clock;
 }
 
-export function createKnowledgeStoreService({ store, clock }: KnowledgeStoreDeps) {
+/** The most ids one resolve names, and the most items it answers (a search or a response over more names collections). */
+export const RESOLVE_LIMITS = Object.freeze({ ids: 1000, items: 10_000 });
+
+export function createKnowledgeStoreService({ store, ingestion, clock }: KnowledgeStoreDeps) {
   const storeOf = async (orgId: string, id: string): Promise<KnowledgeStoreRecord> => {
     // Another organization's store is indistinguishable from a missing one.
     const found = isId(id) ? await store.getStore(orgId, id) : undefined;
     if (!found) throw errors.notFound('Knowledge store', id);
     return found;
+  };
+
+  /** The store's internal index, made at its first item; two first items at once keep one (the other is deleted). */
+  const indexOf = async (found: KnowledgeStoreRecord): Promise<string> => {
+    if (found.indexId) return found.indexId;
+    const made = await ingestion.createIndex(found.orgId, found.id);
+    const kept = await store.setIndex(found.orgId, found.id, made);
+    if (kept !== made) await ingestion.deleteIndex(found.orgId, made);
+    if (!kept) throw errors.notFound('Knowledge store', found.id);
+    return kept;
   };
 
   return {
@@ -224,7 +315,7 @@ export function createKnowledgeStoreService({ store, clock }: KnowledgeStoreDeps
         updatedAt: now,
       };
       await store.insertStore(record);
-      return { ...record, itemCount: 0 };
+      return { ...record, itemCount: 0, indexId: null };
     },
 
     getStore: storeOf,
@@ -254,23 +345,33 @@ export function createKnowledgeStoreService({ store, clock }: KnowledgeStoreDeps
       return updated;
     },
 
+    /**
+     * Deletes the store: its index first (with every item's video and segments), so that a failure
+     * there leaves the store to delete again; then its items, and their finished tasks. A task still
+     * running fails when it finds no index, and stays as a failed task (not listed: see tasks/store.ts).
+     */
     async deleteStore(orgId: string, id: string): Promise<void> {
-      await storeOf(orgId, id);
+      const found = await storeOf(orgId, id);
+      const taskIds = await store.itemTaskIds(orgId, id);
+      if (found.indexId) await ingestion.deleteIndex(orgId, found.indexId);
       if (!(await store.deleteStore(orgId, id))) throw errors.notFound('Knowledge store', id);
+      for (const taskId of taskIds) await ingestion.removeTask(orgId, taskId);
     },
 
     /**
-     * Adds an asset as an item. It is `queued`: the ingestion of items (the indexing pipeline making
-     * them searchable) is not wired yet, so an item never claims to be `ready` before it is.
+     * Adds an asset as an item and starts processing it: an indexing task into the store's index,
+     * whose status the item shows (pending, queued, processing, then ready once searchable). An
+     * item whose task could not be started is not kept.
      */
     async createItem(
       orgId: string,
       storeId: string,
       input: { assetId: string; assetType: string; metadata: StoreMetadata },
     ): Promise<ItemRecord> {
-      await storeOf(orgId, storeId);
+      const found = await storeOf(orgId, storeId);
       if (!input.assetId) throw errors.notProvided('asset_id');
       const asset = isId(input.assetId) ? await store.sourceAsset(orgId, input.assetId) : undefined;
+      // Refuses an absent asset: `asset` is defined past it.
       const assetType = itemAssetType(input.assetId, asset, input.assetType);
       const now = clock.now();
       const item = await store.insertItem({
@@ -285,7 +386,16 @@ export function createKnowledgeStoreService({ store, clock }: KnowledgeStoreDeps
         updatedAt: now,
       });
       if (item === 'duplicate') throw errors.invalid('asset_id', `The asset ${input.assetId} is already an item of this knowledge store.`);
-      return item;
+      try {
+        const indexId = await indexOf(found);
+        await store.linkTask(item.id, await ingestion.startTask(orgId, indexId, { id: item.id, assetType, asset: asset as SourceAsset }));
+      } catch (error) {
+        await store.deleteItem(orgId, storeId, item.id);
+        throw error;
+      }
+      const started = await store.getItem(orgId, storeId, item.id);
+      if (!started) throw errors.notFound('Knowledge store item', item.id);
+      return started;
     },
 
     async getItem(orgId: string, storeId: string, id: string): Promise<ItemRecord> {
@@ -300,9 +410,47 @@ export function createKnowledgeStoreService({ store, clock }: KnowledgeStoreDeps
       return listPage(paging, (limit, offset) => store.listItems(orgId, storeId, statuses, sort, limit, offset));
     },
 
+    /** Deletes the item with its video and task; refused while it is being processed (as an indexed asset is). */
     async deleteItem(orgId: string, storeId: string, id: string): Promise<void> {
       await storeOf(orgId, storeId);
-      if (!(isId(id) && (await store.deleteItem(orgId, storeId, id)))) throw errors.notFound('Knowledge store item', id);
+      const item = isId(id) ? await store.getItem(orgId, storeId, id) : undefined;
+      if (!item) throw errors.notFound('Knowledge store item', id);
+      if (item.task && !(await ingestion.removeTask(orgId, item.task.id))) {
+        throw errors.invalid('item_id', `The item ${id} is ${item.status}; delete it once it is ready or failed.`);
+      }
+      if (!(await store.deleteItem(orgId, storeId, id))) throw errors.notFound('Knowledge store item', id);
+    },
+
+    /**
+     * The items a search or a response reads (ResolveKnowledgeStoreItems), any status, with the
+     * store's index. Ids that are not the store's items or collections are NOT_FOUND, named.
+     */
+    async resolveItems(
+      orgId: string,
+      storeId: string,
+      selection: ItemSelection,
+    ): Promise<{ indexId: string | null; items: ResolvedItem[] }> {
+      const found = await storeOf(orgId, storeId);
+      const itemIds = [...new Set(selection.itemIds)];
+      const collectionIds = [...new Set(selection.collectionIds)];
+      if (itemIds.length + collectionIds.length > RESOLVE_LIMITS.ids) {
+        throw errors.invalid('item_ids', `At most ${RESOLVE_LIMITS.ids} item and collection ids can be named at once.`);
+      }
+      const malformedItem = itemIds.find((itemId) => !isId(itemId));
+      if (malformedItem !== undefined) throw errors.notFound('Knowledge store item', malformedItem);
+      const malformedCollection = collectionIds.find((collectionId) => !isId(collectionId));
+      if (malformedCollection !== undefined) throw errors.notFound('Knowledge store item collection', malformedCollection);
+      const absent = await store.absentIds(orgId, storeId, itemIds, collectionIds);
+      if (absent.items[0] !== undefined) throw errors.notFound('Knowledge store item', absent.items[0]);
+      if (absent.collections[0] !== undefined) throw errors.notFound('Knowledge store item collection', absent.collections[0]);
+      const items = await store.resolveItems(orgId, storeId, { ...selection, itemIds, collectionIds }, RESOLVE_LIMITS.items + 1);
+      if (items.length > RESOLVE_LIMITS.items) {
+        throw errors.invalid(
+          'knowledge_store_id',
+          `The selection holds more than ${RESOLVE_LIMITS.items} items; name items or collections.`,
+        );
+      }
+      return { indexId: found.indexId, items: items.map(resolvedItem) };
     },
   };
 }

@@ -3,9 +3,16 @@ import { requireOrg, toTimestamp, type AsyncHandlers } from '@vus/grpc';
 import type { EnrichmentConfig as ProtoEnrichment } from '@vus/grpc/types/task/v1/EnrichmentConfig';
 import type { KnowledgeStore__Input } from '@vus/grpc/types/task/v1/KnowledgeStore';
 import type { KnowledgeStoreItem__Input } from '@vus/grpc/types/task/v1/KnowledgeStoreItem';
+import type { ResolvedKnowledgeStoreItem__Input } from '@vus/grpc/types/task/v1/ResolvedKnowledgeStoreItem';
 import type { TaskServiceHandlers } from '@vus/grpc/types/task/v1/TaskService';
 import { z } from 'zod';
-import { ITEM_STATUSES, type ItemRecord, type KnowledgeStoreRecord, type KnowledgeStoreService } from './knowledge-stores';
+import {
+  ITEM_STATUSES,
+  type ItemRecord,
+  type KnowledgeStoreRecord,
+  type KnowledgeStoreService,
+  type ResolvedItem,
+} from './knowledge-stores';
 
 /** The knowledge-store RPCs of TaskService: thin, validated again here. */
 export type KnowledgeStoreHandlers = Pick<
@@ -19,9 +26,15 @@ export type KnowledgeStoreHandlers = Pick<
   | 'GetKnowledgeStoreItem'
   | 'ListKnowledgeStoreItems'
   | 'DeleteKnowledgeStoreItem'
+  | 'ResolveKnowledgeStoreItems'
 >;
 
 const statusesSchema = z.array(z.enum(ITEM_STATUSES as [string, ...string[]]));
+const resolveSchema = z.object({
+  item_ids: z.array(z.string()),
+  collection_ids: z.array(z.string()),
+  asset_type: z.enum(['', 'video', 'image']),
+});
 const listPaging = (raw: unknown) => sortAndPaging(parseInput(pageRequestSchema, raw));
 
 /** The enrichment config as it travels (json_schema as JSON text), read back into the domain's input. Pure. */
@@ -68,6 +81,16 @@ export const toProtoItem = (i: ItemRecord): KnowledgeStoreItem__Input => ({
   height: i.media.height ?? 0,
   size: i.media.size ?? 0,
   format: i.media.mimeType ?? '',
+});
+
+export const toProtoResolved = (i: ResolvedItem): ResolvedKnowledgeStoreItem__Input => ({
+  item_id: i.id,
+  asset_type: i.assetType,
+  status: i.status,
+  video_id: i.videoId ?? '',
+  title: i.title,
+  duration: i.duration,
+  metadata: i.metadata,
 });
 
 export function knowledgeStoreHandlers(stores: KnowledgeStoreService): KnowledgeStoreHandlers {
@@ -121,6 +144,15 @@ export function knowledgeStoreHandlers(stores: KnowledgeStoreService): Knowledge
     async DeleteKnowledgeStoreItem(request, ctx) {
       await stores.deleteItem(requireOrg(ctx), request.knowledge_store_id, request.item_id);
       return {};
+    },
+    async ResolveKnowledgeStoreItems(request, ctx) {
+      const input = parseInput(resolveSchema, request);
+      const resolved = await stores.resolveItems(requireOrg(ctx), request.knowledge_store_id, {
+        itemIds: input.item_ids,
+        collectionIds: input.collection_ids,
+        assetType: input.asset_type,
+      });
+      return { index_id: resolved.indexId ?? '', items: resolved.items.map(toProtoResolved) };
     },
   };
 }

@@ -1,4 +1,6 @@
 import { Where, type Database } from '@vus/db';
+import type { TaskStatus } from '../tasks/status';
+import { itemStatusOf, itemStatusSql } from './item-status';
 import type {
   EnrichmentConfig,
   ItemAssetType,
@@ -19,6 +21,7 @@ type StoreRow = {
   enrichment_config: EnrichmentConfig | null;
   metadata: StoreMetadata;
   item_count: number;
+  index_id: string | null;
   created_at: Date;
   updated_at: Date;
 };
@@ -30,6 +33,10 @@ type ItemRow = {
   asset_id: string;
   asset_type: ItemAssetType;
   status: ItemStatus;
+  task_id: string | null;
+  task_status: TaskStatus | null;
+  task_index_id: string | null;
+  task_video_id: string | null;
   metadata: StoreMetadata;
   created_at: Date;
   updated_at: Date;
@@ -49,6 +56,7 @@ const toStore = (row: StoreRow): KnowledgeStoreRecord => ({
   enrichment: row.enrichment_config,
   metadata: row.metadata,
   itemCount: row.item_count,
+  indexId: row.index_id,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -59,7 +67,11 @@ const toItem = (row: ItemRow): ItemRecord => ({
   storeId: row.knowledge_store_id,
   assetId: row.asset_id,
   assetType: row.asset_type,
-  status: row.status,
+  status: itemStatusOf(row.task_status, row.status),
+  task:
+    row.task_id && row.task_index_id && row.task_video_id
+      ? { id: row.task_id, indexId: row.task_index_id, videoId: row.task_video_id }
+      : null,
   metadata: row.metadata,
   media: {
     filename: row.filename,
@@ -76,9 +88,15 @@ const toItem = (row: ItemRow): ItemRecord => ({
 /** A store with its number of items. */
 const STORE_SELECT = `SELECT s.*, (SELECT count(*)::int FROM knowledge_store_items i WHERE i.knowledge_store_id = s.id) AS item_count
   FROM knowledge_stores s`;
-/** An item with its asset's media. */
-const ITEM_SELECT = `SELECT i.*, a.filename, a.duration, a.width, a.height, a.size, a.mime_type
-  FROM knowledge_store_items i JOIN assets a ON a.id = i.asset_id`;
+/** The status an item shows (its task's, item-status.ts), for filters. */
+const ITEM_STATUS = itemStatusSql('t.status', 'i.status');
+/** The items with their assets and their indexing tasks. */
+const ITEM_FROM = 'FROM knowledge_store_items i JOIN assets a ON a.id = i.asset_id LEFT JOIN tasks t ON t.id = i.task_id';
+/** An item with its asset's media and its task; its updated_at moves with the task's. */
+const ITEM_SELECT = `SELECT i.id, i.org_id, i.knowledge_store_id, i.asset_id, i.asset_type, i.status, i.metadata, i.created_at,
+    greatest(i.updated_at, t.updated_at) AS updated_at, i.task_id, t.status AS task_status, t.index_id AS task_index_id,
+    t.video_id AS task_video_id, a.filename, a.duration, a.width, a.height, a.size, a.mime_type
+  ${ITEM_FROM}`;
 
 /** ORDER BY for a list: the column (checked by the type) and direction, ids breaking ties. */
 const orderBy = (sort: ListSort, alias: string) => {
@@ -148,11 +166,15 @@ export function createKnowledgeStoreStore(db: Database): KnowledgeStoreStore {
     },
 
     async sourceAsset(orgId, id) {
-      const { rows } = await db.query<{ id: string; status: SourceAsset['status']; file_type: SourceAsset['fileType'] }>(
-        'SELECT id, status, file_type FROM assets WHERE org_id = $1 AND id = $2',
-        [orgId, id],
-      );
-      return rows[0] && { id: rows[0].id, status: rows[0].status, fileType: rows[0].file_type };
+      const { rows } = await db.query<{
+        id: string;
+        status: SourceAsset['status'];
+        file_type: SourceAsset['fileType'];
+        filename: string;
+        blob_key: string | null;
+      }>('SELECT id, status, file_type, filename, blob_key FROM assets WHERE org_id = $1 AND id = $2', [orgId, id]);
+      const row = rows[0];
+      return row && { id: row.id, status: row.status, fileType: row.file_type, filename: row.filename, blobKey: row.blob_key };
     },
 
     async insertItem(item) {
@@ -179,19 +201,76 @@ export function createKnowledgeStoreStore(db: Database): KnowledgeStoreStore {
 
     getItem,
 
+    async setIndex(orgId, storeId, indexId) {
+      await db.query('UPDATE knowledge_stores SET index_id = $3 WHERE org_id = $1 AND id = $2 AND index_id IS NULL', [
+        orgId,
+        storeId,
+        indexId,
+      ]);
+      const { rows } = await db.query<{ index_id: string | null }>('SELECT index_id FROM knowledge_stores WHERE org_id = $1 AND id = $2', [
+        orgId,
+        storeId,
+      ]);
+      return rows[0]?.index_id ?? undefined;
+    },
+
+    async linkTask(itemId, taskId) {
+      await db.query('UPDATE knowledge_store_items SET task_id = $2 WHERE id = $1', [itemId, taskId]);
+    },
+
+    async itemTaskIds(orgId, storeId) {
+      const { rows } = await db.query<{ task_id: string }>(
+        'SELECT task_id FROM knowledge_store_items WHERE org_id = $1 AND knowledge_store_id = $2 AND task_id IS NOT NULL',
+        [orgId, storeId],
+      );
+      return rows.map((r) => r.task_id);
+    },
+
+    async absentIds(orgId, storeId, ids, collectionIds) {
+      const absent = async (table: string, wanted: readonly string[]) => {
+        if (wanted.length === 0) return [];
+        const { rows } = await db.query<{ id: string }>(
+          `SELECT u.id FROM unnest($3::text[]) WITH ORDINALITY AS u(id, n)
+           WHERE NOT EXISTS (SELECT 1 FROM ${table} x WHERE x.org_id = $1 AND x.knowledge_store_id = $2 AND x.id = u.id)
+           ORDER BY u.n`,
+          [orgId, storeId, [...wanted]],
+        );
+        return rows.map((r) => r.id);
+      };
+      return {
+        items: await absent('knowledge_store_items', ids),
+        collections: await absent('knowledge_store_item_collections', collectionIds),
+      };
+    },
+
+    async resolveItems(orgId, storeId, selection, limit) {
+      const where = new Where().add((p) => `i.org_id = ${p}`, orgId).add((p) => `i.knowledge_store_id = ${p}`, storeId);
+      if (selection.itemIds.length > 0 || selection.collectionIds.length > 0) {
+        // The named items, and the members of the named collections (the collections are the store's: checked before).
+        where.add(
+          (items) => `(i.id = ANY(${items}::text[]) OR EXISTS (SELECT 1 FROM knowledge_store_item_collection_members m
+             WHERE m.item_id = i.id AND m.collection_id = ANY(${where.param([...selection.collectionIds])}::text[])))`,
+          [...selection.itemIds],
+        );
+      }
+      if (selection.assetType) where.add((p) => `i.asset_type = ${p}`, selection.assetType);
+      const { rows } = await db.query<ItemRow>(
+        `${ITEM_SELECT} WHERE ${where.sql} ORDER BY i.created_at, i.id LIMIT ${where.param(limit)}`,
+        where.params,
+      );
+      return rows.map(toItem);
+    },
+
     async listItems(orgId, storeId, statuses, sort, limit, offset) {
       const where = new Where().add((p) => `i.org_id = ${p}`, orgId).add((p) => `i.knowledge_store_id = ${p}`, storeId);
-      if (statuses.length > 0) where.add((p) => `i.status = ANY(${p}::text[])`, [...statuses]);
+      if (statuses.length > 0) where.add((p) => `${ITEM_STATUS} = ANY(${p}::text[])`, [...statuses]);
       const n = where.params.length;
       const { rows } = await db.query<ItemRow>(`${ITEM_SELECT} WHERE ${where.sql} ${orderBy(sort, 'i')} LIMIT $${n + 1} OFFSET $${n + 2}`, [
         ...where.params,
         limit,
         offset,
       ]);
-      const count = await db.query<{ total: number }>(
-        `SELECT count(*)::int AS total FROM knowledge_store_items i WHERE ${where.sql}`,
-        where.params,
-      );
+      const count = await db.query<{ total: number }>(`SELECT count(*)::int AS total ${ITEM_FROM} WHERE ${where.sql}`, where.params);
       return { rows: rows.map(toItem), total: count.rows[0]?.total ?? 0 };
     },
 

@@ -117,9 +117,15 @@ function toClaimed(row: TaskRow, job: ClaimedJob): ClaimedTask {
   };
 }
 
-/** The WHERE of a task list: the organization's tasks, narrowed by the filter. */
+/**
+ * The WHERE of a task list: the organization's tasks, narrowed by the filter. Knowledge-store items'
+ * tasks index into internal indexes and are the items' (issue 33): never listed as tasks or indexed assets.
+ */
 function whereClause(orgId: string, filter: TaskFilter): Where {
-  const where = new Where().add((p) => `t.org_id = ${p}`, orgId);
+  const where = new Where().add(
+    (p) => `t.org_id = ${p} AND NOT EXISTS (SELECT 1 FROM knowledge_store_items k WHERE k.task_id = t.id)`,
+    orgId,
+  );
   if (filter.ids?.length) where.add((p) => `t.id = ANY(${p}::text[])`, filter.ids);
   if (filter.indexId) where.add((p) => `t.index_id = ${p}`, filter.indexId);
   if (filter.filename) where.add((p) => `t.filename = ${p}`, filter.filename);
