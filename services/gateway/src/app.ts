@@ -24,6 +24,7 @@ import type { RouteDeps } from './routes/deps';
 import { analyzeBatchEndpoints } from './routes/analyze-batches';
 import { analyzeTaskEndpoints } from './routes/analyze-tasks';
 import { generateEndpoints } from './routes/generate';
+import { responseEndpoints } from './routes/responses';
 import { healthEndpoints } from './routes/health';
 import { hlsFileEndpoints } from './routes/hls';
 import { importEndpoints } from './routes/imports';
@@ -120,6 +121,7 @@ export function versionEndpoints(version: VersionAdapter, deps: RouteDeps): Endp
     ...entityEndpoints(deps),
     ...searchEndpoints(deps),
     ...generateEndpoints(deps),
+    ...responseEndpoints(deps),
     ...analyzeTaskEndpoints(deps),
     ...analyzeBatchEndpoints(deps),
     ...embedEndpoints(deps),

@@ -248,7 +248,7 @@ describe.each(['postgres', 'pglite'] as const)('gateway over HTTP (%s)', (kind) 
         'not_implemented',
         'Knowledge store search',
       );
-      await expectError(await request('POST', '/v1.3/responses', { body: {} }), 501, 'not_implemented', 'Responses');
+      await expectError(await request('POST', '/v1.3/responses', { body: {} }), 501, 'not_implemented', 'no task-service');
       // Every version of the API is served (versions/); one that never existed is an unknown path.
       await expectError(await request('GET', '/v1.4/indexes'), 404, 'endpoint_not_found');
     });

@@ -32,6 +32,7 @@ describe('rate-limit categories of SPEC §8', () => {
     ['POST', '/generate', {}, ['analyze']],
     ['POST', '/gist', {}, ['analyze']],
     ['POST', '/summarize', {}, ['analyze']],
+    ['POST', '/responses', {}, ['analyze']],
     ['POST', '/embed/tasks', {}, ['embed_video']],
     ['POST', '/embed', { text: 'a dog' }, ['embed_text']],
     ['POST', '/embed', { image_url: 'https://example.com/a.png' }, ['embed_image']],

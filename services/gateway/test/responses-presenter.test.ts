@@ -283,6 +283,17 @@ describe('annotationsOf (UTF-16, end exclusive → code points, end inclusive)',
     ]);
   });
 
+  it('resolves a marker to one citation: the first of [1, 2]', () => {
+    const text = 'Roses [1, 2].';
+    const annotations = annotationsOf(
+      text,
+      [citation({ start_index: 6, end_index: 12, item_id: 'ksi1' }), citation({ start_index: 6, end_index: 12, item_id: 'ksi2' })],
+      video,
+      () => media,
+    );
+    expect(annotations.map((a) => a.item_id)).toEqual(['ksi1']);
+  });
+
   it.each([
     ['past the end', 13, 16],
     ['empty', 3, 3],

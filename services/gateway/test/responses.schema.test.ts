@@ -175,7 +175,8 @@ describe('{{sel:N}} tokens', () => {
     ['none', 'What happens?', []],
     ['one', 'Describe {{sel:0}}.', ['0']],
     ['several, in order', '{{sel:2}} then {{sel:10}}', ['2', '10']],
-    ['not a token', '{{sel:}} {sel:1} {{sel:-1}} {{ sel:1 }}', []],
+    ['spaces inside the braces', '{{ sel:1 }}', ['1']],
+    ['not a token', '{{sel:}} {sel:1} {{sel:-1}} {{sel:1a}}', []],
   ])('%s', (_case, text, expected) => {
     expect(selectionTokens(text)).toEqual(expected);
   });

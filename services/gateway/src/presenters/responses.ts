@@ -93,21 +93,25 @@ export function annotationsOf(
   assetTypeOf: (itemId: string) => string | undefined,
   mediaOf: (citation: VideoCitation) => CitationMedia,
 ): Annotation[] {
-  return citations
-    .filter((c) => Number.isInteger(c.start_index) && c.start_index >= 0 && c.end_index > c.start_index && c.end_index <= text.length)
-    .sort((a, b) => a.start_index - b.start_index)
-    .map((c) => {
-      const media = mediaOf(c);
-      const span = {
-        start_index: codePointOffset(text, c.start_index),
-        end_index: codePointOffset(text, c.end_index) - 1,
-        item_id: c.item_id,
-      };
-      const title = c.title || null;
-      return assetTypeOf(c.item_id) === 'image'
-        ? { type: 'image_citation', ...span, title, thumbnail_url: media.thumbnail_url, hls_url: null }
-        : { type: 'video_citation', ...span, start_sec: c.start_sec, end_sec: c.end_sec, title, ...media };
-    });
+  return (
+    citations
+      .filter((c) => Number.isInteger(c.start_index) && c.start_index >= 0 && c.end_index > c.start_index && c.end_index <= text.length)
+      .sort((a, b) => a.start_index - b.start_index)
+      // A marker resolves to one citation (the reference): of `[1, 2]`'s two, the first.
+      .filter((c, i, sorted) => i === 0 || c.start_index !== sorted[i - 1]!.start_index)
+      .map((c) => {
+        const media = mediaOf(c);
+        const span = {
+          start_index: codePointOffset(text, c.start_index),
+          end_index: codePointOffset(text, c.end_index) - 1,
+          item_id: c.item_id,
+        };
+        const title = c.title || null;
+        return assetTypeOf(c.item_id) === 'image'
+          ? { type: 'image_citation', ...span, title, thumbnail_url: media.thumbnail_url, hls_url: null }
+          : { type: 'video_citation', ...span, start_sec: c.start_sec, end_sec: c.end_sec, title, ...media };
+      })
+  );
 }
 
 const outputText = (text: string, annotations: Annotation[]): OutputText => ({ type: 'output_text', text, annotations });

@@ -11,8 +11,6 @@ const NOT_BUILT: readonly [capability: string, path: string][] = [
   ['Task transfers from an integration', '/tasks/transfers/*rest'],
   // Issue 33: items are not processed yet, so there is nothing to search or answer from.
   ['Knowledge store search', '/knowledge-stores/:knowledgeStoreId/search'],
-  ['Responses over a knowledge store', '/responses'],
-  ['Responses over a knowledge store', '/responses/*rest'],
 ];
 
 const notBuiltDoc =

@@ -123,8 +123,8 @@ export interface ResponsesRequest {
   temperature?: number;
 }
 
-/** The `{{sel:N}}` tokens of a text, by N (as written: digits only). */
-export const selectionTokens = (content: string): string[] => [...content.matchAll(/\{\{sel:(\d+)\}\}/g)].map((m) => m[1]!);
+/** The `{{sel:N}}` tokens of a text (spaces inside the braces allowed, as analyze-service reads them), by N as written. */
+export const selectionTokens = (content: string): string[] => [...content.matchAll(/\{\{\s*sel:(\d+)\s*\}\}/g)].map((m) => m[1]!);
 
 /**
  * The first `{{sel:N}}` of the messages that names no selection (N is the zero-based position in
