@@ -30,6 +30,7 @@ const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL
 interface ChatRequest {
   messages: { role: string; content: string }[];
   stream?: boolean;
+  response_format?: { type: string };
 }
 
 /**
@@ -48,6 +49,12 @@ function startChatServer(received: ChatRequest[], closed: (() => void)[]): Promi
       const moment = system.split(/\n(?=\[\d+\] )/).find((block) => /ferry/i.test(block) && /^\[\d+\] /.test(block));
       const n = moment ? /^\[(\d+)\]/.exec(moment)![1] : undefined;
       const chunks = n ? ['The ferry leaves ', `at noon [${n}].`] : ['No moment in the store bears on that.'];
+      if (request.response_format) {
+        // A JSON answer: the departure time, as a number unless the question asks for text.
+        const departure = /as text/.test(request.messages.at(-1)?.content ?? '') ? 'noon' : 12;
+        const content = JSON.stringify({ departure });
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { content } }] }));
+      }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       // A model that stalls after its first words: only the caller going away ends it.
       if (/stall/.test(request.messages.at(-1)?.content ?? ''))
@@ -281,6 +288,20 @@ describe('Respond over gRPC', () => {
       end_index: done.text.indexOf(']') + 1,
     });
     expect(done.output_tokens).toBe(9);
+  }, 60_000);
+
+  it('OpenAI-compatible: a json_schema answer is validated against the schema', async () => {
+    const text_format = {
+      type: 'json_schema',
+      json_schema: JSON.stringify({ type: 'object', properties: { departure: { type: 'string' } }, required: ['departure'] }),
+    };
+    const events = await collect(openai.respond(ctx, request('When does the ferry leave, as text?', { text_format })));
+    expect(JSON.parse(events.at(-1)!.completed!.text)).toEqual({ departure: 'noon' });
+    expect(received.at(-1)!.response_format).toMatchObject({ type: 'json_schema' });
+    // The model's answer that does not validate is never returned.
+    await expect(collect(openai.respond(ctx, request('When does the ferry leave?', { text_format })))).rejects.toMatchObject({
+      code: 'parameter_invalid',
+    });
   }, 60_000);
 
   it('a caller that goes away stops the generation, and the turn is not kept', async () => {

@@ -40,6 +40,8 @@ export const INPUT_LIMITS = {
   instructionsCharacters: 10_000,
   selections: 100,
   labelCharacters: 500,
+  /** Items of the store (and item ids of one selection) one request may name. */
+  items: 10_000,
 } as const;
 
 /** The earlier turns a prompt holds: the latest ones, each message cut, the oldest dropped past the total. */
@@ -71,10 +73,14 @@ export function checkInput(input: readonly { role: string; content: string }[], 
   return messages;
 }
 
-export function checkSelections(selections: readonly Selection[]): void {
+/** The scope's sizes: the store's items, the selections and the items each stands for. */
+export function checkScope(items: readonly unknown[], selections: readonly Selection[]): void {
+  if (items.length > INPUT_LIMITS.items) throw errors.invalid('items', `It may hold at most ${INPUT_LIMITS.items} items.`);
   if (selections.length > INPUT_LIMITS.selections) {
     throw errors.invalid('selections', `It may hold at most ${INPUT_LIMITS.selections} entries.`);
   }
+  const large = selections.findIndex((s) => s.itemIds.length > INPUT_LIMITS.items);
+  if (large >= 0) throw errors.invalid(`selections[${large}]`, `It may stand for at most ${INPUT_LIMITS.items} items.`);
 }
 
 const SELECTION_TOKEN = /\{\{\s*sel:(\d{1,4})\s*\}\}/g;

@@ -15,7 +15,7 @@ import type { ResponseSchema } from '../response-format';
 import {
   boundHistory,
   checkInput,
-  checkSelections,
+  checkScope,
   focusWords,
   readSelections,
   retrievalQuery,
@@ -188,7 +188,7 @@ export function createResponses(deps: ResponsesDeps) {
      */
     async *respond(orgId: string, request: RespondRequest, options: ResponseOptions, signal: AbortSignal): AsyncIterable<ResponseEvent> {
       const messages = checkInput(request.input, request.instructions);
-      checkSelections(request.selections);
+      checkScope(request.items, request.selections);
       const conversation = splitConversation(messages, request.instructions);
       const question = readSelections(conversation.question, request.selections);
       const session = request.sessionId
