@@ -32,6 +32,7 @@ import { indexEndpoints } from './routes/indexes';
 import { notBuiltEndpoints } from './routes/not-built';
 import { assetChunkEndpoints, assetEndpoints } from './routes/assets';
 import { knowledgeCollectionEndpoints } from './routes/knowledge-collections';
+import { knowledgeSearchEndpoints } from './routes/knowledge-search';
 import { knowledgeStoreEndpoints } from './routes/knowledge-stores';
 import { entityEndpoints } from './routes/entities';
 import { playgroundEndpoints, playgroundFiles } from './routes/playground';
@@ -117,6 +118,7 @@ export function versionEndpoints(version: VersionAdapter, deps: RouteDeps): Endp
     ...webhookEndpoints(deps),
     ...assetEndpoints(deps),
     ...knowledgeStoreEndpoints(deps),
+    ...knowledgeSearchEndpoints(deps),
     ...knowledgeCollectionEndpoints(deps),
     ...entityEndpoints(deps),
     ...searchEndpoints(deps),

@@ -241,12 +241,13 @@ describe.each(['postgres', 'pglite'] as const)('gateway over HTTP (%s)', (kind) 
     it('tells unknown endpoints from endpoints not built yet', async () => {
       await expectError(await request('GET', '/v1.2/nothing-here'), 404, 'endpoint_not_found');
       await expectError(await request('POST', '/v1.2/search', { body: {} }), 501, 'not_implemented', 'Search');
-      // Issue 33's search over a store and /responses are not built: a clear 501, not a 404 that looks like a wrong URL.
+      // Issue 33's /responses is not built: a clear 501, not a 404 that looks like a wrong URL. A search over a
+      // knowledge store is, and a server without task-service says that is what it lacks.
       await expectError(
         await request('POST', '/v1.3/knowledge-stores/ks_1/search', { body: {} }),
         501,
         'not_implemented',
-        'Knowledge store search',
+        'no task-service',
       );
       await expectError(await request('POST', '/v1.3/responses', { body: {} }), 501, 'not_implemented', 'no task-service');
       // Every version of the API is served (versions/); one that never existed is an unknown path.

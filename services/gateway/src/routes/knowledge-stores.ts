@@ -19,7 +19,7 @@ const itemIdParam = (raw: string | string[] | undefined) => knownId('Knowledge s
 /**
  * Knowledge stores and their items (v1.3, twelvelabs-js 1.3.4 `knowledgeStores`, `knowledgeStoreItems`):
  * task-service owns them beside the assets an item is made of; this is HTTP only. Item collections are
- * knowledge-collections.ts; search over a store and /responses are not built yet (not-built.ts).
+ * knowledge-collections.ts, search over a store knowledge-search.ts, /responses responses.ts.
  */
 export function knowledgeStoreEndpoints({ clients, timeoutMs }: Pick<RouteDeps, 'clients' | 'timeoutMs'>): Endpoint[] {
   const task = () => configured(clients.task, 'knowledgeStores');

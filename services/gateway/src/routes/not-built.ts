@@ -9,8 +9,6 @@ import type { OperationDoc } from '../openapi/operation';
 const NOT_BUILT: readonly [capability: string, path: string][] = [
   // POST /tasks/transfers and /tasks/external-provider are routes/imports.ts; v1.3's integrations are not built.
   ['Task transfers from an integration', '/tasks/transfers/*rest'],
-  // Issue 33: items are not processed yet, so there is nothing to search or answer from.
-  ['Knowledge store search', '/knowledge-stores/:knowledgeStoreId/search'],
 ];
 
 const notBuiltDoc =
