@@ -13,19 +13,16 @@ import { indexService } from '@vus/index-service';
 import { searchService } from '@vus/search-service';
 import { SERVICE_REGISTRY, serviceEnvOf, workerEnvOf, type ServiceEntry } from '@vus/service';
 import { taskService } from '@vus/task-service';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 // The worker process's definition is its own entry point (node services/task-service/dist/worker/main.js), not a package export.
 // eslint-disable-next-line no-restricted-imports
 import { indexingWorker } from '../../../services/task-service/src/worker/main';
+import { commandOf, readmeClusterSection, ROOT, variablesNamed, WORKER } from './readme-cluster';
 
-const ROOT = path.resolve(__dirname, '../../..');
 const REGISTRY: readonly ServiceEntry[] = SERVICE_REGISTRY;
 type Obj = Record<string, any>;
-
-/** The README's bold entry name of each process, and the compose service that runs it. */
-const WORKER = 'the indexing worker';
 
 /** Every variable each process reads in cluster mode, from the schemas its main parses. */
 const readBy: Record<string, readonly string[]> = {
@@ -42,25 +39,8 @@ const readBy: Record<string, readonly string[]> = {
 /** Variables outside the processes' schemas, documented with tracing and metrics (Observability) and media. */
 const AMBIENT = /^(NODE_OPTIONS|OTEL_[A-Z_]+|METRICS_PORT|METRICS_HOST|FFMPEG_PATH|FFPROBE_PATH)$/;
 
-/** The cluster-mode section: its preamble (what every process reads) and one entry per process. */
-function clusterSection(readme: string): { preamble: string; entries: Map<string, string> } {
-  const start = readme.indexOf('## Running as separate services (cluster mode)');
-  const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end === -1 ? undefined : end);
-  const firstEntry = section.search(/^- \*\*/m);
-  const entries = new Map<string, string>();
-  for (const match of section.slice(firstEntry).matchAll(/^- \*\*([^*]+)\*\*([\s\S]*?)(?=^- \*\*|^\S)/gm)) {
-    entries.set(match[1]!, match[2]!);
-  }
-  return { preamble: section.slice(0, firstEntry), entries };
-}
-
-/** The variable names a text names: backticked upper-case words (`INDEX_SERVICE_ADDR`, `HOST=0.0.0.0`). */
-function variablesNamed(text: string): Set<string> {
-  return new Set([...text.matchAll(/`([A-Z][A-Z0-9_]+)(?:=[^`]*)?`/g)].map((match) => match[1]!));
-}
-
-const { preamble, entries } = clusterSection(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+const section = readmeClusterSection();
+const { preamble, entries } = section;
 const common = variablesNamed(preamble);
 const compose = parse(readFileSync(path.join(ROOT, 'deploy/docker-compose.yml'), 'utf8'), { merge: true }) as Obj;
 
@@ -68,6 +48,13 @@ describe("the README's cluster-mode section", () => {
   it('parses: a preamble and an entry per process', () => {
     expect(common.has('INTERNAL_GRPC_SECRET')).toBe(true);
     expect([...entries.keys()].sort()).toEqual(Object.keys(readBy).sort());
+  });
+
+  it.each(Object.keys(readBy))('says how %s starts: node and the built form of one of its sources', (name) => {
+    const [node, main, ...rest] = commandOf(section, name);
+    expect([node, rest]).toEqual(['node', []]);
+    const source = main!.replace(/\/dist\//, '/src/').replace(/\.js$/, '.ts');
+    expect({ name, main, source: existsSync(path.join(ROOT, source)) }).toEqual({ name, main, source: true });
   });
 
   it('has an entry per registered service, with its registered port', () => {
