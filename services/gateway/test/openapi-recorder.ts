@@ -123,6 +123,15 @@ export function validateExchanges(exchanges: readonly RecordedExchange[], docume
     }
     const isJson = exchange.contentType.startsWith('application/json');
     const schema = (response.content as Json | undefined)?.['application/json']?.schema as Json | undefined;
+    const eventSchema = (response.content as Json | undefined)?.['text/event-stream']?.schema as Json | undefined;
+    if (exchange.contentType.startsWith('text/event-stream') && eventSchema) {
+      // Server-Sent Events: each `data:` but the closing [DONE] is one event of the documented schema.
+      const validate = ajv.compile(eventSchema);
+      for (const data of exchange.body.split('\n').filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')) {
+        if (!validate(JSON.parse(data.slice(6)))) failures.push(`${where}: ${ajv.errorsText(validate.errors)} in ${data.slice(0, 300)}`);
+      }
+      continue;
+    }
     if (!isJson) {
       if (exchange.body !== '' && schema)
         failures.push(`${where}: documented as JSON, answered ${exchange.contentType || 'no content type'}`);
