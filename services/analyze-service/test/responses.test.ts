@@ -43,8 +43,9 @@ describe('readSelections', () => {
     ['{{sel:x}} is not a token', '{{sel:x}} is not a token'],
   ])('%s → %s', (text, read) => expect(readSelections(text, selections)).toBe(read));
 
-  it('refuses a token naming no selection', () => {
+  it('refuses a token naming no selection in the question, and leaves it in an earlier message', () => {
     expect(() => readSelections('What about {{sel:2}}?', selections)).toThrow(/names no entry of selections/);
+    expect(readSelections('What about {{sel:2}}?', selections, false)).toBe('What about {{sel:2}}?');
   });
 });
 
@@ -294,6 +295,20 @@ describe('respond', () => {
     expect(done.citations.map((c) => c.itemId)).toContain('ksi_2');
     expect(done.text).toContain('roses');
     expect(saved.map((s) => s.turn.turn)).toEqual([0, 1]);
+  });
+
+  it('a follow-up without selections continues a turn asked with them, which is kept as read', async () => {
+    const { responses, saved } = setup();
+    const withSelection = request('Where is the bicycle in {{sel:0}}?', {
+      selections: [{ kind: 'item', id: 'ksi_2', label: 'Garden tour', itemIds: [] }],
+    });
+    const first = await collect(responses.respond('org', withSelection, textOptions, new AbortController().signal));
+    const { sessionId } = first[0] as Extract<ResponseEvent, { type: 'started' }>;
+    expect(saved[0]!.turn.input).toEqual([{ role: 'user', content: 'Where is the bicycle in "Garden tour"?' }]);
+    const follow = await collect(
+      responses.respond('org', request('And the roses?', { sessionId }), textOptions, new AbortController().signal),
+    );
+    expect(completed(follow).citations.map((c) => c.itemId)).toContain('ksi_2');
   });
 
   it('a session of another organization or another store is not found', async () => {

@@ -85,11 +85,17 @@ export function checkScope(items: readonly unknown[], selections: readonly Selec
 
 const SELECTION_TOKEN = /\{\{\s*sel:(\d{1,4})\s*\}\}/g;
 
-/** The text with each `{{sel:N}}` read as selection N's label; a token naming no selection is refused. */
-export function readSelections(text: string, selections: readonly Selection[]): string {
-  return text.replace(SELECTION_TOKEN, (_token, n: string) => {
+/**
+ * The text with each `{{sel:N}}` read as selection N's label. A token naming no selection is refused
+ * (`strict`, the question), or left as written (earlier messages, written against other selections).
+ */
+export function readSelections(text: string, selections: readonly Selection[], strict = true): string {
+  return text.replace(SELECTION_TOKEN, (token, n: string) => {
     const selection = selections[Number(n)];
-    if (!selection) throw errors.invalid('input', `{{sel:${n}}} names no entry of selections (it has ${selections.length}).`);
+    if (!selection) {
+      if (!strict) return token;
+      throw errors.invalid('input', `{{sel:${n}}} names no entry of selections (it has ${selections.length}).`);
+    }
     const label = selection.label.trim().slice(0, INPUT_LIMITS.labelCharacters);
     return label ? `"${label}"` : `"${selection.id}"`;
   });

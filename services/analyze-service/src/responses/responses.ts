@@ -17,6 +17,7 @@ import {
   checkInput,
   checkScope,
   focusWords,
+  HISTORY_LIMITS,
   readSelections,
   retrievalQuery,
   splitConversation,
@@ -187,12 +188,15 @@ export function createResponses(deps: ResponsesDeps) {
      * stops retrieval or generation, and nothing is kept.
      */
     async *respond(orgId: string, request: RespondRequest, options: ResponseOptions, signal: AbortSignal): AsyncIterable<ResponseEvent> {
-      const messages = checkInput(request.input, request.instructions);
       checkScope(request.items, request.selections);
+      const asked = checkInput(request.input, request.instructions);
+      readSelections(asked[asked.length - 1]!.content, request.selections);
+      // Kept and shown as read: a later turn may come with other selections.
+      const messages = asked.map((m) => ({ ...m, content: readSelections(m.content, request.selections, false) }));
       const conversation = splitConversation(messages, request.instructions);
-      const question = readSelections(conversation.question, request.selections);
+      const { question } = conversation;
       const session = request.sessionId
-        ? await deps.store.open(orgId, request.sessionId, request.knowledgeStoreId, 8)
+        ? await deps.store.open(orgId, request.sessionId, request.knowledgeStoreId, HISTORY_LIMITS.turns)
         : { turns: 0, recent: [] };
       if (!session) throw errors.notFound('Session', request.sessionId);
       const sessionId = request.sessionId || `sess_${randomUUID()}`;
@@ -202,7 +206,7 @@ export function createResponses(deps: ResponsesDeps) {
       yield { type: 'started', responseId, sessionId, createdAt, messageId: `msg_${sessionId}_${session.turns}` };
 
       const previous = [...history].reverse().find((t) => t.role === 'user')?.content;
-      const query = retrievalQuery(question, previous && readSelections(previous, request.selections));
+      const query = retrievalQuery(question, previous);
       const { scope, moments, passages } = await retrieve(orgId, request, query, focusWords(question).length === 0, signal);
       if (signal.aborted) return;
       if (request.includeIntermediate) {
