@@ -6,9 +6,10 @@
  * knowledgeStores.search: two video items indexed by the real pipeline (the worker reads on-screen
  * words and subtitles), a search that finds the moment a word is shown in the right item, one that
  * finds a sentence said, a filter by item id, grouping by item, metadata, pages by token, an empty
- * store, another organization's store, and every answer checked against the v1.3 OpenAPI document.
+ * store, another organization's store; a store holding a video and an image (an image matches as a
+ * whole, and always visually); and every answer checked against the v1.3 OpenAPI document.
  */
-import { subtitledVideo, textScenesVideo } from '@vus/testing';
+import { photoPath, subtitledVideo, textScenesVideo } from '@vus/testing';
 import { createReadStream } from 'node:fs';
 import { TwelveLabs } from 'twelvelabs-js';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
@@ -22,6 +23,7 @@ let ksId: string;
 /** The item of textScenesVideo (ORANGE 0–4 s, PLANET 4–8 s, BICYCLE 8–12 s) and of subtitledVideo (sentences said). */
 let scenesItem: string;
 let subtitledItem: string;
+let scenesAsset: string;
 const savedBaseUrl = process.env.TWELVELABS_BASE_URL;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -48,8 +50,13 @@ async function readyAsset(path: string): Promise<string> {
 }
 
 /** Adds the asset as an item and waits until the pipeline has made it searchable. */
-async function readyItem(storeId: string, assetId: string, metadata: Record<string, string>): Promise<string> {
-  const item = await client.knowledgeStoreItems.create(storeId, { assetId, assetType: 'video', metadata });
+async function readyItem(
+  storeId: string,
+  assetId: string,
+  metadata: Record<string, string>,
+  assetType: 'video' | 'image' = 'video',
+): Promise<string> {
+  const item = await client.knowledgeStoreItems.create(storeId, { assetId, assetType, metadata });
   for (;;) {
     const now = await client.knowledgeStoreItems.retrieve(storeId, item.id!);
     if (now.status === 'ready') return item.id!;
@@ -65,7 +72,8 @@ beforeAll(async () => {
   process.env.TWELVELABS_BASE_URL = `${recorder.url}/v1.3`;
   client = new TwelveLabs({ apiKey: (await stack.newOrg()).key });
   other = new TwelveLabs({ apiKey: (await stack.newOrg()).key });
-  const [scenesAsset, subtitledAsset] = await Promise.all([readyAsset(scenes.path), readyAsset(subtitled.path)]);
+  let subtitledAsset: string;
+  [scenesAsset, subtitledAsset] = await Promise.all([readyAsset(scenes.path), readyAsset(subtitled.path)]);
   ksId = (await client.knowledgeStores.create({ name: 'ks-search' })).id!;
   // One after the other: the store's first item makes its index.
   scenesItem = await readyItem(ksId, scenesAsset, { scene: 'words' });
@@ -151,6 +159,28 @@ describe('knowledgeStores.search (twelvelabs-js 1.x)', () => {
     expect(await statusOf(other.knowledgeStores.search(ksId, { query: { text: 'bicycle' } }))).toBe(404);
     expect(await statusOf(client.knowledgeStores.search('6528dde58f9cd95a98cbd075', { query: { text: 'bicycle' } }))).toBe(404);
   });
+
+  it('finds an image as a whole among videos; matches it visually whatever the video modalities', async () => {
+    const mixed = (await client.knowledgeStores.create({ name: 'ks-mixed' })).id!;
+    const videoItem = await readyItem(mixed, scenesAsset, {});
+    const imageItem = await readyItem(mixed, await readyAsset(await photoPath('cat')), { kind: 'photo' }, 'image');
+
+    const found = await client.knowledgeStores.search(mixed, { query: { text: 'cat' }, includeMetadata: true });
+    expect(found.data[0]).toEqual({ assetType: 'image', rank: 1, itemId: imageItem, metadata: { system: {}, user: { kind: 'photo' } } });
+    expect(found.data.some((hit) => hit.itemId === videoItem)).toBe(false);
+
+    const images = await client.knowledgeStores.search(mixed, { query: { text: 'cat' }, filter: { assetType: { eq: 'image' } } });
+    expect(images).toEqual({ data: [{ assetType: 'image', rank: 1, itemId: imageItem }], effectiveSearchOptions: {} });
+    const byAudio = { query: { text: 'cat' }, searchOptions: { video: { modalities: ['audio' as const] } } };
+    // Images alone: matched visually although the video modality asked is audio.
+    expect((await client.knowledgeStores.search(mixed, { ...byAudio, filter: { itemId: { eq: imageItem } } })).data).toEqual([
+      { assetType: 'image', rank: 1, itemId: imageItem },
+    ]);
+    // Audio for the videos and sight for the images is two searches, which one request does not run.
+    expect(await statusOf(client.knowledgeStores.search(mixed, byAudio))).toBe(400);
+    const refused = client.knowledgeStores.search(mixed, { ...byAudio, filter: { assetType: { eq: 'image' } } });
+    expect(await statusOf(refused)).toBe(400);
+  }, 120_000);
 
   it('answers as the v1.3 OpenAPI document says', async () => {
     expect(validateExchanges(recorder.exchanges, await documentsFor(stack.url, recorder.exchanges))).toEqual([]);
