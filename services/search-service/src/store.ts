@@ -175,8 +175,8 @@ export function createSegmentStore(db: Database): SegmentStore {
      * whole bitmap.
      *
      * The modalities share one statement (issue 31): each has its own two tiers, and the match kinds,
-     * the longest part of the text, are written once. One statement per modality parsed and planned
-     * that text once per modality (~30 % of PostgreSQL's time in a text search).
+     * the longest part of the text, are written, parsed and planned once, not once per modality
+     * (parsing and planning the long statements were ~30 % of PostgreSQL's time in a text search).
      */
     async lexical(scope: Scope, modalities: readonly SearchOption[], plan: LexicalPlan, limit: number): Promise<LexicalHit[]> {
       if (modalities.length === 0) return [];
@@ -193,8 +193,9 @@ export function createSegmentStore(db: Database): SegmentStore {
         .filter(Boolean)
         .join(' OR ');
       // Each modality's own tiers, its modality a constant of the scans (one partition each).
-      const tiers = modalities.map((modality, m) => {
-        const inScope = `s.modality = ${param(modality)} AND ${inIndex}`;
+      const modalityParams = modalities.map((modality) => `${param(modality)}::text`);
+      const tiers = modalityParams.map((modality, m) => {
+        const inScope = `s.modality = ${modality} AND ${inIndex}`;
         return `best${m} AS MATERIALIZED (
            SELECT c.id FROM (SELECT s.id, s.doc FROM segments s WHERE ${inScope} AND s.doc @@ ${every} LIMIT ${pool} * ${RANKED_POOL_FACTOR}) c
            ORDER BY ts_rank(c.doc, ${rank}) DESC, c.id LIMIT ${pool}),
@@ -208,7 +209,10 @@ export function createSegmentStore(db: Database): SegmentStore {
              LIMIT ${pool}) c
            LIMIT GREATEST(0, ${pool} - (SELECT count(*) FROM best${m})))`;
       });
-      const candidates = modalities.map((_, m) => `SELECT id FROM best${m} UNION ALL SELECT id FROM rest${m}`).join(' UNION ALL ');
+      // Each candidate names its modality, so that reading its row probes that modality's partition only.
+      const candidates = modalityParams
+        .map((modality, m) => `SELECT id, ${modality} AS modality FROM best${m} UNION ALL SELECT id, ${modality} FROM rest${m}`)
+        .join(' UNION ALL ');
       // One test per alternative, written out so that each tsquery is parsed once, at planning
       // (a subquery over an array of them cost 13 ms per 500 rows). Most alternatives miss, and
       // cost one test each.
@@ -227,8 +231,8 @@ export function createSegmentStore(db: Database): SegmentStore {
       const { rows } = await db.query<HitRow & { kinds: string }>(
         `WITH ${tiers.join(',\n         ')}
          SELECT ${HIT_COLUMNS}, ${kinds} AS kinds
-         FROM segments s
-         WHERE s.modality = ANY(${param(modalities)}::text[]) AND s.id IN (${candidates})`,
+         FROM segments s JOIN (${candidates}) c ON s.modality = c.modality AND s.id = c.id
+         WHERE s.modality = ANY(${param(modalities)}::text[])`,
         values,
       );
       return rows;
