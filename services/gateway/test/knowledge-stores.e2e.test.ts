@@ -1,11 +1,16 @@
+/**
+ * @jest-environment ./libs/models/test/helpers/onnx-environment.js
+ */
 /*
  * Knowledge stores and their items end to end with the official 1.x SDK, unchanged (v1.3):
  * TwelveLabs.knowledgeStores and knowledgeStoreItems as examples/knowledgeStores.ts calls them
  * (create with each ingestion_config variant, retrieve, update, list pages, delete; items from a
- * ready video and image asset, listed by status), another organization's ids answered 404, and
+ * ready video and image asset, processed by the worker until ready, listed by status, their index
+ * hidden from /indexes), another organization's ids answered 404, and
  * every answer checked against the v1.3 OpenAPI document.
  */
-import { photoPath, shortVideo } from '@vus/testing';
+import { createTaskClient } from '@vus/clients';
+import { photoPath, silentVideo } from '@vus/testing';
 import { createReadStream } from 'node:fs';
 import { TwelveLabs } from 'twelvelabs-js';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
@@ -13,15 +18,18 @@ import { documentsFor, startRecordingProxy, validateExchanges, type RecordingPro
 
 let stack: IndexingStack;
 let client: TwelveLabs;
+let owner: { orgId: string; key: string };
 let other: TwelveLabs;
 let recorder: RecordingProxy;
 const savedBaseUrl = process.env.TWELVELABS_BASE_URL;
 
 beforeAll(async () => {
-  stack = await startIndexingStack();
+  // The worker processes items (issue 33).
+  stack = await startIndexingStack({ worker: true });
   recorder = await startRecordingProxy(stack.url);
   process.env.TWELVELABS_BASE_URL = `${recorder.url}/v1.3`;
-  client = new TwelveLabs({ apiKey: (await stack.newOrg()).key });
+  owner = await stack.newOrg();
+  client = new TwelveLabs({ apiKey: owner.key });
   other = new TwelveLabs({ apiKey: (await stack.newOrg()).key });
 }, 120_000);
 afterAll(async () => {
@@ -109,8 +117,8 @@ describe('knowledge stores (twelvelabs-js 1.x)', () => {
     expect(await statusOf(client.knowledgeStores.retrieve(ks.id!))).toBe(404);
   });
 
-  it('adds a ready video and image as queued items with their media; lists by status; deletes them', async () => {
-    const [videoAssetId, imageAssetId] = await Promise.all([readyAsset((await shortVideo()).path), readyAsset(await photoPath('cat'))]);
+  it('adds a ready video and image as items processed until ready; lists by status; their index stays hidden; deletes them', async () => {
+    const [videoAssetId, imageAssetId] = await Promise.all([readyAsset((await silentVideo()).path), readyAsset(await photoPath('cat'))]);
     const ks = await client.knowledgeStores.create({ name: 'ks-items' });
 
     const video = await client.knowledgeStoreItems.create(ks.id!, {
@@ -119,27 +127,48 @@ describe('knowledge stores (twelvelabs-js 1.x)', () => {
       metadata: { scene: 'intro' },
     });
     expect(video).toMatchObject({ assetId: videoAssetId, assetType: 'video', metadata: { scene: 'intro' } });
-    // Not ingested yet (no pipeline stage for items): queued, never a ready that search cannot back.
-    expect(video.status).toBe('queued');
+    // Its indexing task is checking the media: pending, never a ready that search cannot back.
+    expect(video.status).toBe('pending');
     expect(video.systemMetadata).toMatchObject({ assetType: 'video', width: 640, height: 480 });
     const image = await client.knowledgeStoreItems.create(ks.id!, { assetId: imageAssetId });
-    expect(image).toMatchObject({ assetType: 'image', status: 'queued', systemMetadata: { assetType: 'image' } });
+    expect(image).toMatchObject({ assetType: 'image', status: 'pending', systemMetadata: { assetType: 'image' } });
 
     expect(await statusOf(client.knowledgeStoreItems.create(ks.id!, { assetId: imageAssetId, assetType: 'video' }))).toBe(400);
     expect(await statusOf(other.knowledgeStoreItems.create(ks.id!, { assetId: imageAssetId }))).toBe(404);
     expect(await statusOf(other.knowledgeStoreItems.retrieve(ks.id!, video.id!))).toBe(404);
-
     expect((await client.knowledgeStores.retrieve(ks.id!)).itemCount).toBe(2);
-    expect(await client.knowledgeStoreItems.retrieve(ks.id!, video.id!)).toEqual(video);
-    const queued = await client.knowledgeStoreItems.list(ks.id!, { status: ['queued', 'ready'] });
-    expect(queued.data.map((i) => i.id).sort()).toEqual([video.id, image.id].sort());
-    expect((await client.knowledgeStoreItems.list(ks.id!, { status: 'ready' })).data).toEqual([]);
+
+    for (const id of [video.id!, image.id!]) {
+      for (;;) {
+        const item = await client.knowledgeStoreItems.retrieve(ks.id!, id);
+        if (item.status === 'ready') break;
+        if (item.status === 'failed') throw new Error(`item ${id} failed`);
+        await sleep(200);
+      }
+    }
+    const ready = await client.knowledgeStoreItems.list(ks.id!, { status: 'ready' });
+    expect(ready.data.map((i) => i.id).sort()).toEqual([video.id, image.id].sort());
+    expect((await client.knowledgeStoreItems.list(ks.id!, { status: ['queued', 'pending', 'processing'] })).data).toEqual([]);
+
+    // The store's index (task-service knows it) is no index of the user's: not listed, and its id is unknown to /indexes.
+    const { orgId } = owner;
+    const tasks = createTaskClient(stack.taskService.address);
+    const { index_id: indexId } = await tasks
+      .resolveKnowledgeStoreItems({ orgId, deadline: new Date(Date.now() + 10_000) }, { knowledge_store_id: ks.id! })
+      .finally(() => tasks.close());
+    expect(indexId).not.toBe('');
+    expect((await client.indexes.list()).data.map((i) => i.id)).not.toContain(indexId);
+    expect(await statusOf(client.indexes.retrieve(indexId))).toBe(404);
+    expect(await statusOf(client.indexes.videos.list(indexId))).toBe(404);
+    expect(await statusOf(client.indexes.update(indexId, { indexName: 'mine now' }))).toBe(404);
+    expect(await statusOf(client.indexes.delete(indexId))).toBe(404);
+    expect((await client.tasks.list()).data).toEqual([]);
 
     await client.knowledgeStoreItems.delete(ks.id!, video.id!);
     expect(await statusOf(client.knowledgeStoreItems.retrieve(ks.id!, video.id!))).toBe(404);
     await client.knowledgeStores.delete(ks.id!);
     expect((await client.assets.retrieve(imageAssetId)).status).toBe('ready');
-  }, 120_000);
+  }, 240_000);
 
   it('is v1.3 only: v1.2 answers api_upgrade_required', async () => {
     const { key } = await stack.newOrg();

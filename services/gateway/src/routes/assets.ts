@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
 import type { Endpoint } from '../endpoints/endpoint';
 import { outgoing } from '../http/context';
+import { hidingInternalIndexes } from '../http/internal-indexes';
 import { parsePageQuery } from '../http/paging';
 import { readQuery } from '../http/query';
 import { CHUNK_PATH, publicOrigin } from '../http/signed-urls';
@@ -76,7 +77,7 @@ export function assetEndpoints({
   const firstChunks = (upload: MultipartUpload, start: number, count: number) =>
     Array.from({ length: Math.max(0, Math.min(upload.total_chunks, start + count - 1) - start + 1) }, (_, i) => start + i);
 
-  return [
+  return hidingInternalIndexes(clients.index, timeoutMs, [
     {
       method: 'post',
       path: '/assets',
@@ -387,7 +388,7 @@ export function assetEndpoints({
         res.status(204).end();
       },
     },
-  ];
+  ]);
 }
 
 /** Counts and hashes (MD5, S3's ETag of a single part) the bytes passing through. */

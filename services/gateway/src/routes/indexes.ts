@@ -1,6 +1,7 @@
 import { knownId } from '@vus/core';
 import type { Endpoint } from '../endpoints/endpoint';
 import { outgoing } from '../http/context';
+import { hidingInternalIndexes } from '../http/internal-indexes';
 import { readQuery } from '../http/query';
 import { presentIndex } from '../presenters/indexes';
 import * as docs from './indexes.docs';
@@ -11,7 +12,7 @@ import { versionOf } from './version';
 const indexIdParam = (raw: string | string[] | undefined) => knownId('Index', raw);
 
 export function indexEndpoints({ clients: { index }, timeoutMs }: Pick<RouteDeps, 'clients' | 'timeoutMs'>): Endpoint[] {
-  return [
+  return hidingInternalIndexes(index, timeoutMs, [
     {
       method: 'post',
       path: '/indexes',
@@ -60,5 +61,5 @@ export function indexEndpoints({ clients: { index }, timeoutMs }: Pick<RouteDeps
         res.status(204).end();
       },
     },
-  ];
+  ]);
 }

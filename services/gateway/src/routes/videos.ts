@@ -7,6 +7,7 @@ import type { Request, Response } from 'express';
 import type { EmbedClient, IndexClient, SearchClient } from '../clients';
 import type { Endpoint } from '../endpoints/endpoint';
 import { outgoing } from '../http/context';
+import { hidingInternalIndexes } from '../http/internal-indexes';
 import { streamUrls, thumbnailUrls } from '../http/media-urls';
 import { readQuery } from '../http/query';
 import { presentVideoEmbedding } from '../presenters/embed';
@@ -131,7 +132,7 @@ export function videoEndpoints({ clients, timeoutMs, thumbnails }: Pick<RouteDep
     res.json({ thumbnail: thumbnailUrls(req, res, thumbnails)({ indexId, videoId, time: chosen.time }) });
   };
 
-  return [
+  return hidingInternalIndexes(index, timeoutMs, [
     { method: 'get', path: base, doc: docs.listVideos, handle: list },
     { method: 'get', path: `${base}/:videoId`, doc: docs.retrieveVideo, handle: retrieve },
     { method: 'put', path: `${base}/:videoId`, doc: docs.putVideo, handle: update('PUT') },
@@ -151,5 +152,5 @@ export function videoEndpoints({ clients, timeoutMs, thumbnails }: Pick<RouteDep
       doc: docs.thumbnail,
       handle: thumbnail,
     },
-  ];
+  ]);
 }

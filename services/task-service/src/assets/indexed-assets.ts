@@ -2,6 +2,7 @@ import { errors, isId, type PageInfo } from '@vus/core';
 import { type UserMetadata } from '@vus/domain';
 import { isTerminal, type TaskStatus } from '../tasks/status';
 import type { TaskFilter, TaskRecord, TaskService, TaskSort, TaskStore } from '../tasks/tasks';
+import type { AssetItemRemoval } from '../knowledge/knowledge-stores';
 import type { AssetService } from './assets';
 
 /**
@@ -44,6 +45,8 @@ export interface IndexedAssetDeps {
   tasks: TaskService;
   taskStore: Pick<TaskStore, 'list' | 'deleteIn'>;
   videos: IndexedVideos;
+  /** The knowledge-store items made of an asset: their videos and tasks go when it is deleted. */
+  items?: AssetItemRemoval | undefined;
 }
 
 export interface IndexedAssetView {
@@ -58,7 +61,7 @@ const view = (task: TaskRecord, userMetadata?: UserMetadata): IndexedAssetView =
   userMetadata: userMetadata ?? task.userMetadata,
 });
 
-export function createIndexedAssetService({ assets, tasks, taskStore, videos }: IndexedAssetDeps) {
+export function createIndexedAssetService({ assets, tasks, taskStore, videos, items }: IndexedAssetDeps) {
   const found = async (orgId: string, indexId: string, id: string): Promise<TaskRecord> => {
     if (!isId(indexId) || !isId(id)) throw errors.notFound('Indexed asset', id);
     const { rows } = await taskStore.list(orgId, { indexId, videoIds: [id], assetsOnly: true }, NEWEST, 1, 0);
@@ -150,12 +153,15 @@ export function createIndexedAssetService({ assets, tasks, taskStore, videos }: 
 
     /**
      * DELETE /assets/{id}: refused (asset_in_use) while indexed assets reference the asset, unless
-     * `force`. Indexed assets whose videos were deleted no longer count.
+     * `force`. Indexed assets whose videos were deleted no longer count. Knowledge-store items made
+     * of it go with it, and their videos and finished tasks after it.
      */
     async deleteAsset(orgId: string, assetId: string, force: boolean): Promise<void> {
       await assets.get(orgId, assetId);
       if (!force) await forgetDeletedVideos(orgId, assetId);
+      const removeItems = await items?.deleting(orgId, assetId);
       await assets.delete(orgId, assetId, force);
+      await removeItems?.();
     },
 
     /** Merges user metadata into the indexed video (a null value removes a key): only once it is ready. */

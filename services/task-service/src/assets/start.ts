@@ -5,6 +5,9 @@ import { DEFAULT_FETCH_POLICY, type FetchPolicy } from '@vus/fetch';
 import { intervalJob, type BackgroundJob } from '@vus/service';
 import { Readable } from 'node:stream';
 import { indexedVideos, type IndexClient } from '../index-client';
+import { itemIngestion } from '../knowledge/ingestion';
+import { assetItemRemoval } from '../knowledge/knowledge-stores';
+import { createKnowledgeStoreStore } from '../knowledge/store';
 import { createTaskStore } from '../tasks/store';
 import type { TaskService } from '../tasks/tasks';
 import { createAssetService, type ChunkRecord } from './assets';
@@ -59,6 +62,7 @@ export function assetParts(deps: {
     tasks: deps.tasks,
     taskStore: createTaskStore(db),
     videos: indexedVideos(deps.index),
+    items: assetItemRemoval(createKnowledgeStoreStore(db), itemIngestion({ index: deps.index, tasks: deps.tasks, blobs })),
   });
   const processing =
     blobs && assetProcessingJob(db, { store, blobs, fetchPolicy: { ...DEFAULT_FETCH_POLICY, ...deps.fetch }, clock, logger });

@@ -10,6 +10,7 @@ import { enqueueJob } from '@vus/jobs';
 import type { AssetFilter, AssetMedia, AssetRecord, AssetStore, ChunkRecord, UploadRecord } from './assets';
 import type { AssetType } from './sniff';
 import type { AssetUserMetadata } from './user-metadata';
+import { INTO_A_KNOWLEDGE_STORE } from '../tasks/store';
 
 /** The job that fetches (a URL), sniffs and probes an asset's file (processor.ts). */
 export const PROCESS_ASSET_JOB = 'process-asset';
@@ -238,10 +239,9 @@ export function createAssetStore(db: Database): AssetStore & AssetProcessingStor
         const { rows } = await tx.query<AssetRow>('SELECT * FROM assets WHERE org_id = $1 AND id = $2 FOR UPDATE', [orgId, id]);
         const row = rows[0];
         if (!row) return undefined;
-        // Knowledge-store items' tasks are not indexed assets (their items go with the asset: cascade), but read its file too.
+        // Knowledge stores' tasks are not indexed assets (their items go with the asset: cascade), but read its file too.
         const tasks = await tx.query<{ total: number; indexed_assets: number }>(
-          `SELECT count(*)::int AS total,
-                  (count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM knowledge_store_items k WHERE k.task_id = t.id)))::int AS indexed_assets
+          `SELECT count(*)::int AS total, (count(*) FILTER (WHERE NOT ${INTO_A_KNOWLEDGE_STORE}))::int AS indexed_assets
            FROM tasks t WHERE t.org_id = $1 AND t.asset_id = $2`,
           [orgId, id],
         );

@@ -116,8 +116,10 @@ export interface KnowledgeStoreStore {
   /** Records the store's internal index unless it has one; the one it has then (undefined: no such store). */
   setIndex(orgId: string, storeId: string, indexId: string): Promise<string | undefined>;
   linkTask(itemId: string, taskId: string): Promise<void>;
-  /** The store's items' task ids (every item, any status). */
-  itemTaskIds(orgId: string, storeId: string): Promise<string[]>;
+  /** The tasks into an index (a store's: its items', and those whose items went while they ran). */
+  indexTaskIds(orgId: string, indexId: string): Promise<string[]>;
+  /** The tasks of the items made of the asset, in any store. */
+  assetItemTaskIds(orgId: string, assetId: string): Promise<string[]>;
   /** Which of `ids` are not items of the store, and which of `collectionIds` not its collections. */
   absentIds(
     orgId: string,
@@ -347,12 +349,12 @@ export function createKnowledgeStoreService({ store, ingestion, clock }: Knowled
 
     /**
      * Deletes the store: its index first (with every item's video and segments), so that a failure
-     * there leaves the store to delete again; then its items, and their finished tasks. A task still
-     * running fails when it finds no index, and stays as a failed task (not listed: see tasks/store.ts).
+     * there leaves the store to delete again; then its items, and the finished tasks into the index.
+     * A task still running fails when it finds no index, and stays as a failed task.
      */
     async deleteStore(orgId: string, id: string): Promise<void> {
       const found = await storeOf(orgId, id);
-      const taskIds = await store.itemTaskIds(orgId, id);
+      const taskIds = found.indexId ? await store.indexTaskIds(orgId, found.indexId) : [];
       if (found.indexId) await ingestion.deleteIndex(orgId, found.indexId);
       if (!(await store.deleteStore(orgId, id))) throw errors.notFound('Knowledge store', id);
       for (const taskId of taskIds) await ingestion.removeTask(orgId, taskId);
@@ -410,14 +412,16 @@ export function createKnowledgeStoreService({ store, ingestion, clock }: Knowled
       return listPage(paging, (limit, offset) => store.listItems(orgId, storeId, statuses, sort, limit, offset));
     },
 
-    /** Deletes the item with its video and task; refused while it is being processed (as an indexed asset is). */
+    /**
+     * Deletes the item with its video and task. An item still being processed goes at once; its task
+     * runs to its end, and what it makes stays in the store's index, read by nothing (search and
+     * responses read the items), until the store is deleted.
+     */
     async deleteItem(orgId: string, storeId: string, id: string): Promise<void> {
       await storeOf(orgId, storeId);
       const item = isId(id) ? await store.getItem(orgId, storeId, id) : undefined;
       if (!item) throw errors.notFound('Knowledge store item', id);
-      if (item.task && !(await ingestion.removeTask(orgId, item.task.id))) {
-        throw errors.invalid('item_id', `The item ${id} is ${item.status}; delete it once it is ready or failed.`);
-      }
+      if (item.task) await ingestion.removeTask(orgId, item.task.id);
       if (!(await store.deleteItem(orgId, storeId, id))) throw errors.notFound('Knowledge store item', id);
     },
 
@@ -456,3 +460,21 @@ export function createKnowledgeStoreService({ store, ingestion, clock }: Knowled
 }
 
 export type KnowledgeStoreService = ReturnType<typeof createKnowledgeStoreService>;
+
+/**
+ * What deleting an asset does to the items made of it (assets/indexed-assets.ts): the items go with
+ * the asset (a cascade), and then their videos and finished tasks here. `deleting` reads the tasks
+ * before the asset goes and returns the removal to run once it went.
+ */
+export function assetItemRemoval(store: Pick<KnowledgeStoreStore, 'assetItemTaskIds'>, ingestion: Pick<ItemIngestion, 'removeTask'>) {
+  return {
+    async deleting(orgId: string, assetId: string): Promise<() => Promise<void>> {
+      const taskIds = await store.assetItemTaskIds(orgId, assetId);
+      return async () => {
+        for (const taskId of taskIds) await ingestion.removeTask(orgId, taskId);
+      };
+    },
+  };
+}
+
+export type AssetItemRemoval = ReturnType<typeof assetItemRemoval>;

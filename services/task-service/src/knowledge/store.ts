@@ -218,10 +218,15 @@ export function createKnowledgeStoreStore(db: Database): KnowledgeStoreStore {
       await db.query('UPDATE knowledge_store_items SET task_id = $2 WHERE id = $1', [itemId, taskId]);
     },
 
-    async itemTaskIds(orgId, storeId) {
+    async indexTaskIds(orgId, indexId) {
+      const { rows } = await db.query<{ id: string }>('SELECT id FROM tasks WHERE org_id = $1 AND index_id = $2', [orgId, indexId]);
+      return rows.map((r) => r.id);
+    },
+
+    async assetItemTaskIds(orgId, assetId) {
       const { rows } = await db.query<{ task_id: string }>(
-        'SELECT task_id FROM knowledge_store_items WHERE org_id = $1 AND knowledge_store_id = $2 AND task_id IS NOT NULL',
-        [orgId, storeId],
+        'SELECT task_id FROM knowledge_store_items WHERE org_id = $1 AND asset_id = $2 AND task_id IS NOT NULL',
+        [orgId, assetId],
       );
       return rows.map((r) => r.task_id);
     },

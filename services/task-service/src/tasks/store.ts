@@ -117,15 +117,15 @@ function toClaimed(row: TaskRow, job: ClaimedJob): ClaimedTask {
   };
 }
 
+/** A task (`t`) into a knowledge store's index: its items', or one whose item went while it ran. */
+export const INTO_A_KNOWLEDGE_STORE = 'EXISTS (SELECT 1 FROM knowledge_stores ks WHERE ks.index_id = t.index_id)';
+
 /**
- * The WHERE of a task list: the organization's tasks, narrowed by the filter. Knowledge-store items'
- * tasks index into internal indexes and are the items' (issue 33): never listed as tasks or indexed assets.
+ * The WHERE of a task list: the organization's tasks, narrowed by the filter. A task into a
+ * knowledge store's (internal) index is the store's (issue 33): never listed as a task or an indexed asset.
  */
 function whereClause(orgId: string, filter: TaskFilter): Where {
-  const where = new Where().add(
-    (p) => `t.org_id = ${p} AND NOT EXISTS (SELECT 1 FROM knowledge_store_items k WHERE k.task_id = t.id)`,
-    orgId,
-  );
+  const where = new Where().add((p) => `t.org_id = ${p} AND NOT ${INTO_A_KNOWLEDGE_STORE}`, orgId);
   if (filter.ids?.length) where.add((p) => `t.id = ANY(${p}::text[])`, filter.ids);
   if (filter.indexId) where.add((p) => `t.index_id = ${p}`, filter.indexId);
   if (filter.filename) where.add((p) => `t.filename = ${p}`, filter.filename);

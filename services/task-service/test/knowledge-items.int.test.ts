@@ -1,0 +1,155 @@
+/**
+ * @jest-environment ./libs/models/test/helpers/onnx-environment.js
+ */
+/*
+ * Knowledge-store items through the indexing pipeline (issue 33): task-service on PostgreSQL with
+ * its worker, and index-service, over gRPC. A video item and an image item (a still video of it)
+ * from real assets go pending → processing → ready; resolve answers their videos in the store's
+ * internal index, which ListIndexes never shows; deleting an item deletes its video, deleting the
+ * store its index.
+ */
+import { createIndexClient, createTaskClient, type IndexClient, type TaskClient } from '@vus/clients';
+import { isApiError, newId } from '@vus/core';
+import { InProcessEventBus } from '@vus/events';
+import type { OutgoingContext } from '@vus/grpc';
+import type { KnowledgeStoreItem } from '@vus/grpc/types/task/v1/KnowledgeStoreItem';
+import { photoPath, silentVideo } from '@vus/testing';
+import { startTaskStack, type TaskStack } from './stack';
+
+const ORG = newId();
+const OTHER_ORG = newId();
+
+let stack: TaskStack;
+let tasks: TaskClient;
+let indexes: IndexClient;
+const ctx = (orgId = ORG): OutgoingContext => ({ orgId, deadline: new Date(Date.now() + 30_000) });
+
+/** An asset of the file, made as POST /assets makes one (the upload stored, then processed), once ready. */
+async function readyAsset(path: string, filename: string): Promise<string> {
+  const blobKey = await stack.upload(path);
+  const created = await tasks.createAsset(ctx(), { method: 'direct', blob_key: blobKey, filename });
+  for (const deadline = Date.now() + 30_000; ;) {
+    const asset = await tasks.getAsset(ctx(), created.id);
+    if (asset.status === 'ready') return asset.id;
+    if (asset.status === 'failed' || Date.now() > deadline) throw new Error(`asset ${filename} is ${asset.status}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Polls the item until it is ready or failed; every status it was seen in, in order, without repeats. */
+async function statusesUntilSettled(storeId: string, first: KnowledgeStoreItem): Promise<string[]> {
+  const seen = [first.status];
+  for (const deadline = Date.now() + 120_000; ;) {
+    const item = await tasks.getKnowledgeStoreItem(ctx(), storeId, first.id);
+    if (item.status !== seen.at(-1)) seen.push(item.status);
+    if (item.status === 'failed') seen.push(await failureOf(first.id));
+    if (item.status === 'ready' || item.status === 'failed') return seen;
+    if (Date.now() > deadline) throw new Error(`item ${first.id} is still ${item.status}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Why the item's task failed (shown in the assertion that fails). */
+async function failureOf(itemId: string): Promise<string> {
+  const { rows } = await stack.database!.db.query<{ failure_code: string; failure_message: string }>(
+    'SELECT t.failure_code, t.failure_message FROM tasks t JOIN knowledge_store_items i ON i.task_id = t.id WHERE i.id = $1',
+    [itemId],
+  );
+  return JSON.stringify(rows[0]);
+}
+
+const codeOf = (attempt: Promise<unknown>) =>
+  attempt.then(
+    () => 'ok',
+    (error: unknown) => (isApiError(error) ? error.code : String(error)),
+  );
+
+beforeAll(async () => {
+  stack = await startTaskStack({ name: 'knowledge-items', bus: new InProcessEventBus(), database: 'postgres', worker: () => ({}) });
+  tasks = createTaskClient(stack.taskService.address);
+  indexes = createIndexClient(stack.indexService.address);
+}, 60_000);
+
+afterAll(async () => {
+  tasks?.close();
+  indexes?.close();
+  await stack?.stop();
+});
+
+it('processes a video item and an image item into the store’s index until ready; resolve answers their videos; deletes remove them', async () => {
+  const [videoAsset, imageAsset] = [
+    await readyAsset((await silentVideo()).path, 'silence.mp4'),
+    await readyAsset(await photoPath('cat'), 'cat.png'),
+  ];
+  const store = await tasks.createKnowledgeStore(ctx(), { name: 'library', description: '', metadata: {} });
+  const video = await tasks.createKnowledgeStoreItem(ctx(), {
+    knowledge_store_id: store.id,
+    asset_id: videoAsset,
+    asset_type: 'video',
+    metadata: { part: 'one' },
+  });
+  const image = await tasks.createKnowledgeStoreItem(ctx(), {
+    knowledge_store_id: store.id,
+    asset_id: imageAsset,
+    asset_type: '',
+    metadata: {},
+  });
+  expect([video.status, image.status, image.asset_type]).toEqual(['pending', 'pending', 'image']);
+
+  // Each goes through the pipeline's steps in order (queued may pass between two polls).
+  for (const item of [video, image]) {
+    const seen = await statusesUntilSettled(store.id, item);
+    expect(seen.filter((s) => s !== 'queued')).toEqual(['pending', 'processing', 'ready']);
+  }
+
+  const resolved = await tasks.resolveKnowledgeStoreItems(ctx(), {
+    knowledge_store_id: store.id,
+    item_ids: [],
+    collection_ids: [],
+    asset_type: '',
+  });
+  expect(resolved.index_id).not.toBe('');
+  expect(
+    resolved.items.map(({ item_id, asset_type, status, title, duration, metadata }) => ({
+      item_id,
+      asset_type,
+      status,
+      title,
+      duration,
+      metadata,
+    })),
+  ).toEqual([
+    { item_id: video.id, asset_type: 'video', status: 'ready', title: 'silence.mp4', duration: 6, metadata: { part: 'one' } },
+    { item_id: image.id, asset_type: 'image', status: 'ready', title: 'cat.png', duration: 0, metadata: {} },
+  ]);
+  const [videoId, stillId] = resolved.items.map((i) => i.video_id);
+  // Both are videos of the store's index: the still is 4 s of the image.
+  expect((await indexes.getVideo(ctx(), resolved.index_id, videoId!)).system_metadata?.duration).toBeCloseTo(6, 0);
+  expect((await indexes.getVideo(ctx(), resolved.index_id, stillId!)).system_metadata?.duration).toBeCloseTo(4, 0);
+  const images = await tasks.resolveKnowledgeStoreItems(ctx(), { knowledge_store_id: store.id, asset_type: 'image' });
+  expect(images.items.map((i) => i.item_id)).toEqual([image.id]);
+
+  // The index is internal: never listed; the items' tasks are not the user's tasks either.
+  expect((await indexes.listIndexes(ctx(), {})).data).toEqual([]);
+  expect((await tasks.listTasks(ctx(), {})).data).toEqual([]);
+  // Another organization resolves nothing of it.
+  expect(await codeOf(tasks.resolveKnowledgeStoreItems(ctx(OTHER_ORG), { knowledge_store_id: store.id }))).toBe('resource_not_exist');
+
+  await tasks.deleteKnowledgeStoreItem(ctx(), store.id, video.id);
+  expect(await codeOf(indexes.getVideo(ctx(), resolved.index_id, videoId!))).toBe('resource_not_exist');
+  expect((await tasks.resolveKnowledgeStoreItems(ctx(), { knowledge_store_id: store.id })).items.map((i) => i.item_id)).toEqual([image.id]);
+
+  // Deleting an asset takes its items, and their videos after them; the asset was not "in use" by them.
+  await tasks.deleteAsset(ctx(), imageAsset);
+  expect((await tasks.resolveKnowledgeStoreItems(ctx(), { knowledge_store_id: store.id })).items).toEqual([]);
+  expect(await codeOf(indexes.getVideo(ctx(), resolved.index_id, stillId!))).toBe('resource_not_exist');
+
+  // An item deleted while it is processed goes at once; the store's deletion takes its index and the tasks into it.
+  const again = await tasks.createKnowledgeStoreItem(ctx(), { knowledge_store_id: store.id, asset_id: videoAsset, asset_type: '' });
+  await tasks.deleteKnowledgeStoreItem(ctx(), store.id, again.id);
+  expect(await codeOf(tasks.getKnowledgeStoreItem(ctx(), store.id, again.id))).toBe('resource_not_exist');
+  await tasks.deleteKnowledgeStore(ctx(), store.id);
+  expect(await codeOf(indexes.getIndex(ctx(), resolved.index_id))).toBe('resource_not_exist');
+  // The video asset stays: an item is not a use of its asset.
+  expect((await tasks.getAsset(ctx(), videoAsset)).status).toBe('ready');
+}, 240_000);
