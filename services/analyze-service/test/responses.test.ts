@@ -277,6 +277,13 @@ describe('respond', () => {
     expect(saved[0]!.usage).toEqual([expect.objectContaining({ kind: 'output_tokens', category: 'analyze', quantity: done.outputTokens })]);
   });
 
+  it('no intermediate event unless asked', async () => {
+    const { responses } = setup();
+    const asked = request('Where is the bicycle parked?', { includeIntermediate: false });
+    const types = (await collect(responses.respond('org', asked, textOptions, new AbortController().signal))).map((e) => e.type);
+    expect(types).toEqual(['started', ...types.slice(1, -1).map(() => 'text'), 'completed']);
+  });
+
   it('a follow-up sees the earlier turn: "the three most important moments" are about what was asked before', async () => {
     const { responses, saved } = setup();
     const first = await collect(responses.respond('org', request('Where do the roses bloom?'), textOptions, new AbortController().signal));
