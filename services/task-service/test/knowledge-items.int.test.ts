@@ -5,15 +5,16 @@
  * Knowledge-store items through the indexing pipeline (issue 33): task-service on PostgreSQL with
  * its worker, and index-service, over gRPC. A video item and an image item (a still video of it)
  * from real assets go pending → processing → ready; resolve answers their videos in the store's
- * internal index, which ListIndexes never shows; deleting an item deletes its video, deleting the
- * store its index.
+ * internal index, which ListIndexes never shows, and their tasks are neither listed nor sent to
+ * webhooks; deleting an item deletes its video, deleting its asset too, deleting the store its index.
  */
 import { createIndexClient, createTaskClient, type IndexClient, type TaskClient } from '@vus/clients';
 import { isApiError, newId } from '@vus/core';
 import { InProcessEventBus } from '@vus/events';
 import type { OutgoingContext } from '@vus/grpc';
 import type { KnowledgeStoreItem } from '@vus/grpc/types/task/v1/KnowledgeStoreItem';
-import { photoPath, silentVideo } from '@vus/testing';
+import { photoPath, silentVideo, waitFor } from '@vus/testing';
+import { parseAllowList } from '../src/main';
 import { startTaskStack, type TaskStack } from './stack';
 
 const ORG = newId();
@@ -58,6 +59,11 @@ async function failureOf(itemId: string): Promise<string> {
   return JSON.stringify(rows[0]);
 }
 
+/** The bodies of the webhook deliveries planned so far. */
+async function deliveryBodies(): Promise<string[]> {
+  return (await stack.database!.db.query<{ body: string }>('SELECT body FROM webhook_deliveries')).rows.map((r) => r.body);
+}
+
 const codeOf = (attempt: Promise<unknown>) =>
   attempt.then(
     () => 'ok',
@@ -65,9 +71,17 @@ const codeOf = (attempt: Promise<unknown>) =>
   );
 
 beforeAll(async () => {
-  stack = await startTaskStack({ name: 'knowledge-items', bus: new InProcessEventBus(), database: 'postgres', worker: () => ({}) });
+  stack = await startTaskStack({
+    name: 'knowledge-items',
+    bus: new InProcessEventBus(),
+    database: 'postgres',
+    worker: () => ({}),
+    // Deliveries are planned (and checked), never sent.
+    taskService: { webhooks: { allowList: parseAllowList('localhost'), dispatch: false } },
+  });
   tasks = createTaskClient(stack.taskService.address);
   indexes = createIndexClient(stack.indexService.address);
+  await tasks.createWebhookEndpoint(ctx(), { url: 'http://localhost:9/hook', event_types: [] });
 }, 60_000);
 
 afterAll(async () => {
@@ -132,6 +146,20 @@ it('processes a video item and an image item into the store’s index until read
   // The index is internal: never listed; the items' tasks are not the user's tasks either.
   expect((await indexes.listIndexes(ctx(), {})).data).toEqual([]);
   expect((await tasks.listTasks(ctx(), {})).data).toEqual([]);
+  // Webhooks: the items' tasks send nothing (their index is the store's); a task into the user's own index does.
+  const mine = await stack.createIndex(ORG, ['visual']);
+  const control = await tasks.createTask(ctx(), {
+    index_id: mine,
+    video_blob_key: await stack.upload((await silentVideo()).path),
+    filename: 'mine.mp4',
+  });
+  await waitFor(async () => (await deliveryBodies()).some((body) => body.includes(control.id)), "the user's task webhook");
+  const itemTasks = await stack.database!.db.query<{ task_id: string }>(
+    'SELECT task_id FROM knowledge_store_items WHERE task_id IS NOT NULL',
+  );
+  expect(itemTasks.rows).toHaveLength(2);
+  expect((await deliveryBodies()).filter((body) => itemTasks.rows.some((r) => body.includes(r.task_id)))).toEqual([]);
+
   // Another organization resolves nothing of it.
   expect(await codeOf(tasks.resolveKnowledgeStoreItems(ctx(OTHER_ORG), { knowledge_store_id: store.id }))).toBe('resource_not_exist');
 

@@ -25,6 +25,7 @@ export function webhookFanout(deps: {
       deps.logger.warn({ eventId: event.id, type: event.type }, 'task event without an organization or a task status; skipped');
       return 'skipped';
     }
+    if (payload && (await deps.store.isKnowledgeStoreIndex(tx, event.org_id, payload.index_id))) return 'skipped';
     const endpoints = await deps.store.endpointsOf(tx, event.org_id);
     const now = deps.clock.now();
     const deliveries = analysis

@@ -130,6 +130,11 @@ export function createWebhookStore(db: Database, secrets: SecretKeeper = UNSEALE
       return rows.map((row) => withOpenSecret(row, secrets));
     },
 
+    async isKnowledgeStoreIndex(tx, orgId, indexId) {
+      const { rowCount } = await tx.query('SELECT 1 FROM knowledge_stores WHERE org_id = $1 AND index_id = $2', [orgId, indexId]);
+      return (rowCount ?? 0) > 0;
+    },
+
     async insertDeliveries(tx: Queryable, deliveries) {
       let inserted = 0;
       for (const d of deliveries) {

@@ -67,6 +67,8 @@ export interface WebhookStore {
   ): Promise<{ rows: WebhookDeliveryRecord[]; total: number }>;
   /** The org's live endpoints, inside the fan-out transaction. */
   endpointsOf(tx: Queryable, orgId: string): Promise<WebhookEndpointRecord[]>;
+  /** Whether the index is a knowledge store's (internal, issue 33): its tasks are the store's, not the user's, and send nothing. */
+  isKnowledgeStoreIndex(tx: Queryable, orgId: string, indexId: string): Promise<boolean>;
   /** Inserts deliveries, skipping any already planned for the same endpoint, event and type. */
   insertDeliveries(tx: Queryable, deliveries: WebhookDeliveryRecord[]): Promise<number>;
 }
