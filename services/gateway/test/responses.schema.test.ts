@@ -68,6 +68,23 @@ describe('parseResponsesRequest', () => {
     });
   });
 
+  it('takes null as absent (twelvelabs-js sends a field left undefined as null)', () => {
+    const nulls = {
+      session_id: null,
+      instructions: null,
+      include: null,
+      selections: null,
+      text: null,
+      stream: null,
+      max_output_tokens: null,
+      temperature: null,
+    };
+    expect(parseResponsesRequest(ask(nulls))).toEqual(parseResponsesRequest(ask()));
+    expect(
+      parseResponsesRequest(ask({ input: [{ type: null, role: 'user', content: 'q' }], text: { format: null } })).textFormat,
+    ).toBeNull();
+  });
+
   it('takes text.format type text as no format', () => {
     expect(parseResponsesRequest(ask({ text: { format: { type: 'text' } } })).textFormat).toBeNull();
   });

@@ -49,7 +49,8 @@ export const createKnowledgeStoreSchema = z.object({
   name,
   description: description.optional(),
   metadata: metadata.optional(),
-  ingestion_config: z.object({ enrichment_config: enrichmentConfigSchema }).optional(),
+  // twelvelabs-js sends an ingestionConfig left undefined as null (its examples' setupReadyKnowledgeStore does).
+  ingestion_config: z.object({ enrichment_config: enrichmentConfigSchema }).nullish(),
 });
 
 /** PATCH /knowledge-stores/{id}: ingestion_config is fixed at creation and refused here. */

@@ -8,7 +8,8 @@ import { jsonSchemaFormat } from './generate.schema';
 /**
  * The request of POST /responses (twelvelabs-js 1.3.4 ResponsesCreateRequest, Open Responses input
  * items). Unknown fields are ignored, as on the other v1.3 routes (API-CONTRACT §2.5: the SDKs send
- * extras); every size is bounded here, before anything is resolved or generated.
+ * extras), and null is the same as absent (twelvelabs-js sends a field left undefined as null);
+ * every size is bounded here, before anything is resolved or generated.
  */
 
 export const RESPONSE_LIMITS = {
@@ -41,7 +42,7 @@ const parts = z.array(contentPart).min(1, 'expected at least one content part').
 
 /** An input item; its content a string or input_text parts (each refusal names its own path). */
 export const messageItemSchema = z.object({
-  type: z.literal('message', { error: 'expected an input item of type message' }).optional(),
+  type: z.literal('message', { error: 'expected an input item of type message' }).nullish(),
   role: z.enum(ROLES, { error: `expected one of ${ROLES.join(', ')}` }),
   content: z.preprocess((v) => (typeof v === 'string' ? [{ type: 'input_text', text: v }] : v), parts),
 });
@@ -61,22 +62,20 @@ const jsonSchemaFormatShape = z.object({
     .min(1, 'expected a name')
     .max(RESPONSE_LIMITS.formatName, `at most ${RESPONSE_LIMITS.formatName} characters`)
     .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only'),
-  description: text('a string')
-    .max(RESPONSE_LIMITS.formatDescription, `at most ${RESPONSE_LIMITS.formatDescription} characters`)
-    .optional(),
+  description: text('a string').max(RESPONSE_LIMITS.formatDescription, `at most ${RESPONSE_LIMITS.formatDescription} characters`).nullish(),
   schema: z.record(z.string(), z.unknown(), { error: 'expected a JSON schema object' }),
-  strict: z.boolean({ error: 'expected a boolean' }).optional(),
+  strict: z.boolean({ error: 'expected a boolean' }).nullish(),
 });
 
 export const responsesRequestSchema = z.object({
   knowledge_store_id: text('a knowledge store id'),
   input: inputSchema,
-  session_id: text('a session id').min(1).max(128, 'at most 128 characters').optional(),
-  instructions: text('a string').optional(),
+  session_id: text('a session id').min(1).max(128, 'at most 128 characters').nullish(),
+  instructions: text('a string').nullish(),
   include: z
     .array(z.enum(INCLUDE_VALUES, { error: 'expected intermediate_outputs' }))
     .max(INCLUDE_VALUES.length * 4, 'too many values')
-    .optional(),
+    .nullish(),
   selections: z
     .array(
       z.object({
@@ -85,23 +84,23 @@ export const responsesRequestSchema = z.object({
       }),
     )
     .max(RESPONSE_LIMITS.selections, `at most ${RESPONSE_LIMITS.selections} selections`)
-    .optional(),
+    .nullish(),
   text: z
     .object({
       format: z
         .discriminatedUnion('type', [z.object({ type: z.literal('text') }), jsonSchemaFormatShape], {
           error: 'expected type text or json_schema',
         })
-        .optional(),
+        .nullish(),
     })
-    .optional(),
-  stream: z.boolean({ error: 'expected a boolean' }).optional(),
+    .nullish(),
+  stream: z.boolean({ error: 'expected a boolean' }).nullish(),
   max_output_tokens: z
     .int({ error: 'expected an integer' })
     .min(1, 'at least 1')
     .max(2 ** 31 - 1, 'too large')
-    .optional(),
-  temperature: z.number({ error: 'expected a number' }).min(0, 'at least 0').max(2, 'at most 2').optional(),
+    .nullish(),
+  temperature: z.number({ error: 'expected a number' }).min(0, 'at least 0').max(2, 'at most 2').nullish(),
 });
 
 export interface Selection {
@@ -165,7 +164,7 @@ export function parseResponsesRequest(body: unknown): ResponsesRequest {
   const stringInput = typeof (body as Record<string, unknown>).input === 'string';
   const param = (index: number) => (stringInput ? 'input' : `input.${index}.content`);
   const input = messagesOf(raw.input, param);
-  if (raw.instructions !== undefined) checkPromptText('instructions', raw.instructions);
+  if (raw.instructions != null) checkPromptText('instructions', raw.instructions);
   const selections = (raw.selections ?? []).map(({ kind, id }) => ({
     kind,
     id: knownId(kind === 'item' ? 'Knowledge store item' : 'Knowledge store item collection', id),
@@ -187,6 +186,6 @@ export function parseResponsesRequest(body: unknown): ResponsesRequest {
     includeIntermediate: (raw.include ?? []).includes('intermediate_outputs'),
     stream: raw.stream ?? false,
     maxOutputTokens: raw.max_output_tokens ?? 0,
-    ...(raw.temperature !== undefined ? { temperature: raw.temperature } : {}),
+    ...(raw.temperature != null ? { temperature: raw.temperature } : {}),
   };
 }
