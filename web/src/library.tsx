@@ -88,6 +88,9 @@ export function Library({
   const fileInput = useRef<HTMLInputElement>(null);
   const counter = useRef(0);
   const inFlight = useRef<AbortController | undefined>(undefined);
+  /** The store shown now: an upload that finishes after the user chose another adds to its own store, not to this list. */
+  const shownStore = useRef(storeId);
+  shownStore.current = storeId;
 
   const loadStores = async (select?: string) => {
     try {
@@ -161,7 +164,7 @@ export function Library({
         added++;
       }
       setNotice(describePlan(plan, added));
-      setItems(await loadItems(storeId));
+      if (shownStore.current === storeId) setItems(await loadItems(storeId));
     } catch (e) {
       setStoreError(describeError(e));
     } finally {
@@ -189,7 +192,7 @@ export function Library({
       if (asset.status === 'failed') throw new Error(asset.error ?? 'The server could not read this file.');
       await api.call<Json>('POST', `${storePath(targetStore)}/items`, { asset_id: asset.id });
       setUploads((all) => all.filter((u) => u.key !== key));
-      if (targetStore === storeId) setItems(await loadItems(targetStore));
+      if (targetStore === shownStore.current) setItems(await loadItems(targetStore));
     } catch (e) {
       updateUpload(key, { error: describeError(e) });
     }

@@ -340,6 +340,96 @@ describe('the playground page', () => {
     await shot('8-embeddings');
   }, 240_000);
 
+  it("creates a knowledge store and fills it: this index's videos have no asset, a file uploaded to the store becomes an item", async () => {
+    const panel = page.locator('section[aria-labelledby="library-title"]');
+    await panel.getByRole('button', { name: 'New store' }).click();
+    // An empty name is answered on the page, and nothing is sent.
+    const mark = requested.length;
+    await panel.getByRole('button', { name: 'Create store' }).click();
+    await panel.getByRole('alert').filter({ hasText: 'Type a name for the knowledge store.' }).waitFor();
+    expect(callsSince(mark, '/knowledge-stores')).toEqual([]);
+    await panel.getByLabel('Store name').fill('garden library');
+    await panel.getByRole('button', { name: 'Create store' }).click();
+    await panel.locator('#store-select option', { hasText: 'garden library' }).waitFor({ state: 'attached' });
+    await expect(panel.locator('#store-select option:checked').textContent()).resolves.toBe('garden library');
+
+    // Both videos of the index were uploaded to POST /tasks (a file, a URL): neither is an asset, and the page says so.
+    await panel.getByRole('button', { name: "Add this index's videos" }).click();
+    await panel.getByRole('status').filter({ hasText: '2 videos were uploaded without an asset' }).waitFor();
+
+    // The button opens the hidden file input, which is no Tab stop.
+    await panel.locator('#store-select').focus();
+    const stops: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press('Tab');
+      stops.push(
+        await page.evaluate(() => {
+          const active = (globalThis as any).document.activeElement;
+          return active?.id || active?.textContent?.trim() || active?.tagName;
+        }),
+      );
+    }
+    expect(stops).toContain('Upload files to the store…');
+    expect(stops).not.toContain('store-files');
+    await panel.locator('#store-files').setInputFiles(fixture.path);
+    // Uploaded as an asset, checked, then an item of the store with its status.
+    const item = panel.locator('ul.items li.item', { hasText: 'words-and-subtitles' });
+    await item.locator('.status', { hasText: /^(queued|pending|processing|ready)$/ }).waitFor({ timeout: 60_000 });
+
+    // An empty question says so, and is not sent.
+    const asked = requested.length;
+    await panel.getByRole('button', { name: 'Ask the library' }).click();
+    await panel.getByRole('alert').filter({ hasText: 'Type something to ask your library.' }).waitFor();
+    expect(callsSince(asked, '/responses')).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 800 });
+    const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shot('8a-library');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }, 90_000);
+
+  it('answers a question over the store as it streams, and a citation plays its moment to its end', async () => {
+    const panel = page.locator('section[aria-labelledby="library-title"]');
+    // The item is indexed into the store before anything in it can be cited.
+    await panel.locator('ul.items li.item.ready', { hasText: 'words-and-subtitles' }).waitFor({ timeout: 180_000 });
+    // "The quick brown fox jumps over the lazy dog." is said (subtitled) from 0.5 s to 3 s.
+    await panel.getByLabel('Question').fill('Where does the quick brown fox jump?');
+    const [answered] = await Promise.all([
+      page.waitForResponse((r) => r.url().includes('/v1.3/responses')),
+      panel.getByRole('button', { name: 'Ask the library' }).click(),
+    ]);
+    expect(answered.status()).toBe(200);
+    expect(answered.headers()['content-type']).toMatch(/^text\/event-stream/);
+    const answer = panel.locator('.library-answer[aria-busy="false"]');
+    await answer.waitFor({ timeout: 60_000 });
+    await expect(answer.locator('h3').textContent()).resolves.toBe('Where does the quick brown fox jump?');
+    await expect(answer.locator('.generated').textContent()).resolves.toMatch(/fox/i);
+    // Each citation is a marker in the text and a source below it, with the moment it cites.
+    const marker = answer.locator('button.cite').first();
+    const start = Number(await marker.getAttribute('data-start'));
+    const end = Number(await marker.getAttribute('data-end'));
+    expect(start).toBeLessThanOrEqual(1);
+    expect(end).toBeGreaterThanOrEqual(2);
+    expect(end).toBeLessThanOrEqual(6);
+    await expect(answer.locator('ol.sources button.source').count()).resolves.toBeGreaterThan(0);
+    await shot('8b-library-answer');
+
+    // By keyboard: the marker plays the item's stream from the moment's start, and stops at its end.
+    await marker.focus();
+    await page.keyboard.press('Enter');
+    await expect(page.locator('#player-title').textContent()).resolves.toMatch(/words-and-subtitles/);
+    await page.locator('#moment', { hasText: /^Playing 0:00–/ }).waitFor();
+    await page.locator('#moment', { hasText: /^Played / }).waitFor({ timeout: 30_000 });
+    const stoppedAt = await page.evaluate(() => {
+      const video = (globalThis as any).document.querySelector('#player');
+      return { paused: video.paused as boolean, at: video.currentTime as number };
+    });
+    expect(stoppedAt.paused).toBe(true);
+    expect(stoppedAt.at).toBeGreaterThanOrEqual(end);
+    expect(stoppedAt.at).toBeLessThan(end + 1);
+    await shot('8c-library-played');
+  }, 240_000);
+
   it('is usable on a narrow screen: one column, nothing wider than the viewport', async () => {
     await page.setViewportSize({ width: 380, height: 800 });
     const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).innerWidth);
