@@ -76,7 +76,13 @@ describe('enrichmentConfig', () => {
 });
 
 describe('itemAssetType', () => {
-  const asset = (status: SourceAsset['status'], fileType: SourceAsset['fileType']): SourceAsset => ({ id: 'a', status, fileType });
+  const asset = (status: SourceAsset['status'], fileType: SourceAsset['fileType']): SourceAsset => ({
+    id: 'a',
+    status,
+    fileType,
+    filename: 'a.mp4',
+    blobKey: null,
+  });
   it.each([
     ['a ready video', asset('ready', 'video'), '', 'video'],
     ['a ready image asked as an image', asset('ready', 'image'), 'image', 'image'],
