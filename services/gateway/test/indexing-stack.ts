@@ -9,7 +9,7 @@ import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing
 import { InProcessEventBus } from '@vus/events';
 import { startIndexService, type RunningIndexService } from '@vus/index-service';
 import { startSearchService, type RunningSearchService } from '@vus/search-service';
-import { startAnalyzeService, type GenerationProvider, type RunningAnalyzeService } from '@vus/analyze-service';
+import { startAnalyzeService, type AnalyzeServiceOptions, type GenerationProvider, type RunningAnalyzeService } from '@vus/analyze-service';
 import { startEmbedService, type RunningEmbedService } from '@vus/embed-service';
 import { startClassifyService, type RunningClassifyService } from '@vus/classify-service';
 import { startBillingService, type RunningBillingService } from '@vus/billing-service';
@@ -55,6 +55,8 @@ export interface IndexingStackOptions {
   analyze?: boolean;
   /** Its generation provider (default: the bundled extractive one). */
   analyzeProvider?: GenerationProvider;
+  /** An OpenAI-compatible server for it to answer with, as LLM_BASE_URL/LLM_MODEL configure one. */
+  analyzeLlm?: AnalyzeServiceOptions['llm'];
   /** Start embed-service (the bundled concept embedding) and route the gateway's /embed and /embed-v2 to it. */
   embed?: boolean;
   /** Start classify-service and route the gateway's /classify to it. */
@@ -143,6 +145,7 @@ export async function startIndexingStack(options: IndexingStackOptions = {}): Pr
         indexServiceAddress: indexService.address,
         searchServiceAddress: searchService.address,
         provider: options.analyzeProvider,
+        llm: options.analyzeLlm,
         bus,
         logger,
       })
