@@ -14,6 +14,7 @@ import { InProcessEventBus } from '@vus/events';
 import type { OutgoingContext } from '@vus/grpc';
 import type { KnowledgeStoreItem } from '@vus/grpc/types/task/v1/KnowledgeStoreItem';
 import { photoPath, silentVideo, waitFor } from '@vus/testing';
+import { stillVideoKey } from '../src/knowledge/ingestion';
 import { parseAllowList } from '../src/main';
 import { startTaskStack, type TaskStack } from './stack';
 
@@ -137,6 +138,7 @@ it('processes a video item and an image item into the store’s index until read
     { item_id: image.id, asset_type: 'image', status: 'ready', title: 'cat.png', duration: 0, metadata: {} },
   ]);
   const [videoId, stillId] = resolved.items.map((i) => i.video_id);
+  expect(await stack.blobs.stat(stillVideoKey(image.id))).toBeDefined();
   // Both are videos of the store's index: the still is 4 s of the image.
   expect((await indexes.getVideo(ctx(), resolved.index_id, videoId!)).system_metadata?.duration).toBeCloseTo(6, 0);
   expect((await indexes.getVideo(ctx(), resolved.index_id, stillId!)).system_metadata?.duration).toBeCloseTo(4, 0);
@@ -171,6 +173,8 @@ it('processes a video item and an image item into the store’s index until read
   await tasks.deleteAsset(ctx(), imageAsset);
   expect((await tasks.resolveKnowledgeStoreItems(ctx(), { knowledge_store_id: store.id })).items).toEqual([]);
   expect(await codeOf(indexes.getVideo(ctx(), resolved.index_id, stillId!))).toBe('resource_not_exist');
+  // The still video was the item's own file: it goes with its video (the asset's own file is the asset's).
+  await waitFor(async () => (await stack.blobs.stat(stillVideoKey(image.id))) === undefined, "the still video's file to go");
 
   // An item deleted while it is processed goes at once; the store's deletion takes its index and the tasks into it.
   const again = await tasks.createKnowledgeStoreItem(ctx(), { knowledge_store_id: store.id, asset_id: videoAsset, asset_type: '' });
