@@ -88,6 +88,25 @@
  * kinds are 1-2 CPU-ms of a statement's ~15 however they are written (gated by word group or with
  * ts_filter measured the same), so they were left as they are.
  *
+ * Then (issue 31, 2026-11-28, `--videos 2000 --duration 10 --warmup 2`, load average 13-27 on 2 cores
+ * from other work): the lexical options sharing a query plan became one statement (each option keeps
+ * its own two tiers; the match kinds are written and planned once), and a candidate names its
+ * modality so that its row is read from its own partition. The recorded statements of a run before
+ * and of a run after, replayed on one kept database with the backend's CPU read from /proc, 40
+ * queries of each kind, two rounds: all-options text 17.9 -> 14.7 backend CPU-ms per request (4 -> 2
+ * statements), combined 18.6 -> 15.2 (4.5 -> 3), visual only 8.3 -> 8.3 (3 -> 2), exact_match 0.7 ->
+ * 0.7. The services process's CPU per request did not move beyond the noise (text 21.1 -> 22.5,
+ * combined 21.4 -> 19.7 CPU-ms at ten connections). What is left, in PostgreSQL: the partial-match
+ * tier of a common word (a conversation scan building a GIN bitmap of ~12k rows to take 200, while a
+ * sequential scan stopping at 200 cost a tenth of it; the planner picks the bitmap even so), the
+ * per-alternative match-kind tests on every candidate (~5 of the text search's CPU-ms: without them
+ * the statements cost 15 instead of 20) and planning. In the services process (a --profile run):
+ * garbage collection ~20 %, clipsOf (scores over time, moments, clips) ~13 %, the result set's JSON and
+ * gzip ~10 % (every text query has a second page, so its set is written), the pg client ~8 %, gRPC
+ * and the gateway ~7 % each. An ORDER BY id in the partial-match tier (an index scan that stops early)
+ * cost twice as much: rare words then walk the whole partition. search-quality.js on the same cached
+ * segments, the search-service of before and of after: the same table (recall@1 0.85, recall@5 0.96).
+ *
  * PGlite is one session in one thread: ten connections queue behind each other, so latency at 10
  * is queueing (compare the PostgreSQL figures in the README).
  */
