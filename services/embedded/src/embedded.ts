@@ -6,7 +6,7 @@ import { FileBlobStore } from '@vus/blob';
 import { createLogger, envPort, loadConfig, logLevel, SecretBox, type Logger } from '@vus/core';
 import { removeLeftoverSockets } from '@vus/db';
 import { InProcessEventBus } from '@vus/events';
-import { startGateway } from '@vus/gateway';
+import { gatewayEnv, startGateway } from '@vus/gateway';
 import { indexService } from '@vus/index-service';
 import { memoryLimiters } from '@vus/limits';
 import { createModelRegistry, modelsConfigFromEnv, modelsEnvSchema } from '@vus/models';
@@ -33,6 +33,8 @@ const embeddedEnv = z.object({
   ...modelsEnvSchema.shape,
   WORKER_CONCURRENCY: workerEnvShape.WORKER_CONCURRENCY,
   FETCH_ALLOW_HOSTS: workerEnvShape.FETCH_ALLOW_HOSTS,
+  // The gateway's: time a request may take downstream (a slow local model answering /responses or /analyze).
+  REQUEST_TIMEOUT_MS: gatewayEnv.shape.REQUEST_TIMEOUT_MS,
 });
 
 /**
@@ -135,6 +137,7 @@ export async function startEmbedded(env: Readonly<Record<string, string | undefi
       billingServiceAddress: billing.address,
       logger: log.child({ service: 'gateway' }),
       adminToken: token,
+      requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     });
     services.onStop(() => gateway.stop());
     const newKey = await gateway.keys.bootstrap(config.VUS_BOOTSTRAP_API_KEY);
