@@ -348,16 +348,18 @@ export function createKnowledgeStoreService({ store, ingestion, clock }: Knowled
     },
 
     /**
-     * Deletes the store: its index first (with every item's video and segments), so that a failure
-     * there leaves the store to delete again; then its items, and the finished tasks into the index.
-     * A task still running fails when it finds no index, and stays as a failed task.
+     * Deletes the store: its index first (with every item's video and segments), then the finished
+     * tasks into it, then the store with its items. Each step can be repeated, so a failure part-way
+     * leaves a store to delete again, whose tasks are still hidden from task lists (they are while it
+     * exists). A task still running fails when it finds no index, and stays as a failed task.
      */
     async deleteStore(orgId: string, id: string): Promise<void> {
       const found = await storeOf(orgId, id);
-      const taskIds = found.indexId ? await store.indexTaskIds(orgId, found.indexId) : [];
-      if (found.indexId) await ingestion.deleteIndex(orgId, found.indexId);
+      if (found.indexId) {
+        await ingestion.deleteIndex(orgId, found.indexId);
+        for (const taskId of await store.indexTaskIds(orgId, found.indexId)) await ingestion.removeTask(orgId, taskId);
+      }
       if (!(await store.deleteStore(orgId, id))) throw errors.notFound('Knowledge store', id);
-      for (const taskId of taskIds) await ingestion.removeTask(orgId, taskId);
     },
 
     /**
