@@ -68,6 +68,13 @@ const FIELDS = [
   'text',
   'input_type',
   'prompt',
+  // POST /responses
+  'knowledge_store_id',
+  'input',
+  'selections',
+  'session_id',
+  'include',
+  'max_output_tokens',
   '__proto__',
   'constructor',
 ] as const;
