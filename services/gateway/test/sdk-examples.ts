@@ -13,6 +13,9 @@ import { dirname, join } from 'node:path';
 import type { TwelveLabs } from 'twelvelabs-js';
 import ts from 'typescript';
 
+/** This module's require: what an example's packages (twelvelabs-js, fs) load through. */
+const nodeRequire: NodeJS.Require = require;
+
 const SDK_EXAMPLES_DIR = join(dirname(require.resolve('twelvelabs-js/package.json')), 'examples');
 
 /**
@@ -30,29 +33,49 @@ export function sdkExamplesWithAssets(swapped: Readonly<Record<string, string>>)
 
 /** How an example written as a program starts its `main()` (examples/multipart_uploads.ts). */
 const PROGRAM_MAIN = '\nif (require.main === module) {';
+/** How an example calls its `main()` at the end, exiting on an error (examples/knowledgeStores.ts). */
+const MAIN_CATCH = '\nmain().catch(';
+
+/** An example file's source with the test's `replacements` made; a remote URL left over is an error. */
+function exampleSource(file: string, replacements: readonly (readonly [string, string])[]): string {
+  let source = readFileSync(join(SDK_EXAMPLES_DIR, file), 'utf8');
+  for (const [from, to] of replacements) source = source.split(from).join(to);
+  if (/https?:\/\/(?!127\.0\.0\.1)/.test(source)) throw new Error(`${file} still names a remote URL`);
+  return source;
+}
 
 export async function runSdkExample(
   file: string,
   replacements: readonly (readonly [string, string])[] = [],
   dir: string = SDK_EXAMPLES_DIR,
 ): Promise<string[]> {
-  let source = readFileSync(join(SDK_EXAMPLES_DIR, file), 'utf8');
-  for (const [from, to] of replacements) source = source.split(from).join(to);
-  if (/https?:\/\/(?!127\.0\.0\.1)/.test(source)) throw new Error(`${file} still names a remote URL`);
+  let source = exampleSource(file, replacements);
   // The example starts its async main without awaiting it, or (multipart_uploads.ts) calls main()
-  // when run as a program: started here either way, and its promise kept.
+  // when run as a program, or (knowledgeStores.ts) calls it and exits on its error: started here
+  // each way, and its promise kept.
   if (source.includes('\n(async () => {')) source = source.replace('\n(async () => {', '\nexports.done = (async () => {');
   else if (source.includes(PROGRAM_MAIN)) source = source.replace(PROGRAM_MAIN, '\nexports.done = main();\nif (false) {');
+  else if (source.includes(MAIN_CATCH)) source = source.replace(MAIN_CATCH, '\nexports.done = main();\nif (false) main().catch(');
   else throw new Error(`${file} does not start with an async main`);
-  const code = ts.transpileModule(source, {
-    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, esModuleInterop: true },
-  }).outputText;
   const printed: string[] = [];
   const console = { log: (...values: unknown[]) => printed.push(values.map(String).join(' ')) };
-  const exports: { done?: Promise<void> } = {};
   // The module wrapper Node itself gives a CommonJS file.
   const ModuleFunction = Object.getPrototypeOf(function () {}).constructor as new (...args: string[]) => (...values: unknown[]) => void;
-  new ModuleFunction('exports', 'require', '__dirname', 'console', code)(exports, require, dir, console);
+  // The example's own modules (`./_ksHelpers`) load from the examples folder, with the same substitutions, __dirname and console.
+  const loaded = new Map<string, Record<string, unknown>>();
+  const requireOf = (id: string): unknown => {
+    if (!id.startsWith('./')) return nodeRequire(id);
+    if (!loaded.has(id)) loaded.set(id, run(exampleSource(`${id.slice(2)}.ts`, replacements), {}));
+    return loaded.get(id);
+  };
+  const run = <E extends Record<string, unknown>>(text: string, exports: E): E => {
+    const code = ts.transpileModule(text, {
+      compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, esModuleInterop: true },
+    }).outputText;
+    new ModuleFunction('exports', 'require', '__dirname', 'console', code)(exports, requireOf, dir, console);
+    return exports;
+  };
+  const exports = run<{ done?: Promise<void> }>(source, {});
   try {
     await exports.done;
   } catch (error) {
