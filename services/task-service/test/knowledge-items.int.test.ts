@@ -185,3 +185,22 @@ it('processes a video item and an image item into the store’s index until read
   // The video asset stays: an item is not a use of its asset.
   expect((await tasks.getAsset(ctx(), videoAsset)).status).toBe('ready');
 }, 240_000);
+
+it('keeps one index for a store whose first items are added at once', async () => {
+  const assets = [await readyAsset((await silentVideo()).path, 'a.mp4'), await readyAsset(await photoPath('phone'), 'b.png')];
+  const store = await tasks.createKnowledgeStore(ctx(), { name: 'at once', description: '', metadata: {} });
+  const items = await Promise.all(
+    assets.map((asset_id) =>
+      tasks.createKnowledgeStoreItem(ctx(), { knowledge_store_id: store.id, asset_id, asset_type: '', metadata: {} }),
+    ),
+  );
+  const resolved = await tasks.resolveKnowledgeStoreItems(ctx(), { knowledge_store_id: store.id });
+  expect(resolved.items.map((i) => i.item_id).sort()).toEqual(items.map((i) => i.id).sort());
+  // Both items' tasks index into the store's one index (the other one made was deleted).
+  const { rows } = await stack.database!.db.query<{ index_id: string }>(
+    'SELECT DISTINCT t.index_id FROM tasks t JOIN knowledge_store_items i ON i.task_id = t.id WHERE i.knowledge_store_id = $1',
+    [store.id],
+  );
+  expect(rows).toEqual([{ index_id: resolved.index_id }]);
+  await tasks.deleteKnowledgeStore(ctx(), store.id);
+}, 120_000);

@@ -1,5 +1,5 @@
 import type { BlobStore } from '@vus/blob';
-import { ApiError, isApiError } from '@vus/core';
+import { ApiError, isApiError, newId } from '@vus/core';
 import type { OutgoingContext } from '@vus/grpc';
 import { stillVideo } from '@vus/media';
 import { createReadStream } from 'node:fs';
@@ -72,8 +72,10 @@ export function itemIngestion({ index, tasks, blobs }: IngestionDeps): ItemInges
 
   return {
     async createIndex(orgId, storeId) {
-      // Internal: its name (the store's id) is unique among internal indexes only, never a user's.
-      const created = await index.createIndex(ctx(orgId), { name: `knowledge-store-${storeId}`, ...STORE_INDEX, internal: true });
+      // Internal: its name is unique among internal indexes only, never a user's. Two first items at
+      // once each make one (the store keeps the first recorded, knowledge-stores.ts), so the name is new each time.
+      const name = `knowledge-store-${storeId}-${newId()}`;
+      const created = await index.createIndex(ctx(orgId), { name, ...STORE_INDEX, internal: true });
       return created.id;
     },
 
