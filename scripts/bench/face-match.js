@@ -6,8 +6,8 @@
  *   npx tsc -b libs/models && node scripts/bench/face-match.js [threshold…]
  *
  * Faces: the six group photographs shipped in @vladmandic/face-api's demo folder (MIT package;
- * 22 faces of 22 people found by the detector). Each face in its full photo is a person's reference
- * image. True matches: that face altered as footage alters it — scaled down, cropped differently,
+ * 21 faces of 21 people found by BlazeFace, whose faces face-recognition.ts embeds). Each face in its
+ * full photo is a person's reference image. True matches: that face altered as footage alters it — scaled down, cropped differently,
  * blurred, recompressed hard, mirrored, rotated in plane, squeezed sideways (a crude stand-in for a
  * partly turned head: a photo cannot be turned) and pasted small into a 1280×720 frame recompressed
  * as video — each compared with the reference. A variant whose face the detector misses counts as

@@ -193,10 +193,13 @@ async function profile(file) {
 async function framePass(file, probed, { textReader, objectDetector, faceDetector, faceEmbedder }) {
   const { totals, measure } = cpuMeter();
   const calls = {};
-  const model = (name, run) => (frame) => {
-    calls[name] = (calls[name] ?? 0) + 1;
-    return measure(name, () => run(frame));
-  };
+  const model =
+    (name, run) =>
+    (...args) => {
+      calls[name] = (calls[name] ?? 0) + 1;
+      return measure(name, () => run(...args));
+    };
+  let facesEmbedded = 0;
   const reuse0 = { ...(textReader.counts ?? {}) };
   const cpu0 = cpuSecondsOf();
   const started = performance.now();
@@ -209,7 +212,16 @@ async function framePass(file, probed, { textReader, objectDetector, faceDetecto
       faceDetector: { detectFaces: model('faces', (f) => faceDetector.detectFaces(f)) },
       embedder: { embedImage: model('scene descriptor', (f) => sceneDescriptor(f)) },
       ...(faceEmbedder
-        ? { faceEmbedder: { dimensions: faceEmbedder.dimensions, embedFaces: model('face embedding', (f) => faceEmbedder.embedFaces(f)) } }
+        ? {
+            faceEmbedder: {
+              dimensions: faceEmbedder.dimensions,
+              embedFaces: model('face embedding', (f) => faceEmbedder.embedFaces(f)),
+              embedDetectedFaces: model('face embedding', (f, faces) => {
+                facesEmbedded += faces.length;
+                return faceEmbedder.embedDetectedFaces(f, faces);
+              }),
+            },
+          }
         : {}),
     },
     { fps: WORKER_DEFAULTS.framesPerSecond, width: WORKER_DEFAULTS.frameWidth, maxThumbnails: WORKER_DEFAULTS.maxThumbnails },
@@ -226,7 +238,8 @@ async function framePass(file, probed, { textReader, objectDetector, faceDetecto
     : '';
   row('  decode + rest', all - models, wall, probed.durationSec);
   for (const name of ['OCR', 'objects', 'faces', 'face embedding', 'scene descriptor']) {
-    row(`  ${name}`, totals[name] ?? 0, wall, probed.durationSec, `${calls[name] ?? 0} frames${name === 'OCR' ? boxes : ''}`);
+    const detail = name === 'OCR' ? boxes : name === 'face embedding' && facesEmbedded ? `, ${facesEmbedded} faces` : '';
+    row(`  ${name}`, totals[name] ?? 0, wall, probed.durationSec, `${calls[name] ?? 0} frames${detail}`);
   }
   row('frame pass (worker)', all, wall, probed.durationSec);
 }

@@ -19,6 +19,7 @@ export * from './vision/coco-detector';
 export * from './vision/blazeface';
 export * from './vision/face-recognition';
 export * from './vision/face-match';
+export { iou } from './vision/boxes';
 export { COCO_LABELS } from './vision/coco-labels';
 export { CLEAR_DETECTION_SCORE, tentativeLabels } from './vision/label-scores';
 export { sceneDescriptor, sceneDescriptorOf, SCENE_DESCRIPTOR_DIMENSIONS, SCENE_THUMBNAIL_SIDE } from './vision/scene-descriptor';

@@ -52,9 +52,24 @@ export interface ObjectDetector {
   detectObjects(image: ImageInput): Promise<DetectedObject[]>;
 }
 
+/** A point in pixels of the image that was analysed. */
+export interface Point {
+  readonly x: number;
+  readonly y: number;
+}
+
+/** The face points a recogniser aligns a face by (the centres of the eyes and of the mouth). */
+export interface FaceLandmarks {
+  readonly leftEye: Point;
+  readonly rightEye: Point;
+  readonly mouth: Point;
+}
+
 export interface DetectedFace {
   readonly score: number;
   readonly box: Box;
+  /** Where the detector gives them (BlazeFace does). */
+  readonly landmarks?: FaceLandmarks | undefined;
 }
 
 export interface FaceDetector {
@@ -72,6 +87,11 @@ export interface FaceEmbedder {
   readonly dimensions: number;
   /** Each face found (at least the embedder's detection threshold), best first, with its embedding. */
   embedFaces(image: ImageInput): Promise<EmbeddedFace[]>;
+  /**
+   * The faces a face detector already found in this image (its boxes and landmarks), embedded
+   * without looking for faces again: one per face, in their order.
+   */
+  embedDetectedFaces(image: ImageInput, faces: readonly DetectedFace[]): Promise<EmbeddedFace[]>;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -78,6 +78,18 @@ describe('bundled TensorFlow.js detectors', () => {
     expect(found[0]!.score).toBeGreaterThan(0.6);
   });
 
+  it("gives the portrait's eyes and mouth (what faces are aligned by for embedding): in the face, eyes level above the mouth", async () => {
+    const [face] = await faces.detectFaces((await faceCrop()).image);
+    const { box, landmarks } = face!;
+    const { rightEye, leftEye, mouth } = landmarks!;
+    for (const point of [rightEye, leftEye, mouth]) expect(inside({ ...point, width: 0, height: 0 }, box, 0)).toBe(true);
+    // The subject's right eye is on the image's left; both above the mouth, the mouth between them.
+    expect(rightEye.x).toBeLessThan(mouth.x);
+    expect(mouth.x).toBeLessThan(leftEye.x);
+    expect(Math.max(rightEye.y, leftEye.y)).toBeLessThan(mouth.y);
+    expect(Math.abs(rightEye.y - leftEye.y)).toBeLessThan(box.height * 0.1);
+  });
+
   it('maps a face found in a letterboxed 720p frame back to frame pixels', async () => {
     const portrait = await faceCrop();
     const [inPortrait] = await faces.detectFaces(portrait.image);

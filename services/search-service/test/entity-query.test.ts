@@ -1,4 +1,5 @@
 import { ApiError } from '@vus/core';
+import { FACE_MATCH_THRESHOLD } from '@vus/models';
 import { codeOf } from '@vus/testing';
 import type { SegmentMatch } from '../src/clips';
 import type { EntitySearchDeps } from '../src/entity-parts';
@@ -90,9 +91,10 @@ describe('entityMatches', () => {
       ['a', 0, 4],
       ['b', 2, 5],
     ]);
+    // 0.2 from the reference: FACE_MATCH_SCORE_FLOOR and the rest by the share of the threshold left.
     expect(matches.map((m) => [m.option, m.score])).toEqual([
       ['visual', 1],
-      ['visual', 0.75],
+      ['visual', 0.5 + 0.5 * (1 - 0.2 / FACE_MATCH_THRESHOLD)],
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import type { EmbeddedFace } from '@vus/models';
-import { faceTracks, facesDue, FACES_REFRESH_SEC, type FrameFaces } from '../src/worker/extract/face-tracks';
+import { faceTracks, FACES_REFRESH_SEC, reusedEmbeddings, type FrameFaces } from '../src/worker/extract/face-tracks';
 
 /** A face whose embedding is the point (x, 0) of a 2-d space: distance is the difference of x. */
 const face = (x: number, score = 0.9): EmbeddedFace => ({
@@ -72,18 +72,28 @@ describe('faceTracks', () => {
   });
 });
 
-describe("facesDue: when an analysed frame's faces are embedded again", () => {
+describe('reusedEmbeddings: which faces of an analysed frame keep an embedding made before', () => {
   const at = (x: number, y = 0, side = 100) => ({ score: 0.9, box: { x, y, width: side, height: side } });
-  it.each<[string, ReturnType<typeof at>[], ReturnType<typeof at>[], boolean, number, boolean]>([
-    ['the same face in place, 1 s later', [at(0)], [at(10)], false, 1, false],
-    ['two faces in place, in another order', [at(500), at(0)], [at(0), at(505)], false, 1, false],
-    ['the picture changed (a cut)', [at(0)], [at(0)], true, 1, true],
-    ['refresh due', [at(0)], [at(0)], false, FACES_REFRESH_SEC, true],
-    ['a face more', [at(0), at(500)], [at(0)], false, 1, true],
-    ['a face less', [at(0)], [at(0), at(500)], false, 1, true],
-    ['the face moved away', [at(300)], [at(0)], false, 1, true],
-    ['nothing embedded yet (first frame)', [at(0)], [], false, Infinity, true],
-  ])('%s', (_name, detected, embedded, pictureChanged, sinceSec, due) => {
-    expect(facesDue(detected, embedded, pictureChanged, 10 + sinceSec, 10, 1)).toBe(due);
+  const made = (x: number, embeddedSec = 10) => ({ ...at(x), embedding: Float32Array.of(x), embeddedSec });
+  it.each<[string, ReturnType<typeof at>[], ReturnType<typeof made>[], boolean, number, (number | undefined)[]]>([
+    ['the same face in place, 1 s later', [at(10)], [made(0)], false, 11, [0]],
+    ['two faces in place, in another order', [at(500), at(0)], [made(0), made(505)], false, 11, [1, 0]],
+    ['the picture changed (a cut)', [at(0)], [made(0)], true, 11, [undefined]],
+    ['made FACES_REFRESH_SEC ago', [at(0)], [made(0)], false, 10 + FACES_REFRESH_SEC, [undefined]],
+    ['made just under FACES_REFRESH_SEC ago', [at(0)], [made(0)], false, 10 + FACES_REFRESH_SEC - 1, [0]],
+    ['a new face beside one in place', [at(0), at(500)], [made(0)], false, 11, [0, undefined]],
+    ['a face gone', [at(0)], [made(0), made(500)], false, 11, [0]],
+    ['the face moved by half its width (IoU 0.33)', [at(50)], [made(0)], false, 11, [undefined]],
+    ['the face moved by a fifth of its width (IoU 0.67)', [at(20)], [made(0)], false, 11, [0]],
+    ['two faces over one made before: the closer keeps it', [at(30), at(5)], [made(0)], false, 11, [undefined, 0]],
+    ['nothing made yet (first frame)', [at(0)], [], false, 11, [undefined]],
+    ['no faces', [], [made(0)], false, 11, []],
+  ])('%s', (_name, detected, carried, pictureChanged, nowSec, reused) => {
+    expect(reusedEmbeddings(detected, carried, pictureChanged, nowSec, 1)).toEqual(reused);
+  });
+
+  it('takes the overlap and the refresh period it is given', () => {
+    expect(reusedEmbeddings([at(50)], [made(0)], false, 11, 1, { minIou: 0.3 })).toEqual([0]);
+    expect(reusedEmbeddings([at(0)], [made(0)], false, 20, 1, { refreshSec: 20 })).toEqual([0]);
   });
 });

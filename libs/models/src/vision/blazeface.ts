@@ -2,7 +2,7 @@ import type * as tfType from '@tensorflow/tfjs';
 import sharp from 'sharp';
 import type { ProviderDefinition } from '../registry';
 import { SerialQueue } from '../serial';
-import type { DetectedFace, Disposable, FaceDetector, ImageInput } from '../types';
+import type { DetectedFace, Disposable, FaceDetector, FaceLandmarks, ImageInput } from '../types';
 import { nonMaxSuppression } from './boxes';
 import { checkHumanModel } from './coco-detector';
 import { humanModelsDir, loadGraphModel, tensorflow } from './tfjs';
@@ -102,6 +102,7 @@ export class BlazeFace implements FaceDetector, Disposable {
         if (!anchor || score < this.options.minScore) return [];
         const cx = (dx + anchor[0]) / scale;
         const cy = (dy + anchor[1]) / scale;
+        const landmarks = blazeFaceLandmarks(row, anchor, scale);
         const x = Math.max(0, Math.round(cx - w / scale / 2));
         const y = Math.max(0, Math.round(cy - h / scale / 2));
         const box = {
@@ -110,7 +111,7 @@ export class BlazeFace implements FaceDetector, Disposable {
           width: Math.min(width, Math.round(cx + w / scale / 2)) - x,
           height: Math.min(height, Math.round(cy + h / scale / 2)) - y,
         };
-        return box.width > 0 && box.height > 0 ? [{ score, box }] : [];
+        return box.width > 0 && box.height > 0 ? [{ score, box, ...(landmarks ? { landmarks } : {}) }] : [];
       });
       return nonMaxSuppression(candidates, this.options.maxIou, this.options.maxFaces);
     });
@@ -119,6 +120,17 @@ export class BlazeFace implements FaceDetector, Disposable {
   async dispose(): Promise<void> {
     this.model.dispose();
   }
+}
+
+/**
+ * The eyes and mouth of an anchor's row, in image pixels: BlazeFace's six key points follow the box
+ * (x, y each, relative to the anchor like the box centre): the subject's right eye, left eye, nose
+ * tip, mouth centre, right and left ear. Undefined when the model gives no key points. Pure.
+ */
+export function blazeFaceLandmarks(row: readonly number[], anchor: readonly [number, number], scale: number): FaceLandmarks | undefined {
+  if (row.length < 5 + 2 * 4) return undefined;
+  const point = (k: number) => ({ x: (row[5 + 2 * k]! + anchor[0]) / scale, y: (row[6 + 2 * k]! + anchor[1]) / scale });
+  return { rightEye: point(0), leftEye: point(1), mouth: point(3) };
 }
 
 /**

@@ -8,8 +8,12 @@ import { createReferenceFaces } from './reference-faces';
 import { entityHandlers, type EntityHandlers } from './rpc';
 import { createEntityStore } from './store';
 
-/** The face model reference images are embedded with: the indexing worker's (face tracks are compared with them). */
-export const REFERENCE_FACE_MODEL = 'face-api-resnet';
+/**
+ * The face model reference images are embedded with: the indexing worker's (face tracks are compared
+ * with them). Named with the way faces are cut for it (BlazeFace's boxes since issue 30): embeddings
+ * stored under another name are made again.
+ */
+export const REFERENCE_FACE_MODEL = 'face-api-resnet/blazeface';
 
 /**
  * Entity collections and entities inside task-service, as parts of the service: their API handlers.

@@ -1,4 +1,4 @@
-import { faceDistance, FACE_MATCH_THRESHOLD, type Box, type DetectedFace, type EmbeddedFace } from '@vus/models';
+import { faceDistance, FACE_MATCH_THRESHOLD, iou, type Box, type DetectedFace, type EmbeddedFace } from '@vus/models';
 
 /**
  * Face tracks (issue 32, entity search): the faces seen in sampled frames joined into one track per
@@ -91,35 +91,48 @@ export function faceTracks(frames: readonly FrameFaces[], options: FaceTrackOpti
 }
 
 /**
- * Embedding faces costs far more than finding them: face-api's detector, landmarks and recogniser
- * took 1.85 s per 960×540 frame of three faces on this 2-core machine under load (load average 11;
- * BlazeFace is a fraction of it). Within a shot the same people stay in place, so an analysed frame
- * reuses the last embedded faces unless the picture changed (a cut or fast motion: frames.ts's
- * OBJECTS_CHANGE), the detector's faces no longer sit where the embedded ones were (count or
- * place), or FACES_REFRESH_SEC passed: a talking head is embedded every 3 s instead of every second.
+ * A face's embedding is carried to the next analysed frame when its box barely moved: within one
+ * picture (no cut: frames.ts's OBJECTS_CHANGE) a face overlapping one embedded less than
+ * FACES_REFRESH_SEC ago by SAME_FACE_IOU is taken for it, each embedded face for one face at most
+ * (best overlaps first). Measured by scripts/bench/face-reuse.js on the SDK's example (see README's
+ * Indexing speed): a carried embedding lies within a small distance of the one the face would have
+ * had, far under the matcher's threshold.
  */
 export const FACES_REFRESH_SEC = 3;
-/** A detected face overlapping an embedded one by this much (intersection over union) is taken for it. */
-const SAME_PLACE_IOU = 0.3;
+export const SAME_FACE_IOU = 0.5;
 
-function overlap(a: Box, b: Box): number {
-  const w = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
-  const h = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
-  if (w <= 0 || h <= 0) return 0;
-  const inter = w * h;
-  return inter / (a.width * a.height + b.width * b.height - inter);
+/** An embedded face of an analysed frame, and when its embedding was made (it may be carried). */
+export interface CarriedFace extends EmbeddedFace {
+  embeddedSec: number;
 }
 
-/** Whether an analysed frame's faces are to be embedded again (see FACES_REFRESH_SEC). Pure. */
-export function facesDue(
+/**
+ * For each detected face, the index of the `carried` face whose embedding it takes over, or
+ * undefined when it is to be embedded (see SAME_FACE_IOU). Pure.
+ */
+export function reusedEmbeddings(
   detected: readonly DetectedFace[],
-  embedded: readonly DetectedFace[],
+  carried: readonly CarriedFace[],
   pictureChanged: boolean,
   nowSec: number,
-  lastEmbeddedSec: number,
   step: number,
-): boolean {
-  if (pictureChanged || nowSec - lastEmbeddedSec >= FACES_REFRESH_SEC - step / 2) return true;
-  if (detected.length !== embedded.length) return true;
-  return !detected.every((d) => embedded.some((e) => overlap(d.box, e.box) >= SAME_PLACE_IOU));
+  options: { minIou?: number; refreshSec?: number } = {},
+): (number | undefined)[] {
+  const { minIou = SAME_FACE_IOU, refreshSec = FACES_REFRESH_SEC } = options;
+  const reused: (number | undefined)[] = detected.map(() => undefined);
+  if (pictureChanged) return reused;
+  const pairs = detected.flatMap((face, d) =>
+    carried.flatMap((previous, c) => {
+      const overlap = iou(face.box, previous.box);
+      return overlap >= minIou && nowSec - previous.embeddedSec < refreshSec - step / 2 ? [{ d, c, overlap }] : [];
+    }),
+  );
+  pairs.sort((a, b) => b.overlap - a.overlap);
+  const taken = new Set<number>();
+  for (const { d, c } of pairs) {
+    if (reused[d] !== undefined || taken.has(c)) continue;
+    reused[d] = c;
+    taken.add(c);
+  }
+  return reused;
 }

@@ -1,15 +1,25 @@
 import { FrameChangeDetector, sampleFrames, type MediaProbe } from '@vus/media';
-import { tentativeLabels, type DetectedObject, type FaceDetector, type ObjectDetector, type TextReader } from '@vus/models';
+import {
+  tentativeLabels,
+  type DetectedFace,
+  type DetectedObject,
+  type FaceDetector,
+  type FaceEmbedder,
+  type ObjectDetector,
+  type TextReader,
+} from '@vus/models';
 import type { FrameObservation } from './timeline';
-import type { FaceEmbedder } from '@vus/models';
-import { facesDue, type FrameFaces } from './face-tracks';
+import { reusedEmbeddings, type CarriedFace, type FrameFaces } from './face-tracks';
 
 /** The models that look at frames; an absent one is not run. */
 export interface FrameModels {
   textReader?: TextReader | undefined;
   objectDetector?: ObjectDetector | undefined;
   faceDetector?: FaceDetector | undefined;
-  /** Face embeddings for entity search (face-tracks.ts); run only on frames the face detector found faces in. */
+  /**
+   * Face embeddings for entity search (face-tracks.ts): of the face detector's faces (its boxes, no
+   * detection of its own), each embedded once while its box stays in place (reusedEmbeddings).
+   */
   faceEmbedder?: FaceEmbedder | undefined;
   /** Clip vectors (embed-service); undefined for a frame when it gives none. */
   embedder?: { embedImage(jpeg: Buffer): Promise<Float32Array | undefined> } | undefined;
@@ -137,8 +147,7 @@ export async function analyseFrames(
   let analysedFrames = 0;
   let recheckedFrames = 0;
   const frameFaces: FrameFaces[] = [];
-  let lastFaces: FrameFaces['faces'] = [];
-  let facesEmbeddedSec = -Infinity;
+  let lastFaces: CarriedFace[] = [];
   /** When the picture last changed (the change detector's last frame let through). */
   let stillSince = 0;
 
@@ -167,13 +176,10 @@ export async function analyseFrames(
       const faces = models.faceDetector ? await timed('faces', () => models.faceDetector!.detectFaces(frame.data)) : [];
       const vector = models.embedder ? await timed('embedding', () => models.embedder!.embedImage(frame.data)) : undefined;
       if (vector) vectors.push({ timeSec: frame.timeSec, vector });
-      // Faces are embedded (costly) where the detector found some, again only when due (facesDue); without a detector, on every analysed frame.
       if (models.faceEmbedder) {
-        if (models.faceDetector && faces.length === 0) lastFaces = [];
-        else if (!models.faceDetector || facesDue(faces, lastFaces, pictureChanged, frame.timeSec, facesEmbeddedSec, step)) {
-          lastFaces = await timed('faces', () => models.faceEmbedder!.embedFaces(frame.data));
-          facesEmbeddedSec = frame.timeSec;
-        }
+        lastFaces = models.faceDetector
+          ? await embedDetected(models.faceEmbedder, frame, faces, lastFaces, pictureChanged, step, timed)
+          : (await timed('faces', () => models.faceEmbedder!.embedFaces(frame.data))).map((f) => ({ ...f, embeddedSec: frame.timeSec }));
       }
       last = {
         timeSec: frame.timeSec,
@@ -184,7 +190,7 @@ export async function analyseFrames(
       thumbnails = decimate([...thumbnails, { timeSec: frame.timeSec, jpeg: frame.data }], options.maxThumbnails);
     }
     observations.push({ ...last, timeSec: frame.timeSec, changed });
-    if (lastFaces.length > 0) frameFaces.push({ timeSec: frame.timeSec, faces: lastFaces });
+    if (lastFaces.length > 0) frameFaces.push({ timeSec: frame.timeSec, faces: lastFaces.map(({ embeddedSec: _, ...face }) => face) });
     options.onProgress?.(frame.timeSec);
   }
   return {
@@ -198,4 +204,29 @@ export async function analyseFrames(
     objectFrames,
     recheckedFrames,
   };
+}
+
+/**
+ * The analysed frame's faces, each with an embedding: carried from the last analysed frame where
+ * the face stayed in place (reusedEmbeddings), made from the detector's box for the others; none
+ * made on a frame without faces.
+ */
+async function embedDetected(
+  embedder: FaceEmbedder,
+  frame: { timeSec: number; data: Buffer },
+  faces: readonly DetectedFace[],
+  carried: readonly CarriedFace[],
+  pictureChanged: boolean,
+  step: number,
+  timed: <T>(key: 'faces', work: () => Promise<T>) => Promise<T>,
+): Promise<CarriedFace[]> {
+  const reused = reusedEmbeddings(faces, carried, pictureChanged, frame.timeSec, step);
+  const fresh = faces.filter((_, i) => reused[i] === undefined);
+  const embedded = fresh.length > 0 ? await timed('faces', () => embedder.embedDetectedFaces(frame.data, fresh)) : [];
+  let next = 0;
+  return faces.map((face, i) => {
+    const previous = reused[i] === undefined ? undefined : carried[reused[i]];
+    if (previous) return { ...face, embedding: previous.embedding, embeddedSec: previous.embeddedSec };
+    return { ...embedded[next++]!, embeddedSec: frame.timeSec };
+  });
 }
