@@ -239,6 +239,18 @@ describe('POST /responses (stream: false)', () => {
     expect(body.output[0]).toMatchObject({ name: 'retrieval', arguments: '{"query":"roses"}' });
   });
 
+  it('shows no step that was not asked for, streamed or not', async () => {
+    script = async function* () {
+      yield started;
+      yield step;
+      yield completed;
+    };
+    const body = (await (await post(ask())).json()) as { output: { type: string }[] };
+    expect(body.output.map((o) => o.type)).toEqual(['message']);
+    const streamed = await (await post(ask({ stream: true }))).text();
+    expect(streamed).not.toContain('function_call');
+  });
+
   it('spells selections out for analyze-service: an item by its title, a collection by its name and members', async () => {
     const res = await post(
       ask({

@@ -59,6 +59,17 @@ function respondRequest(request: ResponsesRequest, scope: ResponseScope): Respon
   };
 }
 
+/** One request's answer in the making: where it writes, what it reads from, and what it was asked to show. */
+interface Turn {
+  req: Request;
+  res: Response;
+  ctx: OutgoingContext;
+  scope: ResponseScope;
+  head: ResponseHead;
+  /** include: ["intermediate_outputs"]: the steps are shown (the reference: only when asked, streamed or not). */
+  withSteps: boolean;
+}
+
 /** What a failed stream says: an ApiError's own words, never an internal detail. */
 const failureOf = (error: unknown) =>
   isApiError(error) && error.code !== 'internal_error'
@@ -113,13 +124,7 @@ export function responseEndpoints({ clients, timeoutMs, thumbnails }: Pick<Route
     return (c) => ({ thumbnail_url: stillOf.get(`${c.video_id}@${c.start_sec}`) ?? null, hls_url: hlsOf.get(c.video_id) ?? null });
   }
 
-  async function finish(
-    req: Request,
-    res: Response,
-    ctx: OutgoingContext,
-    scope: ResponseScope,
-    done: RespondCompleted,
-  ): Promise<Finished> {
+  async function finish({ req, res, ctx, scope }: Turn, done: RespondCompleted): Promise<Finished> {
     const mediaOf = await citationMedia(req, res, ctx, scope.indexId, done.citations);
     const assetTypes = new Map(scope.items.map((item) => [item.item_id, item.asset_type]));
     return {
@@ -143,41 +148,34 @@ export function responseEndpoints({ clients, timeoutMs, thumbnails }: Pick<Route
       // The first event (started) or the refusal: until then nothing is written.
       const first = await events.next();
       if (first.done || !first.value.started) throw endedEarly();
-      const head = headOf(first.value.started, request.knowledgeStoreId);
-      if (request.stream) await streamResponse(req, res, ctx, scope, head, events, gone);
-      else res.json(await wholeResponse(req, res, ctx, scope, head, events));
+      const turn: Turn = {
+        req,
+        res,
+        ctx,
+        scope,
+        head: headOf(first.value.started, request.knowledgeStoreId),
+        withSteps: request.includeIntermediate,
+      };
+      if (request.stream) await streamResponse(turn, events, gone);
+      else res.json(await wholeResponse(turn, events));
     } finally {
       await events.return?.();
     }
   };
 
   /** stream: false — every event read, then the one response object. */
-  async function wholeResponse(
-    req: Request,
-    res: Response,
-    ctx: OutgoingContext,
-    scope: ResponseScope,
-    head: ResponseHead,
-    events: AsyncIterator<RespondEvent>,
-  ): Promise<Record<string, unknown>> {
+  async function wholeResponse(turn: Turn, events: AsyncIterator<RespondEvent>): Promise<Record<string, unknown>> {
     const steps: RespondIntermediate[] = [];
     for (let next = await events.next(); !next.done; next = await events.next()) {
-      if (next.value.intermediate) steps.push(next.value.intermediate);
-      if (next.value.completed) return presentResponse(head, steps, await finish(req, res, ctx, scope, next.value.completed));
+      if (next.value.intermediate && turn.withSteps) steps.push(next.value.intermediate);
+      if (next.value.completed) return presentResponse(turn.head, steps, await finish(turn, next.value.completed));
     }
     throw endedEarly();
   }
 
   /** stream: true — each event written as it comes; a failure after the start is response.failed, then [DONE]. */
-  async function streamResponse(
-    req: Request,
-    res: Response,
-    ctx: OutgoingContext,
-    scope: ResponseScope,
-    head: ResponseHead,
-    events: AsyncIterator<RespondEvent>,
-    gone: AbortSignal,
-  ): Promise<void> {
+  async function streamResponse(turn: Turn, events: AsyncIterator<RespondEvent>, gone: AbortSignal): Promise<void> {
+    const { res, head } = turn;
     res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
     const stream = responseEventStream(head);
     const write = (out: ResponseEvent[]) => out.forEach((event) => res.write(sseFrame(event)));
@@ -186,10 +184,10 @@ export function responseEndpoints({ clients, timeoutMs, thumbnails }: Pick<Route
       let finished = false;
       for (let next = await events.next(); !next.done && !gone.aborted; next = await events.next()) {
         const event = next.value;
-        if (event.intermediate) write(stream.step(event.intermediate));
+        if (event.intermediate && turn.withSteps) write(stream.step(event.intermediate));
         if (event.text_delta) write(stream.delta(event.text_delta.delta));
         if (event.completed) {
-          write(stream.finished(await finish(req, res, ctx, scope, event.completed)));
+          write(stream.finished(await finish(turn, event.completed)));
           finished = true;
         }
       }
