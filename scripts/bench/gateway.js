@@ -14,6 +14,7 @@
  */
 'use strict';
 const http = require('node:http');
+const { createRequire } = require('node:module');
 const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
@@ -79,9 +80,11 @@ async function startBare() {
 
 /** Tracing as the Node SDK runs it, with an exporter that counts and drops what it is given. */
 function startTracing() {
-  const { context, trace } = require('@opentelemetry/api');
-  const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
-  const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base');
+  // The OpenTelemetry packages @vus/telemetry depends on (installed in its folder, not hoisted).
+  const telemetryRequire = createRequire(join(__dirname, '../../libs/telemetry/package.json'));
+  const { context, trace } = telemetryRequire('@opentelemetry/api');
+  const { AsyncLocalStorageContextManager } = telemetryRequire('@opentelemetry/context-async-hooks');
+  const { TracerProvider, BatchSpanProcessor } = telemetryRequire('@opentelemetry/sdk-trace');
   let exported = 0;
   const exporter = {
     export(spans, done) {
@@ -90,7 +93,7 @@ function startTracing() {
     },
     shutdown: async () => undefined,
   };
-  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] });
+  const provider = new TracerProvider({ spanProcessors: [new BatchSpanProcessor({ exporter })] });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(provider);
   return {

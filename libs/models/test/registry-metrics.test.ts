@@ -2,8 +2,7 @@
  * Model latency per provider: every async call of a loaded model is counted in vus.model.duration
  * by provider, call and outcome — the model's own methods only, never a library model held in a field.
  */
-import { metrics } from '@opentelemetry/api';
-import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { recordMetrics, type RecordedMetrics } from '@vus/telemetry/testing';
 import { ModelRegistry, type ProviderDefinition, type RecognisedLine, type TextReader } from '../src';
 
 /** A reader whose work is done by a callable "library model" in a field, as the transformers.js ones are. */
@@ -27,24 +26,17 @@ const definition = (reader: TextReader): ProviderDefinition<'text_reader'> => ({
   load: async () => reader,
 });
 
-let exporter: InMemoryMetricExporter;
-let reader: PeriodicExportingMetricReader;
-let provider: MeterProvider;
+let recorded: RecordedMetrics;
 beforeAll(() => {
-  exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-  reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000 });
-  provider = new MeterProvider({ readers: [reader] });
-  metrics.setGlobalMeterProvider(provider);
+  recorded = recordMetrics();
 });
 afterAll(async () => {
-  await provider.shutdown();
-  metrics.disable();
+  await recorded.stop();
 });
 
 async function counts(): Promise<Record<string, number>> {
-  await reader.forceFlush();
   const out: Record<string, number> = {};
-  for (const resource of exporter.getMetrics()) {
+  for (const resource of await recorded.collect()) {
     for (const scope of resource.scopeMetrics) {
       for (const metric of scope.metrics.filter((m) => m.descriptor.name === 'vus.model.duration')) {
         for (const point of metric.dataPoints) {
@@ -56,7 +48,6 @@ async function counts(): Promise<Record<string, number>> {
       }
     }
   }
-  exporter.reset();
   return out;
 }
 

@@ -8,8 +8,7 @@
  * Spans are recorded in memory (libs/telemetry/testing), as the Node SDK would export them.
  */
 import { SpanKind } from '@opentelemetry/api';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { recordSpans, type RecordedSpans } from '@vus/telemetry/testing';
+import { recordSpans, type ReadableSpan, type RecordedSpans } from '@vus/telemetry/testing';
 import { textScenesVideo, type GeneratedVideo } from '@vus/testing';
 import request from 'supertest';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';

@@ -4,7 +4,6 @@
  * queues carries that trace, and the job's run is a span of it.
  */
 import { SpanKind } from '@opentelemetry/api';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { createLogger, newId, SecretBox } from '@vus/core';
 import { buildEvent, InProcessEventBus, type TaskStatusChangedPayload } from '@vus/events';
 import { parseAllowList } from '@vus/fetch';
@@ -12,7 +11,7 @@ import { callUnary, createClient, loadProto, type OutgoingContext } from '@vus/g
 import type { TaskServiceClient } from '@vus/grpc/types/task/v1/TaskService';
 import type { WebhookEndpoint } from '@vus/grpc/types/task/v1/WebhookEndpoint';
 import { inSpan } from '@vus/telemetry';
-import { recordSpans, type RecordedSpans } from '@vus/telemetry/testing';
+import { recordSpans, type ReadableSpan, type RecordedSpans } from '@vus/telemetry/testing';
 import { startTaskService, type RunningTaskService } from '../src/main';
 import { WEBHOOK_DELIVERY_JOB } from '../src/webhooks/store';
 import { startReceiver, type Receiver } from './receiver';
