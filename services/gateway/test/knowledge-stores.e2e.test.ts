@@ -127,11 +127,11 @@ describe('knowledge stores (twelvelabs-js 1.x)', () => {
       metadata: { scene: 'intro' },
     });
     expect(video).toMatchObject({ assetId: videoAssetId, assetType: 'video', metadata: { scene: 'intro' } });
-    // Its indexing task is checking the media: pending, never a ready that search cannot back.
-    expect(video.status).toBe('pending');
+    // Its indexing task is checking the media: queued (as the reference creates an item), never a ready that search cannot back.
+    expect(video.status).toBe('queued');
     expect(video.systemMetadata).toMatchObject({ assetType: 'video', width: 640, height: 480 });
     const image = await client.knowledgeStoreItems.create(ks.id!, { assetId: imageAssetId });
-    expect(image).toMatchObject({ assetType: 'image', status: 'pending', systemMetadata: { assetType: 'image' } });
+    expect(image).toMatchObject({ assetType: 'image', status: 'queued', systemMetadata: { assetType: 'image' } });
 
     expect(await statusOf(client.knowledgeStoreItems.create(ks.id!, { assetId: imageAssetId, assetType: 'video' }))).toBe(400);
     expect(await statusOf(other.knowledgeStoreItems.create(ks.id!, { assetId: imageAssetId }))).toBe(404);

@@ -4,10 +4,10 @@ import { resolvedItem, type ItemRecord } from '../src/knowledge/knowledge-stores
 
 describe('itemStatusOf', () => {
   it.each([
-    ['uploading', 'pending'],
-    ['validating', 'pending'],
-    ['pending', 'pending'],
-    ['queued', 'queued'],
+    ['uploading', 'queued'],
+    ['validating', 'queued'],
+    ['pending', 'queued'],
+    ['queued', 'pending'],
     ['indexing', 'processing'],
     ['ready', 'ready'],
     ['failed', 'failed'],
@@ -29,8 +29,8 @@ describe('itemStatusSql', () => {
   it('is the same table as a CASE over the task status, falling back on the stored one', () => {
     const sql = itemStatusSql('t.status', 'i.status');
     expect(sql).toBe(
-      "coalesce(CASE t.status WHEN 'uploading' THEN 'pending' WHEN 'validating' THEN 'pending' WHEN 'pending' THEN 'pending' " +
-        "WHEN 'queued' THEN 'queued' WHEN 'indexing' THEN 'processing' WHEN 'ready' THEN 'ready' WHEN 'failed' THEN 'failed' END, i.status)",
+      "coalesce(CASE t.status WHEN 'uploading' THEN 'queued' WHEN 'validating' THEN 'queued' WHEN 'pending' THEN 'queued' " +
+        "WHEN 'queued' THEN 'pending' WHEN 'indexing' THEN 'processing' WHEN 'ready' THEN 'ready' WHEN 'failed' THEN 'failed' END, i.status)",
     );
   });
 });

@@ -109,12 +109,12 @@ it('processes a video item and an image item into the store’s index until read
     asset_type: '',
     metadata: {},
   });
-  expect([video.status, image.status, image.asset_type]).toEqual(['pending', 'pending', 'image']);
+  expect([video.status, image.status, image.asset_type]).toEqual(['queued', 'queued', 'image']);
 
-  // Each goes through the pipeline's steps in order (queued may pass between two polls).
+  // Each goes through the pipeline's steps in order (pending, waiting for a worker, may pass between two polls).
   for (const item of [video, image]) {
     const seen = await statusesUntilSettled(store.id, item);
-    expect(seen.filter((s) => s !== 'queued')).toEqual(['pending', 'processing', 'ready']);
+    expect(seen.filter((s) => s !== 'pending')).toEqual(['queued', 'processing', 'ready']);
   }
 
   const resolved = await tasks.resolveKnowledgeStoreItems(ctx(), {

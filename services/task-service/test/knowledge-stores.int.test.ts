@@ -97,8 +97,8 @@ describe.each(DATABASE_KINDS)('knowledge stores on %s', (_kind, create) => {
     const video = await asset(ORG);
     const image = await asset(ORG, 'ready', 'image');
     const item = await stores.createItem(ORG, ks.id, { assetId: video, assetType: 'video', metadata: { scene: 'intro' } });
-    // Its task is being validated: pending.
-    expect(item).toMatchObject({ assetId: video, assetType: 'video', status: 'pending', metadata: { scene: 'intro' } });
+    // Its task is being validated: queued, as the reference says a new item is.
+    expect(item).toMatchObject({ assetId: video, assetType: 'video', status: 'queued', metadata: { scene: 'intro' } });
     expect(item.media).toEqual({ filename: 'clip.mp4', duration: 12.5, width: 640, height: 360, size: 1234, mimeType: 'video/mp4' });
     const { indexId } = await stores.getStore(ORG, ks.id);
     expect(indexId && ingestion.indexes.has(indexId)).toBe(true);
@@ -125,7 +125,7 @@ describe.each(DATABASE_KINDS)('knowledge stores on %s', (_kind, create) => {
     const all = await stores.listItems(ORG, ks.id, [], NEWEST_FIRST, {});
     expect(all.data.map((i) => i.id)).toEqual([second.id, item.id]);
     expect((await stores.listItems(ORG, ks.id, ['ready'], NEWEST_FIRST, {})).pageInfo.total_results).toBe(0);
-    expect((await stores.listItems(ORG, ks.id, ['pending', 'ready'], NEWEST_FIRST, {})).pageInfo.total_results).toBe(2);
+    expect((await stores.listItems(ORG, ks.id, ['queued', 'ready'], NEWEST_FIRST, {})).pageInfo.total_results).toBe(2);
     // The status moves with the task's (the worker's steps, as SQL): the list filters on the status shown.
     const setTask = (status: string) => database.db.query('UPDATE tasks SET status = $2 WHERE id = $1', [item.task!.id, status]);
     await setTask('indexing');
@@ -146,7 +146,7 @@ describe.each(DATABASE_KINDS)('knowledge stores on %s', (_kind, create) => {
           duration: 12.5,
           metadata: { scene: 'intro' },
         },
-        { id: second.id, assetType: 'image', status: 'pending', videoId: null, title: 'clip.mp4', duration: 0, metadata: {} },
+        { id: second.id, assetType: 'image', status: 'queued', videoId: null, title: 'clip.mp4', duration: 0, metadata: {} },
       ],
     });
 

@@ -3,15 +3,16 @@ import type { ItemStatus } from './knowledge-stores';
 
 /**
  * A knowledge-store item's status is its indexing task's (issue 33), in the item's words
- * (twelvelabs-js 1.3.4 KnowledgeStoreItemStatus): the task waits for its media check and a slot
- * (pending), is taken by a worker (queued), runs the extractors (processing), then is searchable
- * (ready) or failed.
+ * (twelvelabs-js 1.3.4 KnowledgeStoreItemStatus, whose reference says an item is created `queued`
+ * and, like an analysis task, is `pending` once queued and waiting to start): the task has its
+ * media checked and waits for a slot (queued), waits on the job queue for a worker (pending), runs
+ * the extractors (processing), then is searchable (ready) or failed.
  */
 export const ITEM_STATUS_OF_TASK: Readonly<Record<TaskStatus, ItemStatus>> = Object.freeze({
-  uploading: 'pending',
-  validating: 'pending',
-  pending: 'pending',
-  queued: 'queued',
+  uploading: 'queued',
+  validating: 'queued',
+  pending: 'queued',
+  queued: 'pending',
   indexing: 'processing',
   ready: 'ready',
   failed: 'failed',
