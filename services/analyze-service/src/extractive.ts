@@ -8,7 +8,7 @@ import { openWordNet, type WordNet } from '@vus/wordnet';
 import { Answerer, type WordSimilarity } from './answers';
 import { mergeRepeats, within, type Evidence, type Timeline } from './evidence';
 import type { Chapter, GenerationProvider, GenerationSettings, Gist, GistType, Highlight, Summary, SummarizeType } from './provider';
-import { groundedSentences } from './responses/extractive-answer';
+import { groundedPieces } from './responses/extractive-answer';
 import type { Grounding } from './responses/grounding';
 import { fillSchema, type SchemaContext } from './schema-fill';
 import { labelCoverage, NOTHING_FOUND, rankEvidence, sentenceOf, summarySentences, TEXTUAL } from './sentences';
@@ -62,9 +62,9 @@ export class ExtractiveProvider implements GenerationProvider {
 
   async *respond(grounding: Grounding, settings?: GenerationSettings): AsyncIterable<string> {
     await new Promise((resolve) => setImmediate(resolve));
-    for (const [i, sentence] of groundedSentences(this.answerer, grounding).entries()) {
+    for (const piece of groundedPieces(this.answerer, grounding)) {
       if (settings?.signal?.aborted) return;
-      yield i === 0 ? sentence : ` ${sentence}`;
+      yield piece;
     }
   }
 

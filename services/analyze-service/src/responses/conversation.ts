@@ -159,10 +159,10 @@ const NUMBER_WORDS: Readonly<Record<string, number>> = {
   ten: 10,
 };
 
-/** How many things the question asks for ("the three most important moments": 3), if it says. */
+/** How many things the question asks for ("the three most important moments": 3, "a one-sentence summary": 1), if it says. */
 export function countAsked(question: string): number | undefined {
   const match =
-    /\b(one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+(?:\w+\s+){0,2}?(?:moments?|highlights?|things|points|scenes|parts|examples|items|clips)\b/i.exec(
+    /\b(one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})[\s-]+(?:\w+\s+){0,2}?(?:moments?|highlights?|things|points|scenes|parts|examples|items|clips|sentences?|bullets?|lines?)\b/i.exec(
       question,
     );
   if (!match) return undefined;
@@ -183,4 +183,36 @@ export function refersBack(question: string): boolean {
 /** The words retrieval searches: the question, and the previous one's when it refers back. */
 export function retrievalQuery(question: string, previousQuestion: string | undefined): string {
   return previousQuestion && refersBack(question) ? `${previousQuestion} ${question}` : question;
+}
+
+/**
+ * Words of a broad request: they ask for a summary, a description, a title, tags or a mood, or shape
+ * the answer ("in two sentences", "as bullet points"), and name nothing in the videos.
+ */
+const BROAD_WORDS = new Set(
+  `summarize summarise summary summaries describe description overview recap gist happen happens happened going content contents
+   knowledge moment moments key main important sentence sentences bullet bullets point points list line lines brief briefly short
+   title titles tag tags hashtag hashtags topic topics theme themes mood tone feel feeling atmosphere overall decide decided
+   extract give show tell write about whole general`.split(/\s+/),
+);
+
+const MOOD = /\b(mood|tone|feel(?:ing)?|atmosphere|vibe|emotion(?:s|al)?)\b/i;
+const BULLETS = /\b(bullet(?:s|ed)?|list)\b/i;
+/** A quoted stretch: a selection's label as readSelections writes it, not what the question asks about. */
+const QUOTED = /"[^"]{0,500}"/g;
+
+/** What the latest question asks for: an overview (and its shape) or something it names. */
+export interface RequestKind {
+  /** Names nothing in the videos: answered from each item's most salient moments. */
+  broad: boolean;
+  /** Sentences (or bullets) asked for, if the question says. */
+  count: number | undefined;
+  bullets: boolean;
+  mood: boolean;
+}
+
+/** The kind of a question ("Summarize this store in two sentences": broad, 2; "Where is the bicycle?": specific). */
+export function classifyRequest(question: string): RequestKind {
+  const named = focusWords(question.replace(QUOTED, ' ')).filter((w) => !BROAD_WORDS.has(w));
+  return { broad: named.length === 0, count: countAsked(question), bullets: BULLETS.test(question), mood: MOOD.test(question) };
 }

@@ -9,7 +9,7 @@
 import type { Answerer } from '../answers';
 import { mergeRepeats, type Evidence, type Timeline } from '../evidence';
 import { rankEvidence, sentenceOf, TEXTUAL } from '../sentences';
-import { countAsked, focusWords, refersBack } from './conversation';
+import { classifyRequest, focusWords, refersBack } from './conversation';
 import { NO_MOMENT, type Grounding, type Passage } from './grounding';
 
 /** Sentences an answer has at most when the question does not say how many. */
@@ -30,14 +30,24 @@ const viewOf = (passage: Passage): Timeline => ({
   shots: [],
 });
 
+/** The answer as pieces that carry their own spacing: sentences, or `- ` bullets one a line when a list is asked. */
+export function groundedPieces(answerer: Answerer, grounding: Grounding): string[] {
+  const kind = classifyRequest(grounding.question);
+  const sentences = groundedSentences(answerer, grounding);
+  if (kind.bullets && sentences[0] !== NO_MOMENT) return sentences.map((s, i) => `${i === 0 ? '' : '\n'}- ${s}`);
+  return sentences.map((s, i) => (i === 0 ? s : ` ${s}`));
+}
+
 export function groundedSentences(answerer: Answerer, grounding: Grounding): string[] {
   const { passages, question } = grounding;
-  const limit = Math.min(countAsked(question) ?? MAX_SENTENCES, MAX_SENTENCES);
+  const kind = classifyRequest(question);
+  const limit = Math.min(kind.count ?? MAX_SENTENCES, MAX_SENTENCES);
   const previous = [...grounding.history].reverse().find((t) => t.role === 'user')?.content;
   const terms = focusWords(question);
-  if (terms.length === 0) {
+  if (kind.broad) {
     const leaning = previous && refersBack(question) ? focusWords(previous) : [];
-    return overview(passages, new Set(answerer.expand(leaning)), limit);
+    const focus = new Set(answerer.expand(leaning));
+    return kind.mood ? moodAnswer(passages, focus, limit) : overview(passages, focus, limit);
   }
   const found: { passage: Passage; item: Evidence; hits: number }[] = [];
   for (const passage of passages) {
@@ -55,14 +65,49 @@ export function groundedSentences(answerer: Answerer, grounding: Grounding): str
   return sentences.length > 0 ? sentences : [NO_MOMENT];
 }
 
-/** Each moment's most salient piece (text, speech, a logo; else what is seen), in the moments' order. */
-function overview(passages: readonly Passage[], focus: ReadonlySet<string>, limit: number): string[] {
-  const sentences: string[] = [];
-  for (const passage of passages) {
-    if (sentences.length >= limit) break;
+/**
+ * The moments' most salient pieces (text, speech, a logo; else what is seen): each passage's best
+ * first, in the passages' order, then each one's next best, until `limit`; a piece said twice once.
+ */
+export function overview(passages: readonly Passage[], focus: ReadonlySet<string>, limit: number): string[] {
+  const ranked = passages.map((passage) => {
     const textual = mergeRepeats(passage.evidence.filter((e) => (TEXTUAL as readonly string[]).includes(e.kind)));
-    const best = rankEvidence(textual, focus)[0]?.item ?? passage.evidence.find((e) => e.kind === 'label');
-    if (best) sentences.push(citedSentence(passage, best));
+    const best = rankEvidence(textual, focus).map((r) => r.item);
+    const seen = passage.evidence.find((e) => e.kind === 'label');
+    return best.length > 0 ? best : seen ? [seen] : [];
+  });
+  const said = new Set<string>();
+  const sentences: string[] = [];
+  for (let round = 0; sentences.length < limit && ranked.some((r) => r.length > round); round++) {
+    for (const [i, items] of ranked.entries()) {
+      const item = items[round];
+      if (!item || sentences.length >= limit) continue;
+      const key = `${passages[i]!.videoId}\u0000${item.text.toLowerCase()}`;
+      if (said.has(key)) continue;
+      said.add(key);
+      sentences.push(citedSentence(passages[i]!, item));
+    }
   }
   return sentences.length > 0 ? sentences : [NO_MOMENT];
+}
+
+/** Words of a mood that evidence may carry (a label, a caption, a line said); the bundled model judges no other. */
+export const MOOD_WORDS = new Set(
+  `happy joyful cheerful fun funny playful calm peaceful relaxed relaxing quiet serene tense dramatic sad somber sombre gloomy dark
+   exciting excited energetic upbeat lively festive romantic scary angry serious solemn nostalgic warm cozy cosy mood`.split(/\s+/),
+);
+
+/** Said when no evidence has words for a mood: what the moments show, and that the bundled model cannot judge mood. */
+export const NO_MOOD = 'The bundled model cannot judge mood: no moment has words for one, so this is what the store shows.';
+
+/** A mood question: the evidence that has mood words, cited; else NO_MOOD and the overview. */
+export function moodAnswer(passages: readonly Passage[], focus: ReadonlySet<string>, limit: number): string[] {
+  const moody = passages.flatMap((passage) =>
+    mergeRepeats(passage.evidence)
+      .filter((e) => e.kind !== 'metadata' && (e.text.toLowerCase().match(/\p{L}+/gu) ?? []).some((w) => MOOD_WORDS.has(w)))
+      .map((item) => citedSentence(passage, item)),
+  );
+  if (moody.length > 0) return [...new Set(moody)].slice(0, limit);
+  const shown = overview(passages, focus, limit);
+  return shown[0] === NO_MOMENT ? shown : [NO_MOOD, ...shown];
 }

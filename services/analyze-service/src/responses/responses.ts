@@ -16,9 +16,10 @@ import {
   boundHistory,
   checkInput,
   checkScope,
-  focusWords,
+  classifyRequest,
   HISTORY_LIMITS,
   readSelections,
+  refersBack,
   retrievalQuery,
   splitConversation,
   type Message,
@@ -137,9 +138,20 @@ function turnsOf(record: TurnRecord): Turn[] {
   ];
 }
 
+/** A specific question; a broad one read from each item's overview; a broad follow-up to a specific question. */
+type Broad = 'no' | 'overview' | 'leaning';
+
+export function broadness(question: string, previous: string | undefined): Broad {
+  if (!classifyRequest(question).broad) return 'no';
+  return previous && refersBack(question) && !classifyRequest(previous).broad ? 'leaning' : 'overview';
+}
+
 export function createResponses(deps: ResponsesDeps) {
-  /** The passages of the question: search's moments, and the items' overviews when a broad question finds few. */
-  async function retrieve(orgId: string, request: RespondRequest, query: string, broad: boolean, signal: AbortSignal) {
+  /**
+   * The passages of the question: search's moments; for a broad question, each item's overview
+   * first, or (a follow-up leaning on a specific question) the overviews when search finds few.
+   */
+  async function retrieve(orgId: string, request: RespondRequest, query: string, broad: Broad, signal: AbortSignal) {
     const scope = itemsInScope(request.items, request.selections);
     const byVideo = new Map(scope.map((item) => [item.videoId, item]));
     const videoIds = [...byVideo.keys()];
@@ -154,10 +166,22 @@ export function createResponses(deps: ResponsesDeps) {
       timelines.set(videoId, loading);
       return loading;
     };
+    if (broad === 'overview') {
+      // Each item's most salient stretch first (what a summary stands on), then search's moments.
+      const overviews = await Promise.all(
+        scope.slice(0, MAX_MOMENTS).map(async (item, i) => overviewOf(i + 1, item, await timelineOf(item.videoId))),
+      );
+      const rest = await Promise.all(
+        moments
+          .slice(0, MAX_MOMENTS - overviews.length)
+          .map(async (m, i) => passageOf(overviews.length + i + 1, byVideo.get(m.videoId)!, m, await timelineOf(m.videoId))),
+      );
+      return { scope, moments, passages: [...overviews, ...rest] };
+    }
     const passages: Passage[] = await Promise.all(
       moments.map(async (m, i) => passageOf(i + 1, byVideo.get(m.videoId)!, m, await timelineOf(m.videoId))),
     );
-    if (broad && moments.length < FEW_MOMENTS) {
+    if (broad === 'leaning' && moments.length < FEW_MOMENTS) {
       const cited = new Set(moments.map((m) => m.videoId));
       const rest = scope.filter((item) => !cited.has(item.videoId)).slice(0, MAX_MOMENTS - passages.length);
       const overviews = await Promise.all(
@@ -207,7 +231,7 @@ export function createResponses(deps: ResponsesDeps) {
 
       const previous = [...history].reverse().find((t) => t.role === 'user')?.content;
       const query = retrievalQuery(question, previous);
-      const { scope, moments, passages } = await retrieve(orgId, request, query, focusWords(question).length === 0, signal);
+      const { scope, moments, passages } = await retrieve(orgId, request, query, broadness(question, previous), signal);
       if (signal.aborted) return;
       if (request.includeIntermediate) {
         yield {
