@@ -13,14 +13,17 @@ import { ExtractiveProvider } from '../src/extractive';
 import {
   boundHistory,
   checkInput,
+  classifyRequest,
   countAsked,
   focusWords,
+  type RequestKind,
   readSelections,
   refersBack,
   retrievalQuery,
   type Selection,
   type Turn,
 } from '../src/responses/conversation';
+import { moodAnswer, NO_MOOD, overview } from '../src/responses/extractive-answer';
 import { citationsOf, NO_MOMENT, type Passage } from '../src/responses/grounding';
 import { createResponses, type Library, type ResponseEvent, type RespondRequest, type TurnRecord } from '../src/responses/responses';
 import { itemsInScope, mergeMoments, type Moment } from '../src/responses/retrieval';
@@ -128,7 +131,76 @@ describe('follow-ups', () => {
     ['list the three most important moments', 3],
     ['give me 2 highlights', 2],
     ['what happens?', undefined],
+    ['Summarize it in two sentences', 2],
+    ['Give a one-sentence summary.', 1],
+    ['three bullet points', 3],
   ])('countAsked(%s) = %s', (question, n) => expect(countAsked(question)).toBe(n));
+});
+
+describe('classifyRequest', () => {
+  const kind = (broad: boolean, count?: number, bullets = false, mood = false): RequestKind => ({ broad, count, bullets, mood });
+  // The SDK example's questions (examples/responses.ts), selections read as their labels, and specific ones.
+  it.each<[string, RequestKind]>([
+    ['Summarize what happens in this knowledge store in two sentences.', kind(true, 2)],
+    ['Now list the three most important moments as bullet points.', kind(true, 3, true)],
+    ['What is the overall mood, and how did you decide?', kind(true, undefined, false, true)],
+    ['Extract a title and a list of up to 3 tags for this content.', kind(true, undefined, true)],
+    ['Describe "Garden tour" in one sentence.', kind(true, 1)],
+    ['Summarize the contents of "Cooking clips".', kind(true)],
+    ['Give a one-sentence summary.', kind(true, 1)],
+    ['Summarize this store', kind(true)],
+    ['Where is the bicycle parked?', kind(false)],
+    ['Describe the bicycle in "Garden tour".', kind(false)],
+    ['What does the speaker say about tomato sauce?', kind(false)],
+    ['Summarize what she says about roses', kind(false)],
+  ])('%s', (question, expected) => expect(classifyRequest(question)).toEqual(expected));
+});
+
+describe('broad answers over fixed evidence', () => {
+  const ev = (kind: 'speech' | 'text' | 'label', start: number, text: string) => ({ kind, start, end: start + 2, text });
+  const passages: Passage[] = [
+    {
+      n: 1,
+      itemId: 'ksi_1',
+      videoId: 'v1',
+      title: 'Pasta night',
+      start: 0,
+      end: 10,
+      evidence: [ev('label', 0, 'person'), ev('speech', 1, 'Welcome to my kitchen.'), ev('speech', 5, 'Today we cook fresh tomato pasta.')],
+    },
+    {
+      n: 2,
+      itemId: 'ksi_2',
+      videoId: 'v2',
+      title: 'Garden tour',
+      start: 2,
+      end: 5,
+      evidence: [ev('speech', 2, 'These roses bloom in June.')],
+    },
+    { n: 3, itemId: 'ksi_3', videoId: 'v3', title: 'Street', start: 0, end: 4, evidence: [ev('label', 0, 'car')] },
+  ];
+  const cited = (sentences: string[]) => sentences.map((s) => citationsOf(s, passages).map((c) => c.itemId));
+
+  it.each<[number, string[][], RegExp[]]>([
+    [1, [['ksi_1']], [/Pasta night/]],
+    [2, [['ksi_1'], ['ksi_2']], [/Pasta night/, /roses bloom/]],
+    // Each item's best piece first, then the next best of those with more; what is seen when nothing is said.
+    [4, [['ksi_1'], ['ksi_2'], ['ksi_3'], ['ksi_1']], [/Pasta night/, /roses/, /car/, /Pasta night/]],
+  ])('%d sentence(s) asked: each cited to the moment it comes from', (limit, items, texts) => {
+    const sentences = overview(passages, new Set(), limit);
+    expect(cited(sentences)).toEqual(items);
+    sentences.forEach((s, i) => expect(s).toMatch(texts[i]!));
+  });
+
+  it('mood: only from evidence that has words for one, else says the bundled model cannot judge it', () => {
+    expect(moodAnswer(passages, new Set(), 2)).toEqual([NO_MOOD, ...overview(passages, new Set(), 2)]);
+    const cheerful: Passage = { ...passages[1]!, evidence: [ev('label', 2, 'cheerful crowd'), ...passages[1]!.evidence] };
+    const answer = moodAnswer([passages[0]!, cheerful], new Set(), 3);
+    expect(answer).toHaveLength(1);
+    expect(answer[0]).toMatch(/cheerful crowd/);
+    expect(cited(answer)).toEqual([['ksi_2']]);
+    expect(moodAnswer([], new Set(), 2)).toEqual([NO_MOMENT]);
+  });
 });
 
 describe('checkInput', () => {
@@ -348,6 +420,68 @@ describe('respond', () => {
       await collect(responses.respond('org', request('Summarize this store'), textOptions, new AbortController().signal)),
     );
     expect(new Set(done.citations.map((c) => c.itemId))).toEqual(new Set(['ksi_1', 'ksi_2']));
+  });
+
+  it('a broad request in two sentences: two cited sentences, one from each item', async () => {
+    const { responses } = setup();
+    const asked = request('Summarize what happens in this knowledge store in two sentences.');
+    const done = completed(await collect(responses.respond('org', asked, textOptions, new AbortController().signal)));
+    expect(done.text.match(/\[\d+\]\./g)).toHaveLength(2);
+    expect(done.citations.map((c) => c.itemId)).toEqual(['ksi_1', 'ksi_2']);
+  });
+
+  it('a broad follow-up asking for a list: three bullets over the session', async () => {
+    const { responses } = setup();
+    const first = await collect(
+      responses.respond('org', request('Summarize what happens in this knowledge store.'), textOptions, new AbortController().signal),
+    );
+    const { sessionId } = first[0] as Extract<ResponseEvent, { type: 'started' }>;
+    const follow = completed(
+      await collect(
+        responses.respond(
+          'org',
+          request('Now list the three most important moments as bullet points.', { sessionId }),
+          textOptions,
+          new AbortController().signal,
+        ),
+      ),
+    );
+    expect(follow.text.split('\n')).toHaveLength(3);
+    expect(follow.text.split('\n').every((line) => /^- In ".+\[\d+\]\.$/.test(line))).toBe(true);
+    expect(follow.citations).toHaveLength(3);
+  });
+
+  it('a mood question without mood words says so, and what the store shows', async () => {
+    const { responses } = setup();
+    const asked = request('What is the overall mood, and how did you decide?');
+    const done = completed(await collect(responses.respond('org', asked, textOptions, new AbortController().signal)));
+    expect(done.text.startsWith(NO_MOOD)).toBe(true);
+    expect(done.citations.length).toBeGreaterThan(0);
+  });
+
+  it('a broad request of a selected item describes that item only', async () => {
+    const { responses } = setup();
+    const asked = request('Describe {{sel:0}} in one sentence.', {
+      selections: [{ kind: 'item', id: 'ksi_2', label: 'Garden tour', itemIds: [] }],
+    });
+    const done = completed(await collect(responses.respond('org', asked, textOptions, new AbortController().signal)));
+    expect(done.citations.map((c) => c.itemId)).toEqual(['ksi_2']);
+  });
+
+  it('a broad json_schema request fills a title and tags from the items', async () => {
+    const { responses } = setup();
+    const schema = compileResponseSchema(
+      JSON.stringify({
+        type: 'object',
+        properties: { title: { type: 'string' }, tags: { type: 'array', items: { type: 'string' }, maxItems: 3 } },
+        required: ['title', 'tags'],
+      }),
+    );
+    const asked = request('Extract a title and a list of up to 3 tags for this content.');
+    const done = completed(await collect(responses.respond('org', asked, { ...textOptions, schema }, new AbortController().signal)));
+    const value = JSON.parse(done.text) as { title: string; tags: string[] };
+    expect(value.title.length).toBeGreaterThan(0);
+    expect(value.tags.length).toBeGreaterThan(0);
   });
 
   it('selections narrow retrieval to their items and read as their labels', async () => {

@@ -213,6 +213,6 @@ export interface RequestKind {
 
 /** The kind of a question ("Summarize this store in two sentences": broad, 2; "Where is the bicycle?": specific). */
 export function classifyRequest(question: string): RequestKind {
-  const named = focusWords(question.replace(QUOTED, ' ')).filter((w) => !BROAD_WORDS.has(w));
+  const named = focusWords(question.replace(QUOTED, ' ').replace(/-/g, ' ')).filter((w) => !BROAD_WORDS.has(w));
   return { broad: named.length === 0, count: countAsked(question), bullets: BULLETS.test(question), mood: MOOD.test(question) };
 }
