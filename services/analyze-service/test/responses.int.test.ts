@@ -230,6 +230,20 @@ describe('Respond over gRPC', () => {
     expect(done.output_tokens).toBeGreaterThan(0);
   }, 60_000);
 
+  it('bundled: a broad request in two sentences answers two sentences, each cited at the item it comes from', async () => {
+    const events = await collect(bundled.respond(ctx, request('Summarize what happens in this knowledge store in two sentences.')));
+    const done = events.at(-1)!.completed!;
+    const sentences = done.text.split(/(?<=\]\.) /);
+    expect(sentences).toHaveLength(2);
+    expect(done.citations.map((c) => c.item_id)).toEqual(['ksi_garden', 'ksi_kitchen']);
+    const said = { ksi_garden: /roses|bicycle|garden/i, ksi_kitchen: /kitchen|pasta|bowl|oven/i } as Record<string, RegExp>;
+    done.citations.forEach((citation, i) => {
+      expect(sentences[i]).toContain(`In "${citation.title}"`);
+      expect(sentences[i]).toMatch(said[citation.item_id]!);
+      expect(done.text.slice(citation.start_index, citation.end_index)).toBe(`[${i + 1}]`);
+    });
+  }, 60_000);
+
   it('a follow-up in the same session sees the earlier turn; the turns and their usage are kept', async () => {
     const first = await collect(bundled.respond(ctx, request('When does the ferry leave?')));
     const { session_id: sessionId, response_id: firstId } = first[0]!.started!;
