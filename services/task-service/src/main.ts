@@ -33,7 +33,7 @@ export const taskService = defineService({
     const webhooks = webhookParts({ db, clock, logger, options: options.webhooks });
     const assets = assetParts({ db, clock, logger, tasks, index, blobs, fetch: options.worker?.fetch });
     const entities = entityParts({ db, clock, logger, options }).handlers;
-    const knowledge = knowledgeParts({ db, clock, tasks, index, blobs });
+    const knowledge = knowledgeParts({ db, clock, tasks, index });
     const handlers = { tasks: taskHandlers(tasks, clock), webhooks: webhooks.handlers, assets: assets.handlers, entities, ...knowledge };
     const worker = indexingWorkerJob(db, options.worker, options.indexServiceAddress, { logger, bus, clock, eventsWritten });
     return {

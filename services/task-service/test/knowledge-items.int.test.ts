@@ -14,8 +14,11 @@ import { InProcessEventBus } from '@vus/events';
 import type { OutgoingContext } from '@vus/grpc';
 import type { KnowledgeStoreItem } from '@vus/grpc/types/task/v1/KnowledgeStoreItem';
 import { photoPath, silentVideo, waitFor } from '@vus/testing';
-import { stillVideoKey } from '../src/knowledge/ingestion';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseAllowList } from '../src/main';
+import { stillVideoKey } from '../src/worker/stages/still';
 import { startTaskStack, type TaskStack } from './stack';
 
 const ORG = newId();
@@ -58,6 +61,12 @@ async function failureOf(itemId: string): Promise<string> {
     [itemId],
   );
   return JSON.stringify(rows[0]);
+}
+
+/** The id of the item's task. */
+async function taskOf(itemId: string): Promise<string> {
+  const { rows } = await stack.database!.db.query<{ task_id: string }>('SELECT task_id FROM knowledge_store_items WHERE id = $1', [itemId]);
+  return rows[0]!.task_id;
 }
 
 /** The bodies of the webhook deliveries planned so far. */
@@ -110,6 +119,9 @@ it('processes a video item and an image item into the store’s index until read
     metadata: {},
   });
   expect([video.status, image.status, image.asset_type]).toEqual(['queued', 'queued', 'image']);
+  // The image's still video is the worker's to make: none exists when the item is created.
+  const stillKey = stillVideoKey(await taskOf(image.id));
+  expect(await stack.blobs.stat(stillKey)).toBeUndefined();
 
   // Each goes through the pipeline's steps in order (pending, waiting for a worker, may pass between two polls).
   for (const item of [video, image]) {
@@ -138,7 +150,7 @@ it('processes a video item and an image item into the store’s index until read
     { item_id: image.id, asset_type: 'image', status: 'ready', title: 'cat.png', duration: 0, metadata: {} },
   ]);
   const [videoId, stillId] = resolved.items.map((i) => i.video_id);
-  expect(await stack.blobs.stat(stillVideoKey(image.id))).toBeDefined();
+  expect(await stack.blobs.stat(stillKey)).toBeDefined();
   // Both are videos of the store's index: the still is 4 s of the image.
   expect((await indexes.getVideo(ctx(), resolved.index_id, videoId!)).system_metadata?.duration).toBeCloseTo(6, 0);
   expect((await indexes.getVideo(ctx(), resolved.index_id, stillId!)).system_metadata?.duration).toBeCloseTo(4, 0);
@@ -174,7 +186,7 @@ it('processes a video item and an image item into the store’s index until read
   expect((await tasks.resolveKnowledgeStoreItems(ctx(), { knowledge_store_id: store.id })).items).toEqual([]);
   expect(await codeOf(indexes.getVideo(ctx(), resolved.index_id, stillId!))).toBe('resource_not_exist');
   // The still video was the item's own file: it goes with its video (the asset's own file is the asset's).
-  await waitFor(async () => (await stack.blobs.stat(stillVideoKey(image.id))) === undefined, "the still video's file to go");
+  await waitFor(async () => (await stack.blobs.stat(stillKey)) === undefined, "the still video's file to go");
 
   // An item deleted while it is processed goes at once; the store's deletion takes its index and the tasks into it.
   const again = await tasks.createKnowledgeStoreItem(ctx(), { knowledge_store_id: store.id, asset_id: videoAsset, asset_type: '' });
@@ -202,5 +214,26 @@ it('keeps one index for a store whose first items are added at once', async () =
     [store.id],
   );
   expect(rows).toEqual([{ index_id: resolved.index_id }]);
+  await tasks.deleteKnowledgeStore(ctx(), store.id);
+}, 120_000);
+
+it('ends an item of an image ffmpeg cannot read failed, with the reason, and keeps the asset’s file', async () => {
+  // A PNG signature, then bytes no decoder reads: the asset is an image by its signature; its still cannot be made.
+  const dir = await mkdtemp(join(tmpdir(), 'vus-broken-'));
+  const file = join(dir, 'broken.png');
+  await writeFile(file, Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(600, 7)]));
+  const asset = await readyAsset(file, 'broken.png');
+  await rm(dir, { recursive: true, force: true });
+  const store = await tasks.createKnowledgeStore(ctx(), { name: 'broken', description: '', metadata: {} });
+  const item = await tasks.createKnowledgeStoreItem(ctx(), { knowledge_store_id: store.id, asset_id: asset, asset_type: '' });
+  expect([item.status, item.asset_type]).toEqual(['queued', 'image']);
+  const seen = await statusesUntilSettled(store.id, item);
+  expect(seen.at(-2)).toBe('failed');
+  expect(JSON.parse(seen.at(-1)!)).toEqual({
+    failure_code: 'unsupported_file_type',
+    failure_message: 'The image cannot be read. Upload a JPEG, PNG, WebP, BMP, GIF or TIFF file.',
+  });
+  expect(await stack.blobs.stat(stillVideoKey(await taskOf(item.id)))).toBeUndefined();
+  expect((await tasks.getAsset(ctx(), asset)).status).toBe('ready');
   await tasks.deleteKnowledgeStore(ctx(), store.id);
 }, 120_000);

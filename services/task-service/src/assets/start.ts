@@ -62,7 +62,7 @@ export function assetParts(deps: {
     tasks: deps.tasks,
     taskStore: createTaskStore(db),
     videos: indexedVideos(deps.index),
-    items: assetItemRemoval(createKnowledgeStoreStore(db), itemIngestion({ index: deps.index, tasks: deps.tasks, blobs })),
+    items: assetItemRemoval(createKnowledgeStoreStore(db), itemIngestion({ index: deps.index, tasks: deps.tasks })),
   });
   const processing =
     blobs && assetProcessingJob(db, { store, blobs, fetchPolicy: { ...DEFAULT_FETCH_POLICY, ...deps.fetch }, clock, logger });

@@ -1,11 +1,5 @@
-import type { BlobStore } from '@vus/blob';
 import { ApiError, isApiError, newId } from '@vus/core';
 import type { OutgoingContext } from '@vus/grpc';
-import { stillVideo } from '@vus/media';
-import { createReadStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { IndexClient } from '../index-client';
 import { isTerminal } from '../tasks/status';
 import type { TaskService } from '../tasks/tasks';
@@ -25,9 +19,6 @@ export const STORE_INDEX = Object.freeze({
 
 const CALL_TIMEOUT_MS = 10_000;
 
-/** Where an image item's still video is stored (the task's own media: it goes with its task or video). */
-export const stillVideoKey = (itemId: string) => `knowledge-items/${itemId}/still.mp4`;
-
 /** Runs `call`; false when what it acts on is already gone. */
 async function unlessGone(call: () => Promise<unknown>): Promise<boolean> {
   try {
@@ -42,33 +33,11 @@ async function unlessGone(call: () => Promise<unknown>): Promise<boolean> {
 export interface IngestionDeps {
   index: IndexClient;
   tasks: TaskService;
-  /** The blob store the worker reads; without it images cannot become videos. */
-  blobs?: BlobStore | undefined;
 }
 
 /** ItemIngestion over index-service (the store's index) and this service's indexing tasks. */
-export function itemIngestion({ index, tasks, blobs }: IngestionDeps): ItemIngestion {
+export function itemIngestion({ index, tasks }: IngestionDeps): ItemIngestion {
   const ctx = (orgId: string): OutgoingContext => ({ orgId, deadline: new Date(Date.now() + CALL_TIMEOUT_MS) });
-
-  /**
-   * The indexing pipeline reads videos only, so an image item is indexed as a short still video
-   * of it (libs/media stillVideo): its frames are searched and described like any video's.
-   */
-  const storeStill = async (itemId: string, imageKey: string): Promise<string> => {
-    if (!blobs) throw new ApiError('not_implemented', 'Image items need a blob store, and none is configured on this server.');
-    const dir = await mkdtemp(join(tmpdir(), 'vus-still-'));
-    try {
-      const image = join(dir, 'image');
-      const video = join(dir, 'still.mp4');
-      await blobs.download(imageKey, image);
-      await stillVideo(image, video);
-      const key = stillVideoKey(itemId);
-      await blobs.put(key, createReadStream(video));
-      return key;
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  };
 
   return {
     async createIndex(orgId, storeId) {
@@ -86,26 +55,21 @@ export function itemIngestion({ index, tasks, blobs }: IngestionDeps): ItemInges
     async startTask(orgId, indexId, item) {
       const { asset } = item;
       if (!asset.blobKey) throw new ApiError('parameter_invalid', `The asset ${asset.id} has no file.`, { param: 'asset_id' });
-      const still = item.assetType === 'image' ? await storeStill(item.id, asset.blobKey) : undefined;
-      try {
-        const task = await tasks.create(orgId, {
-          indexId,
-          source: { kind: 'upload', blobKey: still ?? asset.blobKey },
-          transcription: null,
-          language: null,
-          // Citations carry a stream of the moment (issue 33).
-          enableVideoStream: true,
-          userMetadata: {},
-          filename: asset.filename,
-          idempotencyKey: null,
-          // A video item's media is the asset's file (kept when the task or video goes); an image's still is the task's own.
-          assetId: still ? null : asset.id,
-        });
-        return task.id;
-      } catch (error) {
-        if (still) await blobs?.delete(still).catch(() => false);
-        throw error;
-      }
+      // An image's still video is made by the worker (worker/stages/still.ts), so the item is created at once, queued.
+      const task = await tasks.create(orgId, {
+        indexId,
+        source: { kind: item.assetType === 'image' ? 'image' : 'upload', blobKey: asset.blobKey },
+        transcription: null,
+        language: null,
+        // Citations carry a stream of the moment (issue 33).
+        enableVideoStream: true,
+        userMetadata: {},
+        filename: asset.filename,
+        idempotencyKey: null,
+        // A video item's media is the asset's file (kept when the task or video goes); an image's still is the task's own.
+        assetId: item.assetType === 'image' ? null : asset.id,
+      });
+      return task.id;
     },
 
     async removeTask(orgId, taskId) {

@@ -14,8 +14,8 @@ export const FETCH_TASK_JOB = 'fetch-task';
 export const INDEX_TASK_JOB = 'index-task';
 export const TASK_JOB_KINDS: readonly string[] = [FETCH_TASK_JOB, INDEX_TASK_JOB];
 
-/** The job a new task starts with: a URL is fetched first, an upload is already stored. */
-export function firstJobKind(source: { kind: 'upload' | 'url' }): string {
+/** The job a new task starts with: a URL is fetched first, an upload is already stored (an image's still is CPU: an index-task's). */
+export function firstJobKind(source: { kind: 'upload' | 'url' | 'image' }): string {
   return source.kind === 'url' ? FETCH_TASK_JOB : INDEX_TASK_JOB;
 }
 

@@ -47,8 +47,8 @@ export function assertTransition(from: TaskStatus, to: TaskStatus): void {
   if (!canTransition(from, to)) throw new Error(`task status cannot go from ${from} to ${to}`);
 }
 
-/** Where a task starts: an upload is already stored, a URL still has to be fetched. */
-export function initialStatus(source: { kind: 'upload' | 'url' }): TaskStatus {
+/** Where a task starts: an upload (or an image) is already stored, a URL still has to be fetched. */
+export function initialStatus(source: { kind: 'upload' | 'url' | 'image' }): TaskStatus {
   return source.kind === 'url' ? 'uploading' : 'validating';
 }
 

@@ -11,9 +11,10 @@ interface TaskRow {
   index_id: string;
   video_id: string;
   status: TaskStatus;
-  source_kind: 'upload' | 'url';
+  source_kind: 'upload' | 'url' | 'image';
   video_url: string | null;
   media_blob_key: string | null;
+  image_blob_key?: string | null;
   transcription_kind: 'upload' | 'url' | null;
   transcription_ref: string | null;
   language: string | null;
@@ -65,7 +66,9 @@ function toRecord(row: TaskRow): TaskRecord {
   const source =
     row.source_kind === 'url'
       ? { kind: 'url' as const, url: row.video_url ?? '' }
-      : { kind: 'upload' as const, blobKey: row.media_blob_key ?? '' };
+      : row.source_kind === 'image'
+        ? { kind: 'image' as const, blobKey: row.image_blob_key ?? '' }
+        : { kind: 'upload' as const, blobKey: row.media_blob_key ?? '' };
   return {
     id: row.id,
     orgId: row.org_id,
@@ -164,8 +167,8 @@ export function createTaskStore(db: Database): TaskStore {
           await tx.query(
             `INSERT INTO tasks (id, org_id, index_id, video_id, status, source_kind, video_url, media_blob_key,
                                 transcription_kind, transcription_ref, language, enable_video_stream, user_metadata,
-                                filename, idempotency_key, created_at, updated_at, asset_id)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+                                filename, idempotency_key, created_at, updated_at, asset_id, image_blob_key)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
             [
               task.id,
               task.orgId,
@@ -185,6 +188,7 @@ export function createTaskStore(db: Database): TaskStore {
               task.createdAt,
               task.updatedAt,
               task.assetId ?? null,
+              task.source.kind === 'image' ? task.source.blobKey : null,
             ],
           );
           await appendHistory(tx, task.id, task.status, task.createdAt);

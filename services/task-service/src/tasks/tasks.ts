@@ -8,7 +8,8 @@ import { initialStatus, isDeletable, type TaskStatus } from './status';
 export type { MetadataValue, SystemMetadata, UserMetadata };
 
 /** Where the video comes from: an upload the gateway stored, or a URL the worker fetches. */
-export type VideoSource = { kind: 'upload'; blobKey: string } | { kind: 'url'; url: string };
+/** `image`: an image the worker first makes into a still video (an image item's, issue 33); `blobKey` is the image. */
+export type VideoSource = { kind: 'upload' | 'image'; blobKey: string } | { kind: 'url'; url: string };
 
 /** A transcription the user gave (SRT/VTT/plain text): stored by the gateway, or a URL. */
 export type TranscriptionSource = { kind: 'upload'; blobKey: string } | { kind: 'url'; url: string };

@@ -9,6 +9,7 @@ import { stage } from './stage';
 import { extractVideo, videoSource } from './stages/extract';
 import { fetchSource } from './stages/fetch';
 import { reserve } from './stages/reserve';
+import { makeStill, needsStill } from './stages/still';
 import { dropBlobsOfUnwrittenVideo, storeVideo } from './stages/store';
 import { streamStill, videoStream } from './stages/stream';
 import { validate } from './stages/validate';
@@ -57,6 +58,8 @@ export class TaskPipeline {
     return this.attempt(claimed, signal, [
       // Fetched here only when the task's job was queued before downloads had a stage of their own.
       (task) => (task.status === 'uploading' ? fetchSource(deps, writer, task, signal) : task),
+      // An image task's still video is made first, in the indexing slots (ffmpeg: CPU), never in a request.
+      (task, workDir) => (task.status === 'validating' && needsStill(task) ? makeStill(deps, writer, task, workDir, signal) : task),
       (task, workDir) => (task.status === 'validating' ? validate(deps, writer, task, workDir, signal) : task),
       (task) => (task.status === 'pending' ? reserve(deps, writer, task, claimed.mediaReserved) : task),
       (task) => (task.status === 'queued' ? writer.advance(task, 'indexing', { progress: 0 }) : task),
