@@ -153,6 +153,8 @@ describe('classifyRequest', () => {
     ['Describe the bicycle in "Garden tour".', kind(false)],
     ['What does the speaker say about tomato sauce?', kind(false)],
     ['Summarize what she says about roses', kind(false)],
+    ['What are the key moments?', kind(true)],
+    ['What does the title card show?', kind(false)],
   ])('%s', (question, expected) => expect(classifyRequest(question)).toEqual(expected));
 });
 
@@ -287,10 +289,9 @@ function setup() {
   const responses = createResponses({
     store: {
       async open(orgId, sessionId, storeId, limit) {
-        const turns = saved
-          .map((s) => s.turn)
-          .filter((t) => t.orgId === orgId && t.sessionId === sessionId && t.knowledgeStoreId === storeId);
-        return turns.length > 0 ? { turns: turns.length, recent: turns.slice(-limit) } : undefined;
+        const turns = saved.map((s) => s.turn).filter((t) => t.orgId === orgId && t.sessionId === sessionId);
+        if (turns.length === 0) return undefined;
+        return turns[0]!.knowledgeStoreId === storeId ? { turns: turns.length, recent: turns.slice(-limit) } : 'other_store';
       },
       async saveTurn(turn, usage) {
         saved.push({ turn, usage });
@@ -390,18 +391,18 @@ describe('respond', () => {
     expect(completed(follow).citations.map((c) => c.itemId)).toContain('ksi_2');
   });
 
-  it('a session of another organization or another store is not found', async () => {
+  it('a session of another organization is not found; one of another store of the organization is a bad session_id (400)', async () => {
     const { responses } = setup();
     const first = await collect(responses.respond('org', request('Where do the roses bloom?'), textOptions, new AbortController().signal));
     const { sessionId } = first[0] as Extract<ResponseEvent, { type: 'started' }>;
-    for (const [org, store] of [
-      ['other-org', 'ks_1'],
-      ['org', 'ks_2'],
+    for (const [org, store, code] of [
+      ['other-org', 'ks_1', 'resource_not_exist'],
+      ['org', 'ks_2', 'parameter_invalid'],
     ]) {
       const asked = collect(
         responses.respond(org!, request('And then?', { sessionId, knowledgeStoreId: store! }), textOptions, new AbortController().signal),
       );
-      await expect(asked).rejects.toMatchObject({ code: 'resource_not_exist' });
+      await expect(asked).rejects.toMatchObject({ code });
     }
   });
 

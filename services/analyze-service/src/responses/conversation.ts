@@ -191,10 +191,11 @@ export function retrievalQuery(question: string, previousQuestion: string | unde
  */
 const BROAD_WORDS = new Set(
   `summarize summarise summary summaries describe description overview recap gist happen happens happened going content contents
-   knowledge moment moments key main important sentence sentences bullet bullets point points list line lines brief briefly short
-   title titles tag tags hashtag hashtags topic topics theme themes mood tone feel feeling atmosphere overall decide decided
-   extract give show tell write about whole general`.split(/\s+/),
+   knowledge moment moments important sentence sentences bullet bullets list brief briefly short title titles tag tags hashtag
+   hashtags topic topics theme themes mood tone atmosphere overall decide decided extract give tell write about whole general`.split(/\s+/),
 );
+/** Phrases of a broad request whose words alone may name a thing ("the key", "a point"). */
+const BROAD_PHRASES = /\b(?:key|main)\s+(?:moments?|points?|events?|scenes?|ideas?)\b|\bbullet\s+points?\b|\bone\s+line\b/gi;
 
 const MOOD = /\b(mood|tone|feel(?:ing)?|atmosphere|vibe|emotion(?:s|al)?)\b/i;
 const BULLETS = /\b(bullet(?:s|ed)?|list)\b/i;
@@ -213,6 +214,6 @@ export interface RequestKind {
 
 /** The kind of a question ("Summarize this store in two sentences": broad, 2; "Where is the bicycle?": specific). */
 export function classifyRequest(question: string): RequestKind {
-  const named = focusWords(question.replace(QUOTED, ' ').replace(/-/g, ' ')).filter((w) => !BROAD_WORDS.has(w));
+  const named = focusWords(question.replace(QUOTED, ' ').replace(/-/g, ' ').replace(BROAD_PHRASES, ' ')).filter((w) => !BROAD_WORDS.has(w));
   return { broad: named.length === 0, count: countAsked(question), bullets: BULLETS.test(question), mood: MOOD.test(question) };
 }
