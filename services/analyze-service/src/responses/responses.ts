@@ -60,13 +60,16 @@ export interface TurnRecord {
 }
 
 export interface SessionStore {
-  /** The organization's session over that knowledge store: its turn count and last `limit` turns (oldest first); undefined when none. */
+  /**
+   * The organization's session over that knowledge store: its turn count and last `limit` turns
+   * (oldest first); `other_store` when the organization's session is over another store; undefined when none.
+   */
   open(
     orgId: string,
     sessionId: string,
     knowledgeStoreId: string,
     limit: number,
-  ): Promise<{ turns: number; recent: TurnRecord[] } | undefined>;
+  ): Promise<{ turns: number; recent: TurnRecord[] } | 'other_store' | undefined>;
   /** The turn (creating its session at its first), with its usage events, in one transaction. */
   saveTurn(turn: TurnRecord, usage: readonly MeteredUsage[]): Promise<void>;
 }
@@ -223,6 +226,10 @@ export function createResponses(deps: ResponsesDeps) {
         ? await deps.store.open(orgId, request.sessionId, request.knowledgeStoreId, HISTORY_LIMITS.turns)
         : { turns: 0, recent: [] };
       if (!session) throw errors.notFound('Session', request.sessionId);
+      // twelvelabs-js 1.3.4 (ResponsesCreateRequest.sessionId): knowledge_store_id must be the session's store, else 400.
+      if (session === 'other_store') {
+        throw errors.invalid('session_id', 'The session belongs to another knowledge store; send that store’s knowledge_store_id.');
+      }
       const sessionId = request.sessionId || `sess_${randomUUID()}`;
       const history = boundHistory([...session.recent.flatMap(turnsOf), ...conversation.earlier]);
       const responseId = `resp_${randomUUID()}`;

@@ -23,13 +23,14 @@ type TurnRow = {
 export function createSessionStore(db: Database, eventsWritten: () => void = () => undefined): SessionStore {
   return {
     async open(orgId, sessionId, knowledgeStoreId, limit) {
-      const { rows: sessions } = await db.query<{ turns: number }>(
-        `SELECT (SELECT count(*)::int FROM response_turns t WHERE t.session_id = s.id) AS turns
-           FROM response_sessions s WHERE s.id = $1 AND s.org_id = $2 AND s.knowledge_store_id = $3`,
-        [sessionId, orgId, knowledgeStoreId],
+      const { rows: sessions } = await db.query<{ turns: number; knowledge_store_id: string }>(
+        `SELECT s.knowledge_store_id, (SELECT count(*)::int FROM response_turns t WHERE t.session_id = s.id) AS turns
+           FROM response_sessions s WHERE s.id = $1 AND s.org_id = $2`,
+        [sessionId, orgId],
       );
       const session = sessions[0];
       if (!session) return undefined;
+      if (session.knowledge_store_id !== knowledgeStoreId) return 'other_store';
       const { rows } = await db.query<TurnRow>(
         `SELECT * FROM (SELECT * FROM response_turns WHERE session_id = $1 ORDER BY turn DESC LIMIT $2) recent ORDER BY turn`,
         [sessionId, limit],
