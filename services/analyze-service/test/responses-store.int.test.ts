@@ -38,6 +38,13 @@ describe.each(DATABASE_KINDS)('response sessions on %s', (_kind, create) => {
     createdAt: new Date('2026-11-28T10:00:00Z'),
   });
 
+  /** The session over ks_1 (the store its turns are saved with). */
+  const openSession = async (org: string, sessionId: string, limit: number) => {
+    const opened = await store.open(org, sessionId, 'ks_1', limit);
+    if (opened === 'other_store') throw new Error(`session ${sessionId} is over another store`);
+    return opened;
+  };
+
   it('keeps the turns of a session, recent ones oldest first, with one usage event each', async () => {
     const org = newId();
     const sessionId = `sess_${newId()}`;
@@ -45,7 +52,7 @@ describe.each(DATABASE_KINDS)('response sessions on %s', (_kind, create) => {
       const t = turn(org, sessionId, n, question);
       await store.saveTurn(t, responseUsage(t));
     }
-    const opened = await store.open(org, sessionId, 'ks_1', 2);
+    const opened = await openSession(org, sessionId, 2);
     expect(opened?.turns).toBe(3);
     expect(opened?.recent.map((t) => [t.turn, t.input[0]!.content])).toEqual([
       [1, 'second?'],
@@ -58,13 +65,14 @@ describe.each(DATABASE_KINDS)('response sessions on %s', (_kind, create) => {
     expect(rows[0]!.n).toBe(3);
   });
 
-  it('a session is not found for another organization or another knowledge store', async () => {
+  it('a session is not found for another organization; for another knowledge store it is the other store’s', async () => {
     const org = newId();
     const sessionId = `sess_${newId()}`;
     await store.saveTurn(turn(org, sessionId, 0, 'q?'), []);
-    expect(await store.open(org, sessionId, 'ks_1', 8)).toBeDefined();
+    expect(await openSession(org, sessionId, 8)).toBeDefined();
     expect(await store.open(newId(), sessionId, 'ks_1', 8)).toBeUndefined();
-    expect(await store.open(org, sessionId, 'ks_2', 8)).toBeUndefined();
+    expect(await store.open(newId(), sessionId, 'ks_2', 8)).toBeUndefined();
+    expect(await store.open(org, sessionId, 'ks_2', 8)).toBe('other_store');
     expect(await store.open(org, `sess_${newId()}`, 'ks_1', 8)).toBeUndefined();
   });
 
@@ -72,7 +80,7 @@ describe.each(DATABASE_KINDS)('response sessions on %s', (_kind, create) => {
     const org = newId();
     const sessionId = `sess_${newId()}`;
     await Promise.all([store.saveTurn(turn(org, sessionId, 0, 'a?'), []), store.saveTurn(turn(org, sessionId, 0, 'b?'), [])]);
-    const opened = await store.open(org, sessionId, 'ks_1', 8);
+    const opened = await openSession(org, sessionId, 8);
     expect(opened?.recent.map((t) => t.turn)).toEqual([0, 1]);
   });
 });
