@@ -12,7 +12,7 @@ export function stillVideoKey(taskId: string): string {
 }
 
 /** The task's media is still to be made: an image task before its still video is stored. */
-export function needsStill(task: TaskRecord): boolean {
+export function needsStill(task: Pick<TaskRecord, 'source' | 'mediaBlobKey'>): boolean {
   return task.source.kind === 'image' && task.mediaBlobKey === null;
 }
 
