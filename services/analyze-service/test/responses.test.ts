@@ -202,6 +202,9 @@ describe('broad answers over fixed evidence', () => {
     expect(answer[0]).toMatch(/cheerful crowd/);
     expect(cited(answer)).toEqual([['ksi_2']]);
     expect(moodAnswer([], new Set(), 2)).toEqual([NO_MOMENT]);
+    // A word said is not the video's mood.
+    const said: Passage = { ...passages[1]!, evidence: [ev('speech', 2, 'Be happy with the incident.')] };
+    expect(moodAnswer([said], new Set(), 2)[0]).toBe(NO_MOOD);
   });
 });
 

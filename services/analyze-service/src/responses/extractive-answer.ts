@@ -91,11 +91,14 @@ export function overview(passages: readonly Passage[], focus: ReadonlySet<string
   return sentences.length > 0 ? sentences : [NO_MOMENT];
 }
 
-/** Words of a mood that evidence may carry (a label, a caption, a line said); the bundled model judges no other. */
+/** Words of a mood that evidence may carry (a label, on-screen text); the bundled model judges no other. */
 export const MOOD_WORDS = new Set(
   `happy joyful cheerful fun funny playful calm peaceful relaxed relaxing quiet serene tense dramatic sad somber sombre gloomy dark
    exciting excited energetic upbeat lively festive romantic scary angry serious solemn nostalgic warm cozy cosy mood`.split(/\s+/),
 );
+
+/** Evidence that describes what is seen; a word said ("be happy with the incident") is no mood of the video. */
+const MOOD_KINDS: ReadonlySet<string> = new Set(['label', 'text']);
 
 /** Said when no evidence has words for a mood: what the moments show, and that the bundled model cannot judge mood. */
 export const NO_MOOD = 'The bundled model cannot judge mood: no moment has words for one, so this is what the store shows.';
@@ -104,7 +107,7 @@ export const NO_MOOD = 'The bundled model cannot judge mood: no moment has words
 export function moodAnswer(passages: readonly Passage[], focus: ReadonlySet<string>, limit: number): string[] {
   const moody = passages.flatMap((passage) =>
     mergeRepeats(passage.evidence)
-      .filter((e) => e.kind !== 'metadata' && (e.text.toLowerCase().match(/\p{L}+/gu) ?? []).some((w) => MOOD_WORDS.has(w)))
+      .filter((e) => MOOD_KINDS.has(e.kind) && (e.text.toLowerCase().match(/\p{L}+/gu) ?? []).some((w) => MOOD_WORDS.has(w)))
       .map((item) => citedSentence(passage, item)),
   );
   if (moody.length > 0) return [...new Set(moody)].slice(0, limit);
