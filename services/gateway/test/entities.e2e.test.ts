@@ -10,6 +10,7 @@ import { photoPath, shortVideo } from '@vus/testing';
 import { createReadStream } from 'node:fs';
 import { TwelveLabs } from 'twelvelabs-js';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
+import { readyAsset } from './sdk-assets';
 import { documentsFor, startRecordingProxy, validateExchanges, type RecordingProxy } from './openapi-recorder';
 
 let stack: IndexingStack;
@@ -22,19 +23,6 @@ let images: string[];
 let video: string;
 const savedBaseUrl = process.env.TWELVELABS_BASE_URL;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** An asset uploaded directly, once task-service has sniffed and probed it. */
-async function readyAsset(path: string): Promise<string> {
-  const created = await client.assets.create({ method: 'direct', file: createReadStream(path) });
-  for (;;) {
-    const asset = await client.assets.retrieve(created.id!);
-    if (asset.status === 'ready') return asset.id!;
-    if (asset.status === 'failed') throw new Error(`asset ${asset.id} failed`);
-    await sleep(200);
-  }
-}
-
 beforeAll(async () => {
   stack = await startIndexingStack();
   recorder = await startRecordingProxy(stack.url);
@@ -43,8 +31,8 @@ beforeAll(async () => {
   client = new TwelveLabs({ apiKey: key });
   other = new TwelveLabs({ apiKey: (await stack.newOrg()).key });
   const paths = await Promise.all([photoPath('people'), photoPath('cat'), photoPath('phone')]);
-  images = await Promise.all(paths.map(readyAsset));
-  video = await readyAsset((await shortVideo()).path);
+  images = await Promise.all(paths.map((path) => readyAsset(client, path)));
+  video = await readyAsset(client, (await shortVideo()).path);
 }, 180_000);
 afterAll(async () => {
   process.env.TWELVELABS_BASE_URL = savedBaseUrl;

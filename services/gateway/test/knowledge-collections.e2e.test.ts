@@ -7,9 +7,9 @@
  * against the v1.3 OpenAPI document.
  */
 import { photoPath, shortVideo } from '@vus/testing';
-import { createReadStream } from 'node:fs';
 import { TwelveLabs } from 'twelvelabs-js';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
+import { readyAsset } from './sdk-assets';
 import { documentsFor, startRecordingProxy, validateExchanges, type RecordingProxy } from './openapi-recorder';
 
 let stack: IndexingStack;
@@ -19,19 +19,6 @@ let recorder: RecordingProxy;
 let key: string;
 let assetIds: { video: string; image: string };
 const savedBaseUrl = process.env.TWELVELABS_BASE_URL;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** An asset uploaded directly, once task-service has sniffed and probed it. */
-async function readyAsset(path: string): Promise<string> {
-  const created = await client.assets.create({ method: 'direct', file: createReadStream(path) });
-  for (;;) {
-    const asset = await client.assets.retrieve(created.id!);
-    if (asset.status === 'ready') return asset.id!;
-    if (asset.status === 'failed') throw new Error(`asset ${asset.id} failed`);
-    await sleep(200);
-  }
-}
 
 /** What the SDK's error carried (TwelvelabsApiError: statusCode and the JSON body), or undefined when the call succeeds. */
 const refusal = async (call: Promise<unknown>): Promise<{ status: number; code?: string; message?: string } | undefined> => {
@@ -67,7 +54,7 @@ beforeAll(async () => {
   key = (await stack.newOrg()).key;
   client = new TwelveLabs({ apiKey: key });
   other = new TwelveLabs({ apiKey: (await stack.newOrg()).key });
-  const [video, image] = await Promise.all([readyAsset((await shortVideo()).path), readyAsset(await photoPath('cat'))]);
+  const [video, image] = await Promise.all([readyAsset(client, (await shortVideo()).path), readyAsset(client, await photoPath('cat'))]);
   assetIds = { video, image };
 }, 120_000);
 afterAll(async () => {

@@ -10,9 +10,9 @@
  * whole, and always visually); and every answer checked against the v1.3 OpenAPI document.
  */
 import { photoPath, subtitledVideo, textScenesVideo } from '@vus/testing';
-import { createReadStream } from 'node:fs';
 import { TwelveLabs } from 'twelvelabs-js';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
+import { readyAsset, sleep } from './sdk-assets';
 import { documentsFor, startRecordingProxy, validateExchanges, type RecordingProxy } from './openapi-recorder';
 
 let stack: IndexingStack;
@@ -26,8 +26,6 @@ let subtitledItem: string;
 let scenesAsset: string;
 const savedBaseUrl = process.env.TWELVELABS_BASE_URL;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** The HTTP status of the SDK's error, or undefined when the call succeeds. */
 const statusOf = async (call: Promise<unknown>): Promise<number | undefined> => {
   try {
@@ -37,17 +35,6 @@ const statusOf = async (call: Promise<unknown>): Promise<number | undefined> => 
     return (error as { statusCode?: number }).statusCode ?? -1;
   }
 };
-
-/** An asset uploaded directly, once task-service has probed it. */
-async function readyAsset(path: string): Promise<string> {
-  const created = await client.assets.create({ method: 'direct', file: createReadStream(path) });
-  for (;;) {
-    const asset = await client.assets.retrieve(created.id!);
-    if (asset.status === 'ready') return asset.id!;
-    if (asset.status === 'failed') throw new Error(`asset ${asset.id} failed`);
-    await sleep(200);
-  }
-}
 
 /** Adds the asset as an item and waits until the pipeline has made it searchable. */
 async function readyItem(
@@ -73,7 +60,7 @@ beforeAll(async () => {
   client = new TwelveLabs({ apiKey: (await stack.newOrg()).key });
   other = new TwelveLabs({ apiKey: (await stack.newOrg()).key });
   let subtitledAsset: string;
-  [scenesAsset, subtitledAsset] = await Promise.all([readyAsset(scenes.path), readyAsset(subtitled.path)]);
+  [scenesAsset, subtitledAsset] = await Promise.all([readyAsset(client, scenes.path), readyAsset(client, subtitled.path)]);
   ksId = (await client.knowledgeStores.create({ name: 'ks-search' })).id!;
   // One after the other: the store's first item makes its index.
   scenesItem = await readyItem(ksId, scenesAsset, { scene: 'words' });
@@ -163,7 +150,7 @@ describe('knowledgeStores.search (twelvelabs-js 1.x)', () => {
   it('finds an image as a whole among videos; matches it visually whatever the video modalities', async () => {
     const mixed = (await client.knowledgeStores.create({ name: 'ks-mixed' })).id!;
     const videoItem = await readyItem(mixed, scenesAsset, {});
-    const imageItem = await readyItem(mixed, await readyAsset(await photoPath('cat')), { kind: 'photo' }, 'image');
+    const imageItem = await readyItem(mixed, await readyAsset(client, await photoPath('cat')), { kind: 'photo' }, 'image');
 
     const found = await client.knowledgeStores.search(mixed, { query: { text: 'cat' }, includeMetadata: true });
     expect(found.data[0]).toEqual({ assetType: 'image', rank: 1, itemId: imageItem, metadata: { system: {}, user: { kind: 'photo' } } });

@@ -11,9 +11,9 @@
  */
 import { createTaskClient } from '@vus/clients';
 import { photoPath, silentVideo } from '@vus/testing';
-import { createReadStream } from 'node:fs';
 import { TwelveLabs } from 'twelvelabs-js';
 import { startIndexingStack, type IndexingStack } from './indexing-stack';
+import { readyAsset, sleep } from './sdk-assets';
 import { documentsFor, startRecordingProxy, validateExchanges, type RecordingProxy } from './openapi-recorder';
 
 let stack: IndexingStack;
@@ -37,19 +37,6 @@ afterAll(async () => {
   await recorder?.stop();
   await stack?.stop();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** An asset uploaded directly, once task-service has sniffed and probed it. */
-async function readyAsset(path: string): Promise<string> {
-  const created = await client.assets.create({ method: 'direct', file: createReadStream(path) });
-  for (;;) {
-    const asset = await client.assets.retrieve(created.id!);
-    if (asset.status === 'ready') return asset.id!;
-    if (asset.status === 'failed') throw new Error(`asset ${asset.id} failed`);
-    await sleep(200);
-  }
-}
 
 /** The HTTP status of the SDK's error (TwelvelabsApiError and its subclasses carry statusCode), or undefined when it succeeds. */
 const statusOf = async (call: Promise<unknown>): Promise<number | undefined> => {
@@ -118,7 +105,10 @@ describe('knowledge stores (twelvelabs-js 1.x)', () => {
   });
 
   it('adds a ready video and image as items processed until ready; lists by status; their index stays hidden; deletes them', async () => {
-    const [videoAssetId, imageAssetId] = await Promise.all([readyAsset((await silentVideo()).path), readyAsset(await photoPath('cat'))]);
+    const [videoAssetId, imageAssetId] = await Promise.all([
+      readyAsset(client, (await silentVideo()).path),
+      readyAsset(client, await photoPath('cat')),
+    ]);
     const ks = await client.knowledgeStores.create({ name: 'ks-items' });
 
     const video = await client.knowledgeStoreItems.create(ks.id!, {

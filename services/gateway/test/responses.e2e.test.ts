@@ -12,11 +12,11 @@
  * against the v1.3 OpenAPI document.
  */
 import { generateVideo, type GeneratedVideo } from '@vus/testing';
-import { createReadStream } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TwelveLabs, type TwelvelabsApi } from 'twelvelabs-js';
 import { startIndexingStack, type IndexingStack, type IndexingStackOptions } from './indexing-stack';
+import { readyAsset, sleep } from './sdk-assets';
 import { documentsFor, startRecordingProxy, validateExchanges, type RecordingProxy } from './openapi-recorder';
 
 let stack: IndexingStack;
@@ -52,18 +52,6 @@ const video = (name: string, word: string, first: string, second: string): Promi
     },
   });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function readyAsset(path: string): Promise<string> {
-  const created = await client.assets.create({ method: 'direct', file: createReadStream(path) });
-  for (;;) {
-    const asset = await client.assets.retrieve(created.id!);
-    if (asset.status === 'ready') return asset.id!;
-    if (asset.status === 'failed') throw new Error(`asset ${asset.id} failed`);
-    await sleep(200);
-  }
-}
-
 async function readyItem(storeId: string, assetId: string): Promise<string> {
   const item = await client.knowledgeStoreItems.create(storeId, { assetId, assetType: 'video' });
   for (;;) {
@@ -87,7 +75,7 @@ function withStore(stackOptions: () => IndexingStackOptions): void {
     recorder = await startRecordingProxy(stack.url);
     process.env.TWELVELABS_BASE_URL = `${recorder.url}/v1.3`;
     client = new TwelveLabs({ apiKey: (await stack.newOrg()).key });
-    const assets = await Promise.all([garden, station, bakery].map((v) => readyAsset(v.path)));
+    const assets = await Promise.all([garden, station, bakery].map((v) => readyAsset(client, v.path)));
     ksId = (await client.knowledgeStores.create({ name: 'ks-responses' })).id!;
     // One at a time: the first item makes the store's index, which two items added at once both tried to make.
     for (const [n, name] of (['garden', 'station', 'bakery'] as const).entries()) items[name] = await readyItem(ksId, assets[n]!);
