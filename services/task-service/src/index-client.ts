@@ -9,9 +9,13 @@ export { createIndexClient, type IndexClient } from '@vus/clients';
 
 const CALL_TIMEOUT_MS = 10_000;
 
-async function exists(lookup: () => Promise<unknown>): Promise<boolean> {
+/** A call to index-service on behalf of the organization, with this service's deadline. */
+export const indexCallContext = (orgId: string): OutgoingContext => ({ orgId, deadline: new Date(Date.now() + CALL_TIMEOUT_MS) });
+
+/** Runs `call` (a lookup or an action on one thing); false when that thing is not there (resource_not_exist). */
+export async function unlessGone(call: () => Promise<unknown>): Promise<boolean> {
   try {
-    await lookup();
+    await call();
     return true;
   } catch (error) {
     if (isApiError(error) && error.code === 'resource_not_exist') return false;
@@ -21,16 +25,16 @@ async function exists(lookup: () => Promise<unknown>): Promise<boolean> {
 
 /** The IndexDirectory port over index-service's RPCs. */
 export function indexDirectory(client: IndexClient): IndexDirectory {
-  const ctx = (orgId: string): OutgoingContext => ({ orgId, deadline: new Date(Date.now() + CALL_TIMEOUT_MS) });
+  const ctx = indexCallContext;
   return {
-    indexExists: (orgId, indexId) => exists(() => client.getIndex(ctx(orgId), indexId)),
-    videoExists: (orgId, indexId, videoId) => exists(() => client.getVideo(ctx(orgId), indexId, videoId)),
+    indexExists: (orgId, indexId) => unlessGone(() => client.getIndex(ctx(orgId), indexId)),
+    videoExists: (orgId, indexId, videoId) => unlessGone(() => client.getVideo(ctx(orgId), indexId, videoId)),
   };
 }
 
 /** The IndexedVideos port (indexed assets' videos) over index-service's RPCs. */
 export function indexedVideos(client: IndexClient): IndexedVideos {
-  const ctx = (orgId: string): OutgoingContext => ({ orgId, deadline: new Date(Date.now() + CALL_TIMEOUT_MS) });
+  const ctx = indexCallContext;
   return {
     async userMetadata(orgId, indexId, videoId) {
       try {
@@ -45,6 +49,6 @@ export function indexedVideos(client: IndexClient): IndexedVideos {
       const values = toMetadataValues(metadata as Record<string, PlainMetadataValue>);
       await client.updateVideo(ctx(orgId), { index_id: indexId, video_id: videoId, user_metadata: values });
     },
-    delete: (orgId, indexId, videoId) => exists(() => client.deleteVideo(ctx(orgId), indexId, videoId)),
+    delete: (orgId, indexId, videoId) => unlessGone(() => client.deleteVideo(ctx(orgId), indexId, videoId)),
   };
 }

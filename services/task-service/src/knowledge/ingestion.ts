@@ -1,6 +1,5 @@
 import { ApiError, isApiError, newId } from '@vus/core';
-import type { OutgoingContext } from '@vus/grpc';
-import type { IndexClient } from '../index-client';
+import { indexCallContext as ctx, indexedVideos, unlessGone, type IndexClient } from '../index-client';
 import { isTerminal } from '../tasks/status';
 import type { TaskService } from '../tasks/tasks';
 import type { ItemIngestion } from './knowledge-stores';
@@ -17,19 +16,6 @@ export const STORE_INDEX = Object.freeze({
   addons: ['thumbnail'],
 });
 
-const CALL_TIMEOUT_MS = 10_000;
-
-/** Runs `call`; false when what it acts on is already gone. */
-async function unlessGone(call: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await call();
-    return true;
-  } catch (error) {
-    if (isApiError(error) && error.code === 'resource_not_exist') return false;
-    throw error;
-  }
-}
-
 export interface IngestionDeps {
   index: IndexClient;
   tasks: TaskService;
@@ -37,7 +23,7 @@ export interface IngestionDeps {
 
 /** ItemIngestion over index-service (the store's index) and this service's indexing tasks. */
 export function itemIngestion({ index, tasks }: IngestionDeps): ItemIngestion {
-  const ctx = (orgId: string): OutgoingContext => ({ orgId, deadline: new Date(Date.now() + CALL_TIMEOUT_MS) });
+  const videos = indexedVideos(index);
 
   return {
     async createIndex(orgId, storeId) {
@@ -79,7 +65,7 @@ export function itemIngestion({ index, tasks }: IngestionDeps): ItemIngestion {
       });
       if (!task) return true;
       if (!isTerminal(task.status)) return false;
-      if (task.status === 'ready') await unlessGone(() => index.deleteVideo(ctx(orgId), task.indexId, task.videoId));
+      if (task.status === 'ready') await videos.delete(orgId, task.indexId, task.videoId);
       await unlessGone(() => tasks.delete(orgId, taskId));
       return true;
     },
