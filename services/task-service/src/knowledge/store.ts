@@ -202,16 +202,12 @@ export function createKnowledgeStoreStore(db: Database): KnowledgeStoreStore {
     getItem,
 
     async setIndex(orgId, storeId, indexId) {
-      await db.query('UPDATE knowledge_stores SET index_id = $3 WHERE org_id = $1 AND id = $2 AND index_id IS NULL', [
-        orgId,
-        storeId,
-        indexId,
-      ]);
-      const { rows } = await db.query<{ index_id: string | null }>('SELECT index_id FROM knowledge_stores WHERE org_id = $1 AND id = $2', [
-        orgId,
-        storeId,
-      ]);
-      return rows[0]?.index_id ?? undefined;
+      // One statement: a concurrent first item waits on the row and then keeps the index recorded first.
+      const { rows } = await db.query<{ index_id: string }>(
+        'UPDATE knowledge_stores SET index_id = coalesce(index_id, $3) WHERE org_id = $1 AND id = $2 RETURNING index_id',
+        [orgId, storeId, indexId],
+      );
+      return rows[0]?.index_id;
     },
 
     async linkTask(itemId, taskId) {
