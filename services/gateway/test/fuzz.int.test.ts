@@ -75,6 +75,16 @@ const FIELDS = [
   'session_id',
   'include',
   'max_output_tokens',
+  // Knowledge stores, their items and collections, and their search
+  'name',
+  'description',
+  'ingestion_config',
+  'asset_id',
+  'asset_type',
+  'item_ids',
+  'page_size',
+  'page_token',
+  'include_metadata',
   '__proto__',
   'constructor',
 ] as const;
