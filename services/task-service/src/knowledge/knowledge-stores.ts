@@ -364,7 +364,7 @@ export function createKnowledgeStoreService({ store, ingestion, clock }: Knowled
 
     /**
      * Adds an asset as an item and starts processing it: an indexing task into the store's index,
-     * whose status the item shows (pending, queued, processing, then ready once searchable). An
+     * whose status the item shows (queued, pending, processing, then ready once searchable). An
      * item whose task could not be started is not kept.
      */
     async createItem(
