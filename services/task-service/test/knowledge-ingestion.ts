@@ -10,8 +10,13 @@ import { createTaskService } from '../src/tasks/tasks';
  * item's status is read from them), index-service's side (indexes, videos) in memory. The real
  * one, over index-service and the worker, is tested in knowledge-items.int.test.ts.
  */
-export function tasksOnlyIngestion(db: Database, clock: Clock): ItemIngestion & { indexes: Set<string> } {
+export function tasksOnlyIngestion(
+  db: Database,
+  clock: Clock,
+): ItemIngestion & { indexes: Set<string>; removals: Array<{ taskId: string; videoGone: boolean }> } {
   const indexes = new Set<string>();
+  // Each removeTask asked for, with whether the video is left to its index's deletion.
+  const removals: Array<{ taskId: string; videoGone: boolean }> = [];
   const tasks = createTaskService({
     store: createTaskStore(db),
     indexes: { indexExists: async (_orgId, id) => indexes.has(id), videoExists: async () => false },
@@ -20,6 +25,7 @@ export function tasksOnlyIngestion(db: Database, clock: Clock): ItemIngestion & 
   });
   return {
     indexes,
+    removals,
     async createIndex() {
       const id = newId(clock.now());
       indexes.add(id);
@@ -41,7 +47,8 @@ export function tasksOnlyIngestion(db: Database, clock: Clock): ItemIngestion & 
       });
       return task.id;
     },
-    async removeTask(orgId, taskId) {
+    async removeTask(orgId, taskId, options) {
+      removals.push({ taskId, videoGone: options?.videoGone ?? false });
       const task = await tasks.get(orgId, taskId);
       if (!isTerminal(task.status)) return false;
       await tasks.delete(orgId, taskId);

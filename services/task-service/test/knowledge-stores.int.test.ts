@@ -154,12 +154,21 @@ describe.each(DATABASE_KINDS)('knowledge stores on %s', (_kind, create) => {
     expect(await codeOf(stores.getItem(ORG, ks.id, second.id))).toBe('resource_not_exist');
     expect(await codeOf(stores.deleteItem(OTHER_ORG, ks.id, item.id))).toBe('resource_not_exist');
     await stores.deleteItem(ORG, ks.id, item.id);
+    // An item deleted alone takes its video with it.
+    expect(ingestion.removals.splice(0)).toEqual([{ taskId: item.task!.id, videoGone: false }]);
     expect((await stores.getStore(ORG, ks.id)).itemCount).toBe(0);
     expect((await database.db.query('SELECT id FROM tasks WHERE id = $1', [item.task!.id])).rows).toEqual([]);
 
-    await stores.createItem(ORG, ks.id, { assetId: video, assetType: '', metadata: {} });
+    const last = await stores.createItem(ORG, ks.id, { assetId: video, assetType: '', metadata: {} });
+    await database.db.query("UPDATE tasks SET status = 'ready' WHERE id = $1", [last.task!.id]);
     await stores.deleteStore(ORG, ks.id);
     expect(ingestion.indexes.size).toBe(0);
+    // The tasks into the store's index (the last item's, and the image item's that went with its asset)
+    // go without a call per video: their videos went with the index.
+    const removed = ingestion.removals.splice(0).sort((a, b) => a.taskId.localeCompare(b.taskId));
+    const storeTasks = [second.task!.id, last.task!.id].sort();
+    expect(removed).toEqual(storeTasks.map((taskId) => ({ taskId, videoGone: true })));
+    expect((await database.db.query('SELECT id FROM tasks WHERE id = $1', [last.task!.id])).rows).toEqual([]);
     const left = await database.db.query('SELECT count(*)::int AS n FROM knowledge_store_items WHERE asset_id = $1', [video]);
     expect(left.rows[0]).toEqual({ n: 0 });
     const assetLeft = await database.db.query('SELECT count(*)::int AS n FROM assets WHERE id = $1', [video]);

@@ -58,14 +58,14 @@ export function itemIngestion({ index, tasks }: IngestionDeps): ItemIngestion {
       return task.id;
     },
 
-    async removeTask(orgId, taskId) {
+    async removeTask(orgId, taskId, options) {
       const task = await tasks.get(orgId, taskId).catch((error: unknown) => {
         if (isApiError(error) && error.code === 'resource_not_exist') return undefined;
         throw error;
       });
       if (!task) return true;
       if (!isTerminal(task.status)) return false;
-      if (task.status === 'ready') await videos.delete(orgId, task.indexId, task.videoId);
+      if (task.status === 'ready' && !options?.videoGone) await videos.delete(orgId, task.indexId, task.videoId);
       await unlessGone(() => tasks.delete(orgId, taskId));
       return true;
     },

@@ -256,8 +256,11 @@ export interface ItemIngestion {
   deleteIndex(orgId: string, indexId: string): Promise<void>;
   /** Starts indexing the item's asset into the index: an indexing task (an image first becomes a still video); its id. */
   startTask(orgId: string, indexId: string, item: { id: string; assetType: ItemAssetType; asset: SourceAsset }): Promise<string>;
-  /** Deletes a finished task and the video it made; false (nothing removed) while it still runs. */
-  removeTask(orgId: string, taskId: string): Promise<boolean>;
+  /**
+   * Deletes a finished task and the video it made; false (nothing removed) while it still runs.
+   * `videoGone`: its video went with its index (deleteIndex), so it is not deleted on its own.
+   */
+  removeTask(orgId: string, taskId: string, options?: { videoGone: boolean }): Promise<boolean>;
 }
 
 /** An item as search and responses read it: its video only once ready (searchable). Pure. */
@@ -349,15 +352,15 @@ export function createKnowledgeStoreService({ store, ingestion, clock }: Knowled
 
     /**
      * Deletes the store: its index first (with every item's video and segments), then the finished
-     * tasks into it, then the store with its items. Each step can be repeated, so a failure part-way
-     * leaves a store to delete again, whose tasks are still hidden from task lists (they are while it
-     * exists). A task still running fails when it finds no index, and stays as a failed task.
+     * tasks into it (their videos went with the index, so none is deleted on its own), then the
+     * store with its items. Each step can be repeated, so a failure part-way leaves a store to
+     * delete again, whose tasks are still hidden from task lists (they are while it exists). A task still running fails when it finds no index, and stays as a failed task.
      */
     async deleteStore(orgId: string, id: string): Promise<void> {
       const found = await storeOf(orgId, id);
       if (found.indexId) {
         await ingestion.deleteIndex(orgId, found.indexId);
-        for (const taskId of await store.indexTaskIds(orgId, found.indexId)) await ingestion.removeTask(orgId, taskId);
+        for (const taskId of await store.indexTaskIds(orgId, found.indexId)) await ingestion.removeTask(orgId, taskId, { videoGone: true });
       }
       if (!(await store.deleteStore(orgId, id))) throw errors.notFound('Knowledge store', id);
     },
