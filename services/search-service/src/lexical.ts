@@ -16,6 +16,17 @@ export interface TermGroup {
   alternatives: readonly { text: string; weight: number; kind?: 'exact' | 'synonym' | 'hypernym' | 'related' }[];
 }
 
+type Alternative = TermGroup['alternatives'][number];
+
+/**
+ * The groups with only the alternatives `keep` accepts; the same array when it accepts them all,
+ * so that callers can tell (by identity) that two options read the same groups and share a plan. Pure.
+ */
+export function keepAlternatives(groups: readonly TermGroup[], keep: (alternative: Alternative) => boolean): readonly TermGroup[] {
+  if (groups.every((g) => g.alternatives.every(keep))) return groups;
+  return groups.map((g) => ({ ...g, alternatives: g.alternatives.filter(keep) }));
+}
+
 /** Words of a phrase as tsquery operands: lower case, letters and digits only. */
 export function queryWords(phrase: string): string[] {
   return phrase.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];

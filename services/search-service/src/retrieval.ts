@@ -4,7 +4,7 @@
  */
 import { ApiError } from '@vus/core';
 import { composedMatches, type SearchOption, type SegmentMatch } from './clips';
-import { hitCoverage, lexicalPlan, scoreHit, type LexicalPlan, type TermGroup } from './lexical';
+import { hitCoverage, keepAlternatives, lexicalPlan, scoreHit, type LexicalPlan, type TermGroup } from './lexical';
 import type { QueryGroups } from './query-groups';
 import { meanDirection } from './query-image';
 import { coverageScore, vectorScore } from './scoring';
@@ -50,28 +50,26 @@ export function createRetrieval(deps: Pick<SearchDeps, 'store' | 'models'> & { s
     const forMeaning = lexicalOptions.some((o) => o !== 'visual' && !(o === 'conversation' && conversationOption === 'lexical'));
     const groups = lexicalOptions.length === 0 ? [] : await semanticGroups(scope, text, forMeaning);
     // `lexical` speech: the query's own words only (the same groups, so coverage lines up with the other options').
-    const spokenGroups =
-      conversationOption === 'lexical'
-        ? groups.map((g) => ({ ...g, alternatives: g.alternatives.filter((a) => a.kind === 'exact') }))
-        : groups;
+    const spoken = conversationOption === 'lexical';
+    const spokenGroups = spoken ? keepAlternatives(groups, (a) => a.kind === 'exact') : groups;
     // Visual labels are expanded by WordNet at ingest: word-vector neighbours are for words said and shown.
-    const labelGroups = groups.map((g) => ({ ...g, alternatives: g.alternatives.filter((a) => a.kind !== 'related') }));
-    const plans = {
-      semantic: lexicalPlan(groups),
-      spoken: conversationOption === 'lexical' ? lexicalPlan(spokenGroups) : undefined,
-      labels: lexicalPlan(labelGroups),
+    const labelGroups = keepAlternatives(groups, (a) => a.kind !== 'related');
+    const groupsOf = (option: SearchOption) => (option === 'conversation' ? spokenGroups : option === 'visual' ? labelGroups : groups);
+    // One plan per distinct set of groups (keepAlternatives answers the same array when it drops
+    // nothing), so options whose groups are the same share a plan, and are read by one statement,
+    // each with its own candidates (so that a common option cannot crowd out the others').
+    const planOfGroups = new Map<readonly TermGroup[], LexicalPlan | undefined>();
+    const reading = (option: SearchOption, optionGroups: readonly TermGroup[]) => {
+      if (!planOfGroups.has(optionGroups)) planOfGroups.set(optionGroups, lexicalPlan(optionGroups));
+      return { option, optionGroups, plan: planOfGroups.get(optionGroups) };
     };
-    const planOf = (option: SearchOption) =>
-      option === 'conversation' && plans.spoken
-        ? { optionGroups: spokenGroups, plan: plans.spoken }
-        : option === 'visual'
-          ? { optionGroups: labelGroups, plan: plans.labels }
-          : { optionGroups: groups, plan: plans.semantic };
-    // Options that share a plan are read by one statement, each with its own candidates (so that a
-    // common option cannot crowd out the others').
+    const readings = lexicalOptions.map((option) => {
+      const own = reading(option, groupsOf(option));
+      // Speech without a usable word of the query's own is read by meaning, as before.
+      return own.plan || option !== 'conversation' ? own : reading(option, groups);
+    });
     const optionsByPlan = new Map<LexicalPlan, SearchOption[]>();
-    for (const option of lexicalOptions) {
-      const { plan } = planOf(option);
+    for (const { option, plan } of readings) {
       if (plan) optionsByPlan.set(plan, [...(optionsByPlan.get(plan) ?? []), option]);
     }
     const hitsByOption = new Map<SearchOption, LexicalHit[]>();
@@ -84,13 +82,12 @@ export function createRetrieval(deps: Pick<SearchDeps, 'store' | 'models'> & { s
         }
       }),
     );
-    for (const option of lexicalOptions) {
-      const { optionGroups, plan } = planOf(option);
+    for (const { option, optionGroups, plan } of readings) {
       if (!plan) continue;
-      const spoken = plan === plans.spoken;
+      // Lexical speech counts the words said, not what a line stands for (its speech terms: `e`).
+      const saidOnly = spoken && option === 'conversation' && optionGroups === spokenGroups;
       for (const hit of hitsByOption.get(option) ?? []) {
-        // Lexical speech counts the words said, not what a line stands for (its speech terms: `e`).
-        const coverage = hitCoverage(optionGroups, plan, spoken ? hit.kinds.replaceAll('e', '-') : hit.kinds);
+        const coverage = hitCoverage(optionGroups, plan, saidOnly ? hit.kinds.replaceAll('e', '-') : hit.kinds);
         const score = coverageScore(coverage);
         if (score > 0) matches.push({ ...matchOf(hit, option, score), coverage });
       }

@@ -1,5 +1,5 @@
 import { clipsOf, groupByVideo, type SegmentMatch } from '../src/clips';
-import { lexicalPlan, scoreHit, tsQueryText, type TermGroup } from '../src/lexical';
+import { keepAlternatives, lexicalPlan, scoreHit, tsQueryText, type TermGroup } from '../src/lexical';
 import { pageToken, parsePageToken, slicePage } from '@vus/core';
 import { confidenceOf, displayScore, fuseScores, lexicalScore, meetsThreshold, vectorScore } from '../src/scoring';
 
@@ -160,5 +160,30 @@ describe('pages', () => {
     expect(slicePage(id, items, 1, 2)).toEqual({ items: [1, 2], nextPageToken: `${id}-2`, prevPageToken: '' });
     expect(slicePage(id, items, 3, 2)).toEqual({ items: [5], nextPageToken: '', prevPageToken: `${id}-2` });
     expect(slicePage(id, items, 4, 2).items).toEqual([]);
+  });
+});
+
+describe('keepAlternatives', () => {
+  const groups: TermGroup[] = [
+    {
+      term: 'car',
+      alternatives: [
+        { text: 'car', weight: 1, kind: 'exact' },
+        { text: 'automobile', weight: 0.85, kind: 'synonym' },
+      ],
+    },
+    { term: 'red', alternatives: [{ text: 'red', weight: 1, kind: 'exact' }] },
+  ];
+  it('answers the same array when it keeps every alternative (callers share a plan by identity)', () => {
+    expect(keepAlternatives(groups, (a) => a.kind !== 'related')).toBe(groups);
+  });
+  it.each([
+    ['the query words only', (a: { kind?: string }) => a.kind === 'exact', [['car'], ['red']]],
+    ['nothing', () => false, [[], []]],
+  ])('keeps %s, group by group', (_name, keep, expected) => {
+    const kept = keepAlternatives(groups, keep);
+    expect(kept).not.toBe(groups);
+    expect(kept.map((g) => g.alternatives.map((a) => a.text))).toEqual(expected);
+    expect(kept.map((g) => g.term)).toEqual(['car', 'red']);
   });
 });

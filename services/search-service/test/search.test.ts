@@ -243,6 +243,30 @@ describe('search (domain, on a memory store)', () => {
     expect((await search().page(ORG, first.pageInfo.nextPageToken, false)).clips.map((c) => c.rank)).toEqual([2]);
   });
 
+  it.each([
+    // No word-vector neighbour: the labels' groups are the query's, so both options are one read.
+    ['no neighbour: visual and conversation share one read', () => [], 1],
+    // A neighbour serves speech, not labels: the labels read their own groups.
+    ['a neighbour: the labels read their own groups', (word: string) => (word === 'car' ? [{ word: 'drives', similarity: 0.6 }] : []), 2],
+  ])('%s', async (_name, neighbours, expectedReads) => {
+    const semantic = createSearch({
+      store: memory.store,
+      indexes: directory([INDEX]),
+      expand: literal,
+      neighbours,
+      models: { embed: async () => undefined, imageLabels: async () => undefined },
+      clock,
+      logger,
+      pageTtlMs: 60_000,
+    });
+    const page = await semantic.search(ORG, 'idx1', { text: 'car' }, params(), false);
+    expect(page.clips.map((c) => [c.videoId, c.start]).sort()).toEqual([
+      ['v1', 0],
+      ['v1', 10],
+    ]);
+    expect(memory.reads).toEqual(Array(expectedReads).fill('lexical'));
+  });
+
   it('reads nothing when the filter leaves no video', async () => {
     const page = await search(directory([INDEX], [])).search(ORG, 'idx1', { text: 'car' }, params({ filter: { filename: 'none' } }), false);
     expect([page.clips, memory.reads]).toEqual([[], []]);
