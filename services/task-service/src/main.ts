@@ -31,10 +31,16 @@ export const taskService = defineService({
     const { blobs } = options;
     const tasks = createTaskService({ store: createTaskStore(db), indexes: indexDirectory(index), blobs, clock, eventsWritten });
     const webhooks = webhookParts({ db, clock, logger, options: options.webhooks });
-    const assets = assetParts({ db, clock, logger, tasks, index, blobs, fetch: options.worker?.fetch });
-    const entities = entityParts({ db, clock, logger, options }).handlers;
     const knowledge = knowledgeParts({ db, clock, tasks, index });
-    const handlers = { tasks: taskHandlers(tasks, clock), webhooks: webhooks.handlers, assets: assets.handlers, entities, ...knowledge };
+    const assets = assetParts({ db, clock, logger, tasks, index, items: knowledge.assetItems, blobs, fetch: options.worker?.fetch });
+    const entities = entityParts({ db, clock, logger, options }).handlers;
+    const handlers = {
+      tasks: taskHandlers(tasks, clock),
+      webhooks: webhooks.handlers,
+      assets: assets.handlers,
+      entities,
+      ...knowledge.handlers,
+    };
     const worker = indexingWorkerJob(db, options.worker, options.indexServiceAddress, { logger, bus, clock, eventsWritten });
     return {
       implementation: taskServiceImplementation(handlers, logger),

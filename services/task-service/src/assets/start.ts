@@ -5,9 +5,7 @@ import { DEFAULT_FETCH_POLICY, type FetchPolicy } from '@vus/fetch';
 import { intervalJob, type BackgroundJob } from '@vus/service';
 import { Readable } from 'node:stream';
 import { indexedVideos, type IndexClient } from '../index-client';
-import { itemIngestion } from '../knowledge/ingestion';
-import { assetItemRemoval } from '../knowledge/knowledge-stores';
-import { createKnowledgeStoreStore } from '../knowledge/store';
+import type { AssetItemRemoval } from '../knowledge/knowledge-stores';
 import { createTaskStore } from '../tasks/store';
 import type { TaskService } from '../tasks/tasks';
 import { createAssetService, type ChunkRecord } from './assets';
@@ -44,6 +42,8 @@ export function assetParts(deps: {
   logger: Logger;
   tasks: TaskService;
   index: IndexClient;
+  /** What deleting an asset does to the knowledge-store items made of it (knowledge/start.ts). */
+  items: AssetItemRemoval;
   blobs?: BlobStore | undefined;
   fetch?: Partial<FetchPolicy> | undefined;
 }): { handlers: AssetHandlers; jobs: BackgroundJob[] } {
@@ -62,7 +62,7 @@ export function assetParts(deps: {
     tasks: deps.tasks,
     taskStore: createTaskStore(db),
     videos: indexedVideos(deps.index),
-    items: assetItemRemoval(createKnowledgeStoreStore(db), itemIngestion({ index: deps.index, tasks: deps.tasks })),
+    items: deps.items,
   });
   const processing =
     blobs && assetProcessingJob(db, { store, blobs, fetchPolicy: { ...DEFAULT_FETCH_POLICY, ...deps.fetch }, clock, logger });

@@ -6,7 +6,7 @@ import type { TaskServiceHandlers } from '@vus/grpc/types/task/v1/TaskService';
 import { createKnowledgeCollectionStore } from './collection-store';
 import { createKnowledgeCollectionService, type CollectionRecord, type KnowledgeCollectionService } from './collections';
 import { toProtoItem } from './rpc';
-import { createKnowledgeStoreStore } from './store';
+import type { KnowledgeStoreStore } from './knowledge-stores';
 
 /** The item-collection RPCs of TaskService: thin, validated again here. */
 export type KnowledgeCollectionHandlers = Pick<
@@ -82,9 +82,11 @@ export function knowledgeCollectionHandlers(collections: KnowledgeCollectionServ
   };
 }
 
-/** Item collections inside task-service, as a part of the service: their API handlers over the database. */
-export function itemCollectionParts(deps: { db: Database; clock: Clock }): { handlers: KnowledgeCollectionHandlers } {
-  const items = createKnowledgeStoreStore(deps.db);
+/** Item collections inside task-service, as a part of the service: their API handlers over the database and the stores' items. */
+export function itemCollectionParts(deps: { db: Database; clock: Clock; items: Pick<KnowledgeStoreStore, 'getItem'> }): {
+  handlers: KnowledgeCollectionHandlers;
+} {
+  const { items } = deps;
   const service = createKnowledgeCollectionService({
     store: createKnowledgeCollectionStore(deps.db),
     item: (orgId, storeId, id) => items.getItem(orgId, storeId, id),

@@ -4,19 +4,28 @@ import type { IndexClient } from '../index-client';
 import type { TaskService } from '../tasks/tasks';
 import { itemCollectionParts, type KnowledgeCollectionHandlers } from './collection-rpc';
 import { itemIngestion } from './ingestion';
-import { createKnowledgeStoreService } from './knowledge-stores';
+import { assetItemRemoval, createKnowledgeStoreService, type AssetItemRemoval } from './knowledge-stores';
 import { knowledgeStoreHandlers, type KnowledgeStoreHandlers } from './rpc';
 import { createKnowledgeStoreStore } from './store';
 
 /**
  * Knowledge stores, their items and item collections inside task-service, as parts of the service:
- * their API handlers. Items are processed by the indexing pipeline (tasks into the store's index).
+ * their API handlers, and what deleting an asset does to its items (for assets/start.ts). Items are
+ * processed by the indexing pipeline (tasks into the store's index). The store and the ingestion
+ * are made once here, for all three.
  */
 export function knowledgeParts(deps: { db: Database; clock: Clock; tasks: TaskService; index: IndexClient }): {
-  knowledgeStores: KnowledgeStoreHandlers;
-  knowledgeCollections: KnowledgeCollectionHandlers;
+  handlers: { knowledgeStores: KnowledgeStoreHandlers; knowledgeCollections: KnowledgeCollectionHandlers };
+  assetItems: AssetItemRemoval;
 } {
+  const store = createKnowledgeStoreStore(deps.db);
   const ingestion = itemIngestion({ index: deps.index, tasks: deps.tasks });
-  const stores = createKnowledgeStoreService({ store: createKnowledgeStoreStore(deps.db), ingestion, clock: deps.clock });
-  return { knowledgeStores: knowledgeStoreHandlers(stores), knowledgeCollections: itemCollectionParts(deps).handlers };
+  const stores = createKnowledgeStoreService({ store, ingestion, clock: deps.clock });
+  return {
+    handlers: {
+      knowledgeStores: knowledgeStoreHandlers(stores),
+      knowledgeCollections: itemCollectionParts({ db: deps.db, clock: deps.clock, items: store }).handlers,
+    },
+    assetItems: assetItemRemoval(store, ingestion),
+  };
 }
