@@ -21,15 +21,12 @@ const PLAYLIST_DEMUXERS = new Set(['hls', 'applehttp', 'dash', 'concat', 'webm_d
  */
 export function inputArguments(file: string, demuxer?: string): string[] {
   if (demuxer !== undefined && !VIDEO_DEMUXERS.includes(demuxer)) throw refusedFormat(demuxer);
-  return [
-    ...(demuxer ? ['-f', demuxer] : []),
-    '-format_whitelist',
-    VIDEO_DEMUXERS.join(','),
-    '-protocol_whitelist',
-    'file',
-    '-i',
-    `file:${resolve(file)}`,
-  ];
+  return [...(demuxer ? ['-f', demuxer] : []), ...allowlistedInput(file, VIDEO_DEMUXERS)];
+}
+
+/** `file` as an ffmpeg/ffprobe input readable only with `demuxers`, over the file protocol only (inputArguments; a still's image). */
+export function allowlistedInput(file: string, demuxers: readonly string[]): string[] {
+  return ['-format_whitelist', demuxers.join(','), '-protocol_whitelist', 'file', '-i', `file:${resolve(file)}`];
 }
 
 /** The allowlisted demuxer among ffprobe's `format_name` list (`mov,mp4,m4a,…` → `mov`), if any. */

@@ -188,12 +188,21 @@ export async function runTool(
   return Buffer.concat(chunks);
 }
 
-/** Runs ffmpeg with quiet logging and the given arguments; rejects with a MediaError on failure. */
-export async function runFfmpeg(args: readonly string[], options: MediaRunOptions = {}): Promise<void> {
-  await runTool('ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], {
-    timeoutMs: options.timeoutMs ?? 10 * 60_000,
-    signal: options.signal,
-  });
+/**
+ * Runs ffmpeg with quiet logging and the given arguments; rejects with a MediaError on failure,
+ * `classify`'s for a failure it recognises in stderr.
+ */
+export async function runFfmpeg(
+  args: readonly string[],
+  options: MediaRunOptions = {},
+  classify?: (stderr: string) => MediaError | undefined,
+): Promise<void> {
+  await runTool(
+    'ffmpeg',
+    ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args],
+    { timeoutMs: options.timeoutMs ?? 10 * 60_000, signal: options.signal },
+    classify,
+  );
 }
 
 export interface MediaToolsReport {

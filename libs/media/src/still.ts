@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { MediaError } from './errors';
-import { runTool, type MediaRunOptions } from './run';
+import { allowlistedInput } from './input';
+import { runFfmpeg, type MediaRunOptions } from './run';
 
 /** The image demuxers a still may be read with (files only; never a playlist or another file's name). */
 const IMAGE_DEMUXERS = ['image2', 'png_pipe', 'jpeg_pipe', 'webp_pipe', 'bmp_pipe', 'gif', 'tiff_pipe'];
@@ -27,17 +28,7 @@ export async function stillVideo(imageFile: string, outFile: string, options: Me
     'format=yuv420p',
   ];
   const args = [
-    '-hide_banner',
-    '-nostdin',
-    '-loglevel',
-    'error',
-    '-y',
-    '-format_whitelist',
-    IMAGE_DEMUXERS.join(','),
-    '-protocol_whitelist',
-    'file',
-    '-i',
-    `file:${resolve(imageFile)}`,
+    ...allowlistedInput(imageFile, IMAGE_DEMUXERS),
     '-vf',
     filters.join(','),
     '-t',
@@ -53,7 +44,7 @@ export async function stillVideo(imageFile: string, outFile: string, options: Me
     '+faststart',
     `file:${resolve(outFile)}`,
   ];
-  await runTool('ffmpeg', args, { timeoutMs: options.timeoutMs ?? 60_000, signal: options.signal }, (stderr) =>
+  await runFfmpeg(args, { timeoutMs: options.timeoutMs ?? 60_000, signal: options.signal }, (stderr) =>
     /Invalid data found|Format not on whitelist|could not find codec parameters|Could not find codec/i.test(stderr)
       ? new MediaError('unrecognised', 'The image cannot be read. Upload a JPEG, PNG, WebP, BMP, GIF or TIFF file.', stderr)
       : undefined,

@@ -1,7 +1,7 @@
 import { frameDifference, FrameChangeDetector, parseSubtitleText, shotsFromBoundaries } from '@vus/media';
 import { parseWavHeader } from '../src/audio';
 import { outputSize } from '../src/frames';
-import { classifyInputFailure, inputArguments } from '../src/input';
+import { allowlistedInput, classifyInputFailure, inputArguments } from '../src/input';
 import { classifyProbeFailure, describeProbe } from '../src/probe';
 import { parseSceneScores } from '../src/shots';
 
@@ -168,6 +168,19 @@ describe('inputArguments', () => {
 
   it.each(['hls', 'dash', 'concat', 'tty', 'image2', 'mov,mp4'])('refuses to pin %s', (demuxer) => {
     expect(() => inputArguments('/work/in', demuxer)).toThrow(expect.objectContaining({ code: 'unsupported_file_type' }));
+  });
+});
+
+describe('allowlistedInput', () => {
+  it('opens a file, as a file: URL, with only the demuxers given (a still image’s)', () => {
+    expect(allowlistedInput('/work/photo:1', ['png_pipe', 'jpeg_pipe'])).toEqual([
+      '-format_whitelist',
+      'png_pipe,jpeg_pipe',
+      '-protocol_whitelist',
+      'file',
+      '-i',
+      'file:/work/photo:1',
+    ]);
   });
 });
 
