@@ -16,6 +16,8 @@ export const POCKETSPHINX_DEFAULTS: PocketSphinxConfig = Object.freeze({
   processes: 2,
 });
 
+export const VISION_THREADS_DEFAULT = 2;
+
 /**
  * Environment of the model registry. Services merge `modelsEnvSchema.shape` into their own
  * schema (or call `loadModelsConfig(process.env)` from main.ts).
@@ -40,6 +42,11 @@ export const modelsEnvSchema = z.object({
   MODELS_POCKETSPHINX_MODEL: z.string().min(1).default(POCKETSPHINX_DEFAULTS.modelDir),
   /** Recogniser processes run at once on one audio track (each takes one core). */
   MODELS_SPEECH_PROCESSES: z.coerce.number().int().min(1).max(64).default(POCKETSPHINX_DEFAULTS.processes),
+  /**
+   * Worker threads the TF.js frame models run in (vision/thread): 0 on the main thread, 1 all in
+   * one, 2 the object detector in one and the face models in the other.
+   */
+  MODELS_VISION_THREADS: z.coerce.number().int().min(0).max(2).default(VISION_THREADS_DEFAULT),
 });
 
 export interface ModelsConfig {
@@ -51,6 +58,8 @@ export interface ModelsConfig {
   readonly whisperModel: string;
   /** The bundled speech recogniser; absent: not used (tests that want no speech leave it out). */
   readonly pocketsphinx?: PocketSphinxConfig | undefined;
+  /** Worker threads of the TF.js frame models (MODELS_VISION_THREADS); absent: VISION_THREADS_DEFAULT. */
+  readonly visionThreads?: number | undefined;
 }
 
 export function modelsConfigFromEnv(parsed: z.infer<typeof modelsEnvSchema>): ModelsConfig {
@@ -60,6 +69,7 @@ export function modelsConfigFromEnv(parsed: z.infer<typeof modelsEnvSchema>): Mo
     clipModel: parsed.MODELS_CLIP,
     clapModel: parsed.MODELS_CLAP,
     whisperModel: parsed.MODELS_WHISPER,
+    visionThreads: parsed.MODELS_VISION_THREADS,
     pocketsphinx:
       parsed.MODELS_POCKETSPHINX === 'off'
         ? undefined

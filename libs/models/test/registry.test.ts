@@ -139,6 +139,7 @@ describe('loadModelsConfig', () => {
         clipModel: 'Xenova/clip-vit-base-patch32',
         clapModel: 'Xenova/clap-htsat-unfused',
         whisperModel: 'Xenova/whisper-tiny',
+        visionThreads: 2,
         pocketsphinx: POCKETSPHINX_DEFAULTS,
       },
     ],
@@ -152,6 +153,7 @@ describe('loadModelsConfig', () => {
         MODELS_POCKETSPHINX: '/opt/ps/bin/pocketsphinx_continuous',
         MODELS_POCKETSPHINX_MODEL: '/opt/ps/en-us',
         MODELS_SPEECH_PROCESSES: '4',
+        MODELS_VISION_THREADS: '0',
       },
       {
         modelsDir: '/srv/models',
@@ -159,6 +161,7 @@ describe('loadModelsConfig', () => {
         clipModel: 'me/clip',
         clapModel: 'me/clap',
         whisperModel: 'me/whisper',
+        visionThreads: 0,
         pocketsphinx: { binary: '/opt/ps/bin/pocketsphinx_continuous', modelDir: '/opt/ps/en-us', processes: 4 },
       },
     ],
@@ -170,6 +173,7 @@ describe('loadModelsConfig', () => {
         clipModel: 'Xenova/clip-vit-base-patch32',
         clapModel: 'Xenova/clap-htsat-unfused',
         whisperModel: 'Xenova/whisper-tiny',
+        visionThreads: 2,
         pocketsphinx: undefined,
       },
     ],
@@ -177,12 +181,14 @@ describe('loadModelsConfig', () => {
     expect(loadModelsConfig(env)).toEqual(expected);
   });
 
-  it.each([{ MODELS_ALLOW_DOWNLOAD: 'perhaps' }, { MODELS_SPEECH_PROCESSES: '0' }, { MODELS_SPEECH_PROCESSES: 'two' }])(
-    'rejects %p',
-    (env) => {
-      expect(() => loadModelsConfig(env)).toThrow(ConfigError);
-    },
-  );
+  it.each([
+    { MODELS_ALLOW_DOWNLOAD: 'perhaps' },
+    { MODELS_SPEECH_PROCESSES: '0' },
+    { MODELS_SPEECH_PROCESSES: 'two' },
+    { MODELS_VISION_THREADS: '3' },
+  ])('rejects %p', (env) => {
+    expect(() => loadModelsConfig(env)).toThrow(ConfigError);
+  });
 });
 
 describe('withoutPaths', () => {

@@ -147,9 +147,15 @@ export class FaceRecognition implements FaceEmbedder, Disposable {
   private constructor(
     private readonly tf: typeof tfType,
     private readonly net: RecognitionNet,
-    private readonly detector: BlazeFace,
     private readonly maxSide: number,
+    private readonly detectorOptions: BlazeFaceOptions | undefined,
   ) {}
+
+  /**
+   * Loaded on the first embedFaces (reference photos): the frame pass embeds the faces its own
+   * detector found, so the indexing worker never loads this second BlazeFace.
+   */
+  private detector: Promise<BlazeFace> | undefined;
 
   static async load(options: FaceRecognitionOptions = {}): Promise<FaceRecognition> {
     const tf = await tensorflow();
@@ -157,12 +163,12 @@ export class FaceRecognition implements FaceEmbedder, Disposable {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const faceapi = require('@vladmandic/face-api/dist/face-api.node-wasm.js') as FaceApi;
     await faceapi.nets.faceRecognitionNet.loadFromDisk(faceApiModelDir());
-    const detector = await BlazeFace.load(options.detector);
-    return new FaceRecognition(tf, faceapi.nets.faceRecognitionNet, detector, options.maxSide ?? 1920);
+    return new FaceRecognition(tf, faceapi.nets.faceRecognitionNet, options.maxSide ?? 1920, options.detector);
   }
 
   async embedFaces(image: ImageInput): Promise<EmbeddedFace[]> {
-    return this.embedDetectedFaces(image, await this.detector.detectFaces(image));
+    const detector = await (this.detector ??= BlazeFace.load(this.detectorOptions));
+    return this.embedDetectedFaces(image, await detector.detectFaces(image));
   }
 
   embedDetectedFaces(image: ImageInput, faces: readonly DetectedFace[]): Promise<EmbeddedFace[]> {
@@ -201,7 +207,10 @@ export class FaceRecognition implements FaceEmbedder, Disposable {
 
   async dispose(): Promise<void> {
     this.net.dispose();
-    await this.detector.dispose();
+    await this.detector?.then(
+      (detector) => detector.dispose(),
+      () => undefined,
+    );
   }
 }
 
