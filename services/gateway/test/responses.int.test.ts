@@ -68,6 +68,8 @@ const answers: Script = async function* (request) {
 
 let script: Script = answers;
 const asked: RespondRequest[] = [];
+/** The ids of each ListVideos the gateway made (the cited videos' streams). */
+const videoLists: string[][] = [];
 let cancelled = 0;
 let services: RunningGrpcServer;
 let gateway: RunningGateway;
@@ -119,13 +121,20 @@ beforeAll(async () => {
         definition: proto.index.v1.IndexService.service,
         implementation: implement<IndexServiceHandlers>(
           {
-            GetVideo: async (request) => ({
-              id: request.video_id,
-              index_id: request.index_id,
-              system_metadata: { duration: 30, filename: 'x.mp4' },
-              hls:
-                request.video_id === 'video-garden' ? { video_url: `videos/${request.video_id}/hls/index.m3u8`, status: 'COMPLETE' } : null,
-            }),
+            ListVideos: async (request) => {
+              const ids = request.filter?.ids ?? [];
+              videoLists.push(ids);
+              const data = ids.map((id) => ({
+                id,
+                index_id: request.index_id,
+                system_metadata: { duration: 30, filename: 'x.mp4' },
+                hls: id === 'video-garden' ? { video_url: `videos/${id}/hls/index.m3u8`, status: 'COMPLETE' } : null,
+              }));
+              return {
+                data,
+                page_info: { page: 1, limit_per_page: request.page?.page_limit ?? 10, total_page: 1, total_results: ids.length },
+              };
+            },
             GetVideoThumbnail: async (request) => {
               if (request.video_id !== 'video-garden') throw new ApiError('resource_not_exist', 'no thumbnail');
               return { time: Math.floor(request.time ?? 0), content_type: 'image/jpeg' };
@@ -159,6 +168,7 @@ afterAll(async () => {
 beforeEach(() => {
   script = answers;
   asked.length = 0;
+  videoLists.length = 0;
 });
 
 const post = (body: unknown, version = 'v1.3') =>
@@ -227,6 +237,8 @@ describe('POST /responses (stream: false)', () => {
     expect(video).toMatchObject({ type: 'video_citation', item_id: VIDEO_ITEM, start_sec: 4, end_sec: 9, title: 'garden.mp4' });
     expect(video!.thumbnail_url).toMatch(new RegExp(`^${gateway.url}/thumbnails/${INDEX}/video-garden\\?.*t=4&`));
     expect(video!.hls_url).toMatch(new RegExp(`^${gateway.url}/hls/[^/]+/index\\.m3u8$`));
+    // Both cited videos were looked up in one call.
+    expect(videoLists).toEqual([['video-garden', 'video-photo']]);
     // An image item: no moment, no stream; its thumbnail is null when the index has none.
     expect(image).toEqual({ type: 'image_citation', ...image, thumbnail_url: null, hls_url: null });
     expect(image).not.toHaveProperty('start_sec');

@@ -28,7 +28,10 @@ import * as docs from './responses.docs';
 import { parseResponsesRequest, type ResponsesRequest } from './responses.schema';
 import { resolveScope, type ResponseScope } from './responses.scope';
 
-/** Cited videos (and moments) whose URLs one answer looks up; citations past them show null URLs. */
+/**
+ * Cited videos (and moments) whose URLs one answer looks up; citations past them show null URLs.
+ * The videos are one ListVideos page, so at most LIST_PAGE_BOUNDS.maxLimit (50).
+ */
 const MAX_CITED_LOOKUPS = 32;
 
 const endedEarly = () => new ApiError('internal_error', 'The response ended before it was complete.');
@@ -101,14 +104,15 @@ export function responseEndpoints({ clients, timeoutMs, thumbnails }: Pick<Route
     const moments = [...new Map(citations.map((c) => [`${c.video_id}@${c.start_sec}`, c])).values()].slice(0, MAX_CITED_LOOKUPS);
     const stream = streamUrls(req, { ...thumbnails, signer: thumbnails.signer.hls });
     const signThumbnail = thumbnailUrls(req, res, thumbnails);
-    const [hls, stills] = await Promise.all([
-      Promise.all(
-        videoIds.map(async (videoId) => {
-          const video = await index.getVideo(ctx, indexId, videoId).catch(() => undefined);
-          const key = video?.hls?.video_url;
-          return [videoId, (key && stream(video?.system_metadata?.duration ?? 0)(key)) || null] as const;
-        }),
-      ),
+    // The cited videos in one call (an empty id filter would list the whole index); none on a failure.
+    const citedVideos = async () => {
+      if (videoIds.length === 0) return [];
+      const page = { page: 1, page_limit: videoIds.length };
+      const listed = await index.listVideos(ctx, { index_id: indexId, filter: { ids: videoIds }, page }).catch(() => undefined);
+      return listed?.data ?? [];
+    };
+    const [videos, stills] = await Promise.all([
+      citedVideos(),
       Promise.all(
         moments.map(async ({ video_id: videoId, start_sec: time }) => {
           // The thumbnail nearest the moment's start; an index without thumbnails has none.
@@ -119,7 +123,12 @@ export function responseEndpoints({ clients, timeoutMs, thumbnails }: Pick<Route
         }),
       ),
     ]);
-    const hlsOf = new Map(hls);
+    const hlsOf = new Map(
+      videos.map((video) => {
+        const key = video.hls?.video_url;
+        return [video.id, (key && stream(video.system_metadata?.duration ?? 0)(key)) || null] as const;
+      }),
+    );
     const stillOf = new Map(stills);
     return (c) => ({ thumbnail_url: stillOf.get(`${c.video_id}@${c.start_sec}`) ?? null, hls_url: hlsOf.get(c.video_id) ?? null });
   }
