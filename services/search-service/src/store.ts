@@ -177,6 +177,13 @@ export function createSegmentStore(db: Database): SegmentStore {
      * The modalities share one statement (issue 31): each has its own two tiers, and the match kinds,
      * the longest part of the text, are written, parsed and planned once, not once per modality
      * (parsing and planning the long statements were ~30 % of PostgreSQL's time in a text search).
+     *
+     * The tiers read the parent table, not each partition by name, though through the parent
+     * PostgreSQL 15 plans the pruned partition for all its rows (an Append of the cheapest total
+     * path), so a common word's tier builds its whole GIN bitmap despite the LIMIT. Named, the LIMIT
+     * counts, but the planner then trusts its estimate of an OR of many words (747 rows where none
+     * matched) and scans whole partitions: the same rows, and 5.7 -> 13.6 PostgreSQL CPU-ms per
+     * text statement (issue 31, 2,000 videos, the bench's recorded statements).
      */
     async lexical(scope: Scope, modalities: readonly SearchOption[], plan: LexicalPlan, limit: number): Promise<LexicalHit[]> {
       if (modalities.length === 0) return [];
