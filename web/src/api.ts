@@ -1,6 +1,7 @@
 import { ApiFailure, errorFromBody } from './lib/errors';
 import type { IndexedAssetRef } from './lib/library';
 import { NdjsonLines, readStreamEvent, type StreamEvent } from './lib/ndjson';
+import { readPieces } from './lib/pieces';
 import { SseMessages, type SseMessage } from './lib/sse';
 
 /**
@@ -22,35 +23,24 @@ export class Api {
 
   /** A streamed generation (NDJSON): each event as it arrives. */
   async stream(path: string, body: Json, onEvent: (event: StreamEvent) => void): Promise<void> {
-    const response = await this.send('POST', path, body);
-    if (!response.ok) throw new ApiFailure(errorFromBody(response.status, await response.text()));
-    if (!response.body) throw new Error('The browser gave no readable stream.');
-    const lines = new NdjsonLines();
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      for (const line of lines.push(value)) onEvent(readStreamEvent(line));
-    }
-    for (const line of lines.end()) onEvent(readStreamEvent(line));
+    const response = await this.posted(path, body);
+    await readPieces(response.body, new NdjsonLines(), (line) => onEvent(readStreamEvent(line)));
   }
 
   /** A Server-Sent Events answer (POST /responses with stream: true): each event as it arrives, until `signal` aborts. */
   async events(path: string, body: Json, onMessage: (message: SseMessage) => void, signal?: AbortSignal): Promise<void> {
-    const response = await this.send('POST', path, body, signal);
-    if (!response.ok) throw new ApiFailure(errorFromBody(response.status, await response.text()));
+    const response = await this.posted(path, body, signal);
     if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
       throw new Error(`The server answered with ${response.headers.get('content-type') ?? 'no content type'}, not an event stream.`);
     }
-    if (!response.body) throw new Error('The browser gave no readable stream.');
-    const messages = new SseMessages();
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      for (const message of messages.push(value)) onMessage(message);
-    }
-    for (const message of messages.end()) onMessage(message);
+    await readPieces(response.body, new SseMessages(), onMessage);
+  }
+
+  /** A POST's response, once it is known to be a success (its body unread); an ApiFailure otherwise. */
+  private async posted(path: string, body: Json, signal?: AbortSignal): Promise<Response> {
+    const response = await this.send('POST', path, body, signal);
+    if (!response.ok) throw new ApiFailure(errorFromBody(response.status, await response.text()));
+    return response;
   }
 
   private send(method: string, path: string, body?: FormData | Json, signal?: AbortSignal): Promise<Response> {
