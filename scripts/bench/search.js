@@ -913,6 +913,45 @@ const uptimeLine = () =>
 const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 const verdict = (value, target, answered) => (answered > 0 && value <= target ? 'ok  ' : 'MISS');
 
+/**
+ * Issue 31's goals per query kind (ten connections: req/s and p99; one connection: p50), matched
+ * on the kind's name; the issue's table is printed against them.
+ */
+const ISSUE_31_GOALS = [
+  { kind: 'all-options text', prefix: 'text, all options', rps: 500, p99: 100 },
+  { kind: 'combined', prefix: 'combined', rps: 300 },
+  { kind: 'visual', prefix: 'visual only', rps: 300 },
+  { kind: 'exact_match', prefix: 'exact_match', rps: 1000 },
+];
+const ISSUE_31_P50_ONE_CONNECTION = 5;
+
+/**
+ * Issue 31's table, one line per kind and connection count, from the runs of the distinct queries
+ * (not the fixed dozen): req/s, p50, p99, the services process's CPU-ms per request and, with
+ * PostgreSQL, the raw engine's req/s and the service/raw ratio; the goal and whether it was met.
+ */
+function issue31Table(results, raw, heading) {
+  const cell = (value, width) => String(value).padStart(width);
+  const lines = [heading, `${'query'.padEnd(18)} conns   req/s     p50     p99  CPU-ms/req  raw req/s  service/raw  goal`];
+  for (const goal of ISSUE_31_GOALS) {
+    const runs = results.filter((r) => r.name.startsWith(goal.prefix) && !r.name.includes('fixed dozen'));
+    for (const r of runs) {
+      const engine = raw.get(`${r.name} @${r.connections}`);
+      const target =
+        r.connections === 1
+          ? { text: `p50 ≤ ${ISSUE_31_P50_ONE_CONNECTION} ms`, met: r.p50 <= ISSUE_31_P50_ONE_CONNECTION }
+          : {
+              text: `≥ ${goal.rps} req/s${goal.p99 ? `, p99 ≤ ${goal.p99} ms` : ''}`,
+              met: r.rps >= goal.rps && (!goal.p99 || r.p99 <= goal.p99),
+            };
+      lines.push(
+        `${goal.kind.padEnd(18)} ${cell(r.connections, 5)} ${cell(r.rps.toFixed(1), 7)} ${cell(r.p50, 4)} ms ${cell(r.p99, 4)} ms ${cell((r.cpuMs / Math.max(1, r.requests)).toFixed(1), 11)} ${cell(engine ? engine.rps.toFixed(1) : '-', 10)} ${cell(engine ? (r.rps / engine.rps).toFixed(2) : '-', 12)}  ${r.requests > 0 && target.met ? 'ok  ' : 'MISS'} ${target.text}`,
+      );
+    }
+  }
+  return lines;
+}
+
 async function main() {
   const bench = benchRun();
   const { throwaway } = bench;
@@ -1127,6 +1166,13 @@ async function main() {
       console.log(`\nWARNING: failed requests during the measured runs in: ${failed.map((r) => `${r.name} @${r.connections}`).join('; ')}`);
     console.log(
       `\npeak RSS of the services process (gateway, search-, index- and billing-service${args.pglite ? ', PGlite' : ''}; PostgreSQL not counted): ${mib(process.resourceUsage().maxRSS * 1024)} over the whole run`,
+    );
+    // Issue 31's table last, in one place, for whichever mode ran.
+    const mode = searchDb
+      ? 'cluster-like: search-service on PostgreSQL'
+      : 'embedded-like: search-service on PGlite (no raw engine: PGlite has no second session to replay on)';
+    console.log(
+      `\n${issue31Table(results, raw, `issue 31 (${mode}; ${VIDEOS.toLocaleString('en')} videos, ${loaded.segments.toLocaleString('en')} segments; ${uptimeLine()}):`).join('\n')}`,
     );
     if (args.keep)
       console.log(
