@@ -3,13 +3,16 @@ import {
   tentativeLabels,
   type DetectedFace,
   type DetectedObject,
+  type EmbeddedFace,
   type FaceDetector,
   type FaceEmbedder,
   type ObjectDetector,
+  type RecognisedLine,
   type TextReader,
 } from '@vus/models';
 import type { FrameObservation } from './timeline';
 import { reusedEmbeddings, type CarriedFace, type FrameFaces } from './face-tracks';
+import { objectsDue, PICTURE_CHANGE, recheckDue, withinPictureDue } from './frame-gates';
 
 /** The models that look at frames; an absent one is not run. */
 export interface FrameModels {
@@ -54,11 +57,13 @@ export interface FrameAnalysis {
   faces: FrameFaces[];
   /** Seconds of video a sampled frame stands for. */
   step: number;
-  /** Wall-clock milliseconds spent per model and decoding, for the benchmark. */
+  /** Wall-clock milliseconds spent per model and waiting for frames, for the benchmark (a frame's models overlap). */
   timings: Record<'decode' | 'text' | 'objects' | 'faces' | 'embedding', number>;
   analysedFrames: number;
   /** Analysed frames the object detector ran on (objectsDue); the others carry its last objects. */
   objectFrames: number;
+  /** Analysed frames text, faces and the vector were looked for on (withinPictureDue); the others carry the last ones. */
+  withinPictureFrames: number;
   /** Frames of still stretches whose text was read again (recheckDue). */
   recheckedFrames: number;
 }
@@ -72,39 +77,6 @@ function decimate<T>(items: T[], max: number): T[] {
 export function spread<T>(items: readonly T[], max: number): T[] {
   if (items.length <= max) return [...items];
   return Array.from({ length: max }, (_, i) => items[Math.floor((i * items.length) / max)]!);
-}
-
-/**
- * Whether the text of a still stretch is due to be read again: 3 s after it began, then each time
- * it has lasted three times as long as at the last read (3, 9, 27, 81 … s in), so a title that
- * fades in or a line that appears late on a still shot is read, at a cost of a read or two per
- * still stretch (none on footage that changes every second). Pure.
- */
-export function recheckDue(nowSec: number, lastReadSec: number, stillSinceSec: number, step: number): boolean {
-  const due = Math.max(RECHECK_FIRST_SEC, RECHECK_GROWTH * (lastReadSec - stillSinceSec));
-  return nowSec - stillSinceSec >= due - step / 2;
-}
-
-const RECHECK_FIRST_SEC = 3;
-const RECHECK_GROWTH = 3;
-
-/**
- * The object detector (about 0.2 CPU-s a frame, the costliest frame model) runs on an analysed
- * frame only when it shows a different picture from the last one it ran on, or when the last run
- * is OBJECTS_REFRESH_SEC old. Measured on the SDK's example (160 s of news, 1 frame/s, 32×32 luma
- * signatures; issue 30): consecutive frames of one shot differ by a mean of 1.3–6.5 of 255 (every
- * one of them passes the any-change test), cuts by 17.5–77, fast motion by 8–25; 10 separates the
- * first two. The detector then runs on 67 of 161 frames (the refresh adds 9 of them) instead of
- * 161, and still on every picture of the generated objects fixture (4 of 4 changes); see
- * scripts/bench/frame-change.js. Faces, OCR and the frame's vector still run on every analysed
- * frame: faces and text change within one picture.
- */
-export const OBJECTS_CHANGE = { minMeanDifference: 10 } as const;
-export const OBJECTS_REFRESH_SEC = 5;
-
-/** Whether the object detector is due on an analysed frame (see OBJECTS_CHANGE). Pure. */
-export function objectsDue(pictureChanged: boolean, nowSec: number, lastRunSec: number, step: number): boolean {
-  return pictureChanged || nowSec - lastRunSec >= OBJECTS_REFRESH_SEC - step / 2;
 }
 
 /**
@@ -136,10 +108,15 @@ export async function analyseFrames(
   };
   const step = 1 / options.fps;
   const changes = new FrameChangeDetector();
-  const pictureChanges = new FrameChangeDetector(OBJECTS_CHANGE);
+  const pictureChanges = new FrameChangeDetector(PICTURE_CHANGE);
   let lastObjects: DetectedObject[] = [];
   let objectsRunSec = -Infinity;
   let objectFrames = 0;
+  let withinPictureRunSec = -Infinity;
+  let withinPictureFrames = 0;
+  let lastLines: RecognisedLine[] = [];
+  let lastDetectedFaces: DetectedFace[] = [];
+  let lastVector: Float32Array | undefined;
   const observations: FrameAnalysis['observations'] = [];
   const vectors: FrameAnalysis['vectors'] = [];
   let thumbnails: FrameAnalysis['thumbnails'] = [];
@@ -148,38 +125,63 @@ export async function analyseFrames(
   let recheckedFrames = 0;
   const frameFaces: FrameFaces[] = [];
   let lastFaces: CarriedFace[] = [];
+  /** lastFaces without their bookkeeping, as every frame until the next analysed one reports them. */
+  let carriedFaces: EmbeddedFace[] = [];
   /** When the picture last changed (the change detector's last frame let through). */
   let stillSince = 0;
 
   const frames = sampleFrames(file, { fps: options.fps, width: options.width, probe, signal: options.signal });
+  // One frame decoded ahead: ffmpeg works on the next frame while the models look at this one.
+  const ahead = () => {
+    const decoding = frames.next();
+    // Handled when awaited, which may be after it fails (ffmpeg killed while the models run).
+    decoding.catch(() => undefined);
+    return decoding;
+  };
+  let decoding = ahead();
   for (;;) {
-    const next = await timed('decode', () => frames.next());
+    const next = await timed('decode', () => decoding);
     if (next.done) break;
+    decoding = ahead();
     const frame = next.value;
     const changed = changes.hasChanged(frame.signature);
     if (changed) stillSince = frame.timeSec;
     if (!changed && models.textReader && recheckDue(frame.timeSec, last.timeSec, stillSince, step)) {
       recheckedFrames++;
       const lines = await timed('text', () => models.textReader!.readText(frame.data));
+      lastLines = lines;
       last = { ...last, timeSec: frame.timeSec, lines: lines.map((l) => ({ text: l.text, confidence: l.confidence })) };
     }
     if (changed) {
       analysedFrames++;
-      const lines = models.textReader ? await timed('text', () => models.textReader!.readText(frame.data)) : [];
       const pictureChanged = pictureChanges.hasChanged(frame.signature);
-      if (models.objectDetector && objectsDue(pictureChanged, frame.timeSec, objectsRunSec, step)) {
+      const runObjects = models.objectDetector !== undefined && objectsDue(pictureChanged, frame.timeSec, objectsRunSec, step);
+      if (runObjects) {
         objectFrames++;
         objectsRunSec = frame.timeSec;
-        lastObjects = await timed('objects', () => models.objectDetector!.detectObjects(frame.data));
       }
-      const objects = lastObjects;
-      const faces = models.faceDetector ? await timed('faces', () => models.faceDetector!.detectFaces(frame.data)) : [];
-      const vector = models.embedder ? await timed('embedding', () => models.embedder!.embedImage(frame.data)) : undefined;
+      // Text, faces and the vector mostly stay within one picture: looked for again on a new one or every 2 s.
+      const runWithinPicture = withinPictureDue(pictureChanged, frame.timeSec, withinPictureRunSec, step);
+      if (runWithinPicture) {
+        withinPictureFrames++;
+        withinPictureRunSec = frame.timeSec;
+      }
+      // The frame's models at once, each on a core of its own when one is free: OCR on
+      // onnxruntime's threads, objects and faces in their TF.js threads, the vector in embed-service.
+      const [lines, objects, faces, vector] = await Promise.all([
+        models.textReader && runWithinPicture ? timed('text', () => models.textReader!.readText(frame.data)) : lastLines,
+        runObjects ? timed('objects', () => models.objectDetector!.detectObjects(frame.data)) : lastObjects,
+        models.faceDetector && runWithinPicture ? timed('faces', () => models.faceDetector!.detectFaces(frame.data)) : lastDetectedFaces,
+        models.embedder && runWithinPicture ? timed('embedding', () => models.embedder!.embedImage(frame.data)) : lastVector,
+      ]);
+      [lastLines, lastObjects, lastDetectedFaces, lastVector] = [lines, objects, faces, vector];
       if (vector) vectors.push({ timeSec: frame.timeSec, vector });
-      if (models.faceEmbedder) {
+      if (models.faceEmbedder && (runWithinPicture || !models.faceDetector)) {
+        // After this frame's detection, from the last analysed frame's faces: the reuse follows frame order.
         lastFaces = models.faceDetector
           ? await embedDetected(models.faceEmbedder, frame, faces, lastFaces, pictureChanged, step, timed)
           : (await timed('faces', () => models.faceEmbedder!.embedFaces(frame.data))).map((f) => ({ ...f, embeddedSec: frame.timeSec }));
+        carriedFaces = lastFaces.map(({ embeddedSec: _, ...face }) => face);
       }
       last = {
         timeSec: frame.timeSec,
@@ -190,7 +192,8 @@ export async function analyseFrames(
       thumbnails = decimate([...thumbnails, { timeSec: frame.timeSec, jpeg: frame.data }], options.maxThumbnails);
     }
     observations.push({ ...last, timeSec: frame.timeSec, changed });
-    if (lastFaces.length > 0) frameFaces.push({ timeSec: frame.timeSec, faces: lastFaces.map(({ embeddedSec: _, ...face }) => face) });
+    // Unchanged frames share the last analysed frame's faces (one array, read only).
+    if (carriedFaces.length > 0) frameFaces.push({ timeSec: frame.timeSec, faces: carriedFaces });
     options.onProgress?.(frame.timeSec);
   }
   return {
@@ -202,6 +205,7 @@ export async function analyseFrames(
     timings,
     analysedFrames,
     objectFrames,
+    withinPictureFrames,
     recheckedFrames,
   };
 }
