@@ -18,7 +18,7 @@ const media = require('@vus/media');
 const { BlazeFace, FaceRecognition, faceDistance, FACE_MATCH_THRESHOLD } = require('@vus/models');
 const { speechFixture } = require('@vus/testing');
 const { WORKER_DEFAULTS } = require('../../services/task-service/dist/worker/start.js');
-const { OBJECTS_CHANGE } = require('../../services/task-service/dist/worker/extract/frames.js');
+const { PICTURE_CHANGE } = require('../../services/task-service/dist/worker/extract/frame-gates.js');
 const { FACES_REFRESH_SEC, SAME_FACE_IOU, reusedEmbeddings } = require('../../services/task-service/dist/worker/extract/face-tracks.js');
 
 const { values: args, positionals } = parseArgs({
@@ -27,11 +27,11 @@ const { values: args, positionals } = parseArgs({
 });
 const list = (text) => text.split(',').map(Number);
 
-/** Every analysed frame's faces, each embedded, and whether the picture changed (OBJECTS_CHANGE). */
+/** Every analysed frame's faces, each embedded, and whether the picture changed (PICTURE_CHANGE). */
 async function embedAll(file, detector, embedder) {
   const probe = await media.probe(file);
   const changes = new media.FrameChangeDetector();
-  const pictures = new media.FrameChangeDetector(OBJECTS_CHANGE);
+  const pictures = new media.FrameChangeDetector(PICTURE_CHANGE);
   const frames = [];
   const ms = { detect: 0, embed: 0, faces: 0 };
   // Decoded first (ffmpeg's deadline must not run while the models work on a busy machine).

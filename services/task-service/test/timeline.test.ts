@@ -1,5 +1,5 @@
 import { chooseTrack } from '../src/worker/extract/conversation';
-import { objectsDue, recheckDue, spread } from '../src/worker/extract/frames';
+import { spread } from '../src/worker/extract/frames';
 import { logosOf, progressPercent, scenesOf, spansOf, textInVideo, textSpans, type FrameObservation } from '../src/worker/extract/timeline';
 import { planExtractors } from '../src/worker/plan';
 
@@ -106,33 +106,6 @@ describe('textSpans', () => {
       { timeSec: 1, values: [{ value: 'TITLE', confidence: 0.95 }] },
     ];
     expect(textSpans(frames, 1, 1.5)).toEqual([{ start: 0, end: 1.5, value: 'TITLE', confidence: 0.95 }]);
-  });
-});
-
-describe('recheckDue', () => {
-  // A still stretch that began at 10 s, sampled once a second: read again 3, 9, 27 … s in.
-  it.each([
-    ['2 s after it began', 12, 10, false],
-    ['3 s after it began', 13, 10, true],
-    ['8 s in, read 3 s in', 18, 13, false],
-    ['9 s in, read 3 s in', 19, 13, true],
-    ['26 s in, read 9 s in', 36, 19, false],
-    ['27 s in, read 9 s in', 37, 19, true],
-  ])('%s', (_name, now, lastRead, due) => {
-    expect(recheckDue(now, lastRead, 10, 1)).toBe(due);
-  });
-});
-
-describe('objectsDue', () => {
-  // Sampled once a second; the refresh is 5 s after the detector's last run.
-  it.each([
-    ['the first analysed frame', false, 0, -Infinity, true],
-    ['a different picture 1 s after a run', true, 11, 10, true],
-    ['the same picture moving, 1 s after a run', false, 11, 10, false],
-    ['the same picture moving, 4 s after a run', false, 14, 10, false],
-    ['the same picture moving, 5 s after a run', false, 15, 10, true],
-  ])('%s → %s', (_name, pictureChanged, now, lastRun, due) => {
-    expect(objectsDue(pictureChanged, now, lastRun, 1)).toBe(due);
   });
 });
 

@@ -92,7 +92,7 @@ export function faceTracks(frames: readonly FrameFaces[], options: FaceTrackOpti
 
 /**
  * A face's embedding is carried to the next analysed frame when its box barely moved: within one
- * picture (no cut: frames.ts's OBJECTS_CHANGE) a face overlapping one embedded less than
+ * picture (no cut: frame-gates.ts's PICTURE_CHANGE) a face overlapping one embedded less than
  * FACES_REFRESH_SEC ago by SAME_FACE_IOU is taken for it, each embedded face for one face at most
  * (best overlaps first). Measured by scripts/bench/face-reuse.js on the SDK's example (see README's
  * Indexing speed): a carried embedding lies within a small distance of the one the face would have
