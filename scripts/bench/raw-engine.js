@@ -21,7 +21,9 @@ function statementRecorder(databaseName) {
     if (open && this.database === databaseName) {
       const text = typeof config === 'string' ? config : config?.text;
       const params = Array.isArray(values) ? values : config?.values;
-      if (text && !/^\s*(INSERT|UPDATE|DELETE)\b/i.test(text)) open.push({ text, values: params });
+      // A named statement keeps its name: the replay prepares it once per connection, as the service does.
+      if (text && !/^\s*(INSERT|UPDATE|DELETE)\b/i.test(text))
+        open.push({ text, values: params, ...(config?.name ? { name: config.name } : {}) });
     }
     return original.call(this, config, values, callback);
   };
@@ -48,7 +50,8 @@ async function replay(url, requests, connections, seconds) {
       while (Date.now() < until) {
         const statements = requests[next++ % requests.length];
         const started = process.hrtime.bigint();
-        for (const s of statements) await client.query(s.text, s.values);
+        for (const s of statements)
+          await client.query(s.name ? { name: s.name, text: s.text, values: s.values } : { text: s.text, values: s.values });
         latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
       }
     } finally {

@@ -4,9 +4,12 @@ import { EmbeddedEngine } from './embedded';
 
 export type Row = Record<string, unknown>;
 
+/** A statement's text, or pg's `{ name, text, values }`: a named statement is prepared once per connection. */
+export type Statement = string | pg.QueryConfig;
+
 /** Anything that runs SQL: the pool itself or a client inside a transaction. */
 export interface Queryable {
-  query<R extends Row = Row>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends Row = Row>(statement: Statement, values?: readonly unknown[]): Promise<pg.QueryResult<R>>;
 }
 
 export type DatabaseTarget = (
@@ -102,10 +105,12 @@ export class Database implements Queryable {
     });
   }
 
-  async query<R extends Row = Row>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>> {
+  async query<R extends Row = Row>(statement: Statement, values?: readonly unknown[]): Promise<pg.QueryResult<R>> {
     const pool = await this.currentPool();
     try {
-      return await pool.query<R>(text, values as unknown[] | undefined);
+      return await (typeof statement === 'string'
+        ? pool.query<R>(statement, values as unknown[] | undefined)
+        : pool.query<R>(statement, values as unknown[] | undefined));
     } catch (error) {
       throw this.failed(error);
     }

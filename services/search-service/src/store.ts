@@ -247,15 +247,19 @@ export function createSegmentStore(db: Database): SegmentStore {
 
     /** Conversation segments containing `phrase` word for word (unstemmed, in order). */
     async exactPhrase(scope: Scope, phrase: string, limit: number): Promise<SegmentHit[]> {
-      const { rows } = await db.query<HitRow>(
-        `SELECT ${HIT_COLUMNS} FROM segments s
+      // Named, so prepared once per connection: its plan does not depend on the phrase (a bitmap
+      // scan of the words index either way), and the generic plan PostgreSQL keeps after five runs
+      // saves the planning (EXPLAIN ANALYZE: 0.14 -> 0.01 ms, issue 31).
+      const { rows } = await db.query<HitRow>({
+        name: 'search_exact_phrase',
+        text: `SELECT ${HIT_COLUMNS} FROM segments s
          WHERE s.org_id = $1 AND s.index_id = $2 AND s.modality = 'conversation'
            AND ($5::text[] IS NULL OR s.video_id = ANY($5::text[]))
            AND s.words @@ phraseto_tsquery('simple', $3)
          ORDER BY s.video_id, s.start_sec
          LIMIT $4`,
-        [scope.orgId, scope.indexId, phrase, limit, scope.videoIds ?? null],
-      );
+        values: [scope.orgId, scope.indexId, phrase, limit, scope.videoIds ?? null],
+      });
       return rows;
     },
 
