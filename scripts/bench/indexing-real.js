@@ -25,7 +25,7 @@
  */
 'use strict';
 const { mkdir, mkdtemp, rm, readFile, writeFile } = require('node:fs/promises');
-const { readFileSync } = require('node:fs');
+const { readdirSync, readFileSync } = require('node:fs');
 const { loadavg, tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { performance } = require('node:perf_hooks');
@@ -45,6 +45,8 @@ const { values: args } = parseArgs({
     'speech-only': { type: 'boolean', default: false },
     /** Profile only the first this many seconds (re-encoded, cached): on a busy machine the whole clip's frame pass can outlast ffmpeg's deadline. */
     'profile-seconds': { type: 'string' },
+    /** WORKER_CONCURRENCY of the server (default: its own default). */
+    concurrency: { type: 'string' },
   },
 });
 const parts = new Set(args.parts.split(','));
@@ -74,6 +76,35 @@ function cpuSecondsOf(pid = 'self') {
     own: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
     children: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND,
   };
+}
+
+/**
+ * CPU seconds of each of a process's threads, summed by thread name (the main thread is the
+ * process's name, e.g. `node`; libuv's pool `libuv-worker`, V8's `V8 DefaultWorke`…).
+ */
+function threadCpuOf(pid) {
+  const byName = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      byName[name] = (byName[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byName;
+}
+
+/** Where a process's CPU went between two threadCpuOf readings (threads that ended are missing), largest first. */
+function threadCpuSpent(before, after) {
+  return Object.entries(after)
+    .map(([name, seconds]) => [name, seconds - (before[name] ?? 0)])
+    .filter(([, seconds]) => seconds >= 0.05)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, seconds]) => `${name} ${round(seconds)}`)
+    .join(', ');
 }
 
 /** Runs `work`, adding its CPU seconds (this process's threads) to `totals[key]`. */
@@ -244,6 +275,52 @@ async function framePass(file, probed, { textReader, objectDetector, faceDetecto
   row('frame pass (worker)', all, wall, probed.durationSec);
 }
 
+/** The worker's own account of each run (its `task run stages` log lines), as the server writes them. */
+function workerRuns(stdout) {
+  const runs = [];
+  require('node:readline')
+    .createInterface({ input: stdout })
+    .on('line', (line) => {
+      if (!line.includes('"task run stages"')) return;
+      try {
+        runs.push(JSON.parse(line));
+      } catch {
+        // Not a log line of ours.
+      }
+    });
+  return runs;
+}
+
+/**
+ * Each task's runs: how long after its creation the worker took it (waited), then each stage
+ * (indented when it overlaps one before it: nested or run alongside), and the run's time outside any top-level stage.
+ */
+function printWorkerRuns(runs, ids, uploadedAt) {
+  for (const [n, id] of ids.entries()) {
+    for (const run of runs.filter((r) => r.taskId === id)) {
+      const stages = [...run.stages].sort((a, b) => a.startMs - b.startMs || b.seconds - a.seconds);
+      const end = Math.max(0, ...stages.map((s) => s.startMs + s.seconds * 1000));
+      const began = (Date.parse(run.time) - run.runSec * 1000 - uploadedAt) / 1000;
+      console.log(
+        `    task ${n + 1} run (${run.status}): taken ${round(run.waitedSec, 2)} s after creation, ran from ${round(began, 2)} s to ${round(began + run.runSec, 2)} s after the upload, stages over ${round(end / 1000, 2)} s`,
+      );
+      let outerEnd = 0;
+      let outside = 0;
+      for (const s of stages) {
+        const nested = s.startMs < outerEnd;
+        if (!nested) {
+          outside += Math.max(0, s.startMs - outerEnd);
+          outerEnd = s.startMs + s.seconds * 1000;
+        } else outerEnd = Math.max(outerEnd, s.startMs + s.seconds * 1000);
+        console.log(
+          `      ${nested ? '  ' : ''}${s.stage.padEnd(24)} at ${round(s.startMs / 1000, 2).padStart(6)} s  ${round(s.seconds, 2).padStart(6)} s`,
+        );
+      }
+      console.log(`      ${'(between stages)'.padEnd(24)}            ${round(outside / 1000, 2).padStart(6)} s`);
+    }
+  }
+}
+
 const API = '/v1.3';
 async function api(server, key, method, path, body) {
   const response = await fetch(`${server.url}${API}${path}`, {
@@ -273,7 +350,13 @@ async function statusOf(server, key, id) {
 async function pipeline(name, file, durationSec, copies, noSpeech) {
   const key = `tlk_bench${'x'.repeat(24)}`;
   const dataDir = await mkdtemp(join(tmpdir(), 'vus-bench-real-server-'));
-  const server = await startEmbeddedServer(dataDir, key, noSpeech ? { MODELS_POCKETSPHINX: 'off' } : {});
+  const env = {
+    LOG_LEVEL: 'info',
+    ...(noSpeech ? { MODELS_POCKETSPHINX: 'off' } : {}),
+    ...(args.concurrency ? { WORKER_CONCURRENCY: args.concurrency } : {}),
+  };
+  const server = await startEmbeddedServer(dataDir, key, env, { stdout: 'pipe' });
+  const runs = workerRuns(server.child.stdout);
   try {
     const index = await api(server, key, 'POST', '/indexes', {
       index_name: 'bench',
@@ -285,6 +368,7 @@ async function pipeline(name, file, durationSec, copies, noSpeech) {
     const bytes = await readFile(file);
     const loadBefore = load();
     const cpu0 = cpuSecondsOf(server.child.pid);
+    const threads0 = threadCpuOf(server.child.pid);
     const started = performance.now();
     const ids = await Promise.all(
       Array.from({ length: copies }, async (_, i) => {
@@ -295,6 +379,8 @@ async function pipeline(name, file, durationSec, copies, noSpeech) {
       }),
     );
     const uploaded = performance.now();
+    // The server's log lines carry epoch milliseconds.
+    const uploadedAt = Date.now();
     const pending = new Set(ids);
     let peak = 0;
     while (pending.size > 0) {
@@ -309,6 +395,7 @@ async function pipeline(name, file, durationSec, copies, noSpeech) {
     }
     const wall = (performance.now() - uploaded) / 1000;
     const cpu1 = cpuSecondsOf(server.child.pid);
+    const threads1 = threadCpuOf(server.child.pid);
     const cpu = cpu1.own - cpu0.own + cpu1.children - cpu0.children;
     row(
       `${name}${noSpeech ? ' (no speech)' : ''}`,
@@ -324,6 +411,14 @@ async function pipeline(name, file, durationSec, copies, noSpeech) {
         .filter(Boolean)
         .join(', '),
     );
+    console.log(
+      `    CPU-s by thread: ${threadCpuSpent(threads0, threads1)}; children (ffmpeg, pocketsphinx) ${round(cpu1.children - cpu0.children)}`,
+    );
+    // The worker logs a run after its task is ready: its lines may come a moment after the status.
+    for (let waited = 0; waited < 5000 && !ids.every((id) => runs.some((r) => r.taskId === id && r.status === 'ready')); waited += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    printWorkerRuns(runs, ids, uploadedAt);
   } finally {
     await server.stop();
   }

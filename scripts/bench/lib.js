@@ -59,9 +59,10 @@ function benchRun() {
 /**
  * Starts the built embedded server (`npm start` without the build) in its own process on a free
  * port, with `key` as its first API key and `env` over its environment; memory benches read its
- * /proc status. `stop()` ends it and removes `dataDir`.
+ * /proc status. `stop()` ends it and removes `dataDir`. `options.stdout`: 'pipe' to read its log
+ * lines (child.stdout; set LOG_LEVEL in `env`); ignored by default.
  */
-async function startEmbeddedServer(dataDir, key, env = {}) {
+async function startEmbeddedServer(dataDir, key, env = {}, options = {}) {
   const { spawn } = require('node:child_process');
   const { existsSync, readFileSync } = require('node:fs');
   const { join } = require('node:path');
@@ -76,7 +77,7 @@ async function startEmbeddedServer(dataDir, key, env = {}) {
       MODELS_DIR: join(dataDir, 'no-models'),
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'],
   });
   const stateFile = join(dataDir, 'embedded.json');
   for (let waited = 0; !existsSync(stateFile); waited += 100) {

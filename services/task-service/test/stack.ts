@@ -117,7 +117,7 @@ async function start(options: TaskStackOptions, undo: (() => unknown)[], stop: (
         whisperModel: 'none/whisper',
       });
     undo.push(() => models.dispose());
-    worker = { blobs, workRoot: join(dir, 'work'), concurrency: 1, pollMs: 200, ...settings, models };
+    worker = { blobs, workRoot: join(dir, 'work'), concurrency: 1, pollMs: 200, preloadModels: false, ...settings, models };
     if (options.embed) {
       const embed = await startEmbedService({ bind: '127.0.0.1:0', database: { kind: 'pglite', dataDir: 'memory://' }, logger, models });
       undo.push(() => embed.stop());

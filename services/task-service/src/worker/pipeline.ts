@@ -5,7 +5,7 @@ import type { ClaimedTask } from '../tasks/leases';
 import { failureOf, type TaskRecord } from '../tasks/tasks';
 import type { PipelineDeps } from './pipeline-deps';
 import { alongside } from './alongside';
-import { stage } from './stage';
+import { recordingStages, stage } from './stage';
 import { extractVideo, videoSource } from './stages/extract';
 import { fetchSource } from './stages/fetch';
 import { reserve } from './stages/reserve';
@@ -96,7 +96,15 @@ export class TaskPipeline {
         // Each claim counts: a task that keeps killing (or outliving) its workers stops here.
         throw new ApiError('internal_error', `Indexing was interrupted ${claimed.attempts - 1} times; the video could not be indexed.`);
       }
-      for (const step of steps) task = await step(task, workDir);
+      // Time from the task's creation to this claim: how soon the worker picked it up (first claim).
+      const waitedSec = (this.deps.clock.now().getTime() - claimed.createdAt.getTime()) / 1000;
+      const { stages, seconds } = await recordingStages(async () => {
+        for (const step of steps) task = await step(task, workDir);
+      });
+      this.deps.logger.info(
+        { taskId: task.id, status: task.status, attempts: claimed.attempts, waitedSec, runSec: seconds, stages },
+        'task run stages',
+      );
       return { kind: task.status === 'failed' ? 'failed' : task.status === 'ready' ? 'ready' : 'fetched', task };
     } catch (error) {
       if (error instanceof LeaseLost || signal.aborted) return { kind: 'lost', task };
@@ -150,6 +158,6 @@ export class TaskPipeline {
       },
       'video indexed',
     );
-    return writer.advance(task, 'ready', { progress: 100, extractors: report, ...(hls ? { hls } : {}) });
+    return stage('ready', task, () => writer.advance(task, 'ready', { progress: 100, extractors: report, ...(hls ? { hls } : {}) }));
   }
 }

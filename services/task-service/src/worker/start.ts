@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { createIndexClient } from '../index-client';
 import { createTaskLeaseStore } from '../tasks/store';
 import { TaskPipeline } from './pipeline';
+import { preloadModels } from './preload';
 import type { MediaMeter } from './pipeline-deps';
 import { searchSegmentSink } from './segments';
 import { IndexingWorker } from './worker';
@@ -41,6 +42,8 @@ export interface IndexingWorkerConfig {
   maxAttempts?: number | undefined;
   /** At most this many tasks of one organization indexed at once across all workers; unset: no cap. */
   perOrgLimit?: number | undefined;
+  /** Load the indexing models when the worker starts rather than on the first video (default true). */
+  preloadModels?: boolean | undefined;
   /** Frames sampled per second of video (default 1). */
   framesPerSecond?: number | undefined;
   owner?: string | undefined;
@@ -108,6 +111,8 @@ export async function startIndexingWorker(
     },
     owner,
   );
+  // A service loads its models at start: the first video then waits for none of them (in the background, so the service is up meanwhile).
+  const preloading = config.preloadModels === false ? undefined : preloadModels(config.models, logger);
   const worker = new IndexingWorker(
     { jobs: createJobStore(db), leases, pipeline, clock, logger, bus: context.bus },
     {
@@ -138,6 +143,7 @@ export async function startIndexingWorker(
     worker,
     async stop() {
       await worker.stop();
+      await preloading;
       index.close();
       segments?.close();
       clipVectors?.close();

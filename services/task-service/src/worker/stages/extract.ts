@@ -69,7 +69,7 @@ export async function extractVideo(
 ): Promise<ExtractedVideo> {
   const { file, plan, probed } = source;
   const report: ExtractorReport = { ran: [], skipped: [] };
-  const models = await frameModels(deps, task, plan, report);
+  const models = await stage('load models', task, () => frameModels(deps, task, plan, report));
   const [seen, conversation] = await alongside(
     signal,
     (inner) => seeFrames(writer, task, source, models, report.ran.slice(), { ...deps.frames, signal: inner }),

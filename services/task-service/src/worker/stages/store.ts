@@ -5,7 +5,7 @@ import type { TaskHls, TaskRecord } from '../../tasks/tasks';
 import { videoBlobPrefix } from '../../video-blobs';
 import type { PipelineDeps } from '../pipeline-deps';
 import { thumbnailFor, type Segment } from '../segments';
-import { rpcContext } from '../stage';
+import { rpcContext, stage } from '../stage';
 import type { ExtractedVideo } from './extract';
 import { systemMetadata } from './inputs';
 import { faceTracks } from '../extract/face-tracks';
@@ -24,34 +24,38 @@ export async function storeVideo(
   task: TaskRecord,
   { plan, probed, report, hls, conversation, textValues, logoValues, scenes, frames, vectorModel, facesTracked }: StoreInput,
 ): Promise<void> {
-  const thumbnails = plan.thumbnails ? await storeThumbnails(deps, task, frames.thumbnails) : [];
+  const thumbnails = plan.thumbnails ? await stage('store thumbnails', task, () => storeThumbnails(deps, task, frames.thumbnails)) : [];
   const ctx = rpcContext(task.orgId);
-  await deps.index.createVideo(ctx, {
-    index_id: task.indexId,
-    video_id: task.videoId,
-    system_metadata: systemMetadata(task, probed),
-    user_metadata: toMetadataValues(task.userMetadata),
-    extractors_run: report.ran,
-    media_blob_key: task.mediaBlobKey ?? '',
-    speech_language: conversation?.language ?? '',
-    created_at: toTimestamp(task.createdAt),
-    hls: hls && {
-      video_url: hls.videoKey ?? '',
-      thumbnail_urls: hls.thumbnailKeys,
-      status: hls.status,
-      updated_at: toTimestamp(hls.updatedAt),
-    },
-  });
-  await deps.index.putVideoArtifacts(ctx, {
-    index_id: task.indexId,
-    video_id: task.videoId,
-    artifacts: {
-      transcription: conversation?.transcription ?? [],
-      text_in_video: textValues,
-      logo: logoValues,
-      thumbnails: thumbnails.map((t) => ({ time: t.time, blob_key: t.key, content_type: 'image/jpeg' })),
-    },
-  });
+  await stage('store video', task, () =>
+    deps.index.createVideo(ctx, {
+      index_id: task.indexId,
+      video_id: task.videoId,
+      system_metadata: systemMetadata(task, probed),
+      user_metadata: toMetadataValues(task.userMetadata),
+      extractors_run: report.ran,
+      media_blob_key: task.mediaBlobKey ?? '',
+      speech_language: conversation?.language ?? '',
+      created_at: toTimestamp(task.createdAt),
+      hls: hls && {
+        video_url: hls.videoKey ?? '',
+        thumbnail_urls: hls.thumbnailKeys,
+        status: hls.status,
+        updated_at: toTimestamp(hls.updatedAt),
+      },
+    }),
+  );
+  await stage('store artifacts', task, () =>
+    deps.index.putVideoArtifacts(ctx, {
+      index_id: task.indexId,
+      video_id: task.videoId,
+      artifacts: {
+        transcription: conversation?.transcription ?? [],
+        text_in_video: textValues,
+        logo: logoValues,
+        thumbnails: thumbnails.map((t) => ({ time: t.time, blob_key: t.key, content_type: 'image/jpeg' })),
+      },
+    }),
+  );
   const shownBy = (segment: Segment): Segment => ({ ...segment, thumbnailKey: thumbnailFor(thumbnails, segment.start, segment.end) });
   await ingest(
     deps,
@@ -82,7 +86,7 @@ export async function storeVideo(
   // without them is told from one with no face on screen, and an entity search names it.
   if (deps.segments?.ingestFaceTracks && facesTracked) {
     const tracks = faceTracks(frames.faces, { step: frames.step, durationSec: probed.durationSec });
-    await deps.segments.ingestFaceTracks(ctx, task.indexId, task.videoId, tracks);
+    await stage('store face tracks', task, () => deps.segments!.ingestFaceTracks!(ctx, task.indexId, task.videoId, tracks));
   }
 }
 
@@ -102,7 +106,7 @@ async function storeThumbnails(
 
 async function ingest(deps: Pick<PipelineDeps, 'segments'>, task: TaskRecord, segments: Segment[]): Promise<void> {
   if (!deps.segments) return;
-  await deps.segments.ingest(rpcContext(task.orgId), task.indexId, task.videoId, segments);
+  await stage('store segments', task, () => deps.segments!.ingest(rpcContext(task.orgId), task.indexId, task.videoId, segments));
 }
 
 /**
