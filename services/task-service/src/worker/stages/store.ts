@@ -44,50 +44,61 @@ export async function storeVideo(
       },
     }),
   );
-  await stage('store artifacts', task, () =>
-    deps.index.putVideoArtifacts(ctx, {
-      index_id: task.indexId,
-      video_id: task.videoId,
-      artifacts: {
-        transcription: conversation?.transcription ?? [],
-        text_in_video: textValues,
-        logo: logoValues,
-        thumbnails: thumbnails.map((t) => ({ time: t.time, blob_key: t.key, content_type: 'image/jpeg' })),
-      },
-    }),
-  );
+  // Once the video exists, its artifacts (index-service) and its segments and face tracks
+  // (search-service) are independent writes: made at once. Each is idempotent, so the retry of a
+  // run where one failed writes them all again.
   const shownBy = (segment: Segment): Segment => ({ ...segment, thumbnailKey: thumbnailFor(thumbnails, segment.start, segment.end) });
-  await ingest(
-    deps,
-    task,
-    [
-      ...scenes.map((s): Segment => ({
-        start: s.start,
-        end: s.end,
-        modality: 'visual',
-        text: '',
-        labels: s.labels,
-        tentativeLabels: s.tentativeLabels,
-        vector: frames.vectors.find((v) => v.timeSec === s.keyframeSec)?.vector,
-        vectorModel,
-      })),
-      ...(conversation?.transcription ?? []).map((t): Segment => ({
-        start: t.start,
-        end: t.end,
-        modality: 'conversation',
-        text: t.value,
-        labels: [],
-      })),
-      ...textValues.map((t): Segment => ({ start: t.start, end: t.end, modality: 'text_in_video', text: t.value, labels: [] })),
-      ...logoValues.map((t): Segment => ({ start: t.start, end: t.end, modality: 'logo', text: t.value, labels: [] })),
-    ].map(shownBy),
-  );
-  // Face tracks for entity search, only when faces were embedded (the face model ran): a video
-  // without them is told from one with no face on screen, and an entity search names it.
-  if (deps.segments?.ingestFaceTracks && facesTracked) {
-    const tracks = faceTracks(frames.faces, { step: frames.step, durationSec: probed.durationSec });
-    await stage('store face tracks', task, () => deps.segments!.ingestFaceTracks!(ctx, task.indexId, task.videoId, tracks));
-  }
+  await Promise.all([
+    stage('store artifacts', task, () =>
+      deps.index.putVideoArtifacts(ctx, {
+        index_id: task.indexId,
+        video_id: task.videoId,
+        artifacts: {
+          transcription: conversation?.transcription ?? [],
+          text_in_video: textValues,
+          logo: logoValues,
+          thumbnails: thumbnails.map((t) => ({ time: t.time, blob_key: t.key, content_type: 'image/jpeg' })),
+        },
+      }),
+    ),
+    ingest(
+      deps,
+      task,
+      [
+        ...scenes.map((s): Segment => ({
+          start: s.start,
+          end: s.end,
+          modality: 'visual',
+          text: '',
+          labels: s.labels,
+          tentativeLabels: s.tentativeLabels,
+          vector: frames.vectors.find((v) => v.timeSec === s.keyframeSec)?.vector,
+          vectorModel,
+        })),
+        ...(conversation?.transcription ?? []).map((t): Segment => ({
+          start: t.start,
+          end: t.end,
+          modality: 'conversation',
+          text: t.value,
+          labels: [],
+        })),
+        ...textValues.map((t): Segment => ({ start: t.start, end: t.end, modality: 'text_in_video', text: t.value, labels: [] })),
+        ...logoValues.map((t): Segment => ({ start: t.start, end: t.end, modality: 'logo', text: t.value, labels: [] })),
+      ].map(shownBy),
+    ),
+    // Face tracks for entity search, only when faces were embedded (the face model ran): a video
+    // without them is told from one with no face on screen, and an entity search names it.
+    facesTracked && deps.segments?.ingestFaceTracks
+      ? stage('store face tracks', task, () =>
+          deps.segments!.ingestFaceTracks!(
+            ctx,
+            task.indexId,
+            task.videoId,
+            faceTracks(frames.faces, { step: frames.step, durationSec: probed.durationSec }),
+          ),
+        )
+      : undefined,
+  ]);
 }
 
 async function storeThumbnails(
