@@ -95,10 +95,14 @@ export function clipsOf(matches: readonly SegmentMatch[], rules: ClipRules): Cli
   const clips: Clip[] = [];
   for (const [videoId, videoMatches] of byVideo) {
     for (const moment of momentsOf(videoMatches)) {
-      const clip = clipOf(videoId, moment, videoMatches, rules.adjustConfidenceLevel);
-      if (rules.operator === 'and' && !rules.options.every((o) => clip.modules.some((m) => m.option === o))) continue;
-      if (!meetsThreshold(clip.confidence, rules.threshold)) continue;
-      clips.push(clip);
+      // A clip's confidence is its moment's: the moments the threshold drops (the weak ones,
+      // usually most of them) are not made into clips at all.
+      const confidence = confidenceOf(moment.score, rules.adjustConfidenceLevel);
+      if (!meetsThreshold(confidence, rules.threshold)) continue;
+      const inside = matchesInside(moment, videoMatches);
+      const best = bestPerOption(inside);
+      if (rules.operator === 'and' && !rules.options.every((o) => best.has(o))) continue;
+      clips.push(clipOf(videoId, moment, confidence, inside, best, rules.adjustConfidenceLevel));
     }
   }
   return rankClips(clips);
@@ -214,15 +218,31 @@ function scoreOverTimeOf(matches: readonly SegmentMatch[]): Moment[] {
   return scoreOverTime(timed, instantScore);
 }
 
-function clipOf(videoId: string, moment: Moment, videoMatches: readonly SegmentMatch[], adjustConfidenceLevel: number): Clip {
-  const inside = videoMatches.filter(
+/** The video's matches that overlap the moment (a match at a point in time: touching it). */
+function matchesInside(moment: Moment, videoMatches: readonly SegmentMatch[]): SegmentMatch[] {
+  return videoMatches.filter(
     (m) => Math.min(m.end, moment.end) - Math.max(m.start, moment.start) >= Math.min(MIN_OVERLAP_SEC, m.end - m.start),
   );
+}
+
+/** Each option's best-scored match (the first of equals). */
+function bestPerOption(inside: readonly SegmentMatch[]): Map<SearchOption, SegmentMatch> {
   const best = new Map<SearchOption, SegmentMatch>();
   for (const match of inside) {
     const held = best.get(match.option);
     if (!held || match.score > held.score) best.set(match.option, match);
   }
+  return best;
+}
+
+function clipOf(
+  videoId: string,
+  moment: Moment,
+  confidence: Confidence,
+  inside: readonly SegmentMatch[],
+  best: ReadonlyMap<SearchOption, SegmentMatch>,
+  adjustConfidenceLevel: number,
+): Clip {
   const modules = SEARCH_OPTIONS.filter((o) => best.has(o)).map((option): ClipModule => {
     const score = best.get(option)!.score;
     return { option, score, confidence: confidenceOf(score, adjustConfidenceLevel) };
@@ -239,7 +259,7 @@ function clipOf(videoId: string, moment: Moment, videoMatches: readonly SegmentM
     start: moment.start,
     end: moment.end,
     score: moment.score,
-    confidence: confidenceOf(moment.score, adjustConfidenceLevel),
+    confidence,
     modules,
     matches,
     thumbnailKey: bestOverall.find((m) => m.thumbnailKey)?.thumbnailKey ?? '',
