@@ -886,7 +886,8 @@ function drive(job) {
         const used = process.cpuUsage(cpuAtStart);
         cpu.set(runKey(message), (used.user + used.system) / 1000);
         current = undefined;
-        const slug = `${message.name.split(' ')[0].replace(/\W/g, '')}-c${message.connections}`;
+        // The fixed dozen's runs are named apart, or their profiles would replace the distinct queries'.
+        const slug = `${message.name.split(' ')[0].replace(/\W/g, '')}${message.name.includes('fixed dozen') ? '-fixed' : ''}-c${message.connections}`;
         profileWritten = profileWritten.then(() => profiles.stop(slug)).then((file) => file && console.log(`  profile: ${file}`), fail);
       } else if (message.type === 'done') {
         void profileWritten.then(() =>
