@@ -107,6 +107,25 @@ function threadCpuSpent(before, after) {
     .join(', ');
 }
 
+/**
+ * A process's largest resident mappings (MiB, largest first): WASM memories (each PGlite's, TF.js's)
+ * and V8's heap are anonymous, so their sizes say which of them holds the memory.
+ */
+function largestMappings(pid, count = 12) {
+  const sizes = [];
+  let name = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (mapping) name = mapping[1] || 'anonymous';
+    else if (line.startsWith('Rss:')) sizes.push([name, Number(line.split(/\s+/)[1]) / 1024]);
+  }
+  return sizes
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([n, mib]) => `${Math.round(mib)}${n === 'anonymous' ? '' : ` ${n.split('/').pop()}`}`)
+    .join(', ');
+}
+
 /** Runs `work`, adding its CPU seconds (this process's threads) to `totals[key]`. */
 function cpuMeter() {
   const totals = {};
@@ -419,6 +438,7 @@ async function pipeline(name, file, durationSec, copies, noSpeech) {
       await new Promise((r) => setTimeout(r, 100));
     }
     printWorkerRuns(runs, ids, uploadedAt);
+    console.log(`    largest mappings now (MiB, unnamed: anonymous): ${largestMappings(server.child.pid)}`);
   } finally {
     await server.stop();
   }
