@@ -792,6 +792,15 @@ async function buildHnsw(dataDir, indexes, scope, vector) {
         plans.push((await client.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, values)).rows.map((r) => r['QUERY PLAN']));
         return { rows: [] };
       },
+      // nearest sets hnsw.ef_search for its own transaction (SET LOCAL): so does the EXPLAIN.
+      withTx: async (work) => {
+        await client.query('BEGIN');
+        try {
+          return await work(explaining);
+        } finally {
+          await client.query('COMMIT');
+        }
+      },
     };
     const store = createSegmentStore(explaining);
     await store.nearest(scope, VISUAL_VECTOR_MODEL, vector, NEAREST_CANDIDATES);
