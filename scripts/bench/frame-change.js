@@ -21,14 +21,14 @@
  *   npm run build -w @vus/models -w task-service && node scripts/bench/frame-change.js [--verbose] [--models] [--refresh 1,2,3,5,10] [video …]
  */
 'use strict';
-const { loadavg, tmpdir } = require('node:os');
-const { join } = require('node:path');
+const { loadavg } = require('node:os');
 const { parseArgs } = require('node:util');
 const media = require('@vus/media');
-const { createModelRegistry, iou, POCKETSPHINX_DEFAULTS, sceneDescriptor } = require('@vus/models');
+const { iou, sceneDescriptor } = require('@vus/models');
 const { objectsVideo, speechFixture, subtitledVideo, textScenesVideo, topicsVideo, wordsAndSubtitlesVideo } = require('@vus/testing');
 const { WORKER_DEFAULTS } = require('../../services/task-service/dist/worker/start.js');
 const { PICTURE_CHANGE, objectsDue, pictureModelDue } = require('../../services/task-service/dist/worker/extract/frame-gates.js');
+const { bundledModelRegistry } = require('./lib');
 
 const { values: args, positionals } = parseArgs({
   options: {
@@ -191,13 +191,7 @@ async function main() {
     for (const file of files) await measureChanges(file);
     return;
   }
-  const registry = createModelRegistry({
-    modelsDir: join(tmpdir(), 'vus-bench-no-models'),
-    allowDownload: false,
-    clipModel: 'absent/clip',
-    whisperModel: 'absent/whisper',
-    pocketsphinx: POCKETSPHINX_DEFAULTS,
-  });
+  const registry = bundledModelRegistry();
   const [textReader, faceDetector] = await Promise.all(['text_reader', 'face_detector'].map((c) => registry.get(c)));
   const refreshes = args.refresh.split(',').map(Number);
   try {

@@ -31,11 +31,11 @@ const { join } = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { parseArgs } = require('node:util');
 const media = require('@vus/media');
-const { createModelRegistry, POCKETSPHINX_DEFAULTS, sceneDescriptor } = require('@vus/models');
+const { sceneDescriptor } = require('@vus/models');
 const { cachedFixture, speechFixture, speechFixtureExcerpt } = require('@vus/testing');
 const { WORKER_DEFAULTS } = require('../../services/task-service/dist/worker/start.js');
 const { analyseFrames } = require('../../services/task-service/dist/worker/extract/frames.js');
-const { startEmbeddedServer, residentKib } = require('./lib');
+const { startEmbeddedServer, bundledModelRegistry, residentKib } = require('./lib');
 
 const { values: args } = parseArgs({
   options: {
@@ -149,13 +149,7 @@ function row(name, cpu, wall, videoSec, extra = '') {
 
 async function profile(file) {
   const probed = await media.probe(file);
-  const registry = createModelRegistry({
-    modelsDir: join(tmpdir(), 'vus-bench-no-models'),
-    allowDownload: false,
-    clipModel: 'absent/clip',
-    whisperModel: 'absent/whisper',
-    pocketsphinx: POCKETSPHINX_DEFAULTS,
-  });
+  const registry = bundledModelRegistry();
   const [textReader, objectDetector, faceDetector, recognizer] = await Promise.all(
     ['text_reader', 'object_detector', 'face_detector', 'speech_recognizer'].map((c) => registry.get(c)),
   );

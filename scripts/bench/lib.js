@@ -94,6 +94,23 @@ async function startEmbeddedServer(dataDir, key, env = {}, options = {}) {
 }
 
 /** A process's resident memory now (VmRSS) and at its peak (VmHWM), in KiB, from /proc. */
+/**
+ * A model registry with the bundled models only (nothing downloaded, no CLIP or Whisper), as the
+ * worker has them on a fresh machine: what the indexing benches profile.
+ */
+function bundledModelRegistry() {
+  const { tmpdir } = require('node:os');
+  const { join } = require('node:path');
+  const { createModelRegistry, POCKETSPHINX_DEFAULTS } = require('@vus/models');
+  return createModelRegistry({
+    modelsDir: join(tmpdir(), 'vus-bench-no-models'),
+    allowDownload: false,
+    clipModel: 'absent/clip',
+    whisperModel: 'absent/whisper',
+    pocketsphinx: POCKETSPHINX_DEFAULTS,
+  });
+}
+
 function residentKib(pid) {
   const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)[1]);
@@ -102,4 +119,4 @@ function residentKib(pid) {
 
 const mib = (kib) => `${(kib / 1024).toFixed(0)} MiB`;
 
-module.exports = { seededRandom, percentile, benchRun, startEmbeddedServer, residentKib, mib };
+module.exports = { seededRandom, percentile, benchRun, startEmbeddedServer, bundledModelRegistry, residentKib, mib };
