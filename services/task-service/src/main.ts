@@ -10,7 +10,7 @@ import { taskServiceImplementation } from './server';
 import { taskHandlers } from './tasks/rpc';
 import { createTaskStore } from './tasks/store';
 import { createTaskService } from './tasks/tasks';
-import { VIDEO_BLOBS_GROUP, videoBlobCleanup } from './video-blobs';
+import { videoBlobConsumers } from './video-blobs';
 import { webhookParts } from './webhooks/start';
 import { indexingWorkerJob, type RunningWorker } from './worker/start';
 export { parseAllowList } from '@vus/fetch';
@@ -33,23 +33,17 @@ export const taskService = defineService({
     const webhooks = webhookParts({ db, clock, logger, options: options.webhooks });
     const knowledge = knowledgeParts({ db, clock, tasks, index });
     const assets = assetParts({ db, clock, logger, tasks, index, items: knowledge.assetItems, blobs, fetch: options.worker?.fetch });
-    const entities = entityParts({ db, clock, logger, options }).handlers;
     const handlers = {
       tasks: taskHandlers(tasks, clock),
       webhooks: webhooks.handlers,
       assets: assets.handlers,
-      entities,
+      entities: entityParts({ db, clock, logger, options }).handlers,
       ...knowledge.handlers,
     };
     const worker = indexingWorkerJob(db, options.worker, options.indexServiceAddress, { logger, bus, clock, eventsWritten });
     return {
       implementation: taskServiceImplementation(handlers, logger),
-      consumers: [
-        webhooks.consumer,
-        ...(blobs
-          ? [{ group: VIDEO_BLOBS_GROUP, types: ['video.deleted'] as const, handler: videoBlobCleanup({ db, blobs, logger }) }]
-          : []),
-      ],
+      consumers: [webhooks.consumer, ...videoBlobConsumers({ db, blobs, logger })],
       withoutBus: "no event bus: no webhook deliveries are planned, and deleted videos' media files stay in the blob store",
       jobs: [...webhooks.jobs, ...assets.jobs, ...(worker ? [worker.job] : [])],
       extra: () => ({ worker: worker?.running() }),

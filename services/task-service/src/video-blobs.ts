@@ -10,6 +10,12 @@ export { videoBlobPrefix } from '@vus/blob';
 /** The consumer group (and handled-ids name) that removes a deleted video's media file. */
 export const VIDEO_BLOBS_GROUP = 'task-service.video-blobs';
 
+/** The consumer that removes deleted videos' media files; none without a blob store. */
+export function videoBlobConsumers(deps: { db: Database; blobs: Pick<BlobStore, 'delete'> | undefined; logger: Logger }) {
+  const { blobs } = deps;
+  return blobs ? [{ group: VIDEO_BLOBS_GROUP, types: ['video.deleted'] as const, handler: videoBlobCleanup({ ...deps, blobs }) }] : [];
+}
+
 /**
  * Removes the media file a deleted video was made from: the task's upload (or fetched video_url),
  * task-service's to remove. The video's own blobs (thumbnails, stream: its folder) are
