@@ -108,10 +108,21 @@ describe('an upload through the gateway', () => {
 
   it('runs the worker stages inside the job of this task', () => {
     const spans = uploadTrace();
+    const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
     const job = spans.find((s) => s.name === 'job index-task')!;
     expect(job.attributes['vus.job.subject_id']).toBe(taskId);
-    for (const stage of spans.filter((s) => s.name.startsWith('stage '))) {
-      expect({ stage: stage.name, parent: parentOf(stage) }).toEqual({ stage: stage.name, parent: job.spanContext().spanId });
+    const isStage = (span: ReadableSpan | undefined) => span?.name.startsWith('stage ') === true;
+    // A stage's own steps (store's "store video", …) are its children; the outermost stages are the job's.
+    const outside = (span: ReadableSpan) => {
+      let parent = byId.get(parentOf(span)!);
+      while (isStage(parent)) parent = byId.get(parentOf(parent!)!);
+      return parent?.spanContext().spanId;
+    };
+    const stages = spans.filter(isStage);
+    expect(stages.map((s) => s.name)).toEqual(expect.arrayContaining(['stage store', 'stage store video']));
+    expect(parentOf(stages.find((s) => s.name === 'stage store')!)).toBe(job.spanContext().spanId);
+    for (const stage of stages) {
+      expect({ stage: stage.name, inside: outside(stage) }).toEqual({ stage: stage.name, inside: job.spanContext().spanId });
       expect(stage.attributes['vus.task.id']).toBe(taskId);
     }
   });
