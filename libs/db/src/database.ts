@@ -108,9 +108,7 @@ export class Database implements Queryable {
   async query<R extends Row = Row>(statement: Statement, values?: readonly unknown[]): Promise<pg.QueryResult<R>> {
     const pool = await this.currentPool();
     try {
-      return await (typeof statement === 'string'
-        ? pool.query<R>(statement, values as unknown[] | undefined)
-        : pool.query<R>(statement, values as unknown[] | undefined));
+      return await pool.query<R>(statement, values as unknown[] | undefined);
     } catch (error) {
       throw this.failed(error);
     }
