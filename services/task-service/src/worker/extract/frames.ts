@@ -7,7 +7,6 @@ import {
   type FaceDetector,
   type FaceEmbedder,
   type ObjectDetector,
-  type RecognisedLine,
   type TextReader,
 } from '@vus/models';
 import type { FrameObservation } from './timeline';
@@ -114,7 +113,6 @@ export async function analyseFrames(
   let objectFrames = 0;
   let withinPictureRunSec = -Infinity;
   let withinPictureFrames = 0;
-  let lastLines: RecognisedLine[] = [];
   let lastDetectedFaces: DetectedFace[] = [];
   let lastVector: Float32Array | undefined;
   const observations: FrameAnalysis['observations'] = [];
@@ -149,7 +147,6 @@ export async function analyseFrames(
     if (!changed && models.textReader && recheckDue(frame.timeSec, last.timeSec, stillSince, step)) {
       recheckedFrames++;
       const lines = await timed('text', () => models.textReader!.readText(frame.data));
-      lastLines = lines;
       last = { ...last, timeSec: frame.timeSec, lines: lines.map((l) => ({ text: l.text, confidence: l.confidence })) };
     }
     if (changed) {
@@ -169,12 +166,12 @@ export async function analyseFrames(
       // The frame's models at once, each on a core of its own when one is free: OCR on
       // onnxruntime's threads, objects and faces in their TF.js threads, the vector in embed-service.
       const [lines, objects, faces, vector] = await Promise.all([
-        models.textReader && runWithinPicture ? timed('text', () => models.textReader!.readText(frame.data)) : lastLines,
+        models.textReader && runWithinPicture ? timed('text', () => models.textReader!.readText(frame.data)) : last.lines,
         runObjects ? timed('objects', () => models.objectDetector!.detectObjects(frame.data)) : lastObjects,
         models.faceDetector && runWithinPicture ? timed('faces', () => models.faceDetector!.detectFaces(frame.data)) : lastDetectedFaces,
         models.embedder && runWithinPicture ? timed('embedding', () => models.embedder!.embedImage(frame.data)) : lastVector,
       ]);
-      [lastLines, lastObjects, lastDetectedFaces, lastVector] = [lines, objects, faces, vector];
+      [lastObjects, lastDetectedFaces, lastVector] = [objects, faces, vector];
       if (vector) vectors.push({ timeSec: frame.timeSec, vector });
       if (models.faceEmbedder && (runWithinPicture || !models.faceDetector)) {
         // After this frame's detection, from the last analysed frame's faces: the reuse follows frame order.
