@@ -76,12 +76,14 @@ export function retryAt(
 }
 
 /**
- * Organizations that may not take this runner's next free slot: when only one slot is left, every
- * organization already running a job here. So with two slots or more, one organization never
- * holds all of them, and another organization's job starts without waiting for its jobs to end.
- * (With one slot there is nothing to keep back.)
+ * Organizations that take this runner's next free slot only when no other organization has a job
+ * due: when only one slot is left, every organization already running a job here. Work-conserving
+ * fairness: one organization's queue fills every slot while nobody else waits (a core idle helps no
+ * one), and another organization's job that comes later takes the next slot that frees, since the
+ * claim order (nextToClaim) puts the organization with fewer running jobs first. With one slot there
+ * is nobody to put after anyone.
  */
-export function orgsKeptOut(runningOrgs: readonly string[], concurrency: number): string[] {
+export function orgsAfterOthers(runningOrgs: readonly string[], concurrency: number): string[] {
   const free = concurrency - runningOrgs.length;
   if (concurrency < 2 || free !== 1) return [];
   return [...new Set(runningOrgs)].sort();
@@ -99,8 +101,8 @@ export interface ClaimCandidate {
 }
 
 export interface ClaimLimits {
-  /** Organizations not to take a job of (the runner's last free slot; see orgsKeptOut). */
-  keptOut?: readonly string[] | undefined;
+  /** Organizations whose jobs go only when no other organization's is due (the runner's last free slot; see orgsAfterOthers). */
+  afterOthers?: readonly string[] | undefined;
   /** At most this many running jobs per organization. */
   perOrgLimit?: number | undefined;
 }
@@ -109,12 +111,18 @@ export interface ClaimLimits {
  * The job a claim takes, round robin between organizations: the organization with the fewest jobs
  * running, then the one whose turn came longest ago (never first), then the job due first. So a
  * second organization's job is next once the current one ends, however many jobs the first one
- * queued before it (a FIFO would run all of those first).
+ * queued before it (a FIFO would run all of those first). Organizations `afterOthers` come only
+ * when no other organization has a candidate; an organization at `perOrgLimit` not at all.
  */
 export function nextToClaim(candidates: readonly ClaimCandidate[], limits: ClaimLimits = {}): ClaimCandidate | undefined {
-  const keptOut = new Set(limits.keptOut ?? []);
-  const allowed = candidates.filter((c) => !keptOut.has(c.orgId) && (limits.perOrgLimit === undefined || c.running < limits.perOrgLimit));
-  return allowed.reduce<ClaimCandidate | undefined>((best, c) => (!best || claimOrder(c, best) < 0 ? c : best), undefined);
+  const afterOthers = new Set(limits.afterOthers ?? []);
+  const allowed = candidates.filter((c) => limits.perOrgLimit === undefined || c.running < limits.perOrgLimit);
+  const others = allowed.filter((c) => !afterOthers.has(c.orgId));
+  return firstInClaimOrder(others) ?? firstInClaimOrder(allowed);
+}
+
+function firstInClaimOrder(candidates: readonly ClaimCandidate[]): ClaimCandidate | undefined {
+  return candidates.reduce<ClaimCandidate | undefined>((best, c) => (!best || claimOrder(c, best) < 0 ? c : best), undefined);
 }
 
 /** Negative when `a` goes before `b` (see nextToClaim). */

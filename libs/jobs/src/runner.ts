@@ -2,7 +2,7 @@ import { Poller, type Clock, type Logger } from '@vus/core';
 import { inSpan, markFailed, observeJobQueue } from '@vus/telemetry';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { endOfRun, orgsKeptOut, retryAt, type JobOutcome, type RetryPolicy } from './rules';
+import { endOfRun, orgsAfterOthers, retryAt, type JobOutcome, type RetryPolicy } from './rules';
 import type { ClaimedJob, JobStore } from './store';
 
 /** What a run hands its handler besides the job. */
@@ -61,7 +61,8 @@ interface Running {
  * lease, renewed by a heartbeat); wake() and a poll timer only say when to look. So a job survives
  * any crash: its lease expires and the next runner to look takes it over. Fair across
  * organizations: a claim prefers the organization with the fewest running jobs, and the last free
- * slot never goes to an organization already running here (rules.ts orgsKeptOut).
+ * slot goes to an organization already running here only when no other one has a job due
+ * (rules.ts orgsAfterOthers): no slot idles while there is work.
  */
 export class JobRunner {
   readonly owner: string;
@@ -128,11 +129,11 @@ export class JobRunner {
     await this.pruneNowAndThen(kinds);
     let claimed = 0;
     while (!this.stopped && this.running.size < concurrency) {
-      const keptOut = orgsKeptOut(
+      const afterOthers = orgsAfterOthers(
         [...this.running.values()].map((r) => r.job.orgId),
         concurrency,
       );
-      const job = await store.claim(this.owner, kinds, clock.now(), leaseMs, { keptOut, perOrgLimit });
+      const job = await store.claim(this.owner, kinds, clock.now(), leaseMs, { afterOthers, perOrgLimit });
       if (!job) break;
       claimed++;
       this.begin(job);

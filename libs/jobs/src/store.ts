@@ -99,7 +99,7 @@ export function leaseHeldSql(kind: string, subject: string, owner: string, now: 
             AND j.state = 'running' AND j.lease_owner = ${owner} AND j.lease_expires_at > ${now})`;
 }
 
-/** Organizations kept out of a claim and the per-organization cap (rules.ts ClaimLimits). */
+/** Organizations put after the others in a claim and the per-organization cap (rules.ts ClaimLimits). */
 export type ClaimOptions = ClaimLimits;
 
 /** The queue's own statements: claims, heartbeats and the end of each run. */

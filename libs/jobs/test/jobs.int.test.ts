@@ -180,11 +180,11 @@ describe.each(DATABASE_KINDS)('job queue on %s', (_kind, create) => {
       expect(order).toEqual(['a0', 'b0', 'a1', 'b1', 'a2', 'a3']);
     });
 
-    it('keeps organizations out when asked, and holds each to perOrgLimit across claimers', async () => {
+    it('puts organizations after the others when asked, and holds each to perOrgLimit across claimers', async () => {
       await enqueue('a1', 'org-a', t0);
       await enqueue('a2', 'org-a', at(1));
       await enqueue('b1', 'org-b', at(2));
-      expect((await store.claim('w1', ['work'], at(10), LEASE_MS, { keptOut: ['org-a'] }))?.subjectId).toBe('b1');
+      expect((await store.claim('w1', ['work'], at(10), LEASE_MS, { afterOthers: ['org-a'] }))?.subjectId).toBe('b1');
       expect((await store.claim('w2', ['work'], at(10), LEASE_MS, { perOrgLimit: 1 }))?.subjectId).toBe('a1');
       expect(await store.claim('w3', ['work'], at(10), LEASE_MS, { perOrgLimit: 1 })).toBeUndefined();
       expect((await store.claim('w3', ['work'], at(10), LEASE_MS, { perOrgLimit: 2 }))?.subjectId).toBe('a2');
@@ -232,16 +232,39 @@ describe.each(DATABASE_KINDS)('job queue on %s', (_kind, create) => {
       await waitFor(async () => (await stateOf(first)) === 'succeeded', 'the first run to succeed');
     });
 
-    it('fairness: org B’s one job runs while org A’s many slow jobs hold the other slot', async () => {
+    it('work-conserving: one organization’s queue fills every slot while nobody else waits', async () => {
+      const kind = new HeldKind();
+      for (let n = 0; n < 4; n++) await enqueue(`a${n}`, 'org-a', now());
+      startRunner(kind, { concurrency: 2 });
+      await waitFor(() => kind.started.length === 2, 'two A jobs at once');
+      expect(kind.startedSubjects()).toEqual(['a0', 'a1']);
+      kind.end('a0');
+      await waitFor(() => kind.started.length === 3, 'the next A job in the freed slot');
+      expect(kind.startedSubjects()[2]).toBe('a2');
+    });
+
+    it('fairness: the last slot goes to org B’s job when both are due, not to A’s many', async () => {
+      const kind = new HeldKind();
+      for (let n = 0; n < 6; n++) await enqueue(`a${n}`, 'org-a', now());
+      await enqueue('b0', 'org-b', now());
+      startRunner(kind, { concurrency: 2 });
+      await waitFor(() => kind.started.length === 2, 'both slots in use');
+      expect(kind.startedSubjects().sort()).toEqual(['a0', 'b0']);
+    });
+
+    it('fairness: org B’s job that comes later takes the next slot that frees, before A’s earlier ones', async () => {
       const kind = new HeldKind();
       for (let n = 0; n < 6; n++) await enqueue(`a${n}`, 'org-a', now());
       startRunner(kind, { concurrency: 2 });
-      await waitFor(() => kind.started.length >= 1, 'an A job to start');
-      // A's jobs never end on their own; B's job comes later and still starts.
+      await waitFor(() => kind.started.length === 2, 'A’s jobs in both slots');
       await enqueue('b0', 'org-b', now());
-      await waitFor(() => kind.startedSubjects().includes('b0'), 'B’s job to start');
-      expect(kind.startedSubjects().filter((s) => s.startsWith('a'))).toHaveLength(1);
+      kind.end('a0');
+      await waitFor(() => kind.started.length === 3, 'a run in the freed slot');
+      expect(kind.startedSubjects()).toEqual(['a0', 'a1', 'b0']);
+      // B running and A's queue still long: the slot B leaves goes back to A.
       kind.end('b0');
+      await waitFor(() => kind.started.length === 4, 'A again once B is done');
+      expect(kind.startedSubjects()[3]).toBe('a2');
       await waitFor(async () => (await stateOf('b0')) === 'succeeded', 'B’s job to succeed');
     });
 

@@ -1,7 +1,7 @@
 import {
   endOfRun,
   nextToClaim,
-  orgsKeptOut,
+  orgsAfterOthers,
   retryAt,
   retryDelayMs,
   type ClaimCandidate,
@@ -63,17 +63,17 @@ describe('retryAt', () => {
   });
 });
 
-describe('orgsKeptOut (fairness of a runner’s slots)', () => {
+describe('orgsAfterOthers (fairness of a runner’s slots)', () => {
   it.each([
-    ['one slot: nothing kept back', [], 1, []],
+    ['one slot: nobody after anyone', [], 1, []],
     ['one slot, in use', ['a'], 1, []],
     ['two free of two', [], 2, []],
-    ['last of two: the org running here waits', ['a'], 2, ['a']],
+    ['last of two: the org running here goes after the others', ['a'], 2, ['a']],
     ['full', ['a', 'b'], 2, []],
     ['last of four, two orgs running', ['a', 'b', 'a'], 4, ['a', 'b']],
     ['two of four free', ['a', 'a'], 4, []],
-  ] as [string, string[], number, string[]][])('%s', (_name, running, concurrency, keptOut) => {
-    expect(orgsKeptOut(running, concurrency)).toEqual(keptOut);
+  ] as [string, string[], number, string[]][])('%s', (_name, running, concurrency, afterOthers) => {
+    expect(orgsAfterOthers(running, concurrency)).toEqual(afterOthers);
   });
 });
 
@@ -95,8 +95,27 @@ describe('nextToClaim (round robin between organizations)', () => {
     ['fewer running beats an older turn', [c('a:1', 0, 1, 10), c('b:1', 20, 0, 50)], {}, 'b:1'],
     ['same turn: the job due first', [c('a:1', 9, 0, null), c('b:1', 3, 0, null)], {}, 'b:1'],
     ['same turn and due time: by id', [c('b:1', 3, 0, 7), c('a:1', 3, 0, 7)], {}, 'a:1'],
-    ['a kept-out organization waits', [c('a:1', 0, 1, null), c('b:1', 5, 1, 60)], { keptOut: ['a'] }, 'b:1'],
-    ['everyone kept out', [c('a:1', 0, 1, null)], { keptOut: ['a'] }, undefined],
+    [
+      'an organization after others waits while another has a job due',
+      [c('a:1', 0, 1, null), c('b:1', 5, 1, 60)],
+      { afterOthers: ['a'] },
+      'b:1',
+    ],
+    ['after others, though the other runs more elsewhere', [c('a:1', 0, 1, null), c('b:1', 5, 3, 60)], { afterOthers: ['a'] }, 'b:1'],
+    ['nobody else due: the organization after others takes the slot', [c('a:1', 0, 1, null)], { afterOthers: ['a'] }, 'a:1'],
+    [
+      'every organization after others: the claim order decides',
+      [c('a:1', 0, 1, 9), c('b:1', 5, 1, 3)],
+      { afterOthers: ['a', 'b'] },
+      'b:1',
+    ],
+    [
+      'the other at the cap: the organization after others goes',
+      [c('a:1', 0, 1, null), c('b:1', 5, 2, 60)],
+      { afterOthers: ['a'], perOrgLimit: 2 },
+      'a:1',
+    ],
+    ['after others and at the cap', [c('a:1', 0, 2, null)], { afterOthers: ['a'], perOrgLimit: 2 }, undefined],
     ['at the per-organization cap', [c('a:1', 0, 2, null), c('b:1', 5, 2, 60)], { perOrgLimit: 2 }, undefined],
     ['under the cap', [c('a:1', 0, 2, null), c('b:1', 5, 1, 60)], { perOrgLimit: 2 }, 'b:1'],
   ] as [string, ClaimCandidate[], ClaimLimits, string | undefined][])('%s', (_name, candidates, limits, id) => {

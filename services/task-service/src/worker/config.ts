@@ -21,8 +21,8 @@ export const workerEnvShape = {
   WORKER_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(3),
   /**
    * At most this many tasks of one organization indexed at once by all workers together; unset: no
-   * cap. (Without it, a worker with two slots or more still keeps its last free slot from an
-   * organization already running there.)
+   * cap. (Without it, a worker with two slots or more still gives its last free slot to another
+   * organization's due task first.)
    */
   WORKER_ORG_LIMIT: z.coerce.number().int().min(1).optional(),
   WORKER_FRAMES_PER_SECOND: z.coerce.number().positive().max(30).default(1),
