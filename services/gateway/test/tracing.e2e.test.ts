@@ -79,6 +79,11 @@ describe('an upload through the gateway', () => {
     ]) {
       expect({ name, present: names.has(name) }).toEqual({ name, present: true });
     }
+    // One claim downloads and probes the media once, for validate and index alike.
+    expect(spans.filter((s) => s.name === 'stage download' || s.name === 'stage probe').map((s) => s.name)).toEqual([
+      'stage download',
+      'stage probe',
+    ]);
     // Both sides of each internal call: the server span is the client span's child.
     const ingestServer = spans.find((s) => s.name === 'vus.search.v1.SearchService/IngestSegments' && s.kind === SpanKind.SERVER)!;
     const ingestClient = spans.find((s) => s.spanContext().spanId === parentOf(ingestServer))!;

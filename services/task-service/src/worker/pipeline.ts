@@ -6,8 +6,9 @@ import { failureOf, type TaskRecord } from '../tasks/tasks';
 import type { PipelineDeps } from './pipeline-deps';
 import { alongside } from './alongside';
 import { recordingStages, stage } from './stage';
-import { extractVideo, videoSource } from './stages/extract';
+import { extractVideo } from './stages/extract';
 import { fetchSource } from './stages/fetch';
+import { videoSource, type VideoSource } from './stages/inputs';
 import { reserve } from './stages/reserve';
 import { makeStill, needsStill } from './stages/still';
 import { dropBlobsOfUnwrittenVideo, storeVideo } from './stages/store';
@@ -55,15 +56,19 @@ export class TaskPipeline {
    */
   run(claimed: ClaimedTask, signal: AbortSignal): Promise<PipelineOutcome> {
     const { deps, writer } = this;
+    // The media is downloaded and probed once per claim, for validate and index alike (a claim that
+    // starts past validating, a takeover, makes it for index alone).
+    let source: VideoSource | undefined;
+    const sourceOf = async (task: TaskRecord, workDir: string) => (source ??= await videoSource(deps, task, workDir, signal));
     return this.attempt(claimed, signal, [
       // Fetched here only when the task's job was queued before downloads had a stage of their own.
       (task) => (task.status === 'uploading' ? fetchSource(deps, writer, task, signal) : task),
       // An image task's still video is made first, in the indexing slots (ffmpeg: CPU), never in a request.
       (task, workDir) => (task.status === 'validating' && needsStill(task) ? makeStill(deps, writer, task, workDir, signal) : task),
-      (task, workDir) => (task.status === 'validating' ? validate(deps, writer, task, workDir, signal) : task),
+      async (task, workDir) => (task.status === 'validating' ? validate(writer, task, await sourceOf(task, workDir)) : task),
       (task) => (task.status === 'pending' ? reserve(deps, writer, task, claimed.mediaReserved) : task),
       (task) => (task.status === 'queued' ? writer.advance(task, 'indexing', { progress: 0 }) : task),
-      (task, workDir) => (task.status === 'indexing' ? this.index(task, workDir, signal) : task),
+      async (task, workDir) => (task.status === 'indexing' ? this.index(task, await sourceOf(task, workDir), workDir, signal) : task),
     ]);
   }
 
@@ -130,9 +135,8 @@ export class TaskPipeline {
    * are done: it needs only the file, and ffmpeg takes a core the frame pass leaves), then store
    * the video, its artifacts and its segments.
    */
-  private async index(task: TaskRecord, workDir: string, signal: AbortSignal): Promise<TaskRecord> {
+  private async index(task: TaskRecord, source: VideoSource, workDir: string, signal: AbortSignal): Promise<TaskRecord> {
     const { deps, writer } = this;
-    const source = await videoSource(deps, task, workDir, signal);
     const [extracted, stream] = await alongside(
       signal,
       (inner) => extractVideo(deps, writer, task, source, workDir, inner),

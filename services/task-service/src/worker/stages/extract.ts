@@ -1,4 +1,4 @@
-import { probe, type MediaProbe } from '@vus/media';
+import type { MediaProbe } from '@vus/media';
 import { fetchText } from '@vus/fetch';
 import type { ExtractorReport, TaskRecord } from '../../tasks/tasks';
 import { BRANDS } from '../extract/brands';
@@ -7,25 +7,19 @@ import { extractConversation } from '../extract/conversation';
 import { analyseFrames, type FrameModels } from '../extract/frames';
 import { logosOf, progressPercent, scenesOf, textInVideo, type TimedValue } from '../extract/timeline';
 import type { PipelineDeps } from '../pipeline-deps';
-import { planExtractors, type ExtractorPlan } from '../plan';
+import type { ExtractorPlan } from '../plan';
 import { rpcContext, stage } from '../stage';
 import type { TaskWriter } from '../task-writer';
 import { readTranscriptionBlob } from '../transcription';
 import { alongside } from '../alongside';
-import { indexOf, localMedia } from './inputs';
+import type { VideoSource } from './inputs';
+
+export type { VideoSource } from './inputs';
 
 export type ExtractDeps = Pick<
   PipelineDeps,
   'index' | 'blobs' | 'models' | 'clipVectors' | 'frames' | 'fetchPolicy' | 'maxTranscriptionBytes' | 'logger'
 >;
-
-/** What the extract and stream stages start from: the task's extractors and its media, probed. */
-export interface VideoSource {
-  /** The media file in the run's work folder. */
-  file: string;
-  plan: ExtractorPlan;
-  probed: MediaProbe;
-}
 
 /** What the extractors found in a task's video, for the stream and store stages. */
 export interface ExtractedVideo extends VideoSource {
@@ -39,19 +33,6 @@ export interface ExtractedVideo extends VideoSource {
   vectorModel: string | undefined;
   /** Whether faces were embedded (`frames.faces`, for face tracks): the face model ran. */
   facesTracked: boolean;
-}
-
-/** The task's index (which extractors it asks for) and its media, downloaded and probed. */
-export async function videoSource(
-  deps: Pick<ExtractDeps, 'index' | 'blobs'>,
-  task: TaskRecord,
-  workDir: string,
-  signal: AbortSignal,
-): Promise<VideoSource> {
-  const plan = planExtractors(await indexOf(deps, task));
-  const file = await localMedia(deps, task, workDir);
-  const probed = await stage('probe', task, () => probe(file, { signal }));
-  return { file, plan, probed };
 }
 
 /**

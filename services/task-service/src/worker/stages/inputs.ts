@@ -1,12 +1,36 @@
 import { ApiError, isApiError } from '@vus/core';
 import type { Index } from '@vus/grpc/types/index/v1/Index';
-import type { MediaProbe } from '@vus/media';
+import { probe, type MediaProbe } from '@vus/media';
 import { join } from 'node:path';
 import type { SystemMetadata, TaskRecord } from '../../tasks/tasks';
 import type { PipelineDeps } from '../pipeline-deps';
+import { planExtractors, type ExtractorPlan } from '../plan';
 import { rpcContext, stage } from '../stage';
 
-/** What the validate and index stages start from: the task's index (its extractors) and its media file. */
+/** What the validate and index stages start from: the task's index (its extractors) and its media file, probed. */
+export interface VideoSource {
+  /** The media file in the run's work folder. */
+  file: string;
+  plan: ExtractorPlan;
+  probed: MediaProbe;
+}
+
+/**
+ * The task's index (which extractors it asks for) and its media, downloaded into the run's work
+ * folder and probed. One claim makes it once for validate and index (TaskPipeline.run): the media
+ * cannot change between them (its blob key is fixed once the task is validating).
+ */
+export async function videoSource(
+  deps: Pick<PipelineDeps, 'index' | 'blobs'>,
+  task: TaskRecord,
+  workDir: string,
+  signal: AbortSignal,
+): Promise<VideoSource> {
+  const plan = planExtractors(await indexOf(deps, task));
+  const file = await localMedia(deps, task, workDir);
+  const probed = await stage('probe', task, () => probe(file, { signal }));
+  return { file, plan, probed };
+}
 
 export async function indexOf(deps: Pick<PipelineDeps, 'index'>, task: TaskRecord): Promise<Index> {
   try {
