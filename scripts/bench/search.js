@@ -48,12 +48,14 @@
  *
  *   npm run build && node scripts/bench/search.js [--videos 10000] [--duration 15] [--warmup 3]
  *     [--connections 1,10] [--concurrency 8] [--seed 1] [--queries 2000] [--pglite [--dimensions 512]]
- *     [--keep] [--profile DIR] [--statements FILE]
+ *     [--keep] [--profile DIR] [--statements FILE] [--requests FILE]
  *
  * `--keep` leaves the databases in place (their URLs, or PGlite's folder, are printed) for EXPLAIN
  * ANALYZE afterwards; `--profile DIR` writes a CPU profile of the services process per measured
  * run (.cpuprofile, opens in Chrome DevTools); `--statements FILE` writes the checked requests'
- * recorded statements per kind (JSON), to EXPLAIN ANALYZE them on a `--keep` database; BENCH_LOG_LEVEL=warn shows the services' logs.
+ * recorded statements per kind (JSON), to EXPLAIN ANALYZE them on a `--keep` database; `--requests FILE` writes
+ * the requests of each kind (JSON), to compare two builds' answers on a `--keep` database
+ * (search-responses.js); BENCH_LOG_LEVEL=warn shows the services' logs.
  * Targets on this 2-core machine: p50 ≤ 30 ms, p99 ≤ 100 ms.
  *
  * `--pglite --videos 10000`, 2026-11-25, this machine (2 cores; another person's tests ran at the
@@ -148,6 +150,7 @@ const { values: args } = parseArgs({
     profile: { type: 'string' },
     queries: { type: 'string', default: '2000' },
     statements: { type: 'string' },
+    requests: { type: 'string' },
   },
 });
 /** Distinct queries per kind (search-queries.js); 0: the dozen fixed ones per kind of issues 5 and 16. */
@@ -1118,6 +1121,7 @@ async function main() {
     );
     // The statements each checked request ran on search-service's database: the raw engine's replay (PostgreSQL only).
     const recorder = searchDb ? statementRecorder(new URL(searchDb.url).pathname.slice(1)) : undefined;
+    if (args.requests) writeFileSync(args.requests, JSON.stringify(kinds));
     const statements = await verify(gateway.url, kinds, recorder);
     recorder?.restore();
     // --statements FILE: the recorded statements per kind, for EXPLAIN ANALYZE on a --keep database.

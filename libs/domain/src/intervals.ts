@@ -32,29 +32,41 @@ export const MIN_MOMENT_SECONDS = 0.05;
 /** Sorted, disjoint pieces with the best score at each instant; touching equal scores merge. */
 export function normalise(moments: readonly Moment[]): Moment[] {
   const valid = moments.filter(isValidMoment).map((m) => ({ start: m.start, end: m.end, score: clampScore(m.score) }));
-  return mergeEqualNeighbours(scoreOverTime(valid, (active) => Math.max(...active.map((m) => m.score))));
+  return mergeEqualNeighbours(scoreOverTime(valid, bestScore));
+}
+
+function bestScore(covering: readonly Moment[]): number {
+  let best = covering[0]!.score;
+  for (let i = 1; i < covering.length; i++) best = Math.max(best, covering[i]!.score);
+  return best;
 }
 
 /**
  * A score over time from timed items: one piece between each two consecutive starts or ends that
  * some item covers, scored by `scoreOf` of the items covering it (normalise takes their best;
- * search's clips combine their evidence). Items must have end > start.
+ * search's clips combine their evidence). Items must have end > start. `covering` is one array
+ * updated from piece to piece (search scores every piece of every matched video): read it during
+ * the call, do not keep it.
  */
 export function scoreOverTime<T extends { start: number; end: number }>(
   items: readonly T[],
   scoreOf: (covering: readonly T[]) => number,
 ): Moment[] {
-  const boundaries = sortedUnique(items.flatMap((m) => [m.start, m.end]));
+  // One item (most videos of a search have one match): one piece, as the sweep below would make it.
+  if (items.length === 1 && items[0]!.end > items[0]!.start) return [{ start: items[0]!.start, end: items[0]!.end, score: scoreOf(items) }];
+  const boundaries = sortedUnique(items);
   const byStart = [...items].sort((a, b) => a.start - b.start);
   const pieces: Moment[] = [];
   let next = 0;
-  let active: T[] = [];
+  const active: T[] = [];
   for (let i = 0; i + 1 < boundaries.length; i++) {
     const [from, to] = [boundaries[i]!, boundaries[i + 1]!];
     while (next < byStart.length && byStart[next]!.start <= from) active.push(byStart[next++]!);
     // Every end is a boundary, so an item still open after `from` covers the whole piece.
-    active = active.filter((m) => m.end > from);
-    if (active.length > 0) pieces.push({ start: from, end: to, score: scoreOf(active) });
+    let open = 0;
+    for (const m of active) if (m.end > from) active[open++] = m;
+    active.length = open;
+    if (open > 0) pieces.push({ start: from, end: to, score: scoreOf(active) });
   }
   return pieces;
 }
@@ -190,7 +202,7 @@ function combine(
   scoreOf: (a: number | undefined, b: number | undefined) => number | undefined,
 ): Moment[] {
   const [pa, pb] = [normalise(a), normalise(b)];
-  const boundaries = sortedUnique([...pa, ...pb].flatMap((m) => [m.start, m.end]));
+  const boundaries = sortedUnique([...pa, ...pb]);
   const pieces: Moment[] = [];
   let [ia, ib] = [0, 0];
   for (let i = 0; i + 1 < boundaries.length; i++) {
@@ -225,8 +237,8 @@ function mergeEqualNeighbours(pieces: readonly Moment[]): Moment[] {
   const merged: Moment[] = [];
   for (const piece of pieces) {
     const last = merged.at(-1);
-    if (last && last.end === piece.start && last.score === piece.score) merged[merged.length - 1] = { ...last, end: piece.end };
-    else merged.push({ ...piece });
+    if (last && last.end === piece.start && last.score === piece.score) last.end = piece.end;
+    else merged.push({ start: piece.start, end: piece.end, score: piece.score });
   }
   return merged;
 }
@@ -239,6 +251,17 @@ function clampScore(score: number): number {
   return Number.isNaN(score) ? 0 : Math.min(1, Math.max(0, score));
 }
 
-function sortedUnique(values: readonly number[]): number[] {
-  return [...new Set(values)].sort((x, y) => x - y);
+/**
+ * The distinct starts and ends of the moments, ascending. Most calls have a moment or two (one
+ * search scores each matched video), so a plain array sorted in place: a Set or a typed array
+ * costs more to make than the sort.
+ */
+function sortedUnique(moments: readonly { start: number; end: number }[]): number[] {
+  const values: number[] = [];
+  for (const m of moments) values.push(m.start, m.end);
+  values.sort((x, y) => x - y);
+  let count = 0;
+  for (const value of values) if (count === 0 || value !== values[count - 1]) values[count++] = value;
+  values.length = count;
+  return values;
 }

@@ -160,28 +160,51 @@ export function mergeMoments(moments: readonly Moment[], maxGap = MOMENT_MERGE_G
       last.score = Math.max(last.score, m.score);
     } else merged.push({ start: m.start, end: m.end, score: m.score });
   }
-  return merged.map((m) => ({ ...m, score: momentScore(m.score, m.end - m.start) }));
+  for (const m of merged) m.score = momentScore(m.score, m.end - m.start);
+  return merged;
 }
 
 /**
  * The evidence at one instant, from the matches covering it: the query's words as covered by all
  * of them together (a word is covered by the best match of it, whichever option: a person seen
  * covers "man", speech heard covers "talking"), fused (scoring.ts fuseScores) with each option's
- * best evidence about the whole query (vectors, exact phrases, image labels).
+ * best evidence about the whole query (vectors, exact phrases, image labels), in the order the
+ * options first appear among the matches.
+ *
+ * It runs for every piece of every video's score over time, so it allocates nothing: the words'
+ * coverage and the evidence go through buffers of this module, reused from one call to the next
+ * (the function is synchronous, so no two calls share them).
  */
 export function instantScore(covering: readonly SegmentMatch[]): number {
-  let words: number[] | undefined;
-  const whole = new Map<SearchOption, number>();
+  let words = 0;
+  for (const match of covering) if (match.coverage && match.coverage.length > words) words = match.coverage.length;
+  if (wordBuffer.length < words) wordBuffer = new Float64Array(Math.max(words, 2 * wordBuffer.length));
+  wordBuffer.fill(0, 0, words);
+  // evidence[0]: the words' coverage score; then each option's best whole-query score.
+  let options = 0;
   for (const match of covering) {
-    if (!match.coverage) {
-      whole.set(match.option, Math.max(whole.get(match.option) ?? 0, match.score));
+    const coverage = match.coverage;
+    if (coverage) {
+      for (let g = 0; g < coverage.length; g++) wordBuffer[g] = Math.max(wordBuffer[g]!, coverage[g]!);
       continue;
     }
-    words ??= new Array<number>(match.coverage.length).fill(0);
-    match.coverage.forEach((c, g) => (words![g] = Math.max(words![g] ?? 0, c)));
+    const slot = OPTION_SLOT[match.option];
+    let at = 0;
+    while (at < options && evidenceOption[at] !== slot) at++;
+    if (at === options) {
+      evidenceOption[options++] = slot;
+      evidenceBuffer[1 + at] = Math.max(0, match.score);
+    } else evidenceBuffer[1 + at] = Math.max(evidenceBuffer[1 + at]!, match.score);
   }
-  return fuseScores([words ? coverageScore(words) : 0, ...whole.values()]);
+  evidenceBuffer[0] = words > 0 ? coverageScore(wordBuffer, words) : 0;
+  return fuseScores(evidenceBuffer, 1 + options);
 }
+
+/** instantScore's buffers: per query word its best coverage; the evidence and its options' slots in SEARCH_OPTIONS. */
+let wordBuffer = new Float64Array(16);
+const evidenceBuffer = new Float64Array(1 + SEARCH_OPTIONS.length);
+const evidenceOption = new Int8Array(SEARCH_OPTIONS.length);
+const OPTION_SLOT = Object.fromEntries(SEARCH_OPTIONS.map((option, slot) => [option, slot])) as Record<SearchOption, number>;
 
 /**
  * A video's moments: its score over time (instantScore between consecutive match boundaries),
@@ -191,8 +214,12 @@ export function instantScore(covering: readonly SegmentMatch[]): number {
 export function momentsOf(matches: readonly SegmentMatch[]): Moment[] {
   const pieces = scoreOverTimeOf(matches);
   // Most videos of a result have one matching stretch: it is their one moment.
-  if (pieces.length === 1) return pieces.map((p) => ({ ...p, score: momentScore(p.score, p.end - p.start) }));
-  const peak = Math.max(0, ...pieces.map((p) => p.score));
+  if (pieces.length === 1) {
+    const [only] = pieces as [Moment];
+    return [{ start: only.start, end: only.end, score: momentScore(only.score, only.end - only.start) }];
+  }
+  let peak = 0;
+  for (const piece of pieces) peak = Math.max(peak, piece.score);
   const floor = Math.max(CONFIDENCE_CUTS.low, PEAK_SHARE * peak);
   const strong = mergeMoments(pieces.filter((p) => p.score >= floor));
   // The weaker pieces outside the strong moments (those inside were bridged), merged among
@@ -214,7 +241,9 @@ export function momentsOf(matches: readonly SegmentMatch[]): Moment[] {
 
 /** instantScore over time (@vus/core scoreOverTime); a match at a point in time (start = end) lasts a frame, so that it is a moment too. */
 function scoreOverTimeOf(matches: readonly SegmentMatch[]): Moment[] {
-  const timed = matches.map((m) => (m.end > m.start ? m : { ...m, end: m.start + MIN_OVERLAP_SEC }));
+  const timed = matches.some((m) => !(m.end > m.start))
+    ? matches.map((m) => (m.end > m.start ? m : { ...m, end: m.start + MIN_OVERLAP_SEC }))
+    : matches;
   return scoreOverTime(timed, instantScore);
 }
 
@@ -247,7 +276,7 @@ function clipOf(
     const score = best.get(option)!.score;
     return { option, score, confidence: confidenceOf(score, adjustConfidenceLevel) };
   });
-  const bestOverall = [...inside].sort((a, b) => b.score - a.score);
+  const bestOverall = inside.length === 1 ? inside : [...inside].sort((a, b) => b.score - a.score);
   const matches: Clip['matches'] = [];
   for (const match of bestOverall) {
     const text = match.option === 'visual' ? '' : match.text;
@@ -263,14 +292,20 @@ function clipOf(
     modules,
     matches,
     thumbnailKey: bestOverall.find((m) => m.thumbnailKey)?.thumbnailKey ?? '',
-    transcription: inside
-      .filter((m) => m.option === 'conversation')
-      .sort((a, b) => a.start - b.start)
-      .map((m) => m.text)
-      .filter((text, i, all) => all.indexOf(text) === i)
-      .join(' '),
+    transcription: transcriptionOf(inside),
     rank: 0,
   };
+}
+
+/** The conversation matches' lines in time order, each once. */
+function transcriptionOf(inside: readonly SegmentMatch[]): string {
+  const lines = inside.filter((m) => m.option === 'conversation');
+  if (lines.length <= 1) return lines[0]?.text ?? '';
+  return lines
+    .sort((a, b) => a.start - b.start)
+    .map((m) => m.text)
+    .filter((text, i, all) => all.indexOf(text) === i)
+    .join(' ');
 }
 
 export interface VideoGroup {

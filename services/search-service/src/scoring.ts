@@ -75,18 +75,22 @@ export function groupCoverage(
 export const PARTIAL_ANSWER_FACTOR = 0.35;
 export const PARTIAL_ANSWER_WORDS = 6;
 
-/** The score of a coverage (groupCoverage): the mean over the query's words, at least the partial-answer floor. */
-export function coverageScore(coverage: readonly number[]): number {
-  if (coverage.length === 0) return 0;
+/**
+ * The score of a coverage (groupCoverage): the mean over the query's words, at least the
+ * partial-answer floor. `words`: how many of `coverage` are the query's words (all of them unless
+ * told; clips.ts reads a reused buffer's first few).
+ */
+export function coverageScore(coverage: ArrayLike<number>, words = coverage.length): number {
+  if (words === 0) return 0;
   let total = 0;
   let best = 0;
-  for (const c of coverage) {
-    const clamped = clamp01(c);
+  for (let g = 0; g < words; g++) {
+    const clamped = clamp01(coverage[g]!);
     total += clamped;
     best = Math.max(best, clamped);
   }
-  const floor = PARTIAL_ANSWER_FACTOR * best * Math.min(1, PARTIAL_ANSWER_WORDS / coverage.length);
-  return clamp01(Math.max(total / coverage.length, floor));
+  const floor = PARTIAL_ANSWER_FACTOR * best * Math.min(1, PARTIAL_ANSWER_WORDS / words);
+  return clamp01(Math.max(total / words, floor));
 }
 
 /** A segment's lexical score: coverageScore of its groupCoverage. */
@@ -112,11 +116,11 @@ export function vectorScore(cosineSimilarity: number, band: { floor: number; cei
  * that every further agreeing piece raises the score but never past 1, and one strong match is
  * not diluted by options that did not match. Coverage of the query's words is one piece however
  * many options supplied it (a person seen and "talking" heard cover two words of one query: see
- * clips.ts), so words are never counted twice.
+ * clips.ts), so words are never counted twice. `count`: the first this many of `scores` (all unless told).
  */
-export function fuseScores(scores: readonly number[]): number {
+export function fuseScores(scores: ArrayLike<number>, count = scores.length): number {
   let miss = 1;
-  for (const score of scores) miss *= 1 - clamp01(score);
+  for (let i = 0; i < count; i++) miss *= 1 - clamp01(scores[i]!);
   return clamp01(1 - miss);
 }
 
@@ -153,8 +157,11 @@ export function confidenceCuts(adjustConfidenceLevel = 0.5): { high: number; med
   return { high: CONFIDENCE_CUTS.high + shift, medium: CONFIDENCE_CUTS.medium + shift, low: CONFIDENCE_CUTS.low + shift };
 }
 
+/** The default level's cuts, made once: every clip and module of a search asks. */
+const DEFAULT_CUTS = confidenceCuts(0.5);
+
 export function confidenceOf(score: number, adjustConfidenceLevel = 0.5): Confidence {
-  const cuts = confidenceCuts(adjustConfidenceLevel);
+  const cuts = adjustConfidenceLevel === 0.5 ? DEFAULT_CUTS : confidenceCuts(adjustConfidenceLevel);
   if (score >= cuts.high) return 'high';
   if (score >= cuts.medium) return 'medium';
   if (score >= cuts.low) return 'low';

@@ -1,5 +1,5 @@
 import { clipsOf, composedMatches, groupByVideo, instantScore, mergeMoments, momentsOf, type SegmentMatch } from '../src/clips';
-import { LENGTH_BONUS_CAP, confidenceOf, coverageScore, momentScore } from '../src/scoring';
+import { LENGTH_BONUS_CAP, confidenceOf, coverageScore, fuseScores, momentScore } from '../src/scoring';
 
 const match = (start: number, end: number, option: SegmentMatch['option'], score: number, coverage?: number[]): SegmentMatch => ({
   videoId: 'v',
@@ -87,6 +87,32 @@ describe('scores combine the evidence of each option', () => {
     ['words and a vector fuse by noisy-or', [match(0, 5, 'visual', 0.4), match(0, 5, 'conversation', 0.5, [1, 0])], 0.7],
   ])('%s', (_case, covering, expected) => {
     expect(instantScore(covering)).toBeCloseTo(expected, 10);
+  });
+
+  it('scores each instant on its own: nothing of one call is left in the next (its buffers are reused)', () => {
+    const long = [match(0, 5, 'conversation', 1, [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]), match(0, 5, 'visual', 0.9)];
+    const short = [match(0, 5, 'conversation', 0.25, [0.5, 0])];
+    const alone = instantScore(short);
+    expect(instantScore(long)).toBe(1);
+    expect(instantScore(short)).toBe(alone);
+    expect(alone).toBeCloseTo(0.25, 10);
+  });
+
+  it.each([
+    // fuseScores multiplies the misses in this order: the words, then each option as it first appears.
+    ['the same option twice keeps its best', [match(0, 5, 'visual', 0.2), match(0, 5, 'visual', 0.6)], fuseScores([0, 0.6])],
+    [
+      'options in the order they first appear',
+      [match(0, 5, 'logo', 0.3), match(0, 5, 'visual', 0.7), match(0, 5, 'logo', 0.1), match(0, 5, 'conversation', 0.5, [1])],
+      fuseScores([1, 0.3, 0.7]),
+    ],
+    [
+      'coverage of different lengths: the longest counts',
+      [match(0, 5, 'conversation', 0, [1]), match(0, 5, 'logo', 0, [0, 0, 1])],
+      fuseScores([coverageScore([1, 0, 1])]),
+    ],
+  ])('%s', (_case, covering, expected) => {
+    expect(instantScore(covering)).toBe(expected);
   });
 
   it('ranks moments with a visible person and speech above moments with one or neither', () => {

@@ -6,6 +6,7 @@ import {
   followedBy,
   intersect,
   normalise,
+  scoreOverTime,
   sequence,
   subtract,
   union,
@@ -56,6 +57,47 @@ function withinHull(out: readonly Moment[], ...inputs: (readonly Moment[])[]): b
 }
 
 const covers = (ms: readonly Moment[], t: number) => scoreAt(ms, t) !== undefined;
+
+describe('scoreOverTime', () => {
+  type Named = Moment & { name: string };
+  const n = (name: string, start: number, end: number): Named => ({ name, start, end, score: 1 });
+  it.each([
+    ['nothing', [], []],
+    ['one item: one piece', [n('a', 2, 5)], [[2, 5, 'a']]],
+    ['one reversed item: nothing', [n('a', 5, 2)], []],
+    [
+      'overlapping items split at every start and end',
+      [n('a', 0, 4), n('b', 2, 6)],
+      [
+        [0, 2, 'a'],
+        [2, 4, 'a b'],
+        [4, 6, 'b'],
+      ],
+    ],
+    [
+      'a gap has no piece',
+      [n('a', 0, 1), n('b', 3, 4)],
+      [
+        [0, 1, 'a'],
+        [3, 4, 'b'],
+      ],
+    ],
+    [
+      'covering items in order of start',
+      [n('b', 1, 3), n('a', 0, 3), n('c', 1, 2)],
+      [
+        [0, 1, 'a'],
+        [1, 2, 'a b c'],
+        [2, 3, 'a b'],
+      ],
+    ],
+  ])('%s', (_case, items: Named[], expected) => {
+    // `covering` is reused from piece to piece: the scorer reads it during the call.
+    const seen: string[] = [];
+    const pieces = scoreOverTime(items, (covering) => seen.push(covering.map((c) => c.name).join(' ')) - 1);
+    expect(pieces.map((p) => [p.start, p.end, seen[p.score]])).toEqual(expected);
+  });
+});
 
 describe('normalise', () => {
   it.each([
