@@ -1,20 +1,55 @@
 #!/usr/bin/env node
 /**
- * Per-frame latency of the bundled models on 720p frames, on this machine's CPU.
+ * The bundled frame models on this machine's CPU.
  *
  *   npx tsc -b libs/models && node scripts/bench/models.js [runs=10]
+ *   npm run build -w @vus/models -w task-service && node scripts/bench/models.js --example [--threads 0,2,3] [--frame-pass] [--lines DIR]
  *
- * Prints load time, then mean / p50 / p95 milliseconds per 1280×720 JPEG frame for PaddleOCR
- * (a frame with two lines of text), the COCO detector and BlazeFace (a frame with a person), and
- * peak RSS. Figures, not pass/fail: tests never check time.
+ * Without --example: load time, then mean / p50 / p95 milliseconds per 1280×720 JPEG frame for
+ * PaddleOCR (a frame with two lines of text), the COCO detector and BlazeFace (a frame with a
+ * person), and peak RSS.
+ *
+ * With --example (issue 30): the SDK's example.mp4 sampled as the indexing worker samples it (its
+ * frame rate and width), and for each MODELS_VISION_THREADS value in --threads:
+ * - the text reader on every sampled frame in order: CPU ms per frame of the whole process and of
+ *   its main thread (what the event loop loses: JavaScript and, in-process, onnxruntime's runs),
+ *   wall ms per frame, the event loop's longest stall, and what was read (line-frames, distinct
+ *   lines, a digest of every frame's lines: equal digests, equal readings; --lines DIR writes them
+ *   out, one frame a line);
+ * - with --frame-pass, the worker's frame pass (analyseFrames: text, objects, faces, face
+ *   embeddings, the scene descriptor, with the worker's gating) over the example: wall seconds,
+ *   CPU seconds of the process and of its main thread.
+ * CPU seconds move less with a shared machine's load than wall time; the load average is printed.
+ * Main-thread CPU is read from /proc (Linux). Figures, not pass/fail: tests never check time.
  */
 'use strict';
 
+const { createHash } = require('node:crypto');
+const { readFileSync } = require('node:fs');
+const { mkdir, writeFile } = require('node:fs/promises');
+const { cpus, loadavg, tmpdir } = require('node:os');
 const path = require('node:path');
+const { monitorEventLoopDelay } = require('node:perf_hooks');
+const { parseArgs } = require('node:util');
 const sharp = require('sharp');
-const { paddleOcrProvider, cocoDetectorProvider, blazeFaceProvider, ModelRegistry } = require('../../libs/models/dist');
+const {
+  paddleOcrProvider,
+  cocoDetectorProvider,
+  blazeFaceProvider,
+  createModelRegistry,
+  ModelRegistry,
+} = require('../../libs/models/dist');
 
-const runs = Number(process.argv[2] ?? 10);
+const { values: args, positionals } = parseArgs({
+  options: {
+    example: { type: 'boolean', default: false },
+    threads: { type: 'string', default: '0,2,3' },
+    'frame-pass': { type: 'boolean', default: false },
+    lines: { type: 'string' },
+  },
+  allowPositionals: true,
+});
+const runs = Number(positionals[0] ?? 10);
 let peakRss = 0;
 const sampleRss = () => {
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
@@ -61,10 +96,10 @@ async function bench(name, load, run) {
   console.log(`${name.padEnd(22)} load ${loadMs.toFixed(0).padStart(5)} ms  ${stats(times)}  → ${last}`);
 }
 
-async function main() {
+async function syntheticFrames() {
   const registry = new ModelRegistry([paddleOcrProvider(), cocoDetectorProvider(), blazeFaceProvider()]);
   const [text, person] = await Promise.all([textFrame(), personFrame()]);
-  console.log(`node ${process.version}, ${require('node:os').cpus().length} CPUs, ${runs} runs per model, 1280×720 JPEG frames`);
+  console.log(`node ${process.version}, ${cpus().length} CPUs, ${runs} runs per model, 1280×720 JPEG frames`);
   await bench(
     'PaddleOCR v4 (720p)',
     () => registry.get('text_reader'),
@@ -84,7 +119,116 @@ async function main() {
   await registry.dispose();
 }
 
-main().catch((error) => {
+/** CPU seconds of the whole process and of its main thread (whose thread id is the process id). */
+function cpuSeconds() {
+  const usage = process.cpuUsage();
+  const fields = readFileSync(`/proc/${process.pid}/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return { process: (usage.user + usage.system) / 1e6, main: (Number(fields[11]) + Number(fields[12])) / 100 };
+}
+
+/** Runs `work`, and what it cost: wall and CPU seconds, the event loop's longest stall (ms). */
+async function measured(work) {
+  const stalls = monitorEventLoopDelay({ resolution: 10 });
+  stalls.enable();
+  const before = cpuSeconds();
+  const started = performance.now();
+  const result = await work();
+  const wall = (performance.now() - started) / 1000;
+  const after = cpuSeconds();
+  stalls.disable();
+  return { result, wall, cpu: after.process - before.process, main: after.main - before.main, stallMs: stalls.max / 1e6 };
+}
+
+/** The frame models' registry as a service builds it, with `visionThreads` threads and no downloadable models. */
+function frameModels(visionThreads) {
+  return createModelRegistry({
+    modelsDir: path.join(tmpdir(), 'vus-bench-no-models'),
+    allowDownload: false,
+    clipModel: 'absent/clip',
+    whisperModel: 'absent/whisper',
+    visionThreads,
+  });
+}
+
+async function textOnExample(frames, visionThreads) {
+  const registry = frameModels(visionThreads);
+  try {
+    const reader = await registry.get('text_reader');
+    await reader.readText(frames[0]); // warm-up, as the worker's models are loaded and run before a video
+    const {
+      result: read,
+      wall,
+      cpu,
+      main,
+      stallMs,
+    } = await measured(async () => {
+      const read = [];
+      for (const frame of frames) read.push((await reader.readText(frame)).map((line) => line.text));
+      return read;
+    });
+    const perFrame = (seconds) => `${((1000 * seconds) / frames.length).toFixed(1)} ms`;
+    const text = read.map((lines) => lines.join(' | ')).join('\n') + '\n';
+    const distinct = new Set(read.flat()).size;
+    const lineFrames = read.reduce((sum, lines) => sum + lines.length, 0);
+    console.log(
+      `  text reader, threads ${visionThreads}: CPU ${perFrame(cpu)}/frame, main thread ${perFrame(main)}/frame, wall ${perFrame(wall)}/frame,` +
+        ` longest event-loop stall ${stallMs.toFixed(0)} ms | ${lineFrames} line-frames, ${distinct} distinct lines,` +
+        ` digest ${createHash('sha256').update(text).digest('hex').slice(0, 12)} (load ${loadavg()[0].toFixed(1)})`,
+    );
+    if (args.lines) {
+      await mkdir(args.lines, { recursive: true });
+      await writeFile(path.join(args.lines, `text-threads-${visionThreads}.txt`), text);
+    }
+  } finally {
+    await registry.dispose();
+  }
+}
+
+async function framePassOnExample(file, probe, visionThreads) {
+  const { sceneDescriptor } = require('../../libs/models/dist');
+  const { WORKER_DEFAULTS } = require('../../services/task-service/dist/worker/start.js');
+  const { analyseFrames } = require('../../services/task-service/dist/worker/extract/frames.js');
+  const registry = frameModels(visionThreads);
+  try {
+    const [textReader, objectDetector, faceDetector, faceEmbedder] = await Promise.all(
+      ['text_reader', 'object_detector', 'face_detector', 'face_embedder'].map((c) => registry.get(c)),
+    );
+    const models = { textReader, objectDetector, faceDetector, faceEmbedder, embedder: { embedImage: (f) => sceneDescriptor(f) } };
+    const options = {
+      fps: WORKER_DEFAULTS.framesPerSecond,
+      width: WORKER_DEFAULTS.frameWidth,
+      maxThumbnails: WORKER_DEFAULTS.maxThumbnails,
+    };
+    const { result, wall, cpu, main, stallMs } = await measured(() => analyseFrames(file, probe, models, options));
+    console.log(
+      `  frame pass, threads ${visionThreads}: ${result.analysedFrames} frames analysed, wall ${wall.toFixed(1)} s, CPU ${cpu.toFixed(1)} s` +
+        ` (main thread ${main.toFixed(1)} s), longest event-loop stall ${stallMs.toFixed(0)} ms (load ${loadavg()[0].toFixed(1)})`,
+    );
+  } finally {
+    await registry.dispose();
+  }
+}
+
+async function example() {
+  const media = require('@vus/media');
+  const { speechFixture } = require('@vus/testing');
+  const { WORKER_DEFAULTS } = require('../../services/task-service/dist/worker/start.js');
+  const file = speechFixture('twelvelabs-example').path;
+  const probe = await media.probe(file);
+  const frames = [];
+  for await (const frame of media.sampleFrames(file, { fps: WORKER_DEFAULTS.framesPerSecond, width: WORKER_DEFAULTS.frameWidth, probe })) {
+    frames.push(frame.data);
+  }
+  console.log(
+    `node ${process.version}, ${cpus().length} CPUs, the SDK's example: ${frames.length} frames (${WORKER_DEFAULTS.framesPerSecond}/s, ≤ ${WORKER_DEFAULTS.frameWidth} px), load ${loadavg()[0].toFixed(1)}`,
+  );
+  for (const threads of args.threads.split(',').map(Number)) {
+    await textOnExample(frames, threads);
+    if (args['frame-pass']) await framePassOnExample(file, probe, threads);
+  }
+}
+
+(args.example ? example() : syntheticFrames()).catch((error) => {
   console.error(error);
   process.exit(1);
 });

@@ -43,10 +43,11 @@ export const modelsEnvSchema = z.object({
   /** Recogniser processes run at once on one audio track (each takes one core). */
   MODELS_SPEECH_PROCESSES: z.coerce.number().int().min(1).max(64).default(POCKETSPHINX_DEFAULTS.processes),
   /**
-   * Worker threads the TF.js frame models run in (vision/thread): 0 on the main thread, 1 all in
-   * one, 2 the object detector in one and the face models in the other.
+   * Worker threads the frame models run in (vision/thread): 0 on the main thread, 1 all in one, 2
+   * the object detector in one and the text reader and face models in the other, 3 the text reader
+   * in a third.
    */
-  MODELS_VISION_THREADS: z.coerce.number().int().min(0).max(2).default(VISION_THREADS_DEFAULT),
+  MODELS_VISION_THREADS: z.coerce.number().int().min(0).max(3).default(VISION_THREADS_DEFAULT),
 });
 
 export interface ModelsConfig {
@@ -58,7 +59,7 @@ export interface ModelsConfig {
   readonly whisperModel: string;
   /** The bundled speech recogniser; absent: not used (tests that want no speech leave it out). */
   readonly pocketsphinx?: PocketSphinxConfig | undefined;
-  /** Worker threads of the TF.js frame models (MODELS_VISION_THREADS); absent: VISION_THREADS_DEFAULT. */
+  /** Worker threads of the frame models (MODELS_VISION_THREADS); absent: VISION_THREADS_DEFAULT. */
   readonly visionThreads?: number | undefined;
 }
 

@@ -40,27 +40,6 @@ function fromRgb(image: RgbImage): sharp.Sharp {
   return sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } });
 }
 
-export type Triple = readonly [number, number, number];
-
-/**
- * RGB bytes → planar float32 `[3, H, W]` in BGR order (what PaddleOCR was trained on), each value
- * `(v / 255 - mean[c]) / std[c]` with `c` the output channel (B, G, R).
- */
-export function toPlanarBgr(image: RgbImage, mean: Triple, std: Triple): Float32Array {
-  const plane = image.width * image.height;
-  const out = new Float32Array(3 * plane);
-  const { data } = image;
-  for (let i = 0; i < plane; i++) {
-    const r = data[3 * i] ?? 0;
-    const g = data[3 * i + 1] ?? 0;
-    const b = data[3 * i + 2] ?? 0;
-    out[i] = (b / 255 - mean[0]) / std[0];
-    out[plane + i] = (g / 255 - mean[1]) / std[1];
-    out[2 * plane + i] = (r / 255 - mean[2]) / std[2];
-  }
-  return out;
-}
-
 export interface ImageFacts {
   readonly format: 'jpeg' | 'png' | 'webp' | 'gif' | 'other';
   readonly width: number;

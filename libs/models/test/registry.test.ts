@@ -185,7 +185,7 @@ describe('loadModelsConfig', () => {
     { MODELS_ALLOW_DOWNLOAD: 'perhaps' },
     { MODELS_SPEECH_PROCESSES: '0' },
     { MODELS_SPEECH_PROCESSES: 'two' },
-    { MODELS_VISION_THREADS: '3' },
+    { MODELS_VISION_THREADS: '4' },
   ])('rejects %p', (env) => {
     expect(() => loadModelsConfig(env)).toThrow(ConfigError);
   });

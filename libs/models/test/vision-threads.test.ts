@@ -8,20 +8,23 @@ import {
   cocoDetectorProvider,
   faceRecognitionProvider,
   ModelRegistry,
+  paddleOcrProvider,
   type Capability,
   type CapabilityTypes,
+  type RecognisedLine,
 } from '../src';
 import { ModelThread } from '../src/vision/thread/model-thread';
 import type { ThreadModelName } from '../src/vision/thread/protocol';
 import { threaded, visionProviders } from '../src/vision/thread/threaded-providers';
+import { renderTextFrame } from './helpers/frames';
 import { groupPhoto } from './helpers/photos';
 
 /** A group photo of three women shipped with @vladmandic/face-api (its demo/sample1.jpg). */
 const PHOTO = join(dirname(require.resolve('@vladmandic/face-api/package.json')), 'demo', 'sample1.jpg');
 
 /** Runs the built thread-main.js (npm run build): the sources' tests start the built worker. */
-describe('TF.js frame models in worker threads', () => {
-  const inProcess = new ModelRegistry([cocoDetectorProvider(), blazeFaceProvider(), faceRecognitionProvider()]);
+describe('frame models in worker threads', () => {
+  const inProcess = new ModelRegistry([paddleOcrProvider(), cocoDetectorProvider(), blazeFaceProvider(), faceRecognitionProvider()]);
   const threaded = new ModelRegistry(visionProviders(2));
   const both = <C extends Capability>(capability: C): Promise<[CapabilityTypes[C], CapabilityTypes[C]]> =>
     Promise.all([inProcess.get(capability), threaded.get(capability)]);
@@ -64,10 +67,36 @@ describe('TF.js frame models in worker threads', () => {
     expect((await remoteEmbedder.embedFaces(PHOTO)).map((f) => f.embedding)).toEqual(embedded.map((f) => f.embedding));
   }, 120_000);
 
+  it('read the same text as in-process, a frame at a time in order, the face models beside it in their thread', async () => {
+    const frames = await Promise.all([
+      renderTextFrame(1280, 720, [
+        { text: 'BREAKING NEWS', x: 100, y: 150, size: 72 },
+        { text: 'Quarterly revenue grew 42 percent', x: 100, y: 560, size: 40 },
+      ]),
+      // The same caption on the next frame (its reading reused in the thread as in-process), then another.
+      renderTextFrame(1280, 720, [{ text: 'Quarterly revenue grew 42 percent', x: 100, y: 560, size: 40 }]),
+      renderTextFrame(1280, 720, [{ text: 'Welcome to Lisbon', x: 400, y: 380, size: 56 }]),
+    ]);
+    const [[local, remote], faces] = await Promise.all([both('text_reader'), threaded.get('face_detector')]);
+    const expected: RecognisedLine[][] = [];
+    for (const frame of frames) expected.push(await local.readText(frame));
+    expect(expected.map((lines) => lines.map((l) => l.text))).toEqual([
+      ['BREAKING NEWS', 'Quarterly revenue grew 42 percent'],
+      ['Quarterly revenue grew 42 percent'],
+      ['Welcome to Lisbon'],
+    ]);
+    // Called at once, as the frame pass does: the thread answers them in order, faces in between.
+    const [read] = await Promise.all([Promise.all(frames.map((frame) => remote.readText(frame))), faces.detectFaces(frames[0])]);
+    expect(read).toEqual(expected);
+    expect(threaded.status().find((s) => s.capability === 'text_reader')?.state).toBe('loaded');
+  }, 120_000);
+
   it("report a model's error to the caller", async () => {
     const objects = await threaded.get('object_detector');
     await expect(objects.detectObjects(Buffer.from('not an image'))).rejects.toThrow(/unsupported image format|Input buffer/i);
-  });
+    const reader = await threaded.get('text_reader');
+    await expect(reader.readText(Buffer.from('not an image'))).rejects.toThrow(/unsupported image format/i);
+  }, 60_000);
 });
 
 describe('ModelThread', () => {
@@ -116,11 +145,11 @@ describe('ModelThread', () => {
   });
 
   it("a registry's dispose ends its threads", async () => {
-    const registry = new ModelRegistry(visionProviders(2));
-    await Promise.all([registry.get('face_detector'), registry.get('object_detector')]);
-    expect(registry.status().map((s) => s.state)).toEqual(['loaded', 'loaded', 'available']);
+    const registry = new ModelRegistry(visionProviders(3));
+    await Promise.all([registry.get('text_reader'), registry.get('face_detector'), registry.get('object_detector')]);
+    expect(registry.status().map((s) => s.state)).toEqual(['loaded', 'loaded', 'loaded', 'available']);
     await registry.dispose();
-    expect(registry.status().map((s) => s.state)).toEqual(['available', 'available', 'available']);
+    expect(registry.status().map((s) => s.state)).toEqual(['available', 'available', 'available', 'available']);
     // No worker keeps the process alive.
     expect(process.getActiveResourcesInfo().filter((r) => r === 'Worker' || r === 'MessagePort')).toEqual([]);
   }, 60_000);

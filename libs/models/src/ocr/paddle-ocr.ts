@@ -1,10 +1,11 @@
 import { access, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { cropRgb, decodeRgb, resizeRgb, toPlanarBgr, type RgbImage, type Triple } from '../image';
+import { cropRgb, decodeRgb, resizeRgb, type RgbImage } from '../image';
 import type { ProviderDefinition } from '../registry';
 import { SerialQueue } from '../serial';
 import type { Box, Disposable, ImageInput, RecognisedLine, RecognisedWord, TextReader } from '../types';
+import { toPlanarBgr, type Triple } from './planar';
 import { ctcGreedyDecode, findTextBoxes, mergeLineBoxes, splitWords } from './postprocess';
 
 /**
@@ -38,6 +39,8 @@ export interface PaddleOcrOptions {
 
 const DETECTION_MEAN: Triple = [0.485, 0.456, 0.406];
 const DETECTION_STD: Triple = [0.229, 0.224, 0.225];
+const RECOGNITION_MEAN: Triple = [0.5, 0.5, 0.5];
+const RECOGNITION_STD: Triple = [0.5, 0.5, 0.5];
 const RECOGNITION_HEIGHT = 48;
 const RECOGNITION_MAX_WIDTH = 1600;
 /** Margin added around a text box before recognition, as a fraction of its height. */
@@ -115,6 +118,12 @@ export class PaddleOcr implements TextReader, Disposable {
    * decide, so frames of two videos read in turn can only miss, never borrow another's text.
    */
   private previous: { frame: RgbImage; read: { box: Box; line: RecognisedLine | undefined }[] } | undefined;
+  /**
+   * The detector's input, kept for the next frame: a video's frames are all one size, and 3 MB of
+   * floats a frame was garbage to collect. Calls run one at a time (queue), and the run has read it
+   * before it returns.
+   */
+  private detectionInput: Float32Array | undefined;
   /** Boxes recognised and boxes reused since load, for the benchmark. */
   readonly counts = { recognised: 0, reused: 0 };
 
@@ -187,7 +196,8 @@ export class PaddleOcr implements TextReader, Disposable {
     // The detector's strides need sides that are multiples of 32.
     const width = Math.max(32, Math.round((frame.width * scale) / 32) * 32);
     const height = Math.max(32, Math.round((frame.height * scale) / 32) * 32);
-    const input = toPlanarBgr(await resizeRgb(frame, width, height), DETECTION_MEAN, DETECTION_STD);
+    const input = toPlanarBgr(await resizeRgb(frame, width, height), DETECTION_MEAN, DETECTION_STD, this.detectionInput);
+    this.detectionInput = input;
     const outputs = await this.detector.run({
       [this.detector.inputNames[0] ?? 'x']: new ort.Tensor('float32', input, [1, 3, height, width]),
     });
@@ -224,7 +234,7 @@ export class PaddleOcr implements TextReader, Disposable {
       Math.max(RECOGNITION_HEIGHT, Math.round((region.width * RECOGNITION_HEIGHT) / region.height)),
     );
     const crop = await cropRgb(frame, region, width, RECOGNITION_HEIGHT);
-    const input = toPlanarBgr(crop, [0.5, 0.5, 0.5], [0.5, 0.5, 0.5]);
+    const input = toPlanarBgr(crop, RECOGNITION_MEAN, RECOGNITION_STD);
     const outputs = await this.recogniser.run({
       [this.recogniser.inputNames[0] ?? 'x']: new ort.Tensor('float32', input, [1, 3, RECOGNITION_HEIGHT, width]),
     });

@@ -38,11 +38,12 @@ export function findTextBoxes(
   height: number,
   options: TextBoxOptions = DEFAULT_TEXT_BOX_OPTIONS,
 ): ScoredBox[] {
+  const threshold = options.pixelThreshold;
   const visited = new Uint8Array(width * height);
   const stack = new Int32Array(width * height);
   const boxes: ScoredBox[] = [];
   for (let start = 0; start < map.length; start++) {
-    if (visited[start] || (map[start] ?? 0) <= options.pixelThreshold) continue;
+    if (visited[start] || (map[start] ?? 0) <= threshold) continue;
     // Flood fill (4-connected) from this pixel, tracking the bounds and the probability sum.
     let top = 0;
     stack[top++] = start;
@@ -54,20 +55,36 @@ export function findTextBoxes(
     let sum = 0;
     let count = 0;
     while (top > 0) {
-      const at = stack[--top] ?? 0;
+      const at = stack[--top]!;
       const x = at % width;
       const y = (at - x) / width;
-      sum += map[at] ?? 0;
+      sum += map[at]!;
       count++;
       if (x < minX) minX = x;
       if (x > maxX) maxX = x;
       if (y < minY) minY = y;
       if (y > maxY) maxY = y;
-      for (const next of [x > 0 ? at - 1 : -1, x < width - 1 ? at + 1 : -1, y > 0 ? at - width : -1, y < height - 1 ? at + width : -1]) {
-        if (next >= 0 && !visited[next] && (map[next] ?? 0) > options.pixelThreshold) {
-          visited[next] = 1;
-          stack[top++] = next;
-        }
+      // Neighbours left, right, up, down, in that order (it sets the order of the sum); written
+      // out, not an array per pixel (issue 30).
+      let next = at - 1;
+      if (x > 0 && !visited[next] && map[next]! > threshold) {
+        visited[next] = 1;
+        stack[top++] = next;
+      }
+      next = at + 1;
+      if (x < width - 1 && !visited[next] && map[next]! > threshold) {
+        visited[next] = 1;
+        stack[top++] = next;
+      }
+      next = at - width;
+      if (y > 0 && !visited[next] && map[next]! > threshold) {
+        visited[next] = 1;
+        stack[top++] = next;
+      }
+      next = at + width;
+      if (y < height - 1 && !visited[next] && map[next]! > threshold) {
+        visited[next] = 1;
+        stack[top++] = next;
       }
     }
     const boxWidth = maxX - minX + 1;

@@ -4,8 +4,9 @@ import { Worker } from 'node:worker_threads';
 import type { ThreadModelName, ThreadReply, ThreadRequest } from './protocol';
 
 /**
- * A worker thread holding TF.js models (thread-main.ts), so their inference runs beside Node's main
- * thread instead of on it. TF.js on WASM is synchronous: in-process, a frame's detector blocked the
+ * A worker thread holding frame models (thread-main.ts), so their inference runs beside Node's main
+ * thread instead of on it. TF.js on WASM is synchronous, and so is onnxruntime-node's run (1.30: the
+ * session runs on the calling thread): in-process, a frame's detector or text reader blocked the
  * event loop (in `npm start`, the gateway's too) and two models could never run at once.
  *
  * The thread starts with the first model loaded into it and ends when the last one is disposed (the

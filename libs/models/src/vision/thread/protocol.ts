@@ -3,8 +3,8 @@
  * only: images cross as copied bytes, results as structured clones (a Float32Array stays one).
  */
 
-/** The TF.js models a thread can hold, by the name of their provider. */
-export type ThreadModelName = 'centernet-coco' | 'blazeface' | 'face-api-resnet';
+/** The frame models a thread can hold (TF.js ones and PaddleOCR on onnxruntime), by the name of their provider. */
+export type ThreadModelName = 'centernet-coco' | 'blazeface' | 'face-api-resnet' | 'paddleocr-v4';
 
 export type ThreadRequest =
   | { readonly type: 'load'; readonly id: number; readonly model: ThreadModelName; readonly options: unknown }

@@ -1,4 +1,5 @@
 import { parentPort } from 'node:worker_threads';
+import { bundledPaddleOcrFiles, PaddleOcr } from '../../ocr/paddle-ocr';
 import type { Disposable } from '../../types';
 import { BlazeFace } from '../blazeface';
 import { CocoDetector } from '../coco-detector';
@@ -6,8 +7,8 @@ import { FaceRecognition } from '../face-recognition';
 import type { ThreadModelName, ThreadReply, ThreadRequest } from './protocol';
 
 /**
- * A model thread's worker: loads the models it is asked for (its own TF.js WASM runtime, tfjs.ts)
- * and answers calls on them. Requests are handled as they come; each model's SerialQueue keeps its
+ * A model thread's worker: loads the models it is asked for (its own TF.js WASM runtime, tfjs.ts;
+ * onnxruntime-node's sessions, whose runs block the thread that calls them) and answers calls on them. Requests are handled as they come; each model's SerialQueue keeps its
  * own calls one at a time.
  */
 
@@ -15,6 +16,7 @@ const loaders: Record<ThreadModelName, (options: never) => Promise<Disposable>> 
   'centernet-coco': (options) => CocoDetector.load(options),
   blazeface: (options) => BlazeFace.load(options),
   'face-api-resnet': (options) => FaceRecognition.load(options),
+  'paddleocr-v4': (options) => PaddleOcr.load(bundledPaddleOcrFiles(), options),
 };
 
 const models = new Map<ThreadModelName, Disposable>();

@@ -1,3 +1,4 @@
+import { paddleOcrProvider } from '../../ocr/paddle-ocr';
 import type { ProviderDefinition } from '../../registry';
 import type {
   CapabilityTypes,
@@ -9,6 +10,8 @@ import type {
   FaceEmbedder,
   ImageInput,
   ObjectDetector,
+  RecognisedLine,
+  TextReader,
 } from '../../types';
 import { blazeFaceProvider } from '../blazeface';
 import { cocoDetectorProvider } from '../coco-detector';
@@ -17,18 +20,20 @@ import { ModelThread } from './model-thread';
 import type { ThreadModelName } from './protocol';
 
 /**
- * The TF.js frame models' providers (object detector, face detector, face embedder), run in `threads`
- * worker threads: 0 in-process as before; 1 all three in one thread; 2 the object detector in one and
- * the two face models in the other, so a frame's objects and faces are found at once. Their checks
- * run here (cheap, no weights); their loads, in the thread, on first use as before.
+ * The frame models' providers (text reader, object detector, face detector, face embedder), run in
+ * `threads` worker threads: 0 in-process as before; 1 all four in one thread; 2 the object detector
+ * in one, the text reader and the two face models in the other; 3 the text reader in a third of its
+ * own. Their checks run here (cheap, no weights); their loads, in the thread, on first use as before.
  */
 export function visionProviders(threads: number): ProviderDefinition[] {
-  const inProcess = [cocoDetectorProvider(), blazeFaceProvider(), faceRecognitionProvider()] as const;
+  const inProcess = [paddleOcrProvider(), cocoDetectorProvider(), blazeFaceProvider(), faceRecognitionProvider()] as const;
   if (threads <= 0) return [...inProcess];
   const objects = new ModelThread('vus-vision-objects');
   const faces = threads >= 2 ? new ModelThread('vus-vision-faces') : objects;
-  const [coco, blazeFace, recognition] = inProcess;
+  const text = threads >= 3 ? new ModelThread('vus-vision-text') : faces;
+  const [ocr, coco, blazeFace, recognition] = inProcess;
   return [
+    threaded(ocr, text, (model) => new ThreadTextReader(model)),
     threaded(coco, objects, (model) => new ThreadObjectDetector(model)),
     threaded(blazeFace, faces, (model) => new ThreadFaceDetector(model)),
     threaded(recognition, faces, (model) => new ThreadFaceEmbedder(model)),
@@ -36,7 +41,7 @@ export function visionProviders(threads: number): ProviderDefinition[] {
 }
 
 /** The definition with its model loaded in `thread` and used through a stand-in of the same interface. */
-export function threaded<C extends 'object_detector' | 'face_detector' | 'face_embedder'>(
+export function threaded<C extends 'text_reader' | 'object_detector' | 'face_detector' | 'face_embedder'>(
   definition: ProviderDefinition<C>,
   thread: ModelThread,
   standIn: (model: ThreadModel) => CapabilityTypes[C] & Disposable,
@@ -64,6 +69,18 @@ class ThreadModel {
 
   dispose(): Promise<void> {
     return this.thread.dispose(this.name);
+  }
+}
+
+class ThreadTextReader implements TextReader, Disposable {
+  constructor(private readonly model: ThreadModel) {}
+
+  readText(image: ImageInput): Promise<RecognisedLine[]> {
+    return this.model.call('readText', image);
+  }
+
+  dispose(): Promise<void> {
+    return this.model.dispose();
   }
 }
 
