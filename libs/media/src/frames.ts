@@ -111,6 +111,10 @@ export async function* sampleFrames(file: string, options: SampleFramesOptions =
       yield { index, timeSec: round3(startSec + index / fps), width, height, format, data, signature };
       restartClock();
     }
+    // One output ended (ffmpeg exited, or was killed with frames queued): what is left in the other
+    // pipe is read away, or its end, and so the process's 'close', would never come (a pipe that
+    // fails closes of itself).
+    await Promise.all([frames.drain(), signatures.drain()]).catch(() => undefined);
     await running.finished;
   } finally {
     running.stop();

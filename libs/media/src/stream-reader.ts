@@ -36,6 +36,17 @@ export class StreamReader {
     }
   }
 
+  /**
+   * Reads and drops the rest of the stream, to its end. A child process's 'close' waits for every
+   * one of its pipes to end, and a pipe with bytes left unread never does.
+   */
+  async drain(): Promise<void> {
+    this.pending = [];
+    this.pendingBytes = 0;
+    while (await this.pull()) this.pending = [];
+    this.pendingBytes = 0;
+  }
+
   private findEndOfImage(from: number): number {
     // Search across chunk boundaries without joining everything on every read.
     let offset = 0;
