@@ -1,4 +1,13 @@
-import { objectsDue, pictureModelDue, recheckDue, withinPictureDue } from '../src/worker/extract/frame-gates';
+import {
+  FIRST_FRAME_GATES,
+  objectsDue,
+  pictureModelDue,
+  planFrame,
+  recheckDue,
+  withinPictureDue,
+  type FramePlan,
+  type ModelsPresent,
+} from '../src/worker/extract/frame-gates';
 
 describe('recheckDue', () => {
   // A still stretch that began at 10 s, sampled once a second: read again 3, 9, 27 … s in.
@@ -51,5 +60,122 @@ describe('withinPictureDue', () => {
     ['a caption changing on a still picture 3 s after a run', false, 13, 10, true],
   ])('%s → %s', (_name, pictureChanged, now, lastRun, due) => {
     expect(withinPictureDue(pictureChanged, now, lastRun, 1)).toBe(due);
+  });
+});
+
+describe('planFrame', () => {
+  const ALL: ModelsPresent = { text: true, objects: true, faces: true, faceEmbedder: true, vector: true };
+  /** A frame sampled once a second: its time and change tests (`-` unchanged, `m` moved within the picture, `P` a new picture). */
+  type Frame = [timeSec: number, change: '-' | 'm' | 'P'];
+  /** The models a plan runs, as one string: `analysed`, `within` (withinPicture) and `recheck` marked too. */
+  const runs = (plan: FramePlan) =>
+    (['analysed', 'within', 'recheck', 'text', 'objects', 'faces', 'faceEmbedding', 'vector'] as const)
+      .filter((key) => plan[key === 'within' ? 'withinPicture' : key])
+      .join(' ');
+  const plansOf = (frames: Frame[], present: ModelsPresent) => {
+    let state = FIRST_FRAME_GATES;
+    return frames.map(([timeSec, change]) => {
+      const planned = planFrame(state, { timeSec, changed: change !== '-', pictureChanged: change === 'P' }, present, 1);
+      state = planned.state;
+      return runs(planned.plan);
+    });
+  };
+  const everything = 'analysed within text objects faces faceEmbedding vector';
+
+  it.each<[string, ModelsPresent, Frame[], string[]]>([
+    [
+      'a new picture every second: every model on every frame',
+      ALL,
+      [
+        [0, 'P'],
+        [1, 'P'],
+        [2, 'P'],
+      ],
+      [everything, everything, everything],
+    ],
+    [
+      'one picture moving: text, faces and the vector every 2 s, objects every 5 s',
+      ALL,
+      [
+        [0, 'P'],
+        [1, 'm'],
+        [2, 'm'],
+        [3, 'm'],
+        [4, 'm'],
+        [5, 'm'],
+      ],
+      [
+        'analysed within text objects faces faceEmbedding vector',
+        'analysed',
+        'analysed within text faces faceEmbedding vector',
+        'analysed',
+        'analysed within text faces faceEmbedding vector',
+        'analysed objects',
+      ],
+    ],
+    [
+      'a still stretch: its text read again 3 s and 9 s after it began, nothing else',
+      ALL,
+      [
+        [0, 'P'],
+        [1, '-'],
+        [2, '-'],
+        [3, '-'],
+        [4, '-'],
+        [8, '-'],
+        [9, '-'],
+        [10, '-'],
+      ],
+      [everything, '', '', 'recheck text', '', '', 'recheck text', ''],
+    ],
+    [
+      'a still stretch after a moving picture: counted from the last change, not the last new picture',
+      ALL,
+      [
+        [0, 'P'],
+        [1, 'm'],
+        [2, '-'],
+        [3, '-'],
+        [4, '-'],
+      ],
+      [everything, 'analysed', '', '', 'recheck text'],
+    ],
+    [
+      'without a text reader, no recheck',
+      { ...ALL, text: false },
+      [
+        [0, 'P'],
+        [3, '-'],
+      ],
+      ['analysed within objects faces faceEmbedding vector', ''],
+    ],
+    [
+      'absent models are never planned; the schedule still runs',
+      { text: false, objects: false, faces: false, faceEmbedder: false, vector: false },
+      [
+        [0, 'P'],
+        [1, 'm'],
+        [2, 'm'],
+      ],
+      ['analysed within', 'analysed', 'analysed within'],
+    ],
+    [
+      'a face embedder without a detector: its own faces on every analysed frame',
+      { ...ALL, faces: false },
+      [
+        [0, 'P'],
+        [1, 'm'],
+        [2, '-'],
+      ],
+      ['analysed within text objects faceEmbedding vector', 'analysed faceEmbedding', ''],
+    ],
+  ])('%s', (_name, present, frames, expected) => {
+    expect(plansOf(frames, present)).toEqual(expected);
+  });
+
+  it('keeps its state in what it returns, not in the state it was given', () => {
+    const before = { ...FIRST_FRAME_GATES };
+    planFrame(FIRST_FRAME_GATES, { timeSec: 0, changed: true, pictureChanged: true }, ALL, 1);
+    expect(FIRST_FRAME_GATES).toEqual(before);
   });
 });

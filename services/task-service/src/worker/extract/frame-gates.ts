@@ -68,3 +68,105 @@ export const WITHIN_PICTURE_REFRESH_SEC = 2;
 export function withinPictureDue(pictureChanged: boolean, nowSec: number, lastRunSec: number, step: number): boolean {
   return pictureModelDue(pictureChanged, nowSec, lastRunSec, step, WITHIN_PICTURE_REFRESH_SEC);
 }
+
+/** The frame models a pass has; an absent one is never planned. */
+export interface ModelsPresent {
+  text: boolean;
+  objects: boolean;
+  faces: boolean;
+  faceEmbedder: boolean;
+  vector: boolean;
+}
+
+/** What the frame pass does with one sampled frame: which models look at it (the others carry their last results). */
+export interface FramePlan {
+  /** The picture changed at all (FrameChangeDetector's defaults): the frame is analysed. */
+  analysed: boolean;
+  /** A different picture (PICTURE_CHANGE); only asked of analysed frames, false on the others. */
+  pictureChanged: boolean;
+  /** Text, faces and the vector are looked for on this analysed frame (withinPictureDue), whether or not their models are present. */
+  withinPicture: boolean;
+  /** An unchanged frame of a still stretch whose text is read again (recheckDue). */
+  recheck: boolean;
+  /** The text reader reads it: an analysed frame within its schedule, or a recheck. */
+  text: boolean;
+  objects: boolean;
+  faces: boolean;
+  /**
+   * Faces are embedded: those the face detector found on this frame (so only where it runs), or,
+   * without a face detector, the embedder's own on every analysed frame.
+   */
+  faceEmbedding: boolean;
+  vector: boolean;
+}
+
+/** What the gates remember between frames: when the picture last changed and when each schedule last ran. */
+export interface FrameGateState {
+  /** When the picture last changed (the change detector's last frame let through). */
+  stillSinceSec: number;
+  /** The last frame analysed or read again: a still stretch's next recheck counts from it. */
+  lastObservedSec: number;
+  objectsRunSec: number;
+  withinPictureRunSec: number;
+}
+
+export const FIRST_FRAME_GATES: FrameGateState = {
+  stillSinceSec: 0,
+  lastObservedSec: 0,
+  objectsRunSec: -Infinity,
+  withinPictureRunSec: -Infinity,
+};
+
+/**
+ * The plan of the next sampled frame from its change tests and time alone (no model result), so a
+ * whole stretch of frames is planned as fast as it is decoded and each model can work through its
+ * own frames without waiting for the others (frames.ts). Pure.
+ */
+export function planFrame(
+  state: FrameGateState,
+  frame: { timeSec: number; changed: boolean; pictureChanged: boolean },
+  present: ModelsPresent,
+  step: number,
+): { plan: FramePlan; state: FrameGateState } {
+  const { timeSec } = frame;
+  if (!frame.changed) {
+    const recheck = present.text && recheckDue(timeSec, state.lastObservedSec, state.stillSinceSec, step);
+    return {
+      plan: { ...NOTHING, recheck, text: recheck },
+      state: recheck ? { ...state, lastObservedSec: timeSec } : state,
+    };
+  }
+  const objects = present.objects && objectsDue(frame.pictureChanged, timeSec, state.objectsRunSec, step);
+  const withinPicture = withinPictureDue(frame.pictureChanged, timeSec, state.withinPictureRunSec, step);
+  return {
+    plan: {
+      analysed: true,
+      pictureChanged: frame.pictureChanged,
+      withinPicture,
+      recheck: false,
+      text: present.text && withinPicture,
+      objects,
+      faces: present.faces && withinPicture,
+      faceEmbedding: present.faceEmbedder && (present.faces ? withinPicture : true),
+      vector: present.vector && withinPicture,
+    },
+    state: {
+      stillSinceSec: timeSec,
+      lastObservedSec: timeSec,
+      objectsRunSec: objects ? timeSec : state.objectsRunSec,
+      withinPictureRunSec: withinPicture ? timeSec : state.withinPictureRunSec,
+    },
+  };
+}
+
+const NOTHING: FramePlan = {
+  analysed: false,
+  pictureChanged: false,
+  withinPicture: false,
+  recheck: false,
+  text: false,
+  objects: false,
+  faces: false,
+  faceEmbedding: false,
+  vector: false,
+};

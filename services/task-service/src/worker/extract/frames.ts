@@ -1,4 +1,4 @@
-import { FrameChangeDetector, sampleFrames, type MediaProbe } from '@vus/media';
+import { FrameChangeDetector, MediaError, sampleFrames, type MediaProbe, type SampledFrame } from '@vus/media';
 import {
   tentativeLabels,
   type DetectedFace,
@@ -11,7 +11,8 @@ import {
 } from '@vus/models';
 import type { FrameObservation } from './timeline';
 import { reusedEmbeddings, type CarriedFace, type FrameFaces } from './face-tracks';
-import { objectsDue, PICTURE_CHANGE, recheckDue, withinPictureDue } from './frame-gates';
+import { FIRST_FRAME_GATES, PICTURE_CHANGE, planFrame, type FramePlan } from './frame-gates';
+import { Lane } from './lanes';
 
 /** The models that look at frames; an absent one is not run. */
 export interface FrameModels {
@@ -79,11 +80,46 @@ export function spread<T>(items: readonly T[], max: number): T[] {
 }
 
 /**
+ * JPEG frames decoded and not yet assembled into observations, the one ffmpeg is decoding included.
+ * The models take their frames in order each on its own (a lane each), so the fastest may run up to
+ * this many frames ahead of the slowest: room for a model's slow frames (OCR of a frame full of text)
+ * to be made up while the others go on, and memory stays at a few JPEGs (tens of kB each at 960 px)
+ * whatever the video's length. The thumbnails kept are apart from these (maxThumbnails).
+ */
+export const FRAMES_IN_FLIGHT = 8;
+
+/** A decoded frame, its plan and its due models' calls (undefined where a model carries its last result). */
+interface PlannedFrame {
+  timeSec: number;
+  data: Buffer;
+  plan: FramePlan;
+  lines: Promise<readonly TextLine[]> | undefined;
+  objects: Promise<DetectedObject[]> | undefined;
+  faces: Promise<SeenFaces> | undefined;
+  vector: Promise<Float32Array | undefined> | undefined;
+}
+
+type TextLine = { text: string; confidence: number };
+
+/** The face lane's result on a frame: what the detector found, and the faces embedded (reused or new). */
+interface SeenFaces {
+  detected: DetectedFace[] | undefined;
+  embedded: CarriedFace[] | undefined;
+}
+
+/**
  * One pass over the video's frames for every frame-based extractor. Frames that did not change
  * (FrameChangeDetector) are not analysed again: they carry the last analysed frame's results,
  * which is what makes OCR and detection affordable (about 0.5 s per 720p frame each). The change
  * detector misses text that appears slowly or small on a still picture (a title fading in, a small
  * credit line: under 1 % of the frame), so still stretches have their text read again (recheckDue).
+ *
+ * The gates (frame-gates.ts planFrame) need only the frames' signatures and times, so each frame is
+ * planned as it is decoded; then each model works through its own due frames in order (a Lane each:
+ * OCR on onnxruntime's threads, objects and faces in their TF.js threads, the vector in
+ * embed-service), up to FRAMES_IN_FLIGHT frames ahead of the slowest, instead of every frame
+ * waiting for its slowest model. Observations are assembled in frame order from each model's
+ * results, a model's last result carried to the frames it skipped.
  *
  * It is the change detector, not ffmpeg's scene score (libs/media detectShots), that finds the
  * shots here: on the SDK's 160 s example (BBC footage, split screens) the scene score found one cut,
@@ -106,92 +142,129 @@ export async function analyseFrames(
     }
   };
   const step = 1 / options.fps;
+  // Aborted on the first failure (a model's, ffmpeg's) or the caller's cancel: ffmpeg is killed and
+  // the lanes start no further call.
+  const stop = new AbortController();
+  const cancel = () => stop.abort(new MediaError('aborted', 'The frame pass was cancelled.'));
+  if (options.signal?.aborted) cancel();
+  options.signal?.addEventListener('abort', cancel, { once: true });
+
+  const present = {
+    text: models.textReader !== undefined,
+    objects: models.objectDetector !== undefined,
+    faces: models.faceDetector !== undefined,
+    faceEmbedder: models.faceEmbedder !== undefined,
+    vector: models.embedder !== undefined,
+  };
+  const lanes = { text: new Lane(stop), objects: new Lane(stop), faces: new Lane(stop), vector: new Lane(stop) };
   const changes = new FrameChangeDetector();
   const pictureChanges = new FrameChangeDetector(PICTURE_CHANGE);
+  let gates = FIRST_FRAME_GATES;
+  /** The face lane's last embedded faces: a face that stays in place keeps its embedding (reusedEmbeddings). */
+  let embeddedFaces: CarriedFace[] = [];
+
+  /** Plans a decoded frame and hands it to the lanes of its due models. */
+  const start = (frame: SampledFrame): PlannedFrame => {
+    const changed = changes.hasChanged(frame.signature);
+    const pictureChanged = changed && pictureChanges.hasChanged(frame.signature);
+    const planned = planFrame(gates, { timeSec: frame.timeSec, changed, pictureChanged }, present, step);
+    gates = planned.state;
+    const { plan } = planned;
+    const data = frame.data;
+    const seeFaces = async (): Promise<SeenFaces> => {
+      const detected = plan.faces ? await timed('faces', () => models.faceDetector!.detectFaces(data)) : undefined;
+      if (!plan.faceEmbedding) return { detected, embedded: undefined };
+      // After this frame's detection, from the last embedded faces: the lane keeps frame order.
+      embeddedFaces = detected
+        ? await embedDetected(models.faceEmbedder!, { timeSec: frame.timeSec, data }, detected, embeddedFaces, pictureChanged, step, timed)
+        : (await timed('faces', () => models.faceEmbedder!.embedFaces(data))).map((f) => ({ ...f, embeddedSec: frame.timeSec }));
+      return { detected, embedded: embeddedFaces };
+    };
+    return {
+      timeSec: frame.timeSec,
+      data,
+      plan,
+      lines: plan.text ? lanes.text.add(() => timed('text', () => models.textReader!.readText(data))) : undefined,
+      objects: plan.objects ? lanes.objects.add(() => timed('objects', () => models.objectDetector!.detectObjects(data))) : undefined,
+      faces: plan.faces || plan.faceEmbedding ? lanes.faces.add(seeFaces) : undefined,
+      vector: plan.vector ? lanes.vector.add(() => timed('embedding', () => models.embedder!.embedImage(data))) : undefined,
+    };
+  };
+
+  // Each model's last results, carried to the frames it does not look at.
   let lastObjects: DetectedObject[] = [];
-  let objectsRunSec = -Infinity;
-  let objectFrames = 0;
-  let withinPictureRunSec = -Infinity;
-  let withinPictureFrames = 0;
   let lastDetectedFaces: DetectedFace[] = [];
   let lastVector: Float32Array | undefined;
   const observations: FrameAnalysis['observations'] = [];
   const vectors: FrameAnalysis['vectors'] = [];
   let thumbnails: FrameAnalysis['thumbnails'] = [];
   let last: FrameObservation = { timeSec: 0, lines: [], labels: [] };
-  let analysedFrames = 0;
-  let recheckedFrames = 0;
+  const counts = { analysedFrames: 0, objectFrames: 0, withinPictureFrames: 0, recheckedFrames: 0 };
   const frameFaces: FrameFaces[] = [];
-  let lastFaces: CarriedFace[] = [];
-  /** lastFaces without their bookkeeping, as every frame until the next analysed one reports them. */
+  /** The last embedded faces without their bookkeeping, as every frame until the next embedding reports them. */
   let carriedFaces: EmbeddedFace[] = [];
-  /** When the picture last changed (the change detector's last frame let through). */
-  let stillSince = 0;
 
-  const frames = sampleFrames(file, { fps: options.fps, width: options.width, probe, signal: options.signal });
-  // One frame decoded ahead: ffmpeg works on the next frame while the models look at this one.
+  /** A frame's observation, once its models are done: frame order, so the carried results are the last ones before it. */
+  const assemble = async ({ timeSec, data, plan, ...calls }: PlannedFrame) => {
+    const [lines, objects, faces, vector] = await Promise.all([calls.lines, calls.objects, calls.faces, calls.vector]);
+    if (plan.recheck) {
+      counts.recheckedFrames++;
+      last = { ...last, timeSec, lines: lines!.map((l) => ({ text: l.text, confidence: l.confidence })) };
+    }
+    if (plan.analysed) {
+      counts.analysedFrames++;
+      if (plan.objects) counts.objectFrames++;
+      if (plan.withinPicture) counts.withinPictureFrames++;
+      if (plan.objects) lastObjects = objects!;
+      if (plan.faces) lastDetectedFaces = faces!.detected!;
+      if (plan.vector) lastVector = vector;
+      if (lastVector) vectors.push({ timeSec, vector: lastVector });
+      if (plan.faceEmbedding) carriedFaces = faces!.embedded!.map(({ embeddedSec: _, ...face }) => face);
+      last = {
+        timeSec,
+        lines: (lines ?? last.lines).map((l) => ({ text: l.text, confidence: l.confidence })),
+        labels: [...new Set([...lastObjects.map((o) => o.label), ...(lastDetectedFaces.length > 0 ? ['face'] : [])])],
+        tentativeLabels: tentativeLabels(lastObjects),
+      };
+      thumbnails = decimate([...thumbnails, { timeSec, jpeg: data }], options.maxThumbnails);
+    }
+    observations.push({ ...last, timeSec, changed: plan.analysed });
+    // Unchanged frames share the last analysed frame's faces (one array, read only).
+    if (carriedFaces.length > 0) frameFaces.push({ timeSec, faces: carriedFaces });
+    options.onProgress?.(timeSec);
+  };
+
+  const frames = sampleFrames(file, { fps: options.fps, width: options.width, probe, signal: stop.signal });
+  // The next frame is decoded while the models work, until FRAMES_IN_FLIGHT are held.
   const ahead = () => {
     const decoding = frames.next();
     // Handled when awaited, which may be after it fails (ffmpeg killed while the models run).
     decoding.catch(() => undefined);
     return decoding;
   };
-  let decoding = ahead();
-  for (;;) {
-    const next = await timed('decode', () => decoding);
-    if (next.done) break;
-    decoding = ahead();
-    const frame = next.value;
-    const changed = changes.hasChanged(frame.signature);
-    if (changed) stillSince = frame.timeSec;
-    if (!changed && models.textReader && recheckDue(frame.timeSec, last.timeSec, stillSince, step)) {
-      recheckedFrames++;
-      const lines = await timed('text', () => models.textReader!.readText(frame.data));
-      last = { ...last, timeSec: frame.timeSec, lines: lines.map((l) => ({ text: l.text, confidence: l.confidence })) };
+  let decoding: Promise<IteratorResult<SampledFrame>> | undefined = ahead();
+  const pending: PlannedFrame[] = [];
+  try {
+    for (;;) {
+      if (decoding && pending.length < FRAMES_IN_FLIGHT - 1) {
+        const next: IteratorResult<SampledFrame> = await timed('decode', () => decoding!);
+        decoding = next.done ? undefined : ahead();
+        if (!next.done) pending.push(start(next.value));
+        continue;
+      }
+      const head = pending.shift();
+      if (!head) break;
+      await assemble(head);
     }
-    if (changed) {
-      analysedFrames++;
-      const pictureChanged = pictureChanges.hasChanged(frame.signature);
-      const runObjects = models.objectDetector !== undefined && objectsDue(pictureChanged, frame.timeSec, objectsRunSec, step);
-      if (runObjects) {
-        objectFrames++;
-        objectsRunSec = frame.timeSec;
-      }
-      // Text, faces and the vector mostly stay within one picture: looked for again on a new one or every 2 s.
-      const runWithinPicture = withinPictureDue(pictureChanged, frame.timeSec, withinPictureRunSec, step);
-      if (runWithinPicture) {
-        withinPictureFrames++;
-        withinPictureRunSec = frame.timeSec;
-      }
-      // The frame's models at once, each on a core of its own when one is free: OCR on
-      // onnxruntime's threads, objects and faces in their TF.js threads, the vector in embed-service.
-      const [lines, objects, faces, vector] = await Promise.all([
-        models.textReader && runWithinPicture ? timed('text', () => models.textReader!.readText(frame.data)) : last.lines,
-        runObjects ? timed('objects', () => models.objectDetector!.detectObjects(frame.data)) : lastObjects,
-        models.faceDetector && runWithinPicture ? timed('faces', () => models.faceDetector!.detectFaces(frame.data)) : lastDetectedFaces,
-        models.embedder && runWithinPicture ? timed('embedding', () => models.embedder!.embedImage(frame.data)) : lastVector,
-      ]);
-      [lastObjects, lastDetectedFaces, lastVector] = [objects, faces, vector];
-      if (vector) vectors.push({ timeSec: frame.timeSec, vector });
-      if (models.faceEmbedder && (runWithinPicture || !models.faceDetector)) {
-        // After this frame's detection, from the last analysed frame's faces: the reuse follows frame order.
-        lastFaces = models.faceDetector
-          ? await embedDetected(models.faceEmbedder, frame, faces, lastFaces, pictureChanged, step, timed)
-          : (await timed('faces', () => models.faceEmbedder!.embedFaces(frame.data))).map((f) => ({ ...f, embeddedSec: frame.timeSec }));
-        carriedFaces = lastFaces.map(({ embeddedSec: _, ...face }) => face);
-      }
-      last = {
-        timeSec: frame.timeSec,
-        lines: lines.map((l) => ({ text: l.text, confidence: l.confidence })),
-        labels: [...new Set([...objects.map((o) => o.label), ...(faces.length > 0 ? ['face'] : [])])],
-        tentativeLabels: tentativeLabels(objects),
-      };
-      thumbnails = decimate([...thumbnails, { timeSec: frame.timeSec, jpeg: frame.data }], options.maxThumbnails);
-    }
-    observations.push({ ...last, timeSec: frame.timeSec, changed });
-    // Unchanged frames share the last analysed frame's faces (one array, read only).
-    if (carriedFaces.length > 0) frameFaces.push({ timeSec: frame.timeSec, faces: carriedFaces });
-    options.onProgress?.(frame.timeSec);
+  } catch (error) {
+    // The first failure is the one to report; ffmpeg's and the lanes' own failures follow from the stop.
+    if (!stop.signal.aborted) stop.abort(error);
+    pending.length = 0;
+    await Promise.allSettled([decoding, ...Object.values(lanes).map((lane) => lane.settled())]);
+    await frames.return(undefined);
+    throw stop.signal.reason;
+  } finally {
+    options.signal?.removeEventListener('abort', cancel);
   }
   return {
     observations,
@@ -200,10 +273,7 @@ export async function analyseFrames(
     faces: frameFaces,
     step,
     timings,
-    analysedFrames,
-    objectFrames,
-    withinPictureFrames,
-    recheckedFrames,
+    ...counts,
   };
 }
 
