@@ -1,13 +1,21 @@
 #!/usr/bin/env node
 /**
- * How long organization B's upload waits behind organization A's slow downloads (issue 28 item 10).
- * A fresh `npm start` (a temporary DATA_DIR, PORT=0, FETCH_ALLOW_HOSTS=127.0.0.1, the defaults
- * otherwise) in a child process; a loopback server that trickles bytes without end; organization A
- * (the first key's) queues four video_url tasks on it; organization B (a key from
- * `npm run keys -- create --org b`) then uploads a small video. Prints the seconds from B's upload
- * until its task is `indexing` and `ready`, and the status of A's tasks at that moment. Uses the build:
+ * How long organization B's upload waits behind organization A's work. A fresh `npm start` (a
+ * temporary DATA_DIR, PORT=0, FETCH_ALLOW_HOSTS=127.0.0.1, the defaults otherwise) in a child
+ * process; organization B's key from `npm run keys -- create --org b`. Two scenarios:
  *
- *   npm run build && node scripts/bench/fairness.js [--rate BYTES_PER_SECOND] [--give-up SECONDS]
+ * - downloads (default; issue 28 item 10): a loopback server trickles bytes without end;
+ *   organization A (the first key's) queues four video_url tasks on it, then B uploads a small video.
+ * - `--uploads N` (issue 30): the server indexes WORKER_CONCURRENCY (`--concurrency`, default 2)
+ *   videos at once; A uploads N copies of a 30 s excerpt of the SDK's example, and once A's tasks
+ *   are indexing B uploads a small video. Work-conserving fairness (libs/jobs orgsAfterOthers): A's
+ *   queue fills every slot while B has nothing queued, and B's upload takes the next slot that frees.
+ *
+ * Prints the seconds from B's upload until its task is `indexing` and `ready`, and the status of
+ * A's tasks at that moment (with --uploads, also the most of A's tasks indexing at once before B
+ * came). Uses the build:
+ *
+ *   npm run build && node scripts/bench/fairness.js [--rate BYTES_PER_SECOND] [--give-up SECONDS] [--uploads N [--concurrency C]]
  *
  * --rate: the trickle (default 40960, above libs/fetch's 32 KiB/s floor, so that A's downloads run
  * until the hour's bound; a few bytes per second are cut by the floor after 30 s).
@@ -20,10 +28,12 @@ const http = require('node:http');
 const { tmpdir } = require('node:os');
 const { basename, join } = require('node:path');
 const { parseArgs } = require('node:util');
-const { silentVideo, startNpmStart } = require('@vus/testing');
+const { silentVideo, speechFixture, speechFixtureExcerpt, startNpmStart } = require('@vus/testing');
 
 const ROOT = join(__dirname, '..', '..');
 const SLOW_TASKS = 4;
+/** Seconds of the SDK's example that each of A's uploads holds (--uploads). */
+const EXCERPT_SEC = 30;
 
 /** A server whose every answer is endless `x`s at `bytesPerSecond` (ten writes a second). */
 async function trickleServer(bytesPerSecond) {
@@ -83,53 +93,94 @@ function createKey(dataDir, org) {
   return key;
 }
 
+function upload(baseUrl, key, indexId, path) {
+  const file = new File([readFileSync(path)], basename(path), { type: 'video/mp4' });
+  return api(baseUrl, key, 'POST', '/v1.3/tasks', form({ index_id: indexId, video_file: file }));
+}
+
+const statusesOf = (baseUrl, key, tasks) =>
+  Promise.all(tasks.map(async (t) => (await api(baseUrl, key, 'GET', `/v1.3/tasks/${t._id}`)).status));
+
+/** A's work: four video_url tasks on the trickle server, downloading before B comes. */
+async function slowDownloads(baseUrl, keyA, trickle) {
+  const indexA = await createIndex(baseUrl, keyA, 'a');
+  const tasks = [];
+  for (let n = 0; n < SLOW_TASKS; n++) {
+    tasks.push(await api(baseUrl, keyA, 'POST', '/v1.3/tasks', form({ index_id: indexA._id, video_url: trickle.url })));
+  }
+  for (const deadline = Date.now() + 60_000; trickle.open() === 0; await new Promise((r) => setTimeout(r, 100))) {
+    if (Date.now() > deadline) throw new Error('no download of A started');
+  }
+  return { tasks, described: `A: ${SLOW_TASKS} video_url tasks`, before: '' };
+}
+
+/** A's work: `count` uploads, indexing (as many at once as the server's slots allow) before B comes. */
+async function queuedUploads(baseUrl, keyA, count, concurrency) {
+  const indexA = await createIndex(baseUrl, keyA, 'a');
+  const video = await speechFixtureExcerpt(speechFixture('twelvelabs-example'), EXCERPT_SEC);
+  const tasks = [];
+  for (let n = 0; n < count; n++) tasks.push(await upload(baseUrl, keyA, indexA._id, video));
+  // Until as many of A's tasks index as B could ever find busy (the slots, or all of A's): the most at once before B came.
+  let mostIndexing = 0;
+  for (const deadline = Date.now() + 120_000; mostIndexing < Math.min(count, concurrency); await new Promise((r) => setTimeout(r, 250))) {
+    mostIndexing = Math.max(mostIndexing, (await statusesOf(baseUrl, keyA, tasks)).filter((s) => s === 'indexing').length);
+    if (Date.now() > deadline) break;
+  }
+  return {
+    tasks,
+    described: `A: ${count} uploads of ${EXCERPT_SEC} s of the example, WORKER_CONCURRENCY=${concurrency}`,
+    before: `; A's tasks indexing at once before B came: ${mostIndexing} of ${concurrency} slots`,
+  };
+}
+
 async function main() {
-  const { values } = parseArgs({ options: { rate: { type: 'string', default: '40960' }, 'give-up': { type: 'string', default: '600' } } });
+  const { values } = parseArgs({
+    options: {
+      rate: { type: 'string', default: '40960' },
+      'give-up': { type: 'string', default: '600' },
+      uploads: { type: 'string', default: '0' },
+      concurrency: { type: 'string', default: '2' },
+    },
+  });
   const rate = Number(values.rate);
   const giveUpMs = Number(values['give-up']) * 1000;
+  const uploads = Number(values.uploads);
+  const concurrency = Number(values.concurrency);
   const dataDir = mkdtempSync(join(tmpdir(), 'vus-bench-fairness-'));
   const trickle = await trickleServer(rate);
-  const server = await startNpmStart({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', FETCH_ALLOW_HOSTS: '127.0.0.1' }, 120_000);
+  const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', FETCH_ALLOW_HOSTS: '127.0.0.1' };
+  const server = await startNpmStart(uploads > 0 ? { ...env, WORKER_CONCURRENCY: String(concurrency) } : env, 120_000);
   try {
     const keyA = server.apiKey;
     if (!keyA) throw new Error(`no first key printed:\n${server.output()}`);
     const keyB = createKey(dataDir, 'b');
     const { baseUrl } = server;
 
-    const indexA = await createIndex(baseUrl, keyA, 'a');
-    const slow = [];
-    for (let n = 0; n < SLOW_TASKS; n++) {
-      slow.push(await api(baseUrl, keyA, 'POST', '/v1.3/tasks', form({ index_id: indexA._id, video_url: trickle.url })));
-    }
-    for (const deadline = Date.now() + 60_000; trickle.open() === 0; await new Promise((r) => setTimeout(r, 100))) {
-      if (Date.now() > deadline) throw new Error('no download of A started');
-    }
+    const a = uploads > 0 ? await queuedUploads(baseUrl, keyA, uploads, concurrency) : await slowDownloads(baseUrl, keyA, trickle);
 
     const indexB = await createIndex(baseUrl, keyB, 'b');
     const video = await silentVideo();
-    const file = new Blob([readFileSync(video.path)], { type: 'video/mp4' });
     const started = performance.now();
-    const task = await api(
-      baseUrl,
-      keyB,
-      'POST',
-      '/v1.3/tasks',
-      form({ index_id: indexB._id, video_file: new File([file], basename(video.path)) }),
-    );
+    const task = await upload(baseUrl, keyB, indexB._id, video.path);
     const seen = {};
     let status;
+    let statusesOfA;
     for (;;) {
       ({ status } = await api(baseUrl, keyB, 'GET', `/v1.3/tasks/${task._id}`));
       seen[status] ??= (performance.now() - started) / 1000;
+      // A's tasks as B's starts indexing (the downloads: as it ends).
+      if (status === 'indexing' && uploads > 0) statusesOfA ??= await statusesOf(baseUrl, keyA, a.tasks);
       if (status === 'ready' || status === 'failed') break;
       if (performance.now() - started > giveUpMs) break;
       await new Promise((r) => setTimeout(r, 250));
     }
-    const statusesOfA = await Promise.all(slow.map(async (t) => (await api(baseUrl, keyA, 'GET', `/v1.3/tasks/${t._id}`)).status));
+    statusesOfA ??= await statusesOf(baseUrl, keyA, a.tasks);
     const at = (s) => (seen[s] === undefined ? 'never' : `${seen[s].toFixed(1)} s`);
-    console.log(`trickle: ${rate} bytes/s; A: ${SLOW_TASKS} video_url tasks; B: one ${basename(video.path)} upload`);
+    console.log(`${uploads > 0 ? '' : `trickle: ${rate} bytes/s; `}${a.described}; B: one ${basename(video.path)} upload${a.before}`);
     console.log(`B's task: ${status} (indexing after ${at('indexing')}, ready after ${at('ready')})`);
-    console.log(`A's tasks then: ${statusesOfA.join(', ')}; A's downloads open: ${trickle.open()}`);
+    console.log(
+      `A's tasks ${uploads > 0 ? 'as B’s indexed' : 'then'}: ${statusesOfA.join(', ')}${uploads > 0 ? '' : `; A's downloads open: ${trickle.open()}`}`,
+    );
   } finally {
     await server.stop();
     await trickle.close();
