@@ -32,7 +32,9 @@ export interface PaddleOcrOptions {
    * onnxruntime's threads within one model run (default 1). Its default (one per core) spin-waits:
    * on the SDK's example (40 frames, 2 cores) it cost 148 + 181 CPU-ms per frame (detection +
    * recognition) against 61 + 74 with one thread, for the same 116 lines (issue 30), and the
-   * worker already keeps the other core busy with speech and the HLS stream.
+   * worker already keeps the other core busy with speech and the HLS stream. In a model thread
+   * (vision/thread) too: 2 threads cost 187 CPU-ms per frame against 78 (87 with spinning off) for
+   * the same lines, and no wall time on a shared machine.
    */
   readonly threads?: number;
 }
@@ -124,7 +126,7 @@ export class PaddleOcr implements TextReader, Disposable {
    * before it returns.
    */
   private detectionInput: Float32Array | undefined;
-  /** Boxes recognised and boxes reused since load, for the benchmark. */
+  /** Boxes recognised and boxes reused since load, for the benchmark (in-process only: a model thread's stand-in has none). */
   readonly counts = { recognised: 0, reused: 0 };
 
   private constructor(

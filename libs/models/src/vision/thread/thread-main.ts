@@ -8,8 +8,8 @@ import type { ThreadModelName, ThreadReply, ThreadRequest } from './protocol';
 
 /**
  * A model thread's worker: loads the models it is asked for (its own TF.js WASM runtime, tfjs.ts;
- * onnxruntime-node's sessions, whose runs block the thread that calls them) and answers calls on them. Requests are handled as they come; each model's SerialQueue keeps its
- * own calls one at a time.
+ * onnxruntime-node's sessions, whose runs block the thread that calls them) and answers calls on
+ * them. Requests are handled as they come; each model's SerialQueue keeps its own calls one at a time.
  */
 
 const loaders: Record<ThreadModelName, (options: never) => Promise<Disposable>> = {
