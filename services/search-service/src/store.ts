@@ -196,9 +196,11 @@ export function createSegmentStore(db: Database): SegmentStore {
       const pool = `${param(limit)}::int`;
       const every = tsquery(plan.everyQuery);
       const rank = tsquery(plan.rankQuery);
-      const any = [plan.broadQuery && `s.doc @@ ${tsquery(plan.broadQuery)}`, plan.ownQuery && `s.own @@ ${tsquery(plan.ownQuery)}`]
-        .filter(Boolean)
-        .join(' OR ');
+      // In arms (lexical.ts ALTERNATIVES_PER_ARM): a BitmapOr of small tsqueries, not one long one.
+      const any = [
+        ...plan.broadArms.map((arm) => `s.doc @@ ${tsquery(arm)}`),
+        ...plan.ownArms.map((arm) => `s.own @@ ${tsquery(arm)}`),
+      ].join(' OR ');
       // Each modality's own tiers, its modality a constant of the scans (one partition each).
       const modalityParams = modalities.map((modality) => `${param(modality)}::text`);
       const tiers = modalityParams.map((modality, m) => {

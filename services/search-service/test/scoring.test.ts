@@ -1,5 +1,5 @@
 import { clipsOf, groupByVideo, type SegmentMatch } from '../src/clips';
-import { keepAlternatives, lexicalPlan, scoreHit, tsQueryText, type TermGroup } from '../src/lexical';
+import { ALTERNATIVES_PER_ARM, keepAlternatives, lexicalPlan, orArms, scoreHit, tsQueryText, type TermGroup } from '../src/lexical';
 import { pageToken, parsePageToken, slicePage } from '@vus/core';
 import { confidenceOf, displayScore, fuseScores, lexicalScore, meetsThreshold, vectorScore } from '../src/scoring';
 
@@ -84,18 +84,39 @@ describe('tsquery texts', () => {
       { query: 'motor <-> vehicle', ownOnly: true },
       { query: 'red', ownOnly: false },
     ]);
-    expect(plan.broadQuery).toBe('(car) | (red)');
-    expect(plan.ownQuery).toBe('(motor <-> vehicle)');
+    expect(plan.broadArms).toEqual(['(car) | (red)']);
+    expect(plan.ownArms).toEqual(['(motor <-> vehicle)']);
     expect(plan.rankQuery).toBe('(car) | (motor:A <-> vehicle:A) | (red)');
     expect(plan.everyQuery).toBe('((car)) & ((red))');
     // A group of hypernyms alone still takes part.
     expect(lexicalPlan([{ term: 'x', alternatives: [{ text: 'vehicle', weight: 0.6, kind: 'hypernym' }] }])).toMatchObject({
-      broadQuery: undefined,
-      ownQuery: '(vehicle)',
+      broadArms: [],
+      ownArms: ['(vehicle)'],
       everyQuery: '((vehicle:A))',
     });
     expect(scoreHit(groups, plan, '-de')).toBeCloseTo((0.6 + 0.75) / 2);
     expect(lexicalPlan([{ term: '!!', alternatives: [{ text: '!!', weight: 1 }] }])).toBeUndefined();
+  });
+});
+
+describe('orArms', () => {
+  const words = (count: number) => Array.from({ length: count }, (_, i) => `w${i}`);
+  const ored = (queries: readonly string[]) => queries.map((q) => `(${q})`).join(' | ');
+  const full = ored(words(ALTERNATIVES_PER_ARM));
+  it.each([
+    [0, []],
+    [1, ['(w0)']],
+    [ALTERNATIVES_PER_ARM, [full]],
+    [ALTERNATIVES_PER_ARM + 1, [full, `(w${ALTERNATIVES_PER_ARM})`]],
+  ])('%i alternatives: %j', (count, arms) => {
+    expect(orArms(words(count))).toEqual(arms);
+  });
+
+  it('keeps every alternative once, in order, phrases whole', () => {
+    const queries = [...words(13), 'motor <-> vehicle'];
+    const arms = orArms(queries);
+    expect(arms).toHaveLength(Math.ceil(queries.length / ALTERNATIVES_PER_ARM));
+    expect(arms.join(' | ')).toBe(ored(queries));
   });
 });
 
