@@ -14,8 +14,6 @@ import { readTranscriptionBlob } from '../transcription';
 import { alongside } from '../alongside';
 import type { VideoSource } from './inputs';
 
-export type { VideoSource } from './inputs';
-
 export type ExtractDeps = Pick<
   PipelineDeps,
   'index' | 'blobs' | 'models' | 'clipVectors' | 'frames' | 'fetchPolicy' | 'maxTranscriptionBytes' | 'logger'
