@@ -220,6 +220,11 @@ describe.each(DATABASE_KINDS)('job queue on %s', (_kind, create) => {
       await Promise.all(runners.splice(0).map((r) => r.stop()));
     });
     const now = () => new Date();
+    /**
+     * Due, in the order of n: two jobs enqueued within one millisecond share run_at, and the claim
+     * then orders them by id (random), not by when they were enqueued.
+     */
+    const dueInOrder = (n: number) => new Date(Date.now() - 60_000 + n);
 
     it('runs several jobs at once, up to its concurrency', async () => {
       const kind = new HeldKind();
@@ -234,7 +239,7 @@ describe.each(DATABASE_KINDS)('job queue on %s', (_kind, create) => {
 
     it('work-conserving: one organization’s queue fills every slot while nobody else waits', async () => {
       const kind = new HeldKind();
-      for (let n = 0; n < 4; n++) await enqueue(`a${n}`, 'org-a', now());
+      for (let n = 0; n < 4; n++) await enqueue(`a${n}`, 'org-a', dueInOrder(n));
       startRunner(kind, { concurrency: 2 });
       await waitFor(() => kind.started.length === 2, 'two A jobs at once');
       expect(kind.startedSubjects()).toEqual(['a0', 'a1']);
@@ -254,7 +259,7 @@ describe.each(DATABASE_KINDS)('job queue on %s', (_kind, create) => {
 
     it('fairness: org B’s job that comes later takes the next slot that frees, before A’s earlier ones', async () => {
       const kind = new HeldKind();
-      for (let n = 0; n < 6; n++) await enqueue(`a${n}`, 'org-a', now());
+      for (let n = 0; n < 6; n++) await enqueue(`a${n}`, 'org-a', dueInOrder(n));
       startRunner(kind, { concurrency: 2 });
       await waitFor(() => kind.started.length === 2, 'A’s jobs in both slots');
       await enqueue('b0', 'org-b', now());
