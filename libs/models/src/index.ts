@@ -34,7 +34,7 @@ export * from './speech/vad';
 export * from './speech/words';
 export * from './speech/report';
 export * from './models-report';
-export { decodeWav, readWav, SPEECH_SAMPLE_RATE } from './audio';
+export { decodeWav, memorySamples, openWavSamples, readWav, SPEECH_SAMPLE_RATE, type SampleSource } from './audio';
 export { describeImage, type ImageFacts } from './image';
 export * from './concept/concepts';
 export * from './concept/space';

@@ -1,4 +1,7 @@
-import { decodeWav } from '../src';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeWav, openWavSamples } from '../src';
 import { wav } from './helpers/wav';
 
 describe('decodeWav', () => {
@@ -25,5 +28,50 @@ describe('decodeWav', () => {
     ['the wrong rate', wav(new Float32Array(4), 8_000, 1), /8000 Hz; 16000 Hz is needed/],
   ])('rejects %s', (_name, bytes, message) => {
     expect(() => decodeWav(bytes)).toThrow(message);
+  });
+});
+
+describe('openWavSamples', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'vus-wav-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  async function file(name: string, bytes: Buffer): Promise<string> {
+    const path = join(dir, name);
+    await writeFile(path, bytes);
+    return path;
+  }
+
+  const samples = Float32Array.from({ length: 1000 }, (_, i) => Math.sin(i / 7) * 0.8);
+
+  it.each<[string, number, number, number]>([
+    ['the start', 0, 10, 10],
+    ['a middle stretch', 333, 480, 480],
+    ['past the end: cut to the track', 990, 480, 10],
+    ['from beyond the end: nothing', 1000, 5, 0],
+    ['a negative start reads from 0', -5, 3, 3],
+  ])('reads any stretch as decodeWav decodes it (%s), stereo averaged to mono', async (_name, start, count, expected) => {
+    const bytes = wav(samples, 16_000, 2);
+    const source = await openWavSamples(await file(`s${start}.wav`, bytes));
+    try {
+      expect(source.length).toBe(1000);
+      const whole = decodeWav(bytes);
+      const from = Math.max(0, start);
+      const read = await source.read(start, count);
+      expect(read.length).toBe(expected);
+      expect(Array.from(read)).toEqual(Array.from(whole.subarray(from, from + expected)));
+    } finally {
+      await source.close();
+    }
+  });
+
+  it.each<[string, Buffer, RegExp]>([
+    ['random bytes', Buffer.from('definitely not audio'), /not a WAV file/],
+    ['a header without data', wav(new Float32Array(0), 16_000, 1).subarray(0, 36), /no data chunk/],
+    ['the wrong rate', wav(new Float32Array(4), 8_000, 1), /8000 Hz; 16000 Hz is needed/],
+  ])('rejects %s as decodeWav does', async (name, bytes, message) => {
+    await expect(openWavSamples(await file(`${name}.wav`, bytes))).rejects.toThrow(message);
   });
 });

@@ -1,6 +1,8 @@
 import {
   describeSpeechProviders,
   detectSpeechRegions,
+  detectSpeechRegionsIn,
+  memorySamples,
   parsePocketSphinxWords,
   shareOut,
   streamLayout,
@@ -99,6 +101,22 @@ describe('detectSpeechRegions', () => {
     // The first cut falls in the dip, not mid-word at the 20 s limit.
     expect(regions[0]!.end).toBeGreaterThan(18);
     expect(regions[0]!.end).toBeLessThan(18.25);
+  });
+
+  it.each<[string, Float32Array]>([
+    ['no audio', new Float32Array(0)],
+    ['a part frame only', audio(0.02, [[0, 0.02]])],
+    [
+      'speech across the 60 s windows, a part frame at the end',
+      audio(150.017, [
+        [1, 18],
+        [59.5, 61],
+        [119.99, 140],
+        [149, 150.017],
+      ]),
+    ],
+  ])('reads a track a window at a time and finds the same regions: %s', async (_name, samples) => {
+    expect(await detectSpeechRegionsIn(memorySamples(samples))).toEqual(detectSpeechRegions(samples));
   });
 
   it('adapts to a loud floor: steady background noise is not all speech', () => {

@@ -1,21 +1,22 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { readWav, SPEECH_SAMPLE_RATE } from '../audio';
+import { memorySamples, openWavSamples, SPEECH_SAMPLE_RATE, type SampleSource } from '../audio';
 import type { PocketSphinxConfig } from '../config';
 import type { ProviderDefinition } from '../registry';
 import { SerialQueue } from '../serial';
 import type { SpeechRecognizer, SpeechSegment, TranscribeOptions } from '../types';
-import { detectSpeechRegions, type SpeechRegion } from './vad';
+import { detectSpeechRegionsIn, type SpeechRegion } from './vad';
 import { wordsToLines, type TimedWord } from './words';
 
 /**
  * The bundled speech recogniser: CMU PocketSphinx (Debian `pocketsphinx`, 0.8+5prealpha in
  * bookworm) with its US English model (`pocketsphinx-en-us`), run as `pocketsphinx_continuous`
  * child processes on raw 16 kHz PCM files (it opens its input by name, so Node's stdin socket
- * will not do). Only the stretches the energy VAD marks as speech are read;
+ * will not do). Only the stretches the energy VAD marks as speech are read, a region at a time
+ * from the track's file (memory does not grow with the video's length);
  * they are shared out over `processes` recognisers that run at once (one core each), and the
  * words' times are mapped back onto the audio's timeline, then grouped into lines.
  */
@@ -85,23 +86,28 @@ export class PocketSphinxRecognizer implements SpeechRecognizer {
   transcribe(audio: Float32Array | string, options: TranscribeOptions = {}): Promise<SpeechSegment[]> {
     // One track at a time: each track already takes `processes` cores.
     return this.queue.run(async () => {
-      const samples = typeof audio === 'string' ? await readWav(audio) : audio;
-      const regions = detectSpeechRegions(samples);
-      const groups = shareOut(regions, this.config.processes);
-      const words = await Promise.all(groups.map((group) => this.recognise(samples, group, options.signal)));
-      return wordsToLines(words.flat()).map((line) => ({ ...line, language: 'en' }));
+      const source = typeof audio === 'string' ? await openWavSamples(audio) : memorySamples(audio);
+      try {
+        const regions = await detectSpeechRegionsIn(source);
+        const groups = shareOut(regions, this.config.processes);
+        const words = await Promise.all(groups.map((group) => this.recognise(source, group, options.signal)));
+        return wordsToLines(words.flat()).map((line) => ({ ...line, language: 'en' }));
+      } finally {
+        await source.close();
+      }
     });
   }
 
   /** Runs one recogniser over the regions of one group, as one stream with silence between them. */
-  private async recognise(samples: Float32Array, regions: readonly SpeechRegion[], signal: AbortSignal | undefined): Promise<TimedWord[]> {
+  private async recognise(source: SampleSource, regions: readonly SpeechRegion[], signal: AbortSignal | undefined): Promise<TimedWord[]> {
     const layout = streamLayout(regions, GAP_SEC);
-    const pcm = toPcm16(samples, layout);
-    const streamSec = pcm.length / 2 / SPEECH_SAMPLE_RATE;
     const { modelDir } = this.config;
     const dir = await mkdtemp(join(tmpdir(), 'vus-speech-'));
     const input = join(dir, 'speech.raw');
-    await writeFile(input, pcm);
+    const streamSec = await writePcm16Stream(source, layout, input).catch(async (error: unknown) => {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    });
     const output = await runRecogniser(
       this.config.binary,
       [
@@ -200,22 +206,30 @@ export function shareOut(regions: readonly SpeechRegion[], count: number): Speec
   return groups;
 }
 
-/** The layout's audio as 16-bit little-endian PCM, with silence in the gaps. */
-function toPcm16(samples: Float32Array, layout: readonly StreamPiece[]): Buffer {
+/**
+ * Writes the layout's audio to `path` as 16-bit little-endian PCM, with silence in the gaps, a
+ * region at a time; the stream's length in seconds.
+ */
+async function writePcm16Stream(source: SampleSource, layout: readonly StreamPiece[], path: string): Promise<number> {
   const last = layout[layout.length - 1];
-  if (!last) return Buffer.alloc(0);
-  const totalSamples = Math.round((last.streamStart + last.source.end - last.source.start + GAP_SEC) * SPEECH_SAMPLE_RATE);
-  const pcm = Buffer.alloc(totalSamples * 2);
-  for (const { source, streamStart } of layout) {
-    const from = Math.round(source.start * SPEECH_SAMPLE_RATE);
-    const to = Math.min(samples.length, Math.round(source.end * SPEECH_SAMPLE_RATE));
-    const at = Math.round(streamStart * SPEECH_SAMPLE_RATE);
-    for (let i = from; i < to && at + i - from < totalSamples; i++) {
-      const s = Math.max(-1, Math.min(1, samples[i] ?? 0));
-      pcm.writeInt16LE(Math.round(s * 32767), (at + i - from) * 2);
+  const totalSamples = last ? Math.round((last.streamStart + last.source.end - last.source.start + GAP_SEC) * SPEECH_SAMPLE_RATE) : 0;
+  const file = await open(path, 'w');
+  try {
+    // Zeros, i.e. silence, wherever no region is written.
+    await file.truncate(totalSamples * 2);
+    for (const { source: region, streamStart } of layout) {
+      const from = Math.round(region.start * SPEECH_SAMPLE_RATE);
+      const to = Math.min(source.length, Math.round(region.end * SPEECH_SAMPLE_RATE));
+      const at = Math.round(streamStart * SPEECH_SAMPLE_RATE);
+      const samples = await source.read(from, Math.max(0, Math.min(to - from, totalSamples - at)));
+      const pcm = Buffer.alloc(samples.length * 2);
+      samples.forEach((sample, i) => pcm.writeInt16LE(Math.round(Math.max(-1, Math.min(1, sample)) * 32767), i * 2));
+      await file.write(pcm, 0, pcm.length, at * 2);
     }
+  } finally {
+    await file.close();
   }
-  return pcm;
+  return totalSamples / SPEECH_SAMPLE_RATE;
 }
 
 const STDERR_TAIL = 2048;

@@ -1,4 +1,4 @@
-import { SPEECH_SAMPLE_RATE } from '../audio';
+import { SPEECH_SAMPLE_RATE, type SampleSource } from '../audio';
 
 /**
  * Voice activity by energy: where the audio is loud enough, for long enough, to hold speech.
@@ -54,9 +54,41 @@ const CUT_SEARCH_SEC = 5;
 /** The stretches of the audio that may hold speech, in order, not overlapping. */
 export function detectSpeechRegions(samples: Float32Array, options: SpeechDetectionOptions = {}): SpeechRegion[] {
   const o = { ...SPEECH_DETECTION_DEFAULTS, ...options };
-  const frameLength = Math.max(1, Math.round(o.sampleRate * FRAME_SEC));
+  const frameLength = frameLengthAt(o.sampleRate);
+  return regionsOfLevels(frameLevels(samples, frameLength), frameLength, samples.length, o);
+}
+
+/**
+ * detectSpeechRegions over a track read a window at a time: the same regions, holding only the
+ * frame levels (8 bytes per 30 ms: about 1 MB an hour) and one window of samples.
+ */
+export async function detectSpeechRegionsIn(source: SampleSource, options: SpeechDetectionOptions = {}): Promise<SpeechRegion[]> {
+  const o = { ...SPEECH_DETECTION_DEFAULTS, sampleRate: source.sampleRate, ...options };
+  const frameLength = frameLengthAt(o.sampleRate);
+  // Whole frames per window, so that the windows' frames are the track's frames.
+  const windowLength = frameLength * FRAMES_PER_WINDOW;
+  const levels: number[] = [];
+  for (let start = 0; start < source.length; start += windowLength) {
+    for (const level of frameLevels(await source.read(start, windowLength), frameLength)) levels.push(level);
+  }
+  return regionsOfLevels(levels, frameLength, source.length, o);
+}
+
+/** Frames per window read by detectSpeechRegionsIn: 60 s, 3.8 MB of samples. */
+const FRAMES_PER_WINDOW = 2000;
+
+function frameLengthAt(sampleRate: number): number {
+  return Math.max(1, Math.round(sampleRate * FRAME_SEC));
+}
+
+/** The regions, from the levels of a track's whole frames of `frameLength` samples. Pure. */
+function regionsOfLevels(
+  levels: readonly number[],
+  frameLength: number,
+  sampleCount: number,
+  o: Required<SpeechDetectionOptions>,
+): SpeechRegion[] {
   const frameSec = frameLength / o.sampleRate;
-  const levels = frameLevels(samples, frameLength);
   if (levels.length === 0) return [];
   const sorted = [...levels].sort((a, b) => a - b);
   const threshold = Math.max(o.minLevelDb, Math.min(percentile(sorted, 0.1) + o.aboveFloorDb, percentile(sorted, 0.9) - o.belowLoudDb));
@@ -71,7 +103,7 @@ export function detectSpeechRegions(samples: Float32Array, options: SpeechDetect
     else runs.push([i, i]);
   });
 
-  const duration = samples.length / o.sampleRate;
+  const duration = sampleCount / o.sampleRate;
   const minFrames = o.minRegionSec / frameSec;
   const regions: SpeechRegion[] = [];
   for (const [first, last] of runs) {
