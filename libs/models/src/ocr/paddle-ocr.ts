@@ -24,7 +24,15 @@ export interface PaddleOcrFiles {
 }
 
 export interface PaddleOcrOptions {
-  /** The detector sees the frame scaled so its longer side is at most this (PaddleOCR's 960). */
+  /**
+   * The detector sees the frame scaled so its longer side is at most this (PaddleOCR's 960). The
+   * worker's frames are 640 px wide, so it never applies there: the detector runs on 640×352 and is
+   * ~49 of ~77 CPU-ms per frame of the SDK's example (recognition ~18, 165 runs for 491 boxes, the
+   * rest reused; JS ~10). A smaller input reads less (issue 30: 512 px, 61 CPU-ms, read 416
+   * line-frames instead of 425, and other lines; 480 px, 51 CPU-ms, 318), so the cost stays.
+   * onnxruntime's options measured no cheaper on the detector: 'extended' optimisation +30%, no CPU
+   * arena +30%, no memory pattern +4%.
+   */
   readonly maxSide?: number;
   /** Lines whose mean character probability is lower are dropped. */
   readonly minConfidence?: number;
