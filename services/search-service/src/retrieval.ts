@@ -95,7 +95,8 @@ export function createRetrieval(deps: Pick<SearchDeps, 'store' | 'models'> & { s
     if (options.includes('conversation') && conversationOption === 'exact_match' && text.trim()) {
       for (const hit of await store.exactPhrase(scope, text, candidates.lexical)) matches.push(matchOf(hit, 'conversation', 1));
     }
-    if (options.includes('visual')) {
+    // Without stored vectors (PostgreSQL without pgvector) nothing is near: no query vector asked of embed-service.
+    if (options.includes('visual') && (await store.vectorsEnabled())) {
       const query = await deps.models.embed(scope.orgId, { text });
       if (query) {
         for (const hit of await store.nearest(scope, query.model, [...query.vector], candidates.nearest)) {

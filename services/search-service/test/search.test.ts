@@ -204,6 +204,26 @@ describe('search (domain, on a memory store)', () => {
     expect(page.clips.map((c) => [c.videoId, c.start])).toEqual([['v1', 0]]);
   });
 
+  it('asks embed-service for a query vector only where vectors are stored', async () => {
+    const asked: string[] = [];
+    const withModels = (vectors: boolean) =>
+      createSearch({
+        store: { ...memory.store, vectorsEnabled: async () => vectors },
+        indexes: directory([INDEX]),
+        expand: literal,
+        models: {
+          embed: async (_orgId, input) => void asked.push(`${vectors} ${'text' in input ? input.text : ''}`),
+          imageLabels: async () => undefined,
+        },
+        clock,
+        logger,
+        pageTtlMs: 60_000,
+      });
+    await withModels(false).search(ORG, 'idx1', { text: 'car' }, params(), false);
+    await withModels(true).search(ORG, 'idx1', { text: 'car' }, params(), false);
+    expect(asked).toEqual(['true car']);
+  });
+
   it('ingests labels with their other names, so that a query for one finds the other', async () => {
     const page = await search().search(ORG, 'idx1', { text: 'automobile' }, params(), false);
     expect(page.clips.map((c) => [c.videoId, c.start, c.modules.map((m) => m.option)])).toEqual([['v1', 10, ['visual']]]);
