@@ -6,7 +6,9 @@
  *
  * Recording patches pg's Client.query in this process (the services run in it) and keeps the
  * statements sent to one database while a recording is open; requests are checked one at a time,
- * so the statements of one recording are one request's. Writes (INSERT/UPDATE/DELETE) are left
+ * so the statements of one recording are one request's. With --cluster search-service runs in a
+ * process of its own, started with this file as a --require: there the statements go to a file
+ * (recordToFile, fileStatementRecorder). Writes (INSERT/UPDATE/DELETE) are left
  * out of the replay: they name ids that exist once. The replay runs each recorded request's reads
  * in order on one connection of its own (what the service parallelises, the replay does not:
  * at 10 connections that evens out), `connections` at a time, for `seconds`.
@@ -14,19 +16,26 @@
 const pg = require('pg');
 const { percentile } = require('./lib');
 
-function statementRecorder(databaseName) {
-  let open;
+/** Patches pg's Client.query: `onRead` gets each read statement sent to `databaseName`; returns the undo. */
+function interceptReads(databaseName, onRead) {
   const original = pg.Client.prototype.query;
   pg.Client.prototype.query = function query(config, values, callback) {
-    if (open && this.database === databaseName) {
+    if (this.database === databaseName) {
       const text = typeof config === 'string' ? config : config?.text;
       const params = Array.isArray(values) ? values : config?.values;
       // A named statement keeps its name: the replay prepares it once per connection, as the service does.
       if (text && !/^\s*(INSERT|UPDATE|DELETE)\b/i.test(text))
-        open.push({ text, values: params, ...(config?.name ? { name: config.name } : {}) });
+        onRead({ text, values: params, ...(config?.name ? { name: config.name } : {}) });
     }
     return original.call(this, config, values, callback);
   };
+  return () => void (pg.Client.prototype.query = original);
+}
+
+/** Records in this process (the services run in it): `start`, one request, `stop` gives its statements. */
+function statementRecorder(databaseName) {
+  let open;
+  const restore = interceptReads(databaseName, (statement) => open?.push(statement));
   return {
     start: () => void (open = []),
     stop: () => {
@@ -34,7 +43,43 @@ function statementRecorder(databaseName) {
       open = undefined;
       return statements;
     },
-    restore: () => void (pg.Client.prototype.query = original),
+    restore,
+  };
+}
+
+/**
+ * Records in a service's own process (--cluster): started with `node --require raw-engine.js` and
+ * BENCH_RECORD_STATEMENTS=FILE, it appends each read statement as a JSON line to FILE while
+ * recording, which SIGUSR2 turns on and off (off at start: the load is not recorded). The line is
+ * written before the statement is sent, so a request's lines are in FILE when its answer arrives.
+ */
+function recordToFile(file) {
+  const { appendFileSync } = require('node:fs');
+  let recording = false;
+  process.on('SIGUSR2', () => void (recording = !recording));
+  const databaseName = new URL(process.env.DATABASE_URL).pathname.slice(1);
+  interceptReads(databaseName, (statement) => recording && appendFileSync(file, `${JSON.stringify(statement)}\n`));
+}
+if (process.env.BENCH_RECORD_STATEMENTS) recordToFile(process.env.BENCH_RECORD_STATEMENTS);
+
+/** The bench's side of recordToFile: the same interface as statementRecorder, for the process `pid` writing `file`. */
+async function fileStatementRecorder(file, pid) {
+  const { readFileSync, writeFileSync } = require('node:fs');
+  writeFileSync(file, '');
+  process.kill(pid, 'SIGUSR2');
+  // The signal arrives asynchronously: wait until the process answers it (it records from then on).
+  await new Promise((r) => setTimeout(r, 500));
+  let from;
+  return {
+    start: () => void (from = readFileSync(file).length),
+    stop: () =>
+      readFileSync(file)
+        .subarray(from)
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line)),
+    restore: () => process.kill(pid, 'SIGUSR2'),
   };
 }
 
@@ -73,4 +118,4 @@ async function replay(url, requests, connections, seconds) {
   };
 }
 
-module.exports = { statementRecorder, replay };
+module.exports = { statementRecorder, fileStatementRecorder, replay };

@@ -109,6 +109,22 @@
  * cost twice as much: rare words then walk the whole partition. search-quality.js on the same cached
  * segments, the search-service of before and of after: the same table (recall@1 0.85, recall@5 0.96).
  *
+ * `--cluster` (issue 31): index-, search- and billing-service and the gateway each run as their own
+ * process, `node services/<name>/dist/main.js` with the environment the Helm chart gives them
+ * (DATABASE_URL, INTERNAL_GRPC_SECRET, GRPC_BIND / HOST+PORT, the *_ADDR of the others), each on its
+ * own throwaway database on PostgreSQL. The bench loads through the same gRPC calls, carrying the
+ * internal secret. CPU per request is the sum of the processes' utime + stime from /proc. Each
+ * service's RSS is printed after the load and at the end. search-service is started with
+ * `--require raw-engine.js`, which writes the checked queries' statements to a file for the raw
+ * engine. In both modes the organization and its key come from the gateway's admin API.
+ *   node scripts/bench/search.js --cluster [--videos 2000] [--duration 8] ...
+ * Example: `--cluster --videos 300 --duration 4 --warmup 1 --queries 200`, 2026-11-28 (load average
+ * 22-32 on 2 cores from other helpers' benches). 14,895 segments loaded in 36 s (409/s). RSS after
+ * the load: index 83, search 325, billing 98, gateway 123 MiB. RSS at the end: search-service 422 MiB
+ * (peak 471), gateway 151 MiB. At 1 / 10 connections: text 8.7 / 14.4 req/s, 19-21 CPU-ms per request
+ * summed over the processes, service/raw 0.77 / 0.35. exact_match 43.7 / 58.9 req/s. At this load
+ * these figures are not comparable with the in-process mode's.
+ *
  * PGlite is one session in one thread: ten connections queue behind each other, so latency at 10
  * is queueing (compare the PostgreSQL figures in the README).
  */
@@ -132,8 +148,9 @@ const { migrateService } = require('@vus/service');
 const { openWordNet } = require('@vus/wordnet');
 const { startBillingService } = require('@vus/billing-service');
 const { startGateway } = require('@vus/gateway');
-const { benchRun, seededRandom } = require('./lib');
-const { replay, statementRecorder } = require('./raw-engine');
+const { benchRun, mib: mibOfKib, residentKib, seededRandom } = require('./lib');
+const { useInternalSecret } = require('@vus/grpc');
+const { fileStatementRecorder, replay, statementRecorder } = require('./raw-engine');
 const { distinctQueries } = require('./search-queries');
 
 const { values: args } = parseArgs({
@@ -145,6 +162,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     seed: { type: 'string', default: '1' },
     pglite: { type: 'boolean', default: false },
+    cluster: { type: 'boolean', default: false },
     dimensions: { type: 'string', default: '512' },
     keep: { type: 'boolean', default: false },
     profile: { type: 'string' },
@@ -667,6 +685,128 @@ async function verify(url, kinds, recorder) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// --cluster: each service its own process, as the Helm chart runs it
+
+const INTERNAL_SECRET = 'bench-internal-grpc-secret-0123456789abcdef';
+
+/** A free loopback port: the chart gives each service a fixed one, the bench any that is free. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = require('node:net').createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits until something accepts TCP connections on 127.0.0.1:`port`, or the process exits. */
+async function listening(child, name, port) {
+  const net = require('node:net');
+  for (let waited = 0; ; waited += 100) {
+    const open = await new Promise((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => (socket.end(), resolve(true)));
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (child.exitCode !== null || waited > 120_000) throw new Error(`${name} did not start (exit ${child.exitCode})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** utime + stime of a process, in ms, from /proc (clock ticks of 10 ms on Linux). */
+function cpuMsOf(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * Starts `services/<name>/dist/main.js` with the environment the chart gives it (DATABASE_URL,
+ * INTERNAL_GRPC_SECRET, GRPC_BIND or HOST/PORT, the other services' *_ADDR); resolves once it listens.
+ */
+async function startServiceProcess(bench, name, env, port, nodeArgs = []) {
+  const { spawn } = require('node:child_process');
+  const child = spawn(process.execPath, [...nodeArgs, join(__dirname, '..', '..', 'services', name, 'dist', 'main.js')], {
+    env: {
+      PATH: process.env.PATH,
+      INTERNAL_GRPC_SECRET: INTERNAL_SECRET,
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error',
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  bench.onStop(async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  });
+  await listening(child, name, port);
+  return { name, pid: child.pid };
+}
+
+/** The cluster: index-, search- and billing-service and the gateway, each its own process on its PostgreSQL database. */
+async function startCluster(bench, urls, mailDir) {
+  // search-service records the statements of the checked queries to this file for the raw engine (raw-engine.js).
+  const statementsFile = join(mailDir, 'statements.jsonl');
+  const [indexPort, searchPort, billingPort, gatewayPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const addr = (port) => `127.0.0.1:${port}`;
+  const processes = [
+    await startServiceProcess(bench, 'index-service', { DATABASE_URL: urls.index, GRPC_BIND: addr(indexPort) }, indexPort),
+    await startServiceProcess(
+      bench,
+      'search-service',
+      {
+        DATABASE_URL: urls.search,
+        GRPC_BIND: addr(searchPort),
+        INDEX_SERVICE_ADDR: addr(indexPort),
+        BENCH_RECORD_STATEMENTS: statementsFile,
+      },
+      searchPort,
+      ['--require', join(__dirname, 'raw-engine.js')],
+    ),
+    await startServiceProcess(
+      bench,
+      'billing-service',
+      { DATABASE_URL: urls.billing, GRPC_BIND: addr(billingPort), MAIL_DIR: mailDir, MAIL_FROM: 'bench@localhost' },
+      billingPort,
+    ),
+    await startServiceProcess(
+      bench,
+      'gateway',
+      {
+        DATABASE_URL: urls.gateway,
+        HOST: '127.0.0.1',
+        PORT: String(gatewayPort),
+        INDEX_SERVICE_ADDR: addr(indexPort),
+        SEARCH_SERVICE_ADDR: addr(searchPort),
+        BILLING_SERVICE_ADDR: addr(billingPort),
+        VUS_ADMIN_TOKEN: ADMIN_TOKEN,
+        URL_SIGNING_SECRET: 'bench-url-signing-secret-0123456789abcdef',
+      },
+      gatewayPort,
+    ),
+  ];
+  // The bench's own gRPC calls (CreateVideo, IngestSegments) carry the deployment's secret, as the services' do.
+  useInternalSecret(INTERNAL_SECRET);
+  return {
+    indexAddress: addr(indexPort),
+    searchAddress: addr(searchPort),
+    url: `http://127.0.0.1:${gatewayPort}`,
+    processes,
+    recorder: () => fileStatementRecorder(statementsFile, processes[1].pid),
+    /** CPU of the service processes together, ms. */
+    cpuMs: () => processes.reduce((sum, p) => sum + cpuMsOf(p.pid), 0),
+    /** Resident memory of the service processes together, bytes. */
+    rss: () => processes.reduce((sum, p) => sum + residentKib(p.pid).now * 1024, 0),
+    /** Each service's resident memory now and at its peak. */
+    memoryLine: () =>
+      processes.map((p) => `${p.name} ${mibOfKib(residentKib(p.pid).now)} (peak ${mibOfKib(residentKib(p.pid).peak)})`).join(', '),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // The run
 
 /** `lines`: every 20th conversation line is added to it (the distinct exact_match phrases are drawn from them). */
@@ -870,8 +1010,17 @@ function profiler(dir) {
   };
 }
 
-/** Runs search-load.js; samples this process's RSS (and profiles it) while each run is measured. */
-function drive(job) {
+/** This process's CPU (user + system, ms) and RSS: what the services use when they run in it. */
+const thisProcess = {
+  cpuMs: () => {
+    const used = process.cpuUsage();
+    return (used.user + used.system) / 1000;
+  },
+  rss: () => process.memoryUsage.rss(),
+};
+
+/** Runs search-load.js; samples the services' RSS (and profiles this process) while each run is measured. */
+function drive(job, services = thisProcess) {
   const profiles = profiler(args.profile);
   return new Promise((resolve, reject) => {
     const child = fork(join(__dirname, 'search-load.js'), [], { stdio: 'inherit' });
@@ -883,7 +1032,7 @@ function drive(job) {
     let profileWritten = Promise.resolve();
     const runKey = (m) => `${m.name} @${m.connections}`;
     const sample = setInterval(() => {
-      if (current) peaks.set(current, Math.max(peaks.get(current) ?? 0, process.memoryUsage.rss()));
+      if (current) peaks.set(current, Math.max(peaks.get(current) ?? 0, services.rss()));
     }, 50);
     const fail = (error) => {
       child.kill();
@@ -892,11 +1041,10 @@ function drive(job) {
     child.on('message', (message) => {
       if (message.type === 'measuring') {
         current = runKey(message);
-        cpuAtStart = process.cpuUsage();
+        cpuAtStart = services.cpuMs();
         profiles.start().catch(fail);
       } else if (message.type === 'measured') {
-        const used = process.cpuUsage(cpuAtStart);
-        cpu.set(runKey(message), (used.user + used.system) / 1000);
+        cpu.set(runKey(message), services.cpuMs() - cpuAtStart);
         current = undefined;
         // The fixed dozen's runs are named apart, or their profiles would replace the distinct queries'.
         const slug = `${message.name.split(' ')[0].replace(/\W/g, '')}${message.name.includes('fixed dozen') ? '-fixed' : ''}-c${message.connections}`;
@@ -972,8 +1120,14 @@ async function main() {
   try {
     const [indexDb, billingDb, gatewayDb] = [await throwaway('index'), await throwaway('billing'), await throwaway('gateway')];
     const searchDb = args.pglite ? undefined : await throwaway('search');
-    const index = await startIndexService({ bind: '127.0.0.1:0', database: { kind: 'postgres', url: indexDb.url }, logger });
-    bench.onStop(() => index.stop());
+    if (args.cluster && args.pglite) throw new Error('--cluster runs on PostgreSQL: drop --pglite');
+    const cluster = args.cluster
+      ? await startCluster(bench, { index: indexDb.url, search: searchDb.url, billing: billingDb.url, gateway: gatewayDb.url }, mailDir)
+      : undefined;
+    const index = cluster
+      ? { address: cluster.indexAddress }
+      : await startIndexService({ bind: '127.0.0.1:0', database: { kind: 'postgres', url: indexDb.url }, logger });
+    if (!cluster) bench.onStop(() => index.stop());
     // --pglite: the bundled concept embedding, as embed-service's visual model and as the stored
     // vectors' model (see conceptVisualModel); search asks embed-service for its query vectors.
     const concepts = args.pglite ? openConceptEmbedder() : undefined;
@@ -999,27 +1153,31 @@ async function main() {
         embedServiceAddress: embed?.address,
         logger,
       });
-    let searchService = await startSearch('127.0.0.1:0');
-    bench.onStop(() => searchService.stop());
-    const billing = await startBillingService({
-      bind: '127.0.0.1:0',
-      database: { kind: 'postgres', url: billingDb.url },
-      logger,
-      mail: { kind: 'folder', dir: mailDir, from: 'bench@localhost' },
-    });
-    bench.onStop(() => billing.stop());
-    const gateway = await startGateway({
-      host: '127.0.0.1',
-      port: 0,
-      database: { kind: 'postgres', url: gatewayDb.url },
-      indexServiceAddress: index.address,
-      searchServiceAddress: searchService.address,
-      billingServiceAddress: billing.address,
-      adminToken: ADMIN_TOKEN,
-      urlSigningSecret: 'bench-url-signing-secret-0123456789abcdef',
-      logger,
-    });
-    bench.onStop(() => gateway.stop());
+    let searchService = cluster ? { address: cluster.searchAddress } : await startSearch('127.0.0.1:0');
+    if (!cluster) bench.onStop(() => searchService.stop());
+    const billing = cluster
+      ? undefined
+      : await startBillingService({
+          bind: '127.0.0.1:0',
+          database: { kind: 'postgres', url: billingDb.url },
+          logger,
+          mail: { kind: 'folder', dir: mailDir, from: 'bench@localhost' },
+        });
+    if (billing) bench.onStop(() => billing.stop());
+    const gateway = cluster
+      ? { url: cluster.url }
+      : await startGateway({
+          host: '127.0.0.1',
+          port: 0,
+          database: { kind: 'postgres', url: gatewayDb.url },
+          indexServiceAddress: index.address,
+          searchServiceAddress: searchService.address,
+          billingServiceAddress: billing.address,
+          adminToken: ADMIN_TOKEN,
+          urlSigningSecret: 'bench-url-signing-secret-0123456789abcdef',
+          logger,
+        });
+    if (!cluster) bench.onStop(() => gateway.stop());
 
     let vectors = `on (PGlite + pgvector; the bundled concept embedding, ${VECTOR_DIMENSIONS}-d, as the visual model)`;
     if (searchDb) {
@@ -1028,11 +1186,23 @@ async function main() {
         ? 'on (pgvector), but no vectors are sent in this mode'
         : 'off: this PostgreSQL has no pgvector, search-service stores text only';
     }
-    console.log(`search-service on ${searchDb ? 'PostgreSQL' : 'PGlite'}; vectors ${vectors}`);
+    console.log(
+      `search-service on ${searchDb ? 'PostgreSQL' : 'PGlite'}${cluster ? ', every service its own process (--cluster)' : ''}; vectors ${vectors}`,
+    );
 
     // The organization, its key, and the Enterprise plan with search limits no run reaches.
-    const org = await gateway.keys.createOrganization('bench-search');
-    const { secret: key } = await gateway.keys.createKey(org.id, 'bench');
+    // Through the operators' admin API (npm run keys does the same), so that the gateway may run in a process of its own.
+    const admin = async (path, body) => {
+      const res = await fetch(`${gateway.url}/admin${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (!res.ok) throw new Error(`admin ${path}: ${res.status} ${await res.text()}`);
+      return res.json();
+    };
+    const org = { id: (await admin('/organizations', { name: 'bench-search' }))._id };
+    const { key } = await admin(`/organizations/${org.id}/keys`, { name: 'bench' });
     const huge = 1_000_000_000;
     const plan = await fetch(`${gateway.url}/admin/organizations/${org.id}/billing/enterprise`, {
       method: 'PUT',
@@ -1083,6 +1253,7 @@ async function main() {
       searchService = await startSearch(address);
       await searchAnswers(gateway.url, key, created.id);
     }
+    if (cluster) console.log(`resident memory of each service process after the load: ${cluster.memoryLine()}`);
     if (searchDb) {
       const started = performance.now();
       await searchDb.db.query('VACUUM ANALYZE segments');
@@ -1120,7 +1291,7 @@ async function main() {
       `\nqueries: ${queries ? `${kinds.map((k) => k.requests.length).join(' / ')} per kind (distinct, seeded; then the fixed ones)` : 'the fixed dozen per kind'}; checking the first ${CHECKED_PER_KIND} of each once`,
     );
     // The statements each checked request ran on search-service's database: the raw engine's replay (PostgreSQL only).
-    const recorder = searchDb ? statementRecorder(new URL(searchDb.url).pathname.slice(1)) : undefined;
+    const recorder = cluster ? await cluster.recorder() : searchDb ? statementRecorder(new URL(searchDb.url).pathname.slice(1)) : undefined;
     if (args.requests) writeFileSync(args.requests, JSON.stringify(kinds));
     const statements = await verify(gateway.url, kinds, recorder);
     recorder?.restore();
@@ -1130,16 +1301,19 @@ async function main() {
     console.log(
       `\nautocannon from a second process: ${CONNECTION_COUNTS.join(' and ')} connections, ${WARMUP_SEC} s warm-up + ${DURATION_SEC} s per kind and count`,
     );
-    const results = await drive({
-      url: gateway.url,
-      connectionCounts: CONNECTION_COUNTS,
-      durationSec: DURATION_SEC,
-      warmupSec: WARMUP_SEC,
-      kinds,
-    });
+    const results = await drive(
+      {
+        url: gateway.url,
+        connectionCounts: CONNECTION_COUNTS,
+        durationSec: DURATION_SEC,
+        warmupSec: WARMUP_SEC,
+        kinds,
+      },
+      cluster,
+    );
     // The same kinds' recorded statements alone on the same database, at the same connection counts.
     const raw = new Map();
-    if (searchDb) {
+    if (recorder) {
       console.log(`\nraw engine: each kind's recorded statements replayed alone (raw-engine.js), ${RAW_SEC} s per kind and count`);
       for (const kind of kinds)
         for (const connections of CONNECTION_COUNTS)
@@ -1178,13 +1352,17 @@ async function main() {
     const failed = results.filter((r) => r.non2xx + r.errors > 0);
     if (failed.length > 0)
       console.log(`\nWARNING: failed requests during the measured runs in: ${failed.map((r) => `${r.name} @${r.connections}`).join('; ')}`);
-    console.log(
-      `\npeak RSS of the services process (gateway, search-, index- and billing-service${args.pglite ? ', PGlite' : ''}; PostgreSQL not counted): ${mib(process.resourceUsage().maxRSS * 1024)} over the whole run`,
-    );
+    if (cluster) console.log(`\nresident memory of each service process at the end: ${cluster.memoryLine()}`);
+    else
+      console.log(
+        `\npeak RSS of the services process (gateway, search-, index- and billing-service${args.pglite ? ', PGlite' : ''}; PostgreSQL not counted): ${mib(process.resourceUsage().maxRSS * 1024)} over the whole run`,
+      );
     // Issue 31's table last, in one place, for whichever mode ran.
-    const mode = searchDb
-      ? 'cluster-like: search-service on PostgreSQL'
-      : 'embedded-like: search-service on PGlite (no raw engine: PGlite has no second session to replay on)';
+    const mode = cluster
+      ? 'cluster: PostgreSQL, each service its own process as the chart runs it'
+      : searchDb
+        ? 'cluster-like: search-service on PostgreSQL'
+        : 'embedded-like: search-service on PGlite (no raw engine: PGlite has no second session to replay on)';
     console.log(
       `\n${issue31Table(results, raw, `issue 31 (${mode}; ${VIDEOS.toLocaleString('en')} videos, ${loaded.segments.toLocaleString('en')} segments; ${uptimeLine()}):`).join('\n')}`,
     );
