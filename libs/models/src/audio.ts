@@ -34,7 +34,8 @@ export function memorySamples(samples: Float32Array, sampleRate = SPEECH_SAMPLE_
   return {
     sampleRate,
     length: samples.length,
-    read: async (start, count) => samples.slice(start, start + count),
+    // Clamped as a file's reads are: a negative start would count from the end in slice.
+    read: async (start, count) => samples.slice(Math.max(0, start), Math.max(0, start) + Math.max(0, count)),
     close: async () => undefined,
   };
 }

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeWav, openWavSamples } from '../src';
+import { decodeWav, memorySamples, openWavSamples } from '../src';
 import { wav } from './helpers/wav';
 
 describe('decodeWav', () => {
@@ -52,20 +52,25 @@ describe('openWavSamples', () => {
     ['past the end: cut to the track', 990, 480, 10],
     ['from beyond the end: nothing', 1000, 5, 0],
     ['a negative start reads from 0', -5, 3, 3],
-  ])('reads any stretch as decodeWav decodes it (%s), stereo averaged to mono', async (_name, start, count, expected) => {
-    const bytes = wav(samples, 16_000, 2);
-    const source = await openWavSamples(await file(`s${start}.wav`, bytes));
-    try {
-      expect(source.length).toBe(1000);
-      const whole = decodeWav(bytes);
-      const from = Math.max(0, start);
-      const read = await source.read(start, count);
-      expect(read.length).toBe(expected);
-      expect(Array.from(read)).toEqual(Array.from(whole.subarray(from, from + expected)));
-    } finally {
-      await source.close();
-    }
-  });
+  ])(
+    'reads any stretch as decodeWav decodes it and as memorySamples reads it (%s), stereo averaged to mono',
+    async (_name, start, count, expected) => {
+      const bytes = wav(samples, 16_000, 2);
+      const source = await openWavSamples(await file(`s${start}.wav`, bytes));
+      try {
+        expect(source.length).toBe(1000);
+        const whole = decodeWav(bytes);
+        const from = Math.max(0, start);
+        const read = await source.read(start, count);
+        expect(read.length).toBe(expected);
+        expect(Array.from(read)).toEqual(Array.from(whole.subarray(from, from + expected)));
+        // Samples in memory read alike.
+        expect(Array.from(await memorySamples(whole).read(start, count))).toEqual(Array.from(read));
+      } finally {
+        await source.close();
+      }
+    },
+  );
 
   it.each<[string, Buffer, RegExp]>([
     ['random bytes', Buffer.from('definitely not audio'), /not a WAV file/],

@@ -104,32 +104,34 @@ export class PocketSphinxRecognizer implements SpeechRecognizer {
     const { modelDir } = this.config;
     const dir = await mkdtemp(join(tmpdir(), 'vus-speech-'));
     const input = join(dir, 'speech.raw');
-    const streamSec = await writePcm16Stream(source, layout, input).catch(async (error: unknown) => {
+    let output: string;
+    try {
+      const streamSec = await writePcm16Stream(source, layout, input);
+      output = await runRecogniser(
+        this.config.binary,
+        [
+          '-infile',
+          input,
+          '-samprate',
+          String(SPEECH_SAMPLE_RATE),
+          '-time',
+          'yes',
+          '-logfn',
+          '/dev/null',
+          '-hmm',
+          join(modelDir, MODEL_FILES.acoustic),
+          '-lm',
+          join(modelDir, MODEL_FILES.languageModel),
+          '-dict',
+          join(modelDir, MODEL_FILES.dictionary),
+          ...SEARCH_ARGUMENTS,
+        ],
+        // Generous: the machine may be shared. A stuck recogniser must not hold the task for ever.
+        { timeoutMs: 60_000 + streamSec * 10_000, signal },
+      );
+    } finally {
       await rm(dir, { recursive: true, force: true });
-      throw error;
-    });
-    const output = await runRecogniser(
-      this.config.binary,
-      [
-        '-infile',
-        input,
-        '-samprate',
-        String(SPEECH_SAMPLE_RATE),
-        '-time',
-        'yes',
-        '-logfn',
-        '/dev/null',
-        '-hmm',
-        join(modelDir, MODEL_FILES.acoustic),
-        '-lm',
-        join(modelDir, MODEL_FILES.languageModel),
-        '-dict',
-        join(modelDir, MODEL_FILES.dictionary),
-        ...SEARCH_ARGUMENTS,
-      ],
-      // Generous: the machine may be shared. A stuck recogniser must not hold the task for ever.
-      { timeoutMs: 60_000 + streamSec * 10_000, signal },
-    ).finally(() => rm(dir, { recursive: true, force: true }));
+    }
     return parsePocketSphinxWords(output).map((w) => ({
       word: w.word,
       start: round2(toSourceTime(layout, w.start)),
