@@ -60,6 +60,23 @@ describe('letterbox', () => {
     expect(placed).toEqual({ ...expected, scale: expect.closeTo(expected.scale, 6) });
   });
 
+  it.each([
+    ['a 16:9 frame fills a 512 × 288 input', 1280, 720, 512, 288, { scale: 0.4, width: 512, height: 288, left: 0, top: 0 }],
+    [
+      'a 1.85:1 frame sits in the middle of 512 × 288',
+      1998,
+      1080,
+      512,
+      288,
+      { scale: 512 / 1998, width: 512, height: 277, left: 0, top: 5 },
+    ],
+    ['a portrait frame in a 288 × 512 input', 720, 1280, 288, 512, { scale: 0.4, width: 288, height: 512, left: 0, top: 0 }],
+    ['a 4:3 frame in a 16:9 input is bounded by the height', 640, 480, 512, 288, { scale: 0.6, width: 384, height: 288, left: 64, top: 0 }],
+  ])('%s', (_name, width, height, inputWidth, inputHeight, expected) => {
+    const placed = letterbox(width, height, inputWidth, inputHeight);
+    expect(placed).toEqual({ ...expected, scale: expect.closeTo(expected.scale, 6) });
+  });
+
   it('maps a box in the square back to the image, clamped to it', () => {
     const placed = letterbox(1280, 720, 512);
     expect(unletterboxBox({ x: 128, y: 112 + 72, width: 256, height: 144 }, placed, 1280, 720)).toEqual({

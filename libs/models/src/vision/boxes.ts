@@ -43,11 +43,11 @@ export function rescaleBox(box: Box, fromW: number, fromH: number, toW: number, 
   };
 }
 
-/** Where an image sits inside a square model input after an aspect-preserving resize. */
+/** Where an image sits inside a model input after an aspect-preserving resize. */
 export interface Letterbox {
   /** Input pixels per image pixel. */
   readonly scale: number;
-  /** The resized image's size and its offset in the square (the rest is padding). */
+  /** The resized image's size and its offset in the input (the rest is padding). */
   readonly width: number;
   readonly height: number;
   readonly left: number;
@@ -55,17 +55,18 @@ export interface Letterbox {
 }
 
 /**
- * The image scaled to fit a `size` × `size` square, keeping its aspect ratio, centred (the
- * reference preprocessing of MB3-CenterNet: the picture in the middle, black around it).
+ * The image scaled to fit an `inputWidth` × `inputHeight` input (a square by default), keeping its
+ * aspect ratio, centred (the reference preprocessing of MB3-CenterNet: the picture in the middle,
+ * black around it).
  */
-export function letterbox(imageWidth: number, imageHeight: number, size: number): Letterbox {
-  const scale = size / Math.max(imageWidth, imageHeight, 1);
-  const width = clamp(Math.round(imageWidth * scale), 1, size);
-  const height = clamp(Math.round(imageHeight * scale), 1, size);
-  return { scale, width, height, left: Math.floor((size - width) / 2), top: Math.floor((size - height) / 2) };
+export function letterbox(imageWidth: number, imageHeight: number, inputWidth: number, inputHeight = inputWidth): Letterbox {
+  const scale = Math.min(inputWidth / Math.max(imageWidth, 1), inputHeight / Math.max(imageHeight, 1));
+  const width = clamp(Math.round(imageWidth * scale), 1, inputWidth);
+  const height = clamp(Math.round(imageHeight * scale), 1, inputHeight);
+  return { scale, width, height, left: Math.floor((inputWidth - width) / 2), top: Math.floor((inputHeight - height) / 2) };
 }
 
-/** Maps a box from the letterboxed square back to the `imageWidth` × `imageHeight` image. */
+/** Maps a box from the letterboxed input back to the `imageWidth` × `imageHeight` image. */
 export function unletterboxBox(box: Box, placed: Letterbox, imageWidth: number, imageHeight: number): Box {
   return rescaleBox(
     { x: box.x - placed.left, y: box.y - placed.top, width: box.width, height: box.height },

