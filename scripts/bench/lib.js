@@ -60,13 +60,16 @@ function benchRun() {
  * Starts the built embedded server (`npm start` without the build) in its own process on a free
  * port, with `key` as its first API key and `env` over its environment; memory benches read its
  * /proc status. `stop()` ends it and removes `dataDir`. `options.stdout`: 'pipe' to read its log
- * lines (child.stdout; set LOG_LEVEL in `env`); ignored by default.
+ * lines (child.stdout; set LOG_LEVEL in `env`); ignored by default. BENCH_SERVER_NODE_ARGS (space
+ * separated) goes to its node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` for a CPU profile of each of
+ * its threads, written when it stops.
  */
 async function startEmbeddedServer(dataDir, key, env = {}, options = {}) {
   const { spawn } = require('node:child_process');
   const { existsSync, readFileSync } = require('node:fs');
   const { join } = require('node:path');
-  const child = spawn(process.execPath, [join(__dirname, '..', '..', 'services', 'embedded', 'dist', 'main.js')], {
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(__dirname, '..', '..', 'services', 'embedded', 'dist', 'main.js')], {
     env: {
       PATH: process.env.PATH,
       DATA_DIR: dataDir,
