@@ -22,9 +22,10 @@ export function pictureModelDue(pictureChanged: boolean, nowSec: number, lastRun
 }
 
 /**
- * The object detector (about 0.2 CPU-s a frame, the costliest frame model): on the example it then
- * runs on 67 of 161 frames (the refresh adds 9 of them) instead of 161, and still on every picture
- * of the generated objects fixture (4 of 4 changes).
+ * The object detector (about 0.2 CPU-s a frame at 512 × 512, ~0.12 since its input is shaped like
+ * the frame; one of the costliest frame models): on the example it then runs on 67 of 161 frames
+ * (the refresh adds 9 of them) instead of 161, and still on every picture of the generated objects
+ * fixture (4 of 4 changes).
  */
 export const OBJECTS_REFRESH_SEC = 5;
 
