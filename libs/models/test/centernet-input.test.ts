@@ -39,7 +39,7 @@ describe('centernetShapeConstants', () => {
 function fakeGraph(): tfType.io.ModelArtifacts {
   const constants = Object.entries(centernetShapeConstants(512, 512));
   const specs: tfType.io.WeightsManifestEntry[] = [
-    { name: 'conv/weights', shape: [3, 3], dtype: 'float32', quantization: { dtype: 'float16', original_dtype: 'float32' } },
+    { name: 'conv/weights', shape: [3, 3], dtype: 'float32', quantization: { dtype: 'float16' } },
     ...constants.map(([name, values]) => ({ name, shape: values.length === 1 ? [] : [values.length], dtype: 'int32' as const })),
     { name: 'after', shape: [2], dtype: 'int32' },
   ];
