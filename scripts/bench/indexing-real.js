@@ -35,7 +35,7 @@ const { sceneDescriptor } = require('@vus/models');
 const { cachedFixture, speechFixture, speechFixtureExcerpt } = require('@vus/testing');
 const { WORKER_DEFAULTS } = require('../../services/task-service/dist/worker/start.js');
 const { analyseFrames } = require('../../services/task-service/dist/worker/extract/frames.js');
-const { startEmbeddedServer, bundledModelRegistry, residentKib } = require('./lib');
+const { startEmbeddedServer, bundledModelRegistry, cpuSecondsOf, procStat, residentKib, TICKS_PER_SECOND } = require('./lib');
 
 const { values: args } = parseArgs({
   options: {
@@ -67,17 +67,6 @@ async function footage() {
   return { example: example.path, long };
 }
 
-const TICKS_PER_SECOND = 100;
-/** CPU seconds of a process: its threads (utime, stime) and its finished children (cutime, cstime). */
-function cpuSecondsOf(pid = 'self') {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // After "pid (comm) ", utime is field 14 (1-based), so index 11; stime 12, cutime 13, cstime 14.
-  return {
-    own: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
-    children: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND,
-  };
-}
-
 /**
  * CPU seconds of each of a process's threads, summed by thread name (the main thread is the
  * process's name, e.g. `node`; libuv's pool `libuv-worker`, V8's `V8 DefaultWorke`…).
@@ -86,9 +75,7 @@ function threadCpuOf(pid) {
   const byName = {};
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      const { name, fields } = procStat(`/proc/${pid}/task/${tid}/stat`);
       byName[name] = (byName[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
     } catch {
       // The thread ended between the listing and the read.

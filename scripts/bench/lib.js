@@ -114,6 +114,28 @@ function bundledModelRegistry() {
   });
 }
 
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * A /proc `stat` file (`/proc/<pid>/stat` or a thread's `/proc/<pid>/task/<tid>/stat`): its name
+ * (comm, which may hold spaces and parentheses) and the fields after it, so that utime is fields[11],
+ * stime 12, cutime 13 and cstime 14 (fields 14–17 of proc(5), 1-based).
+ */
+function procStat(path) {
+  const stat = require('node:fs').readFileSync(path, 'utf8');
+  return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(') ') + 2).split(' ') };
+}
+
+/** CPU seconds of a process: its threads (utime + stime) and its finished children (cutime + cstime). */
+function cpuSecondsOf(pid = 'self') {
+  const { fields } = procStat(`/proc/${pid}/stat`);
+  return {
+    own: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+    children: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND,
+  };
+}
+
 function residentKib(pid) {
   const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)[1]);
@@ -122,4 +144,15 @@ function residentKib(pid) {
 
 const mib = (kib) => `${(kib / 1024).toFixed(0)} MiB`;
 
-module.exports = { seededRandom, percentile, benchRun, startEmbeddedServer, bundledModelRegistry, residentKib, mib };
+module.exports = {
+  seededRandom,
+  percentile,
+  benchRun,
+  startEmbeddedServer,
+  bundledModelRegistry,
+  TICKS_PER_SECOND,
+  procStat,
+  cpuSecondsOf,
+  residentKib,
+  mib,
+};

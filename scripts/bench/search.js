@@ -148,7 +148,7 @@ const { migrateService } = require('@vus/service');
 const { openWordNet } = require('@vus/wordnet');
 const { startBillingService } = require('@vus/billing-service');
 const { startGateway } = require('@vus/gateway');
-const { benchRun, mib: mibOfKib, residentKib, seededRandom } = require('./lib');
+const { benchRun, cpuSecondsOf, mib: mibOfKib, residentKib, seededRandom } = require('./lib');
 const { useInternalSecret } = require('@vus/grpc');
 const { fileStatementRecorder, replay, statementRecorder } = require('./raw-engine');
 const { distinctQueries } = require('./search-queries');
@@ -715,13 +715,6 @@ async function listening(child, name, port) {
   }
 }
 
-/** utime + stime of a process, in ms, from /proc (clock ticks of 10 ms on Linux). */
-function cpuMsOf(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 /**
  * Starts `services/<name>/dist/main.js` with the environment the chart gives it (DATABASE_URL,
  * INTERNAL_GRPC_SECRET, GRPC_BIND or HOST/PORT, the other services' *_ADDR); resolves once it listens.
@@ -797,7 +790,7 @@ async function startCluster(bench, urls, mailDir) {
     processes,
     recorder: () => fileStatementRecorder(statementsFile, processes[1].pid),
     /** CPU of the service processes together, ms. */
-    cpuMs: () => processes.reduce((sum, p) => sum + cpuMsOf(p.pid), 0),
+    cpuMs: () => processes.reduce((sum, p) => sum + cpuSecondsOf(p.pid).own * 1000, 0),
     /** Resident memory of the service processes together, bytes. */
     rss: () => processes.reduce((sum, p) => sum + residentKib(p.pid).now * 1024, 0),
     /** Each service's resident memory now and at its peak. */
