@@ -118,7 +118,7 @@ export interface WordVectorNeighbours {
 
 /**
  * nearestWords on the bundled word vectors. The first query (or `ready`) starts finding the words
- * in the 307 MB file, a chunk per event-loop turn (2–8 s, about 140 MB kept, as in embed-service);
+ * in the 307 MB file, a chunk per event-loop turn (0.4 s alone, about 140 MB kept, as in embed-service);
  * `nearest` answers nothing until that is done, so search awaits `ready` first (search.ts). When the
  * package cannot be read, queries go on with WordNet only and the log says why, once.
  */

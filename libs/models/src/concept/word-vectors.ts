@@ -49,15 +49,15 @@ interface Located {
  * Where every word's array is: a state machine over the bytes after `"vectors":{` — a key string
  * (with JSON escapes), then its `[…]`. Numbers are not parsed here.
  */
-export function locateVectors(fd: number): Located {
-  const locator = vectorLocator(fd);
+export function locateVectors(fd: number, chunkBytes = CHUNK): Located {
+  const locator = vectorLocator(fd, chunkBytes);
   let located: Located | undefined;
   while (!(located = locator.step()));
   return located;
 }
 
 /**
- * locateVectors without holding the event loop: one 8 MB chunk per turn (a few tens of ms), so a
+ * locateVectors without holding the event loop: one 8 MB chunk per turn (about 10 ms), so a
  * server can find the words while it answers requests.
  */
 export async function locateVectorsInTurns(fd: number): Promise<Located> {
@@ -68,9 +68,9 @@ export async function locateVectorsInTurns(fd: number): Promise<Located> {
 }
 
 /** The scan of locateVectors, a chunk per step(); step() answers the result once done. */
-function vectorLocator(fd: number): { step(): Located | undefined } {
+function vectorLocator(fd: number, chunkBytes = CHUNK): { step(): Located | undefined } {
   const size = fstatSync(fd).size;
-  const buffer = Buffer.allocUnsafe(CHUNK);
+  const buffer = Buffer.allocUnsafe(chunkBytes);
   const index = new Map<string, number>();
   let starts: Uint32Array = new Uint32Array(1 << 19);
   let ends: Uint32Array = new Uint32Array(1 << 19);
@@ -79,6 +79,7 @@ function vectorLocator(fd: number): { step(): Located | undefined } {
   let tail = Buffer.alloc(0);
   let state: 'between' | 'key' | 'escape' | 'array' = 'between';
   let key: number[] = [];
+  let keyText: string | undefined;
   let count = 0;
   const done = (): Located => {
     if (!inVectors) throw new Error('word vectors: no "vectors" object in the file');
@@ -86,7 +87,7 @@ function vectorLocator(fd: number): { step(): Located | undefined } {
   };
   const step = (): Located | undefined => {
     if (position >= size) return done();
-    const read = readSync(fd, buffer, 0, CHUNK, position);
+    const read = readSync(fd, buffer, 0, chunkBytes, position);
     if (read <= 0) return done();
     let from = 0;
     if (!inVectors) {
@@ -102,14 +103,18 @@ function vectorLocator(fd: number): { step(): Located | undefined } {
       from = at + VECTORS_KEY.length - tail.length;
     }
     for (let i = from; i < read; i += 1) {
-      const byte = buffer[i] as number;
       if (state === 'array') {
-        if (byte === CLOSE) {
-          ends[count] = position + i;
-          count += 1;
-          state = 'between';
-        }
-      } else if (state === 'key') {
+        // Numbers hold no ']': jump to it natively (nine bytes in ten of the file are inside arrays).
+        const close = buffer.indexOf(CLOSE, i);
+        if (close < 0 || close >= read) break;
+        ends[count] = position + close;
+        count += 1;
+        state = 'between';
+        i = close;
+        continue;
+      }
+      const byte = buffer[i] as number;
+      if (state === 'key') {
         if (byte === BACKSLASH) state = 'escape';
         else if (byte === QUOTE) state = 'between';
         else key.push(byte);
@@ -117,14 +122,22 @@ function vectorLocator(fd: number): { step(): Located | undefined } {
         key.push(byte);
         state = 'key';
       } else if (byte === QUOTE) {
-        key = [];
-        state = 'key';
+        // A key without escapes inside this chunk is sliced whole; any other goes byte by byte.
+        const closing = buffer.indexOf(QUOTE, i + 1);
+        if (closing > 0 && closing < read && !hasByte(buffer, BACKSLASH, i + 1, closing)) {
+          keyText = buffer.toString('utf8', i + 1, closing);
+          i = closing;
+        } else {
+          key = [];
+          keyText = undefined;
+          state = 'key';
+        }
       } else if (byte === OPEN) {
         if (count === starts.length) {
           starts = grow(starts);
           ends = grow(ends);
         }
-        index.set(Buffer.from(key).toString('utf8'), count);
+        index.set(keyText ?? Buffer.from(key).toString('utf8'), count);
         starts[count] = position + i + 1;
         state = 'array';
       } else if (byte === 0x7d /* } */) {
@@ -135,6 +148,11 @@ function vectorLocator(fd: number): { step(): Located | undefined } {
     return undefined;
   };
   return { step };
+}
+
+function hasByte(buffer: Buffer, byte: number, from: number, to: number): boolean {
+  for (let i = from; i < to; i += 1) if (buffer[i] === byte) return true;
+  return false;
 }
 
 function grow(array: Uint32Array): Uint32Array {
