@@ -14,11 +14,13 @@ import {
   cosine,
   embedConcepts,
   fnv1a,
+  inSpan,
   openWordVectors,
   paddleOcrProvider,
   unionOfFrames,
   type ConceptBag,
   type ConceptSpace,
+  type SpeechSegment,
 } from '../src';
 import { renderTextFrame } from './helpers/frames';
 
@@ -120,6 +122,53 @@ describe('the concept embedding space (text)', () => {
       expect(Math.hypot(...a)).toBeCloseTo(1, 5);
       expect(Array.from(embedder.embed(embedder.textConcepts('man walking across the street'), dimensions))).toEqual(Array.from(a));
     }
+  });
+});
+
+describe("audio concepts of a recording's spans", () => {
+  it.each([
+    // line, span, recording's duration, in the span
+    [{ start: 1, end: 3 }, { start: 0, end: 10 }, 30, true],
+    [{ start: 8, end: 14 }, { start: 0, end: 10 }, 30, false], // its middle (11) is in the next span
+    [{ start: 8, end: 14 }, { start: 10, end: 20 }, 30, true],
+    [{ start: 8, end: 12 }, { start: 0, end: 10 }, 30, false], // middle on the boundary: the later span's
+    [{ start: 8, end: 12 }, { start: 10, end: 20 }, 30, true],
+    [{ start: 29, end: 31 }, { start: 20, end: 30 }, 30, true], // the last span holds its end
+    [{ start: 31, end: 33 }, { start: 20, end: 30 }, 30, false],
+    [{ start: 5, end: 25 }, { start: 0, end: 30 }, 30, true], // the whole recording holds every line
+  ])('line %o in span %o of %is: %s', (line, span, duration, expected) => {
+    expect(inSpan(line, span, duration)).toBe(expected);
+  });
+
+  it('recognises the speech once and gives each span the lines said in it, with its own sound cue', async () => {
+    const lines: SpeechSegment[] = [
+      { start: 1, end: 4, text: 'a motorcycle' },
+      { start: 9, end: 13, text: 'sardines' },
+      { start: 25, end: 28, text: 'the kitchen' },
+    ];
+    let recognitions = 0;
+    const embedder = new ConceptEmbedder(wordnet, vectors, {
+      speech: { languages: ['en'], transcribe: async () => (recognitions++, lines) },
+    });
+    const rate = 100;
+    // 30 s: sound for 20 s, then silence.
+    const samples = new Float32Array(30 * rate).map((_, i) => (i < 20 * rate ? Math.sin(i) * 0.5 : 0));
+    const spans = [
+      { start: 0, end: 10 },
+      { start: 10, end: 20 },
+      { start: 20, end: 30 },
+      { start: 0, end: 30 },
+    ];
+    const bags = await embedder.audioConcepts(samples, rate, spans);
+    expect(recognitions).toBe(1);
+    const words = (bag: ConceptBag) => [...bag.keys()].filter((k) => k.startsWith('word:')).sort();
+    const expected = [
+      ['motorcycle', 'sound'],
+      ['sardine', 'sardines', 'sound'],
+      ['kitchen', 'silence'],
+      ['kitchen', 'motorcycle', 'sardine', 'sardines', 'sound'],
+    ].map((list) => list.map((word) => conceptKey('word', word)).sort());
+    expect(bags.map(words)).toEqual(expected);
   });
 });
 

@@ -3,7 +3,7 @@
  * model name. Pure of transport: server.ts maps the proto, the media arrive as bytes.
  */
 import { ApiError, errors } from '@vus/core';
-import { describeImage, mergeConcepts, type ConceptBag, type ConceptEmbedder, type ProviderStatus } from '@vus/models';
+import { describeImage, mergeConcepts, type ConceptBag, type ConceptEmbedder, type ProviderStatus, type TimeSpan } from '@vus/models';
 import { embeddingModel, EMBEDDING_MODELS } from './model-names';
 import { truncateText } from './text';
 import type { DecodedAudio } from './audio';
@@ -136,28 +136,21 @@ export function createEmbedService(deps: EmbedDeps) {
         param: 'embedding_option',
       });
     const decoded = await deps.decodeAudio(audio.bytes, start, wanted, 'audio');
-    const segments: Segment[] = [];
     const rate = decoded.samples.length / Math.max(decoded.durationSec, 1e-9);
+    const spans: (TimeSpan & { scope: 'clip' | 'asset' })[] = [];
     if (scopes.includes('clip')) {
-      for (let at = 0; at < decoded.durationSec - 1e-6; at += segmentSec) {
-        const end = Math.min(decoded.durationSec, at + segmentSec);
-        const samples = decoded.samples.subarray(Math.floor(at * rate), Math.floor(end * rate));
-        segments.push({
-          vector: embedder.embed(await embedder.audioConcepts(samples), dimensions),
-          start: start + at,
-          end: start + end,
-          scope: 'clip',
-        });
-      }
+      for (let at = 0; at < decoded.durationSec - 1e-6; at += segmentSec)
+        spans.push({ start: at, end: Math.min(decoded.durationSec, at + segmentSec), scope: 'clip' });
     }
-    if (scopes.includes('asset'))
-      segments.push({
-        vector: embedder.embed(await embedder.audioConcepts(decoded.samples), dimensions),
-        start,
-        end: start + decoded.durationSec,
-        scope: 'asset',
-      });
-    return segments;
+    if (scopes.includes('asset')) spans.push({ start: 0, end: decoded.durationSec, scope: 'asset' });
+    // One recognition of the audio for every span (ConceptEmbedder.audioConcepts).
+    const bags = await embedder.audioConcepts(decoded.samples, rate, spans);
+    return spans.map((span, i) => ({
+      vector: embedder.embed(bags[i]!, dimensions),
+      start: start + span.start,
+      end: start + span.end,
+      scope: span.scope,
+    }));
   }
 
   return {

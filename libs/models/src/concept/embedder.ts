@@ -34,6 +34,21 @@ export interface ConceptExtractors {
   readonly hasSpeech?: () => Promise<boolean>;
 }
 
+/** A stretch of a recording, in seconds from its start. */
+export interface TimeSpan {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * Whether a line of speech belongs to the span: its middle is inside (the recording's last span
+ * holds its end too), so a line across two clips counts in one of them, whole.
+ */
+export function inSpan(line: TimeSpan, span: TimeSpan, durationSec: number): boolean {
+  const middle = (line.start + line.end) / 2;
+  return middle >= span.start && (middle < span.end || (middle === span.end && span.end >= durationSec));
+}
+
 /** What a clip gives: its frames and the words said or subtitled during it. */
 export interface ClipInput {
   readonly frames: readonly ImageInput[];
@@ -81,15 +96,22 @@ export class ConceptEmbedder {
 
   /**
    * Speech words when a recogniser is loaded (none is bundled: Whisper comes from MODELS_DIR), and
-   * a sound cue (`sound`, or `silence` for a near-silent signal) either way.
+   * a sound cue (`sound`, or `silence` for a near-silent signal) either way, for each span (seconds
+   * from the start of `samples`, at `sampleRate`) of one recording. The speech is recognised once
+   * for the whole recording, and each span gets the lines whose middle falls in it (spansOfLines):
+   * a sync audio embedding asks for ten-second clips and the whole, and recognising each apart
+   * cost each a recogniser's start and read the audio twice.
    */
-  async audioConcepts(samples: Float32Array): Promise<ConceptBag> {
-    const bag: ConceptBag = new Map();
-    if (this.extractors.speech) {
-      const segments = await this.extractors.speech.transcribe(samples);
-      mergeConcepts(bag, this.textConcepts(segments.map((s) => s.text).join(' ')));
-    }
-    return mergeConcepts(bag, this.soundConcepts(samples));
+  async audioConcepts(samples: Float32Array, sampleRate: number, spans: readonly TimeSpan[]): Promise<ConceptBag[]> {
+    const lines = this.extractors.speech ? await this.extractors.speech.transcribe(samples) : [];
+    const durationSec = samples.length / sampleRate;
+    return spans.map((span) => {
+      const bag: ConceptBag = new Map();
+      const said = lines.filter((line) => inSpan(line, span, durationSec));
+      if (said.length > 0) mergeConcepts(bag, this.textConcepts(said.map((line) => line.text).join(' ')));
+      const from = Math.max(0, Math.floor(span.start * sampleRate));
+      return mergeConcepts(bag, this.soundConcepts(samples.subarray(from, Math.max(from, Math.floor(span.end * sampleRate)))));
+    });
   }
 
   /** The sound cue alone: `sound`, or `silence` for a near-silent signal. */
