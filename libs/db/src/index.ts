@@ -2,3 +2,4 @@ export * from './database';
 export * from './migrate';
 export * from './where';
 export { removeLeftoverSockets } from './embedded';
+export * from './maintenance';

@@ -1,4 +1,5 @@
 import type { Clock, Logger, Stoppable } from '@vus/core';
+import { maintainTables, type Database } from '@vus/db';
 import { z } from 'zod';
 
 /** Work a service runs beside its RPCs; started after the server, stopped before it. */
@@ -44,6 +45,32 @@ export function intervalJob(options: {
       };
     },
   };
+}
+
+/** How often an embedded database's tables are looked at: autovacuum_naptime's default. */
+export const TABLE_MAINTENANCE_EVERY_MS = 60_000;
+
+/**
+ * Autovacuum's work on an embedded (PGlite) database, which has no autovacuum of its own
+ * (libs/db maintainTables); none on PostgreSQL, whose autovacuum does it. A round that ran
+ * something logs what and how long: the engine served nothing else meanwhile.
+ */
+export function tableMaintenanceJobs(db: Database, logger: Logger, everyMs = TABLE_MAINTENANCE_EVERY_MS): BackgroundJob[] {
+  if (db.target.kind !== 'pglite') return [];
+  return [
+    intervalJob({
+      name: 'table-maintenance',
+      everyMs,
+      // At start too: PGlite forgets its counters on a restart, and what was loaded before it is analysed now.
+      runAtStart: true,
+      logger,
+      run: async () => {
+        const ran = await maintainTables(db);
+        if (ran.length > 0)
+          logger.info({ ran }, `embedded database maintenance: ${ran.map((r) => `${r.statement} (${r.ms} ms)`).join(', ')}`);
+      },
+    }),
+  ];
 }
 
 /**

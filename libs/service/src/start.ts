@@ -24,7 +24,7 @@ import { serviceDefinition, serviceEntry, startGrpcServer, useInternalSecret, wa
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { KitOptions, ServiceDefinition, ServiceScope, WorkerDefinition } from './define';
-import type { BackgroundJob } from './jobs';
+import { tableMaintenanceJobs, type BackgroundJob } from './jobs';
 
 type Definition<O extends object, X extends object> = ServiceDefinition<O, z.ZodRawShape, X>;
 
@@ -155,7 +155,7 @@ export async function startService<O extends object, X extends object>(
       });
       stack.push(() => subscription.stop());
     }
-    await startJobs(parts.jobs, stack);
+    await startJobs([...(parts.jobs ?? []), ...tableMaintenanceJobs(db, logger)], stack);
     return { ...(parts.extra?.() as X), address: server.address, stop: stack.stop };
   } catch (error) {
     await stack.stop().catch(() => undefined);

@@ -2,10 +2,10 @@ import { createLogger, currentCaller } from '@vus/core';
 import { buildEvent, InProcessEventBus, type EventType } from '@vus/events';
 import { callUnary, checkHealth, createClient, implement, loadProto } from '@vus/grpc';
 import type { IndexServiceHandlers } from '@vus/grpc/types/index/v1/IndexService';
-import { createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
+import { createMemoryDatabase, createThrowawayDatabase, type ThrowawayDatabase } from '@vus/db/testing';
 import { join } from 'node:path';
 import pino from 'pino';
-import { defineService, defineWorker, intervalJob, migrateService, startService, startWorker } from '../src';
+import { defineService, defineWorker, intervalJob, migrateService, startService, startWorker, tableMaintenanceJobs } from '../src';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
@@ -217,5 +217,27 @@ describe('intervalJob', () => {
     release();
     await stopping;
     expect(stopped).toBe(true);
+  });
+});
+
+describe('tableMaintenanceJobs', () => {
+  it('analyses an embedded database’s tables now and then, and leaves PostgreSQL’s to its autovacuum', async () => {
+    const postgres = await createThrowawayDatabase();
+    const embedded = await createMemoryDatabase();
+    try {
+      expect(tableMaintenanceJobs(postgres.db, logger)).toEqual([]);
+      await embedded.db.query('CREATE TABLE notes (id int)');
+      await embedded.db.query('INSERT INTO notes SELECT generate_series(1, 500)');
+      const jobs = tableMaintenanceJobs(embedded.db, logger, 50);
+      expect(jobs.map((job) => job.name)).toEqual(['table-maintenance']);
+      const running = await jobs[0]!.start();
+      const analysed = async () =>
+        (await embedded.db.query<{ n: number }>(`SELECT reltuples::int AS n FROM pg_class WHERE relname = 'notes'`)).rows[0]?.n;
+      for (let tries = 0; tries < 100 && (await analysed()) !== 500; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+      await running.stop();
+      expect(await analysed()).toBe(500);
+    } finally {
+      await Promise.all([postgres.drop(), embedded.drop()]);
+    }
   });
 });

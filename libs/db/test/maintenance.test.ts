@@ -1,0 +1,58 @@
+/** Which tables autovacuum's rules (PostgreSQL's defaults) say are due, for PGlite, which runs none. */
+import { AUTOVACUUM_RULES, maintenanceDue, type TableActivity } from '../src/maintenance';
+
+const table = (name: string, counts: Partial<TableActivity> = {}): TableActivity => ({
+  table: name,
+  root: name,
+  liveRows: 0,
+  deadRows: 0,
+  modifiedSinceAnalyze: 0,
+  insertedSinceVacuum: 0,
+  pages: 10,
+  analysedPages: 10,
+  ...counts,
+});
+
+describe('maintenanceDue', () => {
+  it.each<[string, TableActivity[], string[]]>([
+    ['nothing changed', [table('jobs', { liveRows: 10_000 })], []],
+    // analyse: more than 50 + 10 % of the live rows modified
+    ['a new table filled', [table('jobs', { liveRows: 400, modifiedSinceAnalyze: 400, insertedSinceVacuum: 400 })], ['ANALYZE jobs']],
+    ['a few changes to a large table', [table('jobs', { liveRows: 10_000, modifiedSinceAnalyze: 1_050 })], []],
+    ['a tenth of a large table changed', [table('jobs', { liveRows: 10_000, modifiedSinceAnalyze: 1_051 })], ['ANALYZE jobs']],
+    // vacuum: more than 50 + 20 % dead, or more than 1,000 + 20 % inserted since the last vacuum
+    ['dead rows', [table('jobs', { liveRows: 1_000, deadRows: 251 })], ['VACUUM jobs']],
+    ['not enough dead rows', [table('jobs', { liveRows: 1_000, deadRows: 250 })], []],
+    ['many inserts', [table('jobs', { liveRows: 5_000, insertedSinceVacuum: 2_001 })], ['VACUUM jobs']],
+    ['both', [table('jobs', { liveRows: 1_000, deadRows: 900, modifiedSinceAnalyze: 900 })], ['VACUUM (ANALYZE) jobs']],
+    [
+      'partitions: each vacuumed, analysed once through their partitioned table, after the vacuums',
+      [
+        table('segments_conversation', { root: 'segments', liveRows: 100, modifiedSinceAnalyze: 100, deadRows: 200 }),
+        table('segments_visual', { root: 'segments', liveRows: 100, modifiedSinceAnalyze: 100 }),
+        table('segments_text', { root: 'segments', liveRows: 100_000 }),
+        table('"Odd name"', { liveRows: 0, modifiedSinceAnalyze: 51 }),
+      ],
+      ['VACUUM segments_conversation', 'ANALYZE segments', 'ANALYZE "Odd name"'],
+    ],
+    // PGlite's counters read 0 after a restart: what pg_class keeps decides then
+    ['rows never analysed', [table('jobs', { pages: 1, analysedPages: null })], ['ANALYZE jobs']],
+    ['an empty table never analysed', [table('jobs', { pages: 0, analysedPages: null })], []],
+    ['grown by more than a tenth since analysed', [table('jobs', { pages: 1_101, analysedPages: 1_000 })], ['ANALYZE jobs']],
+    ['grown by a tenth', [table('jobs', { pages: 1_100, analysedPages: 1_000 })], []],
+    ['shrunk', [table('jobs', { pages: 10, analysedPages: 1_000 })], []],
+  ])('%s', (_case, tables, statements) => {
+    expect(maintenanceDue(tables)).toEqual(statements);
+  });
+
+  it('are PostgreSQL’s default settings', () => {
+    expect(AUTOVACUUM_RULES).toEqual({
+      vacuumBase: 50,
+      vacuumScale: 0.2,
+      insertBase: 1000,
+      insertScale: 0.2,
+      analyzeBase: 50,
+      analyzeScale: 0.1,
+    });
+  });
+});
