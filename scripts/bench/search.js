@@ -48,8 +48,10 @@
  *
  *   npm run build && node scripts/bench/search.js [--videos 10000] [--duration 15] [--warmup 3]
  *     [--connections 1,10] [--concurrency 8] [--seed 1] [--queries 2000] [--pglite [--dimensions 512]]
- *     [--keep] [--profile DIR] [--statements FILE] [--requests FILE]
+ *     [--keep] [--no-vacuum] [--profile DIR] [--statements FILE] [--requests FILE]
  *
+ * `--no-vacuum` skips the bench's VACUUM ANALYZE after the load: the tables as the services left
+ * them (PGlite runs no autovacuum: before libs/db maintainTables, embedded mode never analysed a table).
  * `--keep` leaves the databases in place (their URLs, or PGlite's folder, are printed) for EXPLAIN
  * ANALYZE afterwards; `--profile DIR` writes a CPU profile of the services process per measured
  * run (.cpuprofile, opens in Chrome DevTools); `--statements FILE` writes the checked requests'
@@ -169,6 +171,7 @@ const { values: args } = parseArgs({
     queries: { type: 'string', default: '2000' },
     statements: { type: 'string' },
     requests: { type: 'string' },
+    'no-vacuum': { type: 'boolean', default: false },
   },
 });
 /** Distinct queries per kind (search-queries.js); 0: the dozen fixed ones per kind of issues 5 and 16. */
@@ -909,8 +912,11 @@ async function buildHnsw(dataDir, indexes, scope, vector) {
     }
     await client.query('RESET maintenance_work_mem');
     let started = performance.now();
-    await client.query('VACUUM ANALYZE');
-    console.log(`VACUUM ANALYZE ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    if (args['no-vacuum']) console.log('VACUUM ANALYZE skipped (--no-vacuum): the tables as the services left them');
+    else {
+      await client.query('VACUUM ANALYZE');
+      console.log(`VACUUM ANALYZE ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    }
     const { rows } = await client.query(
       `SELECT count(*)::int AS vectors, count(DISTINCT md5(embedding::text))::int AS distinct, min(dimensions) AS dimensions,
               pg_size_pretty(pg_total_relation_size('segment_vectors')) AS size,
@@ -1247,7 +1253,7 @@ async function main() {
       await searchAnswers(gateway.url, key, created.id);
     }
     if (cluster) console.log(`resident memory of each service process after the load: ${cluster.memoryLine()}`);
-    if (searchDb) {
+    if (searchDb && !args['no-vacuum']) {
       const started = performance.now();
       await searchDb.db.query('VACUUM ANALYZE segments');
       const { rows } = await searchDb.db.query(
