@@ -5,9 +5,11 @@
  * result sets stayed, and every scan read them). PGlite keeps the counters autovacuum reads all the
  * same (pg_stat_user_tables), so the same rules, with PostgreSQL's default settings, say here which
  * tables are due; the service kit runs them now and then (libs/service tableMaintenanceJob).
- * PGlite does not keep those counters across a restart (they read 0 after it), so a table is also
- * analysed when it was never analysed though it has rows, or has grown by the analysis share of
- * its pages since (pg_class keeps its size then): data loaded before a restart is not left unanalysed.
+ * PGlite does not keep those counters across a restart (they read 0 after it), so what pg_class
+ * keeps decides too: a table is analysed when it has rows but no statistics, or has grown by the
+ * analysis share of its pages since, and vacuumed when a fifth of its pages (at least 8) are not
+ * all visible (its visibility map: rows never vacuumed are checked row by row, and their first
+ * reads write hint bits). Data loaded before a restart is not left as it was.
  */
 import type { QueryConfig } from 'pg';
 import type { Database } from './database';
@@ -24,6 +26,8 @@ export interface TableActivity {
   readonly insertedSinceVacuum: number;
   /** Its size in pages now. */
   readonly pages: number;
+  /** Its pages the visibility map had all visible when last vacuumed or analysed (pg_class.relallvisible). */
+  readonly allVisiblePages: number;
   /**
    * Its size in pages when last analysed or vacuumed (pg_class.relpages); null when it was never
    * analysed (no statistics: an index build sets relpages, not them).
@@ -39,6 +43,8 @@ export interface MaintenanceRules {
   readonly insertScale: number;
   readonly analyzeBase: number;
   readonly analyzeScale: number;
+  /** Pages not all visible, beyond vacuumScale of the table, that call for a vacuum (the counters' insert rule, kept in pg_class). */
+  readonly unvacuumedPagesBase: number;
 }
 
 /** PostgreSQL's defaults: autovacuum_vacuum_threshold/_scale_factor, _vacuum_insert_, _analyze_. */
@@ -49,6 +55,7 @@ export const AUTOVACUUM_RULES: MaintenanceRules = {
   insertScale: 0.2,
   analyzeBase: 50,
   analyzeScale: 0.1,
+  unvacuumedPagesBase: 8,
 };
 
 /**
@@ -60,9 +67,11 @@ export function maintenanceDue(tables: readonly TableActivity[], rules: Maintena
   const vacuums: string[] = [];
   const analyses = new Set<string>();
   for (const t of tables) {
+    const unvacuumedPages = t.pages - t.allVisiblePages;
     const vacuum =
       t.deadRows > rules.vacuumBase + rules.vacuumScale * t.liveRows ||
-      t.insertedSinceVacuum > rules.insertBase + rules.insertScale * t.liveRows;
+      t.insertedSinceVacuum > rules.insertBase + rules.insertScale * t.liveRows ||
+      (unvacuumedPages >= rules.unvacuumedPagesBase && unvacuumedPages > rules.vacuumScale * t.pages);
     const analyse =
       t.modifiedSinceAnalyze > rules.analyzeBase + rules.analyzeScale * t.liveRows ||
       (t.analysedPages === null ? t.pages > 0 : t.pages > t.analysedPages * (1 + rules.analyzeScale));
@@ -93,7 +102,7 @@ export async function maintainTables(
     `SELECT s.relid::regclass::text AS "table", COALESCE(pg_partition_root(s.relid), s.relid)::regclass::text AS root,
             s.n_live_tup::float8 AS "liveRows", s.n_dead_tup::float8 AS "deadRows",
             s.n_mod_since_analyze::float8 AS "modifiedSinceAnalyze", s.n_ins_since_vacuum::float8 AS "insertedSinceVacuum",
-            (pg_relation_size(c.oid) / current_setting('block_size')::int)::float8 AS pages,
+            (pg_relation_size(c.oid) / current_setting('block_size')::int)::float8 AS pages, c.relallvisible::float8 AS "allVisiblePages",
             CASE WHEN EXISTS (SELECT 1 FROM pg_stats p WHERE p.schemaname = s.schemaname AND p.tablename = s.relname)
                  THEN c.relpages::float8 END AS "analysedPages"
      FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid

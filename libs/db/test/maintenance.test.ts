@@ -9,6 +9,7 @@ const table = (name: string, counts: Partial<TableActivity> = {}): TableActivity
   modifiedSinceAnalyze: 0,
   insertedSinceVacuum: 0,
   pages: 10,
+  allVisiblePages: 10,
   analysedPages: 10,
   ...counts,
 });
@@ -38,14 +39,27 @@ describe('maintenanceDue', () => {
     // PGlite's counters read 0 after a restart: what pg_class keeps decides then
     ['rows never analysed', [table('jobs', { pages: 1, analysedPages: null })], ['ANALYZE jobs']],
     ['an empty table never analysed', [table('jobs', { pages: 0, analysedPages: null })], []],
-    ['grown by more than a tenth since analysed', [table('jobs', { pages: 1_101, analysedPages: 1_000 })], ['ANALYZE jobs']],
-    ['grown by a tenth', [table('jobs', { pages: 1_100, analysedPages: 1_000 })], []],
-    ['shrunk', [table('jobs', { pages: 10, analysedPages: 1_000 })], []],
+    [
+      'grown by more than a tenth since analysed',
+      [table('jobs', { pages: 1_101, allVisiblePages: 1_101, analysedPages: 1_000 })],
+      ['ANALYZE jobs'],
+    ],
+    ['grown by a tenth', [table('jobs', { pages: 1_100, allVisiblePages: 1_100, analysedPages: 1_000 })], []],
+    ['shrunk', [table('jobs', { pages: 10, allVisiblePages: 10, analysedPages: 1_000 })], []],
+    ['rows never vacuumed', [table('jobs', { pages: 1_000, allVisiblePages: 0, analysedPages: 1_000 })], ['VACUUM jobs']],
+    ['a fifth of the pages not all visible', [table('jobs', { pages: 1_000, allVisiblePages: 800, analysedPages: 1_000 })], []],
+    ['more than a fifth', [table('jobs', { pages: 1_000, allVisiblePages: 799, analysedPages: 1_000 })], ['VACUUM jobs']],
+    ['a small table never vacuumed', [table('jobs', { pages: 7, allVisiblePages: 0 })], []],
+    [
+      'loaded before a restart',
+      [table('segments_visual', { root: 'segments', pages: 2_646, allVisiblePages: 0, analysedPages: null })],
+      ['VACUUM segments_visual', 'ANALYZE segments'],
+    ],
   ])('%s', (_case, tables, statements) => {
     expect(maintenanceDue(tables)).toEqual(statements);
   });
 
-  it('are PostgreSQL’s default settings', () => {
+  it('are PostgreSQL’s default settings, and a vacuum for 8 pages or more not all visible', () => {
     expect(AUTOVACUUM_RULES).toEqual({
       vacuumBase: 50,
       vacuumScale: 0.2,
@@ -53,6 +67,7 @@ describe('maintenanceDue', () => {
       insertScale: 0.2,
       analyzeBase: 50,
       analyzeScale: 0.1,
+      unvacuumedPagesBase: 8,
     });
   });
 });
