@@ -1,5 +1,5 @@
 /** Which tables autovacuum's rules (PostgreSQL's defaults) say are due, for PGlite, which runs none. */
-import { AUTOVACUUM_RULES, maintenanceDue, type TableActivity } from '../src/maintenance';
+import { maintenanceDue, type TableActivity } from '../src/maintenance';
 
 const table = (name: string, counts: Partial<TableActivity> = {}): TableActivity => ({
   table: name,
@@ -57,17 +57,5 @@ describe('maintenanceDue', () => {
     ],
   ])('%s', (_case, tables, statements) => {
     expect(maintenanceDue(tables)).toEqual(statements);
-  });
-
-  it('are PostgreSQL’s default settings, and a vacuum for 8 pages or more not all visible', () => {
-    expect(AUTOVACUUM_RULES).toEqual({
-      vacuumBase: 50,
-      vacuumScale: 0.2,
-      insertBase: 1000,
-      insertScale: 0.2,
-      analyzeBase: 50,
-      analyzeScale: 0.1,
-      unvacuumedPagesBase: 8,
-    });
   });
 });
