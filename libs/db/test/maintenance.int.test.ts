@@ -3,7 +3,11 @@
  * and unvacuumed) and PostgreSQL (the same statements). A table filled is analysed, a partitioned one
  * through its parent, and a table with many deleted rows vacuumed; then nothing is due.
  */
+import { Database } from '@vus/db';
 import { DATABASE_KINDS, type ThrowawayDatabase } from '@vus/db/testing';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { maintainTables } from '../src/maintenance';
 
 jest.setTimeout(60_000);
@@ -70,5 +74,31 @@ describe.each(DATABASE_KINDS)('maintainTables on %s', (kind, create) => {
     expect(rows[0]?.dead).toBe(0);
 
     expect(await maintainTables(database.db)).toEqual([]);
+  });
+});
+
+describe('maintainTables after a PGlite restart', () => {
+  it('finds from the catalog what the lost counters no longer say: rows loaded before are analysed and vacuumed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vus-db-maintenance-'));
+    try {
+      const before = await Database.open({ kind: 'pglite', dataDir: join(dir, 'db') });
+      await before.query('CREATE TABLE notes (id int, body text)');
+      await before.query(`INSERT INTO notes SELECT g, md5(g::text) FROM generate_series(1, 5000) g`);
+      await before.close();
+
+      const after = await Database.open({ kind: 'pglite', dataDir: join(dir, 'db') });
+      try {
+        const { rows } = await after.query<{ inserted: number }>(
+          `SELECT n_ins_since_vacuum::int AS inserted FROM pg_stat_user_tables WHERE relname = 'notes'`,
+        );
+        expect(rows[0]?.inserted).toBe(0); // forgotten
+        expect((await maintainTables(after)).map((r) => r.statement)).toEqual(['VACUUM (ANALYZE) notes']);
+        expect(await maintainTables(after)).toEqual([]);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
