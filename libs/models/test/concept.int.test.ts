@@ -140,15 +140,16 @@ describe("audio concepts of a recording's spans", () => {
     expect(inSpan(line, span, duration)).toBe(expected);
   });
 
-  it('recognises the speech once and gives each span the lines said in it, with its own sound cue', async () => {
+  it('recognises the speech once (stopped by the caller’s signal) and gives each span the lines said in it, with its own sound cue', async () => {
     const lines: SpeechSegment[] = [
       { start: 1, end: 4, text: 'a motorcycle' },
       { start: 9, end: 13, text: 'sardines' },
       { start: 25, end: 28, text: 'the kitchen' },
     ];
     let recognitions = 0;
+    let stoppedBy: AbortSignal | undefined;
     const embedder = new ConceptEmbedder(wordnet, vectors, {
-      speech: { languages: ['en'], transcribe: async () => (recognitions++, lines) },
+      speech: { languages: ['en'], transcribe: async (_audio, options) => (recognitions++, (stoppedBy = options?.signal), lines) },
     });
     const rate = 100;
     // 30 s: sound for 20 s, then silence.
@@ -159,8 +160,10 @@ describe("audio concepts of a recording's spans", () => {
       { start: 20, end: 30 },
       { start: 0, end: 30 },
     ];
-    const bags = await embedder.audioConcepts(samples, rate, spans);
+    const caller = new AbortController();
+    const bags = await embedder.audioConcepts(samples, rate, spans, caller.signal);
     expect(recognitions).toBe(1);
+    expect(stoppedBy).toBe(caller.signal);
     const words = (bag: ConceptBag) => [...bag.keys()].filter((k) => k.startsWith('word:')).sort();
     const expected = [
       ['motorcycle', 'sound'],

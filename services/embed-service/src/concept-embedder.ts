@@ -11,7 +11,7 @@ export function openConceptEmbedder(models: ModelRegistry): { embedder: ConceptE
   const embedder = new ConceptEmbedder(wordnet, vectors, {
     detector: { detectObjects: async (image) => (await models.find('object_detector'))?.detectObjects(image) ?? [] },
     textReader: { readText: async (image) => (await models.find('text_reader'))?.readText(image) ?? [] },
-    speech: { transcribe: async (audio) => (await models.find('speech_recognizer'))?.transcribe(audio) ?? [] },
+    speech: { transcribe: async (audio, options) => (await models.find('speech_recognizer'))?.transcribe(audio, options) ?? [] },
     hasSpeech: async () => (await models.find('speech_recognizer')) !== undefined,
   });
   return { embedder, close: () => (wordnet.close(), vectors.close()) };

@@ -41,6 +41,8 @@ export interface EmbeddingRequest {
   scopes?: readonly string[];
   /** Audio: `audio` (the default); `transcription` needs a speech recogniser this server does not bundle. */
   options?: readonly string[];
+  /** Aborted when the caller goes away or its deadline passes: stops the audio's speech recognition. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface Segment {
@@ -143,8 +145,9 @@ export function createEmbedService(deps: EmbedDeps) {
         spans.push({ start: at, end: Math.min(decoded.durationSec, at + segmentSec), scope: 'clip' });
     }
     if (scopes.includes('asset')) spans.push({ start: 0, end: decoded.durationSec, scope: 'asset' });
-    // One recognition of the audio for every span (ConceptEmbedder.audioConcepts).
-    const bags = await embedder.audioConcepts(decoded.samples, rate, spans);
+    // One recognition of the audio for every span (ConceptEmbedder.audioConcepts), stopped if the caller goes away.
+    request.signal?.throwIfAborted();
+    const bags = await embedder.audioConcepts(decoded.samples, rate, spans, request.signal);
     return spans.map((span, i) => ({
       vector: embedder.embed(bags[i]!, dimensions),
       start: start + span.start,

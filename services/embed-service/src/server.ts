@@ -38,6 +38,11 @@ function sourceOf(source: MediaSource | null): MediaSourceInput | undefined {
   return { kind: source.source ?? '', data: source.data, url: source.url, blobKey: source.blob_key, filename: source.filename };
 }
 
+/** The caller going away (the gateway cancels when its client disconnects) stops the work, as its deadline does. */
+function callerGone(ctx: { deadline: Date | undefined; signal: AbortSignal }): AbortSignal {
+  return ctx.deadline ? AbortSignal.any([ctx.signal, AbortSignal.timeout(Math.max(0, ctx.deadline.getTime() - Date.now()))]) : ctx.signal;
+}
+
 /** A synchronous video embedding (the gateway stores inline video and resolves assets: a URL or a blob key arrives). */
 async function videoEmbedding(
   orgId: string,
@@ -64,8 +69,7 @@ async function videoEmbedding(
       embeddingOptions: request.embedding_options,
       embeddingTypes: request.embedding_types,
     },
-    // The caller going away (the gateway cancels when its client disconnects) stops the work, as its deadline does.
-    ctx.deadline ? AbortSignal.any([ctx.signal, AbortSignal.timeout(Math.max(0, ctx.deadline.getTime() - Date.now()))]) : ctx.signal,
+    callerGone(ctx),
   );
   return {
     model_name: modelName,
@@ -168,6 +172,7 @@ export function embedServiceImplementation(
           ...(request._clip_length ? { clipLength: request.clip_length } : {}),
           scopes: request.embedding_scopes,
           options: request.embedding_options,
+          signal: callerGone(ctx),
         });
         return {
           model_name: result.modelName,

@@ -4,7 +4,7 @@
 import { createEmbedClient, type EmbedClient } from '@vus/clients';
 import { createLogger, newId } from '@vus/core';
 import { runFfmpeg } from '@vus/media';
-import { cocoDetectorProvider, cosine, ModelRegistry, paddleOcrProvider } from '@vus/models';
+import { cocoDetectorProvider, cosine, ModelRegistry, paddleOcrProvider, type ProviderDefinition } from '@vus/models';
 import { codeOf, photoPath } from '@vus/testing';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -99,5 +99,50 @@ describe('embed-service over gRPC', () => {
       'Marengo-retrieval-2.7',
       'marengo3.0',
     ]);
+  });
+});
+
+describe('synchronous audio when the caller goes away', () => {
+  it('stops the speech recognition at the caller’s deadline instead of running it to the end', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'embed-service-gone-'));
+    let started!: () => void;
+    const recognising = new Promise<void>((resolve) => (started = resolve));
+    let stopped = false;
+    // A recogniser that would run for ever unless stopped.
+    const speech: ProviderDefinition<'speech_recognizer'> = {
+      capability: 'speech_recognizer',
+      name: 'endless',
+      model: 'endless',
+      kind: 'bundled',
+      check: async () => undefined,
+      load: async () => ({
+        languages: ['en'],
+        transcribe: (_audio, options) =>
+          new Promise((_resolve, reject) => {
+            started();
+            options?.signal?.addEventListener('abort', () => ((stopped = true), reject(new Error('stopped'))), { once: true });
+          }),
+      }),
+    };
+    const service = await startEmbedService({
+      bind: '127.0.0.1:0',
+      database: { kind: 'pglite', dataDir: join(dir, 'db') },
+      logger,
+      models: new ModelRegistry([speech]),
+    });
+    const client = createEmbedClient(service.address);
+    try {
+      await runFfmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=3', join(dir, 'tone.wav')]);
+      const tone = await readFile(join(dir, 'tone.wav'));
+      const call = client.createEmbedding({ ...ctx, deadline: new Date(Date.now() + 3_000) }, { audio: { data: tone } });
+      await recognising;
+      expect(await codeOf(call)).toBe('deadline_exceeded');
+      for (let tries = 0; tries < 50 && !stopped; tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(stopped).toBe(true);
+    } finally {
+      client.close();
+      await service.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

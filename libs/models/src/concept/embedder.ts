@@ -100,10 +100,10 @@ export class ConceptEmbedder {
    * from the start of `samples`, at `sampleRate`) of one recording. The speech is recognised once
    * for the whole recording, and each span gets the lines whose middle falls in it (spansOfLines):
    * a sync audio embedding asks for ten-second clips and the whole, and recognising each apart
-   * cost each a recogniser's start and read the audio twice.
+   * cost each a recogniser's start and read the audio twice. `signal` stops the recognition.
    */
-  async audioConcepts(samples: Float32Array, sampleRate: number, spans: readonly TimeSpan[]): Promise<ConceptBag[]> {
-    const lines = this.extractors.speech ? await this.extractors.speech.transcribe(samples) : [];
+  async audioConcepts(samples: Float32Array, sampleRate: number, spans: readonly TimeSpan[], signal?: AbortSignal): Promise<ConceptBag[]> {
+    const lines = this.extractors.speech ? await this.extractors.speech.transcribe(samples, { signal }) : [];
     const durationSec = samples.length / sampleRate;
     return spans.map((span) => {
       const bag: ConceptBag = new Map();
