@@ -14,23 +14,13 @@ const { readFileSync } = require('node:fs');
 const { loadavg } = require('node:os');
 const { parseArgs } = require('node:util');
 const pg = require('pg');
+const { cpuSecondsOf } = require('./lib');
 
 const { values: args } = parseArgs({
   options: { url: { type: 'string' }, statements: { type: 'string' }, rounds: { type: 'string', default: '3' } },
 });
 if (!args.url || !args.statements) throw new Error('--url and --statements are required');
 const ROUNDS = Number(args.rounds);
-/** Clock ticks per second of /proc/<pid>/stat's utime and stime (Linux's USER_HZ). */
-const TICKS_PER_SECOND = 100;
-
-/** A process's user+system CPU so far, in ms. */
-function cpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command (which may hold spaces) start after its closing parenthesis.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-}
-
 /** One request's statements, as the service sent them (named ones prepared on this connection). */
 async function runRequest(client, statements) {
   for (const s of statements)
@@ -49,11 +39,11 @@ async function main() {
     );
     for (const [kind, requests] of Object.entries(byKind)) {
       for (const request of requests) await runRequest(client, request);
-      const before = cpuMs(pid);
+      const before = cpuSecondsOf(pid).own * 1000;
       const started = process.hrtime.bigint();
       for (let round = 0; round < ROUNDS; round++) for (const request of requests) await runRequest(client, request);
       const count = ROUNDS * requests.length;
-      const cpu = (cpuMs(pid) - before) / count;
+      const cpu = (cpuSecondsOf(pid).own * 1000 - before) / count;
       const wall = Number(process.hrtime.bigint() - started) / 1e6 / count;
       const statements = requests.reduce((n, r) => n + r.length, 0) / requests.length;
       console.log(

@@ -4,7 +4,7 @@
  * row count: reltuples -1) or vacuumed (the dead rows of replaced segments, finished jobs and purged
  * result sets stayed, and every scan read them). PGlite keeps the counters autovacuum reads all the
  * same (pg_stat_user_tables), so the same rules, with PostgreSQL's default settings, say here which
- * tables are due; the service kit runs them now and then (libs/service tableMaintenanceJob).
+ * tables are due; the service kit runs them now and then (libs/service tableMaintenanceJobs).
  * PGlite does not keep those counters across a restart (they read 0 after it), so what pg_class
  * keeps decides too: a table is analysed when it has rows but no statistics, or has grown by the
  * analysis share of its pages since, and vacuumed when a fifth of its pages (at least 8) are not

@@ -26,8 +26,9 @@ export function siblingKinds(a: string, b: string, wordnet: WordNetReader): bool
  * definitionNeighbours on WordNet. The noun definitions are loaded when the first query or the
  * first ingest asks for them, as the word vectors are read (definitions.ts: about 0.1 s from the
  * build's index of the bundled WordNet, 1.5–2 s of CPU for the pass otherwise; 5.6 MB kept): a
- * service that is started and never used, as in most test suites, does not pay for them. `ready` starts that and settles when it is done or has failed (then
- * queries go on without definition neighbours and the log says why, once).
+ * service that is started and never used, as in most test suites, does not pay for them. `ready`
+ * starts that and settles when it is done or has failed (then queries go on without definition
+ * neighbours and the log says why, once).
  */
 function wordNetDefinitionNeighbours(
   wordnet: WordNetReader,

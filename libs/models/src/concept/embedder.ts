@@ -98,7 +98,7 @@ export class ConceptEmbedder {
    * Speech words when a recogniser is loaded (none is bundled: Whisper comes from MODELS_DIR), and
    * a sound cue (`sound`, or `silence` for a near-silent signal) either way, for each span (seconds
    * from the start of `samples`, at `sampleRate`) of one recording. The speech is recognised once
-   * for the whole recording, and each span gets the lines whose middle falls in it (spansOfLines):
+   * for the whole recording, and each span gets the lines whose middle falls in it (inSpan):
    * a sync audio embedding asks for ten-second clips and the whole, and recognising each apart
    * cost each a recogniser's start and read the audio twice. `signal` stops the recognition.
    */
