@@ -21,7 +21,7 @@
  * after, and `--runs` repeats it (CPU seconds move less with load than wall seconds).
  *
  *   npm run build && node scripts/bench/indexing-real.js [--parts profile,one,long,queue] [--runs 1] [--no-speech] [--speech-only]
- *     [--profile-seconds 40]
+ *     [--profile-seconds 40] [--warm] [--env KEY=VALUE ...]
  */
 'use strict';
 const { mkdir, mkdtemp, rm, readFile, writeFile } = require('node:fs/promises');
@@ -47,6 +47,13 @@ const { values: args } = parseArgs({
     'profile-seconds': { type: 'string' },
     /** WORKER_CONCURRENCY of the server (default: its own default). */
     concurrency: { type: 'string' },
+    /**
+     * Index a 10 s excerpt of the example first, then measure: a running service's figure (its model
+     * threads started, their code compiled), where the default measures a server's first video.
+     */
+    warm: { type: 'boolean', default: false },
+    /** KEY=VALUE over the server's environment (repeatable), e.g. --env MODELS_VISION_THREADS=3. */
+    env: { type: 'string', multiple: true, default: [] },
   },
 });
 const parts = new Set(args.parts.split(','));
@@ -68,29 +75,36 @@ async function footage() {
 }
 
 /**
- * CPU seconds of each of a process's threads, summed by thread name (the main thread is the
- * process's name, e.g. `node`; libuv's pool `libuv-worker`, V8's `V8 DefaultWorke`…).
+ * CPU seconds of each of a process's threads by thread id, with its name (the main thread is the
+ * process's name, e.g. `node`, as are worker threads on Node 20; libuv's pool `libuv-worker`, V8's
+ * `V8 DefaultWorke`…).
  */
 function threadCpuOf(pid) {
-  const byName = {};
+  const byTid = {};
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const { name, fields } = procStat(`/proc/${pid}/task/${tid}/stat`);
-      byName[name] = (byName[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+      byTid[tid] = { name, seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND };
     } catch {
       // The thread ended between the listing and the read.
     }
   }
-  return byName;
+  return byTid;
 }
 
-/** Where a process's CPU went between two threadCpuOf readings (threads that ended are missing), largest first. */
+/**
+ * Where a process's CPU went between two threadCpuOf readings (threads that ended are missing), by
+ * thread name, largest first; a name several busy threads share lists each one's share, e.g.
+ * `node 28.8 (10.1, 7.9, 7.5, 3.3)`: the main thread and the model threads.
+ */
 function threadCpuSpent(before, after) {
-  return Object.entries(after)
-    .map(([name, seconds]) => [name, seconds - (before[name] ?? 0)])
-    .filter(([, seconds]) => seconds >= 0.05)
-    .sort((a, b) => b[1] - a[1])
-    .map(([name, seconds]) => `${name} ${round(seconds)}`)
+  const byName = {};
+  for (const [tid, { name, seconds }] of Object.entries(after)) (byName[name] ??= []).push(seconds - (before[tid]?.seconds ?? 0));
+  return Object.entries(byName)
+    .map(([name, spent]) => ({ name, total: spent.reduce((a, b) => a + b, 0), busy: spent.filter((s) => s >= 0.5).sort((a, b) => b - a) }))
+    .filter(({ total }) => total >= 0.05)
+    .sort((a, b) => b.total - a.total)
+    .map(({ name, total, busy }) => `${name} ${round(total)}${busy.length > 1 ? ` (${busy.map((s) => round(s)).join(', ')})` : ''}`)
     .join(', ');
 }
 
@@ -356,6 +370,37 @@ async function statusOf(server, key, id) {
   }
 }
 
+/**
+ * Uploads `copies` of the video at once and waits until every task is ready: their ids, when the
+ * uploads ended (performance.now() and epoch ms, as the server's log lines carry) and the server's
+ * peak RSS meanwhile (KiB).
+ */
+async function indexCopies(server, key, indexId, bytes, copies) {
+  const ids = await Promise.all(
+    Array.from({ length: copies }, async (_, i) => {
+      const form = new FormData();
+      form.set('index_id', indexId);
+      form.set('video_file', new Blob([bytes], { type: 'video/mp4' }), `bench-${i}.mp4`);
+      return (await api(server, key, 'POST', '/tasks', form))._id;
+    }),
+  );
+  const uploaded = performance.now();
+  const uploadedAt = Date.now();
+  const pending = new Set(ids);
+  let peak = 0;
+  while (pending.size > 0) {
+    await new Promise((r) => setTimeout(r, 250));
+    peak = Math.max(peak, residentKib(server.child.pid).peak);
+    for (const id of [...pending]) {
+      const task = await statusOf(server, key, id);
+      if (!task) continue;
+      if (task.status === 'failed') throw new Error(`task ${id} failed: ${JSON.stringify(task)}`);
+      if (task.status === 'ready') pending.delete(id);
+    }
+  }
+  return { ids, uploaded, uploadedAt, peak };
+}
+
 /** Starts a server, makes the index, uploads `copies` of `file` at once; prints when all are ready. */
 async function pipeline(name, file, durationSec, copies, noSpeech) {
   const key = `tlk_bench${'x'.repeat(24)}`;
@@ -364,6 +409,7 @@ async function pipeline(name, file, durationSec, copies, noSpeech) {
     LOG_LEVEL: 'info',
     ...(noSpeech ? { MODELS_POCKETSPHINX: 'off' } : {}),
     ...(args.concurrency ? { WORKER_CONCURRENCY: args.concurrency } : {}),
+    ...Object.fromEntries(args.env.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
   };
   const server = await startEmbeddedServer(dataDir, key, env, { stdout: 'pipe' });
   const runs = workerRuns(server.child.stdout);
@@ -375,34 +421,14 @@ async function pipeline(name, file, durationSec, copies, noSpeech) {
         { model_name: 'pegasus1.2', model_options: ['visual', 'audio'] },
       ],
     });
+    if (args.warm)
+      await indexCopies(server, key, index._id, await readFile(await speechFixtureExcerpt(speechFixture('twelvelabs-example'), 10)), 1);
     const bytes = await readFile(file);
     const loadBefore = load();
     const cpu0 = cpuSecondsOf(server.child.pid);
     const threads0 = threadCpuOf(server.child.pid);
     const started = performance.now();
-    const ids = await Promise.all(
-      Array.from({ length: copies }, async (_, i) => {
-        const form = new FormData();
-        form.set('index_id', index._id);
-        form.set('video_file', new Blob([bytes], { type: 'video/mp4' }), `bench-${i}.mp4`);
-        return (await api(server, key, 'POST', '/tasks', form))._id;
-      }),
-    );
-    const uploaded = performance.now();
-    // The server's log lines carry epoch milliseconds.
-    const uploadedAt = Date.now();
-    const pending = new Set(ids);
-    let peak = 0;
-    while (pending.size > 0) {
-      await new Promise((r) => setTimeout(r, 250));
-      peak = Math.max(peak, residentKib(server.child.pid).peak);
-      for (const id of [...pending]) {
-        const task = await statusOf(server, key, id);
-        if (!task) continue;
-        if (task.status === 'failed') throw new Error(`task ${id} failed: ${JSON.stringify(task)}`);
-        if (task.status === 'ready') pending.delete(id);
-      }
-    }
+    const { ids, uploaded, uploadedAt, peak } = await indexCopies(server, key, index._id, bytes, copies);
     const wall = (performance.now() - uploaded) / 1000;
     const cpu1 = cpuSecondsOf(server.child.pid);
     const threads1 = threadCpuOf(server.child.pid);
@@ -416,6 +442,7 @@ async function pipeline(name, file, durationSec, copies, noSpeech) {
         `peak RSS ${Math.round(peak / 1024)} MiB`,
         copies > 1 ? `${round((3600 * copies) / wall)} videos/hour` : '',
         `upload ${round((uploaded - started) / 1000)} s`,
+        args.warm ? 'warmed by a 10 s video' : '',
         `load ${loadBefore} → ${load()}`,
       ]
         .filter(Boolean)
