@@ -16,7 +16,13 @@ export const POCKETSPHINX_DEFAULTS: PocketSphinxConfig = Object.freeze({
   processes: 2,
 });
 
-export const VISION_THREADS_DEFAULT = 2;
+/**
+ * The text reader, the object detector and the face models each in a thread of their own: on the
+ * SDK's example the three carry 7.4, 7.3 and 6.6 CPU-s, where with two threads the text reader and
+ * the face models shared one (14.2 CPU-s), the pass's slowest lane: 8.2× → 9.5–9.9× real time
+ * without speech on 2 cores, about 60 MiB more (issue 30, scripts/bench/indexing-real.js).
+ */
+export const VISION_THREADS_DEFAULT = 3;
 
 /**
  * Environment of the model registry. Services merge `modelsEnvSchema.shape` into their own
