@@ -16,6 +16,8 @@ export interface VideoStreamInfo {
   pixelFormat?: string;
   /** Degrees a player turns the stored picture (phone videos); absent when upright. */
   rotation?: number;
+  /** Frames are stored out of display order (B-frames, ffprobe's has_b_frames > 0); absent otherwise. */
+  hasBFrames?: true;
 }
 
 export interface AudioStreamInfo {
@@ -73,6 +75,7 @@ const ffprobeOutputSchema = z.object({
         width: z.number().optional(),
         height: z.number().optional(),
         pix_fmt: z.string().optional(),
+        has_b_frames: z.number().optional(),
         avg_frame_rate: z.string().optional(),
         r_frame_rate: z.string().optional(),
         sample_rate: numberish,
@@ -206,6 +209,7 @@ export function describeProbe(output: FfprobeOutput, sizeBytes: number): MediaPr
       fps: frameRate(videoStream.avg_frame_rate) ?? frameRate(videoStream.r_frame_rate) ?? 0,
       ...(videoStream.pix_fmt ? { pixelFormat: videoStream.pix_fmt } : {}),
       ...(rotation % 360 !== 0 ? { rotation } : {}),
+      ...((videoStream.has_b_frames ?? 0) > 0 ? { hasBFrames: true as const } : {}),
     },
     audio,
     hasAudio: audio !== undefined,

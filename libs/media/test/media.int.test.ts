@@ -7,6 +7,7 @@ import {
   extractAudio,
   extractSubtitles,
   FrameChangeDetector,
+  frameDifference,
   isMediaError,
   mediaTool,
   probe,
@@ -154,6 +155,20 @@ describe('sampleFrames', () => {
     controller.abort();
     const aborted = await failureOf(collect(sampleFrames(video.path, { probe: info, signal: controller.signal })));
     expect(aborted).toMatchObject({ failure: 'aborted' });
+  });
+
+  it('samples a video with B-frames from its reference frames: the same times, each picture the one of a full decode or next to it', async () => {
+    const withBFrames = join(work, 'b-frames.mp4');
+    const source = await textScenesVideo();
+    execFileSync(mediaTool('ffmpeg').path, ['-v', 'error', '-i', source.path, '-c:v', 'libx264', '-bf', '3', '-an', withBFrames]);
+    const info = await probe(withBFrames);
+    expect(info.video.hasBFrames).toBe(true);
+    const { hasBFrames: _, ...everyFrame } = info.video;
+    const sparse = await collect(sampleFrames(withBFrames, { probe: info, width: 320 }));
+    const full = await collect(sampleFrames(withBFrames, { probe: { ...info, video: everyFrame }, width: 320 }));
+    expect(sparse.map((f) => f.timeSec)).toEqual(full.map((f) => f.timeSec));
+    // Frames of one scene differ by encoder noise only (FrameChangeDetector's pixel threshold is 12).
+    for (const [i, frame] of sparse.entries()) expect(frameDifference(frame.signature, full[i]!.signature, 12).meanAbsDiff).toBeLessThan(3);
   });
 
   it('times only ffmpeg: a consumer slower than the timeout in all still gets every frame', async () => {

@@ -1,6 +1,6 @@
 import { frameDifference, FrameChangeDetector, parseSubtitleText, shotsFromBoundaries } from '@vus/media';
 import { parseWavHeader } from '../src/audio';
-import { outputSize } from '../src/frames';
+import { decodesReferenceFramesOnly, outputSize } from '../src/frames';
 import { allowlistedInput, classifyInputFailure, inputArguments } from '../src/input';
 import { classifyProbeFailure, describeProbe } from '../src/probe';
 import { parseSceneScores } from '../src/shots';
@@ -111,6 +111,13 @@ describe('describeProbe', () => {
       video: { width: 1080, height: 1920, fps: 29.97, rotation: -90 },
       hasAudio: false,
     });
+  });
+
+  it('says when frames are stored out of display order (B-frames)', () => {
+    const mp4 = { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: 5 };
+    expect(describeProbe({ format: mp4, streams: [{ ...stream, has_b_frames: 2 }] }, 1).video.hasBFrames).toBe(true);
+    expect(describeProbe({ format: mp4, streams: [{ ...stream, has_b_frames: 0 }] }, 1).video).not.toHaveProperty('hasBFrames');
+    expect(describeProbe({ format: mp4, streams: [stream] }, 1).video).not.toHaveProperty('hasBFrames');
   });
 
   it('names the allowlisted demuxer every later run is pinned to', () => {
@@ -281,5 +288,21 @@ describe('parseWavHeader', () => {
       dataBytes: 32000,
       durationSec: 1,
     });
+  });
+});
+
+describe('decodesReferenceFramesOnly', () => {
+  it.each([
+    ['B-frames, one frame a second of 25', true, 25, 1, true],
+    ['B-frames, a quarter of the frame rate', true, 24, 6, true],
+    ['B-frames, close to the frame rate', true, 25, 10, false],
+    ['B-frames, every frame', true, 30, 30, false],
+    ['no B-frames (non-reference frames may be most of the stream)', false, 25, 1, false],
+    ['an unknown frame rate', true, 0, 1, false],
+  ])('%s: %s', (_, hasBFrames, streamFps, sampleFps, expected) => {
+    const probe = {
+      video: { codec: 'h264', width: 640, height: 360, fps: streamFps, ...(hasBFrames ? { hasBFrames: true as const } : {}) },
+    };
+    expect(decodesReferenceFramesOnly(probe, sampleFps)).toBe(expected);
   });
 });
