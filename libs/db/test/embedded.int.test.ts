@@ -67,6 +67,15 @@ it('serves its owner on a unix socket in an owner-only folder beside the databas
   expect(existsSync(engine.host)).toBe(false);
 });
 
+it("prices a random page read for cached local files, not spinning disks, on every client's connection", async () => {
+  const db = await Database.open({ kind: 'pglite', dataDir: join(dir, 'planner') });
+  try {
+    expect((await db.query('SHOW random_page_cost')).rows).toEqual([{ random_page_cost: '1.1' }]);
+  } finally {
+    await db.close();
+  }
+});
+
 it('puts the socket in a private temp folder when the database folder is too deep for a socket path', async () => {
   const deep = join(dir, 'd'.repeat(MAX_SOCKET_PATH), 'task-service');
   const engine = await EmbeddedEngine.start(deep);
