@@ -5,7 +5,7 @@ import { SerialQueue } from '../serial';
 import type { DetectedFace, Disposable, FaceDetector, FaceLandmarks, ImageInput } from '../types';
 import { nonMaxSuppression } from './boxes';
 import { checkHumanModel, originalSize } from './coco-detector';
-import { rewriteInt32Weights, withInputShape } from './graph-rewrite';
+import { frameShapedInput, rewriteInt32Weights, withInputShape } from './graph-rewrite';
 import { graphModelFrom, humanModelsDir, readGraphModel, tensorflow } from './tfjs';
 
 /**
@@ -48,10 +48,7 @@ const GRIDS = [
  * (issue 30). Pure.
  */
 export function blazeFaceInputSize(width: number, height: number): { width: number; height: number } {
-  const stride = GRIDS[1].stride;
-  const scale = BLAZEFACE_SIDE / Math.max(width, height, 1);
-  const side = (pixels: number) => Math.min(BLAZEFACE_SIDE, Math.max(stride, Math.ceil((pixels * scale) / stride) * stride));
-  return { width: side(width), height: side(height) };
+  return frameShapedInput(width, height, BLAZEFACE_SIDE, GRIDS[1].stride);
 }
 
 /**
@@ -98,8 +95,6 @@ export function blazeFaceAnchors(width: number, height: number): Array<[number, 
 
 export class BlazeFace implements FaceDetector, Disposable {
   private readonly queue = new SerialQueue();
-  /** The anchors of each input size met, `${width}x${height}`: a worker sees a few frame shapes (one per video). */
-  private readonly anchors = new Map<string, Array<[number, number]>>();
 
   private constructor(
     private readonly tf: typeof tfType,
@@ -137,7 +132,8 @@ export class BlazeFace implements FaceDetector, Disposable {
       const outputs = Array.isArray(raw) ? raw : [raw];
       const rows = await anchorRows(this.tf, outputs);
       this.tf.dispose([input, ...outputs]);
-      const anchors = this.anchorsFor(size);
+      // Hundreds of pairs, made in microseconds: not worth keeping per input size.
+      const anchors = blazeFaceAnchors(size.width, size.height);
       if (rows.length !== anchors.length)
         throw new Error(`BlazeFace gave ${rows.length} anchors for ${size.width}×${size.height}, not ${anchors.length}`);
 
@@ -165,17 +161,6 @@ export class BlazeFace implements FaceDetector, Disposable {
 
   async dispose(): Promise<void> {
     this.model.dispose();
-  }
-
-  private anchorsFor({ width, height }: { width: number; height: number }): Array<[number, number]> {
-    const key = `${width}x${height}`;
-    let anchors = this.anchors.get(key);
-    if (!anchors) {
-      anchors = blazeFaceAnchors(width, height);
-      if (this.anchors.size >= 8) this.anchors.clear();
-      this.anchors.set(key, anchors);
-    }
-    return anchors;
   }
 }
 

@@ -1,5 +1,5 @@
 import type * as tfType from '@tensorflow/tfjs';
-import { rewriteInt32Weights, withInputShape } from './graph-rewrite';
+import { frameShapedInput, rewriteInt32Weights, withInputShape } from './graph-rewrite';
 
 /**
  * MB3-CenterNet's input shaped like the frame (issue 30). The published graph takes 512 × 512, so a
@@ -20,9 +20,7 @@ const STRIDE = 32;
  * alike and rounded up to the stride (the rest is padding, at most 31 px). Pure.
  */
 export function centernetInputSize(width: number, height: number): { width: number; height: number } {
-  const scale = CENTERNET_SIDE / Math.max(width, height, 1);
-  const side = (pixels: number) => Math.min(CENTERNET_SIDE, Math.max(STRIDE, Math.ceil((pixels * scale) / STRIDE) * STRIDE));
-  return { width: side(width), height: side(height) };
+  return frameShapedInput(width, height, CENTERNET_SIDE, STRIDE);
 }
 
 /**

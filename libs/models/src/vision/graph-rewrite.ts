@@ -6,6 +6,17 @@ import type * as tfType from '@tensorflow/tfjs';
  * centernet-input.ts and blazeface.ts say which constants their graphs hold.
  */
 
+/**
+ * The input of a convolutional graph for a `width` × `height` frame: the long side at `side` (the
+ * published square's), the short side scaled alike and rounded up to the network's coarsest
+ * `stride` (the rest is padding, under one stride), never under one stride. Pure.
+ */
+export function frameShapedInput(width: number, height: number, side: number, stride: number): { width: number; height: number } {
+  const scale = side / Math.max(width, height, 1);
+  const fit = (pixels: number) => Math.min(side, Math.max(stride, Math.ceil((pixels * scale) / stride) * stride));
+  return { width: fit(width), height: fit(height) };
+}
+
 interface GraphNode {
   op: string;
   attr?: { shape?: { shape?: { dim?: { size: string }[] } } };
