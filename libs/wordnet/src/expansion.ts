@@ -345,6 +345,12 @@ export interface ExpandOptions {
    * (vehicle → car) need nothing here: labels are indexed with their hypernyms (`labelTerms`).
    */
   readonly classes?: readonly string[];
+  /**
+   * Each term's group as built before (per term, never per query: a term's group depends on its
+   * words and the entry they resolve to only), so that a word searched again costs no WordNet
+   * walk. The caller bounds it (expandQuery adds to it).
+   */
+  readonly termGroups?: Map<string, TermGroup>;
 }
 
 /** Per reader and class list: each class's WordNet meaning (offset) → the class. */
@@ -391,11 +397,18 @@ export function detectorClassOf(resolved: Resolved, classes: readonly string[], 
 export function expandQuery(text: string, wordnet: WordNetReader, options: ExpandOptions = {}): TermGroup[] {
   const groups: TermGroup[] = [];
   for (const { surface, resolved } of resolveTerms(text, wordnet)) {
-    const group = buildGroup(surface, resolved, wordnet);
-    const detectorClass = resolved && options.classes ? detectorClassOf(resolved, options.classes, wordnet) : undefined;
-    if (detectorClass !== undefined && !group.alternatives.some((alternative) => alternative.text === detectorClass)) {
-      group.alternatives.push({ text: detectorClass, weight: WEIGHTS.detectorClass, kind: 'hypernym' });
+    const key = resolved ? `${surface}\n${resolved.pos}\n${resolved.lemma}` : surface;
+    let built = options.termGroups?.get(key);
+    if (!built) {
+      built = buildGroup(surface, resolved, wordnet);
+      const detectorClass = resolved && options.classes ? detectorClassOf(resolved, options.classes, wordnet) : undefined;
+      if (detectorClass !== undefined && !built.alternatives.some((alternative) => alternative.text === detectorClass)) {
+        built.alternatives.push({ text: detectorClass, weight: WEIGHTS.detectorClass, kind: 'hypernym' });
+      }
+      options.termGroups?.set(key, built);
     }
+    // A group of its own: callers may change what they are given, never the one kept.
+    const group: TermGroup = { term: built.term, alternatives: built.alternatives.map((alternative) => ({ ...alternative })) };
     if (!groups.some((existing) => existing.term === group.term)) groups.push(group);
   }
   return groups;
