@@ -11,7 +11,7 @@ import { createIngest } from './ingest';
 import { queryImageFetcher, queryModels } from './query-models';
 import { createSearch, entitySearchParts } from './search';
 import { searchServiceImplementation } from './server';
-import { createSegmentStore } from './store';
+import { createSearchStore } from './store';
 import { createVideoSegmentReader } from './video-segments';
 
 /** Searchable segments (pgvector + full text), single and combined search, result pages. */
@@ -22,7 +22,7 @@ export const searchService = defineService({
   env: searchEnvShape,
   fromEnv: searchOptionsFromEnv,
   async build({ db, clock, logger, onStop }, options: SearchServiceOptions) {
-    const store = createSegmentStore(db);
+    const store = createSearchStore(db, options, logger);
     if (!(await store.vectorsEnabled())) logger.warn('PostgreSQL has no pgvector: search-service stores no vectors and searches text only');
     const wordnet = openWordNet();
     const indexClient = createIndexClient(options.indexServiceAddress);

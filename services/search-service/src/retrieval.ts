@@ -89,7 +89,7 @@ export function createRetrieval(deps: Pick<SearchDeps, 'store' | 'models'> & { s
       for (const hit of hitsByOption.get(option) ?? []) {
         const coverage = hitCoverage(optionGroups, plan, saidOnly ? hit.kinds.replaceAll('e', '-') : hit.kinds);
         const score = coverageScore(coverage);
-        if (score > 0) matches.push({ ...matchOf(hit, option, score), coverage });
+        if (score > 0) matches.push(matchOf(hit, option, score, coverage));
       }
     }
     if (options.includes('conversation') && conversationOption === 'exact_match' && text.trim()) {
@@ -180,6 +180,10 @@ export function createRetrieval(deps: Pick<SearchDeps, 'store' | 'models'> & { s
   return { textMatches, matchesOf };
 }
 
-function matchOf(hit: SegmentHit, option: SearchOption, score: number): SegmentMatch {
-  return { videoId: hit.videoId, start: hit.start, end: hit.end, option, score, text: hit.text, thumbnailKey: hit.thumbnailKey };
+/** A hit as a match (written out, not spread: spreading was ~5 % of a text search's CPU, issue 31). */
+function matchOf(hit: SegmentHit, option: SearchOption, score: number, coverage?: number[]): SegmentMatch {
+  const { videoId, start, end, text, thumbnailKey } = hit;
+  return coverage
+    ? { videoId, start, end, option, score, text, thumbnailKey, coverage }
+    : { videoId, start, end, option, score, text, thumbnailKey };
 }

@@ -54,15 +54,18 @@ export function groupCoverage(
   groups: readonly { alternatives: readonly WeightedAlternative[] }[],
   matchOf: (group: number, alternative: number) => MatchKind | undefined,
 ): number[] {
-  return groups.map((group, g) => {
+  // Loops, not map/forEach: this runs per candidate, hundreds of times a search (issue 31).
+  const coverage = new Array<number>(groups.length);
+  for (let g = 0; g < groups.length; g++) {
+    const alternatives = groups[g]!.alternatives;
     let best = 0;
-    group.alternatives.forEach((alternative, a) => {
+    for (let a = 0; a < alternatives.length; a++) {
       const kind = matchOf(g, a);
-      if (!kind) return;
-      best = Math.max(best, alternative.weight * MATCH_FACTORS[kind]);
-    });
-    return best;
-  });
+      if (kind) best = Math.max(best, alternatives[a]!.weight * MATCH_FACTORS[kind]);
+    }
+    coverage[g] = best;
+  }
+  return coverage;
 }
 
 /**

@@ -1,7 +1,10 @@
+import type { Logger } from '@vus/core';
 import type { Database, Queryable } from '@vus/db';
 import type { SearchOption } from './clips';
 import type { NewSegment, SegmentWriter } from './ingest';
 import { tsQueryText, type DocWeight, type LexicalPlan } from './lexical';
+import { DEFAULT_RESIDENT_SEGMENTS, type SearchServiceOptions } from './env';
+import { withResidentIndexes, type ResidentRow, type ResidentSource } from './resident/resident-indexes';
 import { createResultSetStore, type ResultSetStore } from './result-set-store';
 import type { LexicalHit, Scope, SearchStore, SegmentHit, VectorHit } from './search-types';
 
@@ -10,8 +13,31 @@ import type { LexicalHit, Scope, SearchStore, SegmentHit, VectorHit } from './se
  * a video's segments deleted inside the caller's transaction, and the purge of old result sets.
  * This module holds the segments' SQL; the result sets' is result-set-store.ts.
  */
-export interface SegmentStore extends SearchStore, SegmentWriter, ResultSetStore {
+export interface SegmentStore extends SearchStore, SegmentWriter, ResultSetStore, ResidentSource {
   deleteVideo(orgId: string, indexId: string, videoId: string, q?: Queryable): Promise<number>;
+}
+
+/**
+ * Records a change of these videos' segments (migration 0010): the index's next generation, on
+ * each video. In the writer's transaction, last, so that the index's generation row is held only
+ * until the commit that follows.
+ */
+async function recordChange(q: Queryable, orgId: string, indexId: string, videoIds: readonly string[] | 'all'): Promise<void> {
+  const next = `INSERT INTO index_generations AS g (org_id, index_id, generation) VALUES ($1, $2, 1)
+    ON CONFLICT (org_id, index_id) DO UPDATE SET generation = g.generation + 1 RETURNING generation`;
+  if (videoIds === 'all') {
+    await q.query(
+      `WITH next AS (${next}) UPDATE video_generations v SET generation = next.generation FROM next WHERE v.org_id = $1 AND v.index_id = $2`,
+      [orgId, indexId],
+    );
+    return;
+  }
+  await q.query(
+    `WITH next AS (${next})
+     INSERT INTO video_generations (org_id, index_id, video_id, generation) SELECT $1, $2, v, next.generation FROM next, unnest($3::text[]) AS v
+     ON CONFLICT (org_id, index_id, video_id) DO UPDATE SET generation = EXCLUDED.generation`,
+    [orgId, indexId, videoIds],
+  );
 }
 
 /** A SegmentHit's fields, read straight from the columns (the names are the mapping). */
@@ -135,18 +161,68 @@ export function createSegmentStore(db: Database): SegmentStore {
            ON CONFLICT DO NOTHING`,
           [orgId, indexId, videoId],
         );
+        await recordChange(tx, orgId, indexId, [videoId]);
       });
     },
 
-    async deleteVideo(orgId: string, indexId: string, videoId: string, q: Queryable = db): Promise<number> {
-      const result = await q.query('DELETE FROM segments WHERE org_id = $1 AND index_id = $2 AND video_id = $3', [orgId, indexId, videoId]);
-      return result.rowCount ?? 0;
+    async deleteVideo(orgId: string, indexId: string, videoId: string, q?: Queryable): Promise<number> {
+      const remove = async (tx: Queryable) => {
+        const result = await tx.query('DELETE FROM segments WHERE org_id = $1 AND index_id = $2 AND video_id = $3', [
+          orgId,
+          indexId,
+          videoId,
+        ]);
+        await recordChange(tx, orgId, indexId, [videoId]);
+        return result.rowCount ?? 0;
+      };
+      return q ? remove(q) : db.withTx(remove);
     },
 
     async deleteIndex(orgId: string, indexId: string): Promise<number> {
-      await db.query('DELETE FROM index_words WHERE org_id = $1 AND index_id = $2', [orgId, indexId]);
-      const result = await db.query('DELETE FROM segments WHERE org_id = $1 AND index_id = $2', [orgId, indexId]);
-      return result.rowCount ?? 0;
+      return db.withTx(async (tx) => {
+        await tx.query('DELETE FROM index_words WHERE org_id = $1 AND index_id = $2', [orgId, indexId]);
+        const result = await tx.query('DELETE FROM segments WHERE org_id = $1 AND index_id = $2', [orgId, indexId]);
+        await recordChange(tx, orgId, indexId, 'all');
+        return result.rowCount ?? 0;
+      });
+    },
+
+    async videoChanges(orgId: string, indexId: string, since: number): Promise<{ videoIds: string[]; generation: number }> {
+      const { rows } = await db.query<{ video_id: string; generation: string }>({
+        name: 'search_video_changes',
+        text: 'SELECT video_id, generation::text AS generation FROM video_generations WHERE org_id = $1 AND index_id = $2 AND generation > $3',
+        values: [orgId, indexId, since],
+      });
+      return { videoIds: rows.map((r) => r.video_id), generation: rows.reduce((g, r) => Math.max(g, Number(r.generation)), since) };
+    },
+
+    async residentSegments(orgId: string, indexId: string, videoIds: readonly string[]): Promise<ResidentRow[]> {
+      const { rows } = await db.query<ResidentRow & Record<string, unknown>>(
+        `SELECT s.id::text AS id, s.video_id AS "videoId", s.modality, s.start_sec AS start, s.end_sec AS "end", s.text,
+                s.thumbnail_key AS "thumbnailKey", s.doc::text AS doc, CASE WHEN s.modality = 'conversation' THEN s.words::text END AS words
+         FROM segments s WHERE s.org_id = $1 AND s.index_id = $2 AND s.video_id = ANY($3::text[])
+         ORDER BY s.id`,
+        [orgId, indexId, videoIds],
+      );
+      return rows;
+    },
+
+    async segmentCount(orgId: string, indexId: string): Promise<number> {
+      const { rows } = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM segments WHERE org_id = $1 AND index_id = $2', [
+        orgId,
+        indexId,
+      ]);
+      return Number(rows[0]?.n ?? 0);
+    },
+
+    async normalizedQueries(kind: 'lexical' | 'phrase', texts: readonly string[]): Promise<string[]> {
+      // As store.ts's own statements read them: lexical alternatives by to_tsquery('english'), exact phrases by phraseto_tsquery('simple').
+      const normalize = kind === 'lexical' ? `to_tsquery('english', u.q)` : `phraseto_tsquery('simple', u.q)`;
+      const { rows } = await db.query<{ normalized: string }>(
+        `SELECT ${normalize}::text AS normalized FROM unnest($1::text[]) WITH ORDINALITY AS u(q, n) ORDER BY u.n`,
+        [texts],
+      );
+      return rows.map((r) => r.normalized);
     },
 
     /** The index's plain words (index_words), at most `limit`. */
@@ -302,3 +378,15 @@ export function createSegmentStore(db: Database): SegmentStore {
     ...createResultSetStore(db),
   };
 }
+
+/** The segment store with resident indexes (resident/) answering its lexical and exact-phrase statements. */
+export const createSearchStore = (
+  db: Database,
+  options: Pick<SearchServiceOptions, 'residentSegments' | 'onResidentLoaded'>,
+  logger: Logger,
+): SegmentStore =>
+  withResidentIndexes(createSegmentStore(db), {
+    maxSegments: options.residentSegments ?? DEFAULT_RESIDENT_SEGMENTS,
+    onLoaded: options.onResidentLoaded,
+    logger,
+  });
