@@ -152,7 +152,7 @@ const { startBillingService } = require('@vus/billing-service');
 const { startGateway } = require('@vus/gateway');
 const { benchRun, cpuSecondsOf, mib: mibOfKib, residentKib, seededRandom } = require('./lib');
 const { useInternalSecret } = require('@vus/grpc');
-const { fileStatementRecorder, replay, statementRecorder } = require('./raw-engine');
+const { closeEngines, fileStatementRecorder, replay, statementRecorder } = require('./raw-engine');
 const { distinctQueries } = require('./search-queries');
 
 const { values: args } = parseArgs({
@@ -1339,6 +1339,7 @@ async function main() {
       for (const kind of kinds)
         for (const connections of CONNECTION_COUNTS)
           raw.set(`${kind.name} @${connections}`, await replay(searchDb.url, statements.get(kind.name), connections, RAW_SEC));
+      await closeEngines();
     }
     console.log(`\n${uptimeLine()}`);
     console.log(
