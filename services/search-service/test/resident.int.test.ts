@@ -303,6 +303,30 @@ describe.each(DATABASE_KINDS)('resident indexes on %s', (_kind, create) => {
     expect(await store.lexical(otherScope, ALL, carPlan, 100)).toEqual([]);
   });
 
+  it('gives up an index that grows past its budget, and searches it on the database', async () => {
+    const count = await sql.segmentCount(orgId, indexId);
+    const { store, ready, lexicalOnDatabase } = residentStore({ maxSegments: count + 5 });
+    const plan = lexicalPlan(groupsOf('car'))!;
+    await store.lexical(scope, ALL, plan, 1000);
+    await ready;
+    lexicalOnDatabase.mockClear();
+    await store.lexical(scope, ALL, plan, 1000);
+    expect(lexicalOnDatabase).not.toHaveBeenCalled();
+    const grown = newId();
+    await createIngest({ store: sql, labelTerms: (label) => labelTerms(label, wordnet), logger }).replace(
+      orgId,
+      indexId,
+      grown,
+      corpusVideo(seeded(11)),
+    );
+    try {
+      expect(byId(await store.lexical(scope, ALL, plan, 1000))).toEqual(byId(await sql.lexical(scope, ALL, plan, 1000)));
+      expect(lexicalOnDatabase).toHaveBeenCalledTimes(1);
+    } finally {
+      await sql.deleteVideo(orgId, indexId, grown);
+    }
+  });
+
   it('searches an index larger than its budget on the database', async () => {
     const { store, lexicalOnDatabase } = residentStore({ maxSegments: 100, onLoaded: undefined });
     const plan = lexicalPlan(groupsOf('car'))!;

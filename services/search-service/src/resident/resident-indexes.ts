@@ -141,6 +141,11 @@ export function withResidentIndexes<S extends SearchStore & ResidentSource>(stor
     if (videoIds.length > 0) {
       const rows = await store.residentSegments(entry.orgId, entry.indexId, videoIds);
       entry.index!.replaceVideos(videoIds, rows.map(toResidentSegment));
+      if (entry.index!.segmentCount > options.maxSegments) {
+        // Grown past the budget on its own: searched on the database from now on, tried again later.
+        Object.assign(entry, { index: undefined, retryAt: now() + RETRY_AFTER_MS });
+        return;
+      }
       makeRoom(0, entry);
     }
     entry.generation = generation;
@@ -203,13 +208,14 @@ export function withResidentIndexes<S extends SearchStore & ResidentSource>(stor
     ...store,
 
     async lexical(scope: Scope, modalities: readonly SearchOption[], plan: LexicalPlan, limit: number): Promise<LexicalHit[]> {
-      const [index, terms] = await Promise.all([
-        resident(scope),
-        termsOf(
-          'lexical',
-          plan.alternatives.map((a) => a.query),
-        ),
-      ]);
+      // Words are normalised only for a held index (an index read on the database never needs them).
+      const index = await resident(scope);
+      const terms = index
+        ? await termsOf(
+            'lexical',
+            plan.alternatives.map((a) => a.query),
+          )
+        : [];
       if (!index || terms.some((t) => t === null)) return store.lexical(scope, modalities, plan, limit);
       return residentLexical(index, scope.videoIds, modalities, residentPlan(plan, terms as PhraseTerm[][]), limit);
     },
