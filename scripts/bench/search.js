@@ -45,6 +45,10 @@
  *    answered request, and with PostgreSQL the raw engine: the statements search-service ran for
  *    the checked queries, recorded as they ran and replayed alone on the same database at the same
  *    connection counts (raw-engine.js), so that the service's overhead is a ratio (service/raw req/s).
+ *    Since search-service holds searched indexes in its process (src/resident/), the calls it makes of
+ *    that resident store are recorded and replayed too, on a store of the replay's own, loaded first.
+ *    Before the checks the bench makes one search and waits until the services' CPU is quiet: the
+ *    index loads on its first search, in the background.
  *
  *   npm run build && node scripts/bench/search.js [--videos 10000] [--duration 15] [--warmup 3]
  *     [--connections 1,10] [--concurrency 8] [--seed 1] [--queries 2000] [--pglite [--dimensions 512]]
