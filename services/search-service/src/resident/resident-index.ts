@@ -5,17 +5,12 @@
  * in step with the database is resident-indexes.ts. Pure data: no I/O.
  */
 import type { SearchOption } from '../clips';
+import type { SegmentHit } from '../search-types';
 import { weightOf, type DocumentLexeme } from './tsvector';
 
-/** A segment as the resident index takes it in: its row and its two documents' lexemes. */
-export interface ResidentSegment {
+/** A segment as the resident index takes it in: its hit's fields (its id as a number) and its two documents' lexemes. */
+export interface ResidentSegment extends Omit<SegmentHit, 'id'> {
   id: number;
-  videoId: string;
-  modality: SearchOption;
-  start: number;
-  end: number;
-  text: string;
-  thumbnailKey: string;
   /** The weighted document (store.ts doc): what the lexical options match. */
   doc: readonly DocumentLexeme[];
   /** The plain words said (store.ts words, conversation only): what exact_match matches. */

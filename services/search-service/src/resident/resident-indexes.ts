@@ -14,15 +14,8 @@ import { ResidentIndex, type ResidentSegment } from './resident-index';
 import { residentExactPhrase, residentLexical, residentPlan } from './resident-lexical';
 import { parsePhraseQuery, parseTsVector, type PhraseTerm } from './tsvector';
 
-/** A segment row as the database gives it to a resident index: its documents in their text forms. */
-export interface ResidentRow {
-  id: string;
-  videoId: string;
-  modality: SearchOption;
-  start: number;
-  end: number;
-  text: string;
-  thumbnailKey: string;
+/** A segment row as the database gives it to a resident index: its hit's fields and its documents in their text forms. */
+export interface ResidentRow extends SegmentHit {
   doc: string;
   /** The plain words (conversation only; null otherwise). */
   words: string | null;
