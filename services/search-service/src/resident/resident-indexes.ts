@@ -188,13 +188,18 @@ export function withResidentIndexes<S extends SearchStore & ResidentSource>(stor
   /** Each text's lexemes as PostgreSQL reads it (cached per text); null: a form the resident index does not evaluate. */
   async function termsOf(kind: 'lexical' | 'phrase', texts: readonly string[]): Promise<(PhraseTerm[] | null)[]> {
     const cache = normalized[kind];
-    const missing = [...new Set(texts.filter((t) => !cache.has(t)))];
+    const known = new Map<string, PhraseTerm[] | null>(texts.flatMap((t) => (cache.has(t) ? [[t, cache.get(t)!] as const] : [])));
+    const missing = [...new Set(texts.filter((t) => !known.has(t)))];
     if (missing.length > 0) {
       const forms = await store.normalizedQueries(kind, missing);
       if (cache.size + missing.length > MAX_NORMALIZED) cache.clear();
-      missing.forEach((text, i) => cache.set(text, parsePhraseQuery(forms[i]!) ?? null));
+      missing.forEach((text, i) => {
+        const terms = parsePhraseQuery(forms[i]!) ?? null;
+        cache.set(text, terms);
+        known.set(text, terms);
+      });
     }
-    return texts.map((t) => cache.get(t)!);
+    return texts.map((t) => known.get(t)!);
   }
 
   return {
