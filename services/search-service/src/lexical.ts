@@ -100,6 +100,12 @@ const orQuery = (queries: readonly string[]): string | undefined =>
  */
 export const ALTERNATIVES_PER_ARM = 6;
 
+/**
+ * The first tier of a lexical read takes this many times the wanted candidates and keeps the best
+ * ranked: the store's statement and the resident index (resident/resident-lexical.ts) alike.
+ */
+export const RANKED_POOL_FACTOR = 2;
+
 /** The queries OR'd in arms of at most ALTERNATIVES_PER_ARM. Pure. */
 export function orArms(queries: readonly string[]): string[] {
   const arms: string[] = [];

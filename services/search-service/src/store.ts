@@ -2,7 +2,7 @@ import type { Logger } from '@vus/core';
 import type { Database, Queryable } from '@vus/db';
 import type { SearchOption } from './clips';
 import type { NewSegment, SegmentWriter } from './ingest';
-import { tsQueryText, type DocWeight, type LexicalPlan } from './lexical';
+import { RANKED_POOL_FACTOR, tsQueryText, type DocWeight, type LexicalPlan } from './lexical';
 import { DEFAULT_RESIDENT_SEGMENTS, type SearchServiceOptions } from './env';
 import { withResidentIndexes, type ResidentRow, type ResidentSource } from './resident/resident-indexes';
 import { createResultSetStore, type ResultSetStore } from './result-set-store';
@@ -64,9 +64,6 @@ const INSERT_BATCH = 500;
 /** pgvector's hnsw.ef_search: its default and its largest value. */
 const HNSW_DEFAULT_EF_SEARCH = 40;
 const HNSW_MAX_EF_SEARCH = 1000;
-
-/** The first tier ranks this many times the wanted candidates (see lexical). */
-const RANKED_POOL_FACTOR = 2;
 
 export function createSegmentStore(db: Database): SegmentStore {
   /** Whether this database has pgvector (migration 0002 created the table). */

@@ -6,7 +6,7 @@
  * alternative's lexemes are PostgreSQL's own (`to_tsquery`), normalised by the caller. Pure.
  */
 import type { SearchOption } from '../clips';
-import type { LexicalPlan } from '../lexical';
+import { RANKED_POOL_FACTOR, type LexicalPlan } from '../lexical';
 import type { LexicalHit, SegmentHit } from '../search-types';
 import type { ModalityShard, PostingList, PostingTable, ResidentIndex } from './resident-index';
 import { rankAnd, rankOr, type LexemePositions } from './text-rank';
@@ -149,9 +149,6 @@ function slotFilter(index: ResidentIndex, shard: ModalityShard, videoIds: readon
   const videos = new Set(videoIds.map((id) => index.videoNumber(id)).filter((n) => n !== undefined));
   return (slot) => shard.live[slot]! && videos.has(shard.videos[slot]!);
 }
-
-/** The first tier's pool is this many times the limit, ranked (store.ts RANKED_POOL_FACTOR). */
-const RANKED_POOL_FACTOR = 2;
 
 /** One modality's candidates: the two tiers of store.ts lexical. */
 function candidateSlots(shard: ModalityShard, readable: SlotFilter, plan: ResidentPlan, limit: number): number[] {
