@@ -147,6 +147,9 @@ export function lexicalPlan(groups: readonly TermGroup[]): LexicalPlan | undefin
 
 /** The store's match kinds, one character per alternative (`-`: no match). */
 const KIND_OF_CHARACTER: Readonly<Record<string, MatchKind>> = { d: 'direct', e: 'expanded', t: 'tentative', u: 'tentative-expanded' };
+/** The same by character code: an array read per alternative of every hit, not a string and a keyed lookup (issue 31). */
+const KIND_OF_CODE = new Array<MatchKind | undefined>(128);
+for (const [character, kind] of Object.entries(KIND_OF_CHARACTER)) KIND_OF_CODE[character.charCodeAt(0)] = kind;
 
 /**
  * A hit's coverage of the query's word groups from the store's match kinds (one character per
@@ -156,8 +159,7 @@ const KIND_OF_CHARACTER: Readonly<Record<string, MatchKind>> = { d: 'direct', e:
 export function hitCoverage(groups: readonly TermGroup[], plan: LexicalPlan, kinds: string): number[] {
   return groupCoverage(groups, (g, a): MatchKind | undefined => {
     const slot = plan.slots[g]?.[a];
-    if (slot === undefined) return undefined;
-    return KIND_OF_CHARACTER[kinds[slot] ?? '-'];
+    return slot === undefined ? undefined : KIND_OF_CODE[kinds.charCodeAt(slot)];
   });
 }
 

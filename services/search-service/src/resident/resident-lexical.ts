@@ -69,6 +69,8 @@ export function residentPlan(plan: LexicalPlan, terms: readonly (readonly Phrase
 interface BoundPhrase {
   matches(slot: number, weights: number): boolean;
   candidates: PostingList;
+  /** A one-lexeme phrase's list: the weights a slot holds it at are read once (kindsAt), not once per weight asked. */
+  single: PostingList | undefined;
 }
 
 /** `terms` bound to `table`; undefined where a lexeme is absent (the phrase matches nothing there). */
@@ -107,7 +109,11 @@ function bind(table: PostingTable, terms: readonly PhraseTerm[]): BoundPhrase | 
     }
     return false;
   };
-  return { matches, candidates: lists.reduce((rarest, list) => (list.count < rarest.count ? list : rarest)) };
+  return {
+    matches,
+    candidates: lists.reduce((rarest, list) => (list.count < rarest.count ? list : rarest)),
+    single: lists.length === 1 ? lists[0] : undefined,
+  };
 }
 
 /** A matcher bound to a table. */
@@ -213,15 +219,32 @@ function rankedPool(shard: ModalityShard, plan: ResidentPlan, pool: readonly num
  * `phrases`: the alternatives bound to the shard's documents.
  */
 function kindsAt(plan: ResidentPlan, phrases: readonly (BoundPhrase | undefined)[], slot: number): string {
-  let kinds = '';
-  plan.plan.alternatives.forEach((alternative, i) => {
-    const phrase = phrases[i];
-    const at = (weights: number) => phrase?.matches(slot, weights) === true;
-    if (alternative.ownOnly) kinds += at(OWN) ? 'd' : '-';
-    else if (!at(ANY_WEIGHT)) kinds += '-';
-    else kinds += at(OWN) ? 'd' : at(EXPANDED) ? 'e' : at(TENTATIVE) ? 't' : 'u';
-  });
-  return kinds;
+  const alternatives = plan.plan.alternatives;
+  // One flat string from character codes: appending a character at a time made a rope of as many strings, per hit.
+  kindCodes.length = alternatives.length;
+  for (let i = 0; i < alternatives.length; i++) kindCodes[i] = kindOf(alternatives[i]!.ownOnly, phrases[i], slot);
+  return String.fromCharCode(...kindCodes);
+}
+
+/** kindsAt's character codes, reused from one call to the next (it is synchronous). */
+const kindCodes: number[] = [];
+const KIND = { direct: 0x64, expanded: 0x65, tentative: 0x74, tentativeExpanded: 0x75, none: 0x2d } as const; // d e t u -
+
+/** One alternative's match kind at a slot (a KIND code): its own words first, then expansions, then tentative labels. */
+function kindOf(ownOnly: boolean, phrase: BoundPhrase | undefined, slot: number): number {
+  if (!phrase) return KIND.none;
+  if (phrase.single) {
+    // One binary search answers every weight asked.
+    const entry = phrase.single.find(slot);
+    const held = entry < 0 ? 0 : phrase.single.weightsAt(entry);
+    if (ownOnly) return held & OWN ? KIND.direct : KIND.none;
+    if (held === 0) return KIND.none;
+    return held & OWN ? KIND.direct : held & EXPANDED ? KIND.expanded : held & TENTATIVE ? KIND.tentative : KIND.tentativeExpanded;
+  }
+  const at = (weights: number) => phrase.matches(slot, weights);
+  if (ownOnly) return at(OWN) ? KIND.direct : KIND.none;
+  if (!at(ANY_WEIGHT)) return KIND.none;
+  return at(OWN) ? KIND.direct : at(EXPANDED) ? KIND.expanded : at(TENTATIVE) ? KIND.tentative : KIND.tentativeExpanded;
 }
 
 /** A slot's hit, with its match kinds where given (a literal of its own: spreading one into the other cost ~5 % of a search). */
