@@ -1,5 +1,6 @@
 import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, gzip } from 'node:zlib';
+import { unpack } from 'msgpackr';
 import { groupCommit, packItems, unpackItems } from '../src/result-set-store';
 import type { Clip } from '../src/clips';
 
@@ -30,10 +31,18 @@ describe('result-set items as stored', () => {
     expect(await unpackItems(packItems(items))).toEqual(items);
   });
 
-  it('packs into brotli behind its format byte, not gzip', async () => {
+  it('packs MessagePack into brotli behind its format byte, not JSON', async () => {
     const packed = packItems([clip('v1', 1)]);
-    expect(packed[0]).toBe(0x02);
-    expect(packed.subarray(0, 2).equals(Buffer.from([0x1f, 0x8b]))).toBe(false);
+    expect(packed[0]).toBe(0x03);
+    const inside = brotliDecompressSync(packed.subarray(1));
+    expect(inside.toString('utf8')).not.toContain('"videoId"');
+    expect(unpack(inside)).toEqual([clip('v1', 1)]);
+  });
+
+  it('still reads the brotli JSON of sets written before MessagePack', async () => {
+    const items = [clip('v1', 1), clip('v2', 2)];
+    const older = Buffer.concat([Buffer.of(0x02), brotliCompressSync(Buffer.from(JSON.stringify(items)))]);
+    expect(await unpackItems(older)).toEqual(items);
   });
 
   it('still reads the gzip of sets written before brotli', async () => {
