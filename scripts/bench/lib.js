@@ -68,7 +68,7 @@ async function startEmbeddedServer(dataDir, key, env = {}, options = {}) {
   const { spawn } = require('node:child_process');
   const { existsSync, readFileSync } = require('node:fs');
   const { join } = require('node:path');
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = [...npmStartNodeFlags(), ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const child = spawn(process.execPath, [...nodeArgs, join(__dirname, '..', '..', 'services', 'embedded', 'dist', 'main.js')], {
     env: {
       PATH: process.env.PATH,
@@ -94,6 +94,34 @@ async function startEmbeddedServer(dataDir, key, env = {}, options = {}) {
     require('node:fs').rmSync(dataDir, { recursive: true, force: true });
   };
   return { child, url: JSON.parse(readFileSync(stateFile, 'utf8')).base_url, stop };
+}
+
+/**
+ * The node flags `npm start` gives the embedded server (package.json's start script, e.g. its young
+ * generation's size): benches run the server, or the services in their own process, with them.
+ */
+function npmStartNodeFlags() {
+  const start = require('../../package.json').scripts.start;
+  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
+/** The node flags the chart gives a component (`nodeArgs` of its block in charts/vus/values.yaml, e.g. searchService). */
+function chartNodeArgs(valuesKey) {
+  const { readFileSync } = require('node:fs');
+  const { join } = require('node:path');
+  const values = require('yaml').parse(readFileSync(join(__dirname, '..', '..', 'charts', 'vus', 'values.yaml'), 'utf8'));
+  return values[valuesKey]?.nodeArgs ?? [];
+}
+
+/**
+ * Runs this script again with `flags` added to node's own when it lacks one of them (they size the
+ * heap, which only a new process can do), and exits with its code; returns when it has them all.
+ */
+function withNodeFlags(flags) {
+  if (flags.every((flag) => process.execArgv.includes(flag))) return;
+  const { spawnSync } = require('node:child_process');
+  const run = spawnSync(process.execPath, [...process.execArgv, ...flags, ...process.argv.slice(1)], { stdio: 'inherit' });
+  process.exit(run.status ?? 1);
 }
 
 /** A process's resident memory now (VmRSS) and at its peak (VmHWM), in KiB, from /proc. */
@@ -149,6 +177,9 @@ module.exports = {
   percentile,
   benchRun,
   startEmbeddedServer,
+  npmStartNodeFlags,
+  chartNodeArgs,
+  withNodeFlags,
   bundledModelRegistry,
   TICKS_PER_SECOND,
   procStat,

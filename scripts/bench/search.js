@@ -154,7 +154,16 @@ const { migrateService } = require('@vus/service');
 const { openWordNet } = require('@vus/wordnet');
 const { startBillingService } = require('@vus/billing-service');
 const { startGateway } = require('@vus/gateway');
-const { benchRun, cpuSecondsOf, mib: mibOfKib, residentKib, seededRandom } = require('./lib');
+const {
+  benchRun,
+  chartNodeArgs,
+  cpuSecondsOf,
+  mib: mibOfKib,
+  npmStartNodeFlags,
+  residentKib,
+  seededRandom,
+  withNodeFlags,
+} = require('./lib');
 const { useInternalSecret } = require('@vus/grpc');
 const { closeEngines, fileStatementRecorder, replay, statementRecorder } = require('./raw-engine');
 const { distinctQueries } = require('./search-queries');
@@ -741,13 +750,23 @@ async function listening(child, name, port) {
   }
 }
 
+/** Each service's block in the chart's values (its nodeArgs). */
+const CHART_VALUES_KEY = {
+  'index-service': 'indexService',
+  'search-service': 'searchService',
+  'billing-service': 'billingService',
+  gateway: 'gateway',
+};
+
 /**
- * Starts `services/<name>/dist/main.js` with the environment the chart gives it (DATABASE_URL,
- * INTERNAL_GRPC_SECRET, GRPC_BIND or HOST/PORT, the other services' *_ADDR); resolves once it listens.
+ * Starts `services/<name>/dist/main.js` with the node flags and environment the chart gives it
+ * (nodeArgs; DATABASE_URL, INTERNAL_GRPC_SECRET, GRPC_BIND or HOST/PORT, the other services'
+ * *_ADDR), and `nodeArgs` of the bench's own; resolves once it listens.
  */
 async function startServiceProcess(bench, name, env, port, nodeArgs = []) {
   const { spawn } = require('node:child_process');
-  const child = spawn(process.execPath, [...nodeArgs, join(__dirname, '..', '..', 'services', name, 'dist', 'main.js')], {
+  const flags = [...chartNodeArgs(CHART_VALUES_KEY[name]), ...nodeArgs];
+  const child = spawn(process.execPath, [...flags, join(__dirname, '..', '..', 'services', name, 'dist', 'main.js')], {
     env: {
       PATH: process.env.PATH,
       INTERNAL_GRPC_SECRET: INTERNAL_SECRET,
@@ -1143,6 +1162,11 @@ async function main() {
     const [indexDb, billingDb, gatewayDb] = [await throwaway('index'), await throwaway('billing'), await throwaway('gateway')];
     const searchDb = args.pglite ? undefined : await throwaway('search');
     if (args.cluster && args.pglite) throw new Error('--cluster runs on PostgreSQL: drop --pglite');
+    console.log(
+      args.cluster
+        ? `each service its own process, with the chart's node flags (search-service: ${chartNodeArgs('searchService').join(' ') || 'none'})`
+        : `the services in this process, with npm start's node flags: ${process.execArgv.join(' ') || 'none'}`,
+    );
     const cluster = args.cluster
       ? await startCluster(bench, { index: indexDb.url, search: searchDb.url, billing: billingDb.url, gateway: gatewayDb.url }, mailDir)
       : undefined;
@@ -1403,6 +1427,8 @@ async function main() {
   }
 }
 
+// In this process the services run as `npm start` runs them: with its node flags (a new process if need be).
+if (!args.cluster) withNodeFlags(npmStartNodeFlags());
 main().catch((error) => {
   console.error(error);
   process.exit(1);

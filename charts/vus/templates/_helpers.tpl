@@ -11,7 +11,8 @@ Shared named templates. Every service template builds one context and calls thes
                  /healthz liveness and /readyz readiness)
   healthService  grpc only: the fully qualified service name its readiness probe asks about
                  ("" for a process that serves health checks only: ready while it answers)
-  command        optional container command (list); default node services/<name>/dist/main.js
+  command        optional container command (list); default node, the values' nodeArgs (if any) and
+                 services/<name>/dist/main.js
   env            optional dict of wiring variables the chart sets (e.g. peer addresses)
   secretEnv      optional dict NAME -> { secretName, key }; skipped when secretName is empty
   mounts         optional list of volumes besides /tmp: dicts { name, mountPath, readOnly, source }
@@ -269,7 +270,7 @@ spec:
         - name: {{ .name }}
           image: {{ include "vus.image" . | quote }}
           imagePullPolicy: {{ (default (dict) $v.image).pullPolicy | default $g.image.pullPolicy | default "IfNotPresent" }}
-          command: {{ .command | default (list "node" (printf "services/%s/dist/main.js" .name)) | toJson }}
+          command: {{ .command | default (concat (list "node") (default (list) $v.nodeArgs) (list (printf "services/%s/dist/main.js" .name))) | toJson }}
           ports:
             - name: {{ $portName }}
               containerPort: {{ $port }}

@@ -195,9 +195,10 @@ describe('charts/vus', () => {
       expect(ofKind(objects, 'Service').map(component).sort()).toEqual(SERVICES.map((s) => s.name).sort());
     });
 
-    it.each(SERVICES)('runs $name from its own dist/main.js with the configured replicas', ({ name, key }) => {
+    it.each(SERVICES)('runs $name from its own dist/main.js, with its node flags and the configured replicas', ({ name, key }) => {
       const deployment = deploymentOf(objects, name);
-      expect(containerOf(deployment).command).toEqual(['node', `services/${name}/dist/main.js`]);
+      const nodeArgs = (expected[key].nodeArgs as string[] | undefined) ?? [];
+      expect(containerOf(deployment).command).toEqual(['node', ...nodeArgs, `services/${name}/dist/main.js`]);
       expect(deployment.spec.replicas).toBe(expected[key].replicas);
     });
 
