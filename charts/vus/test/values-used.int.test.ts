@@ -78,6 +78,7 @@ function changed(at: Path, value: unknown): unknown {
     return `${value}-probe`;
   }
   if (Array.isArray(value)) {
+    if (key === 'nodeArgs') return [...value, '--stack-size=2048'];
     if (value.length > 0 && value.every((item) => typeof item === 'string')) return [...value, 'NET_RAW'];
     return [...value, key === 'imagePullSecrets' ? { name: 'probe' } : { podSelector: { matchLabels: { probe: 'probe' } } }];
   }
