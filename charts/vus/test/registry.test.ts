@@ -21,7 +21,9 @@ const templateOf = (name: string) => path.join(ROOT, 'charts/vus/templates', `${
 const grpcServices: readonly ServiceEntry[] = SERVICE_REGISTRY.filter((entry: ServiceEntry) => entry.protoService);
 /** The compose services that run one of ours (node services/<name>/dist/main.js). */
 const composeRunning = Object.entries(compose.services as Obj).flatMap(([service, spec]) => {
-  const match = /^services\/([^/]+)\/dist\/main\.js$/.exec((spec.command ?? [])[1] ?? '');
+  // The script: node's first argument after its flags (search-service's command has one).
+  const script = ((spec.command ?? []) as string[]).slice(1).find((word) => !word.startsWith('--'));
+  const match = /^services\/([^/]+)\/dist\/main\.js$/.exec(script ?? '');
   return match ? [{ service, folder: match[1]!, spec: spec as Obj }] : [];
 });
 
