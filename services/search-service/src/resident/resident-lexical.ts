@@ -17,6 +17,10 @@ const ANY_WEIGHT = 0b1111;
 const OWN = 1 << 3;
 const EXPANDED = 1 << 2;
 const TENTATIVE = 1 << 1;
+/** Weight D: a match at none of the above (a label's tentative expansion). */
+const OTHER = 1 << 0;
+/** The weights a match kind is told by, best first. */
+const KIND_WEIGHTS = [OWN, EXPANDED, TENTATIVE] as const;
 
 /** An alternative as matched: its phrase's lexemes and the weights they must carry. */
 interface Matcher {
@@ -232,19 +236,28 @@ const KIND = { direct: 0x64, expanded: 0x65, tentative: 0x74, tentativeExpanded:
 
 /** One alternative's match kind at a slot (a KIND code): its own words first, then expansions, then tentative labels. */
 function kindOf(ownOnly: boolean, phrase: BoundPhrase | undefined, slot: number): number {
-  if (!phrase) return KIND.none;
-  if (phrase.single) {
-    // One binary search answers every weight asked.
-    const entry = phrase.single.find(slot);
-    const held = entry < 0 ? 0 : phrase.single.weightsAt(entry);
-    if (ownOnly) return held & OWN ? KIND.direct : KIND.none;
-    if (held === 0) return KIND.none;
-    return held & OWN ? KIND.direct : held & EXPANDED ? KIND.expanded : held & TENTATIVE ? KIND.tentative : KIND.tentativeExpanded;
-  }
-  const at = (weights: number) => phrase.matches(slot, weights);
-  if (ownOnly) return at(OWN) ? KIND.direct : KIND.none;
-  if (!at(ANY_WEIGHT)) return KIND.none;
-  return at(OWN) ? KIND.direct : at(EXPANDED) ? KIND.expanded : at(TENTATIVE) ? KIND.tentative : KIND.tentativeExpanded;
+  const held = !phrase ? 0 : phrase.single ? singleWeights(phrase.single, slot) : phraseWeights(phrase, slot, ownOnly);
+  if (ownOnly) return held & OWN ? KIND.direct : KIND.none;
+  if (held === 0) return KIND.none;
+  return held & OWN ? KIND.direct : held & EXPANDED ? KIND.expanded : held & TENTATIVE ? KIND.tentative : KIND.tentativeExpanded;
+}
+
+/** The weights a slot holds a one-lexeme phrase at (0: not at all): one binary search answers every weight kindOf asks. */
+function singleWeights(list: PostingList, slot: number): number {
+  const entry = list.find(slot);
+  return entry < 0 ? 0 : list.weightsAt(entry);
+}
+
+/**
+ * A longer phrase's weights as far as kindOf reads them: the first of own words, expansions and
+ * tentative labels at which the whole phrase is held, else OTHER when it is held only at D or at mixed
+ * weights, else 0. Asked weight by weight, best first, as its positions must line up.
+ */
+function phraseWeights(phrase: BoundPhrase, slot: number, ownOnly: boolean): number {
+  if (ownOnly) return phrase.matches(slot, OWN) ? OWN : 0;
+  if (!phrase.matches(slot, ANY_WEIGHT)) return 0;
+  for (const weight of KIND_WEIGHTS) if (phrase.matches(slot, weight)) return weight;
+  return OTHER;
 }
 
 /** A slot's hit, with its match kinds where given (a literal of its own: spreading one into the other cost ~5 % of a search). */
